@@ -1,0 +1,115 @@
+import { z } from 'zod';
+
+/**
+ * Environment variables → typed, validated configuration. Every knob of CONTRACT §6 is here with its
+ * default; a bad value stops start-up with a message naming the variable and what it accepts.
+ */
+
+const seconds = (fallback: number) => z.coerce.number().positive().default(fallback);
+const count = (fallback: number) => z.coerce.number().int().positive().default(fallback);
+const optionalText = z
+  .string()
+  .optional()
+  .transform((value) => (value === undefined || value.trim() === '' ? undefined : value.trim()));
+
+const EnvSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  ORS_URL: optionalText.pipe(z.url({ protocol: /^https?$/ }).optional()),
+  RUNBRIDGE_DEFAULT_ENV: z.string().min(1).default('arith'),
+  RUNBRIDGE_API_KEYS: optionalText,
+  RUNBRIDGE_MODEL: optionalText,
+  RUNBRIDGE_KEEPALIVE_SECONDS: seconds(10),
+  RUNBRIDGE_MAX_CONCURRENT_RUNS: count(64),
+  RUNBRIDGE_MAX_QUEUED_RUNS: z.coerce.number().int().min(0).default(1000),
+  RUNBRIDGE_ORPHAN_TTL_SECONDS: seconds(300),
+  RUNBRIDGE_RETENTION_SECONDS: seconds(3600),
+  RUNBRIDGE_SHUTDOWN_GRACE_SECONDS: seconds(30),
+  RUNBRIDGE_RUN_TIMEOUT_SECONDS: seconds(3600),
+  RUNBRIDGE_MAX_BODY_BYTES: count(1024 * 1024),
+  RUNBRIDGE_MAX_EVENTS_PER_RUN: count(100_000),
+  RUNBRIDGE_SUBSCRIBER_BUFFER_BYTES: count(1024 * 1024),
+  RUNBRIDGE_TOOL_OUTPUT_EVENT_CHARS: count(8192),
+  RUNBRIDGE_CORS_ORIGINS: optionalText,
+  RUNBRIDGE_ORS_PING_SECONDS: seconds(10),
+  OPENAI_API_KEY: optionalText,
+  OPENAI_BASE_URL: optionalText.pipe(z.url().optional()),
+  ANTHROPIC_API_KEY: optionalText,
+  ANTHROPIC_BASE_URL: optionalText.pipe(z.url().optional()),
+});
+
+export interface Config {
+  port: number;
+  host: string;
+  /** A remote ORS server; undefined starts the built-in one on a loopback port. */
+  orsUrl: string | undefined;
+  defaultEnv: string;
+  apiKeys: string[];
+  /** `provider:name` used when a request names no model. */
+  defaultModel: string;
+  keepaliveMs: number;
+  maxConcurrentRuns: number;
+  maxQueuedRuns: number;
+  orphanTtlMs: number;
+  retentionMs: number;
+  shutdownGraceMs: number;
+  runTimeoutMs: number;
+  maxBodyBytes: number;
+  maxEventsPerRun: number;
+  subscriberBufferBytes: number;
+  toolOutputEventChars: number;
+  corsOrigins: string[];
+  orsPingMs: number;
+  openai: { apiKey: string | undefined; baseUrl: string | undefined };
+  anthropic: { apiKey: string | undefined; baseUrl: string | undefined };
+}
+
+/** Thrown when the environment holds a value we cannot use; the message lists every problem. */
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((problem) => `  - ${problem}`).join('\n')}`);
+    this.name = new.target.name;
+  }
+}
+
+const list = (value: string | undefined): string[] =>
+  (value ?? '')
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item !== '');
+
+/** Reads and validates the configuration from `env` (default: `process.env`). */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const parsed = EnvSchema.safeParse(env);
+  if (!parsed.success) {
+    throw new ConfigError(
+      parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message} (got ${JSON.stringify(env[String(issue.path[0])])})`),
+    );
+  }
+  const e = parsed.data;
+  const ms = (value: number) => Math.round(value * 1000);
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    orsUrl: e.ORS_URL?.replace(/\/+$/, ''),
+    defaultEnv: e.RUNBRIDGE_DEFAULT_ENV,
+    apiKeys: list(e.RUNBRIDGE_API_KEYS),
+    defaultModel:
+      e.RUNBRIDGE_MODEL ?? (e.OPENAI_API_KEY ? 'openai' : e.ANTHROPIC_API_KEY ? 'anthropic' : 'offline'),
+    keepaliveMs: ms(e.RUNBRIDGE_KEEPALIVE_SECONDS),
+    maxConcurrentRuns: e.RUNBRIDGE_MAX_CONCURRENT_RUNS,
+    maxQueuedRuns: e.RUNBRIDGE_MAX_QUEUED_RUNS,
+    orphanTtlMs: ms(e.RUNBRIDGE_ORPHAN_TTL_SECONDS),
+    retentionMs: ms(e.RUNBRIDGE_RETENTION_SECONDS),
+    shutdownGraceMs: ms(e.RUNBRIDGE_SHUTDOWN_GRACE_SECONDS),
+    runTimeoutMs: ms(e.RUNBRIDGE_RUN_TIMEOUT_SECONDS),
+    maxBodyBytes: e.RUNBRIDGE_MAX_BODY_BYTES,
+    maxEventsPerRun: e.RUNBRIDGE_MAX_EVENTS_PER_RUN,
+    subscriberBufferBytes: e.RUNBRIDGE_SUBSCRIBER_BUFFER_BYTES,
+    toolOutputEventChars: e.RUNBRIDGE_TOOL_OUTPUT_EVENT_CHARS,
+    corsOrigins: list(e.RUNBRIDGE_CORS_ORIGINS),
+    orsPingMs: ms(e.RUNBRIDGE_ORS_PING_SECONDS),
+    openai: { apiKey: e.OPENAI_API_KEY, baseUrl: e.OPENAI_BASE_URL },
+    anthropic: { apiKey: e.ANTHROPIC_API_KEY, baseUrl: e.ANTHROPIC_BASE_URL },
+  };
+}

@@ -1,0 +1,37 @@
+/**
+ * The provider-neutral conversation the orchestrator keeps and every model adapter converts from.
+ * Adapters translate these into their vendor's messages; nothing here knows a vendor.
+ */
+
+/** A piece of user or tool content. Images travel as base64 with their MIME type. */
+export type ContentPart = { type: 'text'; text: string } | { type: 'image'; mimeType: string; data: string };
+
+/** One complete tool call the model made. `arguments` is the raw JSON text the model produced. */
+export interface ToolCall {
+  id: string;
+  name: string;
+  arguments: string;
+}
+
+/**
+ * A block of model reasoning. `providerData` is opaque state the producing adapter needs to send the
+ * block back on the next turn (Anthropic's thinking signature, an encrypted Responses item); other
+ * adapters ignore it.
+ */
+export interface ReasoningBlock {
+  text: string;
+  providerData?: unknown;
+}
+
+export type Message =
+  | { role: 'system'; content: string }
+  | { role: 'user'; content: ContentPart[] }
+  | { role: 'assistant'; content: string; reasoning: ReasoningBlock[]; toolCalls: ToolCall[] }
+  | { role: 'tool'; toolCallId: string; toolName: string; content: ContentPart[]; isError: boolean };
+
+/** A tool offered to the model. `inputSchema` is always a JSON Schema object (never null). */
+export interface ToolDefinition {
+  name: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+}

@@ -1,0 +1,59 @@
+import { BadRequestError } from '../errors.js';
+import type { Model, ModelProvider } from './model.js';
+
+/**
+ * Resolves `provider:name` references to models. Providers are registered by `main.ts` (only those
+ * whose credentials are configured, plus `offline`), so an unknown provider is the caller's mistake:
+ * a 400 that lists what is available.
+ */
+export class ModelRegistry {
+  readonly #providers = new Map<string, ModelProvider>();
+
+  constructor(
+    providers: readonly ModelProvider[],
+    /** The reference used when a request names no model. */
+    readonly defaultModel: string,
+  ) {
+    for (const provider of providers) this.#providers.set(provider.name, provider);
+  }
+
+  /** The canonical `provider:name` for `ref` (or the default), or a 400 `unknown_model`. */
+  normalise(ref: string | undefined): string {
+    const wanted = ref ?? this.defaultModel;
+    const colon = wanted.indexOf(':');
+    const providerName = colon < 0 ? wanted : wanted.slice(0, colon);
+    const provider = this.#providers.get(providerName);
+    if (!provider) {
+      throw new BadRequestError(
+        `Unknown model provider "${providerName}". Available: ${[...this.#providers.keys()].join(', ')}. ` +
+          'Set the provider\'s API key (e.g. OPENAI_API_KEY) to enable it.',
+        { code: 'unknown_model' },
+      );
+    }
+    const modelName = colon < 0 ? provider.defaultModel : wanted.slice(colon + 1);
+    return qualify(provider.name, modelName);
+  }
+
+  /** A ready model for `ref` (or the default). */
+  resolve(ref: string | undefined): Model {
+    const canonical = this.normalise(ref);
+    const colon = canonical.indexOf(':');
+    const provider = this.#providers.get(colon < 0 ? canonical : canonical.slice(0, colon))!;
+    return provider.create(colon < 0 ? '' : canonical.slice(colon + 1));
+  }
+
+  /** Every listed model as `provider:name`, for `GET /v1/models`. */
+  list(): Array<{ id: string; provider: string }> {
+    return [...this.#providers.values()].flatMap((provider) =>
+      [...new Set([provider.defaultModel, ...provider.listedModels])].map((name) => ({
+        id: qualify(provider.name, name),
+        provider: provider.name,
+      })),
+    );
+  }
+}
+
+/** `provider:name`, or the bare provider for a provider whose only model has no name (`offline`). */
+function qualify(provider: string, name: string): string {
+  return name === '' ? provider : `${provider}:${name}`;
+}

@@ -1,0 +1,66 @@
+import type { Sampling } from '../protocol/run-request.js';
+import type { FinishReason } from '../protocol/run-events.js';
+import type { Message, ReasoningBlock, ToolCall, ToolDefinition } from './conversation.js';
+
+/** Token counts of one model call, in the provider's own accounting. */
+export interface ModelUsage {
+  inputTokens: number;
+  outputTokens: number;
+}
+
+/**
+ * Per-token data some servers return (vLLM `return_token_ids`, OpenAI-style `logprobs`); kept in the
+ * run record for rollouts. Every field is optional because servers return different subsets.
+ */
+export interface TokenData {
+  promptTokenIds?: number[];
+  tokenIds?: number[];
+  logprobs?: number[];
+  /** The provider's raw logprobs content, when it is richer than one number per token. */
+  raw?: unknown;
+}
+
+/**
+ * What a model stream yields, in order of arrival. Text and reasoning arrive as deltas; a reasoning
+ * block is also delivered whole when it ends; tool calls arrive only once complete (adapters assemble
+ * argument deltas); `usage`, `token-data` and `finish` come at the end. Exactly one `finish` ends a
+ * successful stream.
+ */
+export type ModelPart =
+  | { type: 'text-delta'; delta: string }
+  | { type: 'reasoning-delta'; delta: string }
+  | { type: 'reasoning'; block: ReasoningBlock }
+  | { type: 'tool-call'; call: ToolCall }
+  | { type: 'usage'; usage: ModelUsage }
+  | { type: 'token-data'; data: TokenData }
+  | { type: 'finish'; reason: FinishReason; rawReason?: string };
+
+export interface ModelRequest {
+  messages: Message[];
+  tools: ToolDefinition[];
+  sampling: Sampling;
+  signal: AbortSignal;
+}
+
+/**
+ * The narrow contract between orchestration and a provider. `stream` yields {@link ModelPart}s and
+ * throws a `ModelError` (code `model_auth`, `model_unavailable`, `model_stream_interrupted`,
+ * `model_bad_request`, `model_error`) when the provider fails after its retries, or the signal's
+ * abort reason when aborted. It never yields vendor types.
+ */
+export interface Model {
+  /** `provider:name` as the caller asked for it, e.g. `openai:gpt-4.1-mini`. */
+  readonly id: string;
+  stream(request: ModelRequest): AsyncIterable<ModelPart>;
+}
+
+/** Builds models of one provider; `main.ts` registers one per configured provider. */
+export interface ModelProvider {
+  /** The prefix before `:` in a model id, e.g. `openai`, `openai-responses`, `anthropic`, `offline`. */
+  readonly name: string;
+  /** Model names worth listing in `GET /v1/models` (may be empty when any name is accepted). */
+  readonly listedModels: readonly string[];
+  /** The name used when a caller gives only the provider; empty for a provider with one unnamed model (`offline`). */
+  readonly defaultModel: string;
+  create(modelName: string): Model;
+}

@@ -1,0 +1,169 @@
+import { z } from 'zod';
+
+/**
+ * The typed run events of CONTRACT §3.1. Every event is an envelope (`event`, `seq`, `run_id`,
+ * `timestamp`) plus its own fields; the union is discriminated by `event`. Field names follow the
+ * original `/v1/runs` design so its clients keep working.
+ */
+
+export const UsageSchema = z.object({
+  input_tokens: z.number().int().nonnegative(),
+  output_tokens: z.number().int().nonnegative(),
+  total_tokens: z.number().int().nonnegative(),
+});
+export type Usage = z.infer<typeof UsageSchema>;
+
+/** Which task a run plays: by split and index, or a spec handed to the environment verbatim. */
+export const TaskRefSchema = z.union([
+  z.strictObject({ split: z.string().min(1).max(128), index: z.number().int().nonnegative() }),
+  z.strictObject({ spec: z.record(z.string(), z.unknown()) }),
+]);
+export type TaskRef = z.infer<typeof TaskRefSchema>;
+
+export const StopReasonSchema = z.enum(['finished', 'no_tool_calls', 'max_turns']);
+export type StopReason = z.infer<typeof StopReasonSchema>;
+
+export const CancelReasonSchema = z.enum(['client', 'orphaned', 'shutdown', 'timeout']);
+export type CancelReason = z.infer<typeof CancelReasonSchema>;
+
+export const FinishReasonSchema = z.enum(['stop', 'tool_calls', 'length', 'content_filter', 'error', 'other']);
+export type FinishReason = z.infer<typeof FinishReasonSchema>;
+
+const envelope = {
+  seq: z.number().int().nonnegative(),
+  run_id: z.string(),
+  /** Epoch seconds with millisecond precision. */
+  timestamp: z.number(),
+};
+
+const turn = z.number().int().positive();
+
+export const RunStartedEventSchema = z.object({
+  event: z.literal('run.started'),
+  ...envelope,
+  env: z.string(),
+  task: TaskRefSchema,
+  model: z.string(),
+});
+
+export const MessageDeltaEventSchema = z.object({
+  event: z.literal('message.delta'),
+  ...envelope,
+  delta: z.string(),
+  turn,
+});
+
+export const ReasoningDeltaEventSchema = z.object({
+  event: z.literal('reasoning.delta'),
+  ...envelope,
+  delta: z.string(),
+  turn,
+});
+
+export const ReasoningAvailableEventSchema = z.object({
+  event: z.literal('reasoning.available'),
+  ...envelope,
+  text: z.string(),
+  turn,
+});
+
+export const ToolStartedEventSchema = z.object({
+  event: z.literal('tool.started'),
+  ...envelope,
+  tool: z.string(),
+  tool_call_id: z.string(),
+  arguments: z.record(z.string(), z.unknown()),
+  preview: z.string(),
+  turn,
+  /** 0-based position of this call among all tool calls of the run (OpenAI `tool_calls[].index`). */
+  call_index: z.number().int().nonnegative(),
+});
+
+export const ToolCompletedEventSchema = z.object({
+  event: z.literal('tool.completed'),
+  ...envelope,
+  tool: z.string(),
+  tool_call_id: z.string(),
+  duration: z.number().nonnegative(),
+  error: z.boolean(),
+  error_message: z.string().optional(),
+  output: z.string(),
+  truncated: z.boolean().optional(),
+  reward: z.number().nullable(),
+  finished: z.boolean(),
+  turn,
+  call_index: z.number().int().nonnegative(),
+});
+
+export const TurnCompletedEventSchema = z.object({
+  event: z.literal('turn.completed'),
+  ...envelope,
+  turn,
+  finish_reason: FinishReasonSchema,
+  usage: UsageSchema,
+});
+
+export const ToolRewardSchema = z.object({
+  tool_call_id: z.string(),
+  tool: z.string(),
+  turn,
+  reward: z.number().nullable(),
+});
+export type ToolReward = z.infer<typeof ToolRewardSchema>;
+
+export const RunCompletedEventSchema = z.object({
+  event: z.literal('run.completed'),
+  ...envelope,
+  output: z.string(),
+  usage: UsageSchema,
+  reward: z.number().nullable(),
+  rewards: z.array(ToolRewardSchema),
+  finished: z.boolean(),
+  turns: z.number().int().nonnegative(),
+  stop_reason: StopReasonSchema,
+});
+
+export const RunFailedEventSchema = z.object({
+  event: z.literal('run.failed'),
+  ...envelope,
+  error: z.string(),
+  code: z.string(),
+});
+
+export const RunCancelledEventSchema = z.object({
+  event: z.literal('run.cancelled'),
+  ...envelope,
+  reason: CancelReasonSchema,
+});
+
+export const RunEventSchema = z.discriminatedUnion('event', [
+  RunStartedEventSchema,
+  MessageDeltaEventSchema,
+  ReasoningDeltaEventSchema,
+  ReasoningAvailableEventSchema,
+  ToolStartedEventSchema,
+  ToolCompletedEventSchema,
+  TurnCompletedEventSchema,
+  RunCompletedEventSchema,
+  RunFailedEventSchema,
+  RunCancelledEventSchema,
+]);
+
+export type RunEvent = z.infer<typeof RunEventSchema>;
+export type RunEventType = RunEvent['event'];
+/** The event of type `T`. */
+export type RunEventOf<T extends RunEventType> = Extract<RunEvent, { event: T }>;
+/** What a producer supplies: the event without the envelope the factory fills in. */
+export type RunEventInput = RunEvent extends infer E
+  ? E extends RunEvent
+    ? Omit<E, 'seq' | 'run_id' | 'timestamp'>
+    : never
+  : never;
+
+export const TERMINAL_EVENT_TYPES = ['run.completed', 'run.failed', 'run.cancelled'] as const;
+export type TerminalEvent = RunEventOf<(typeof TERMINAL_EVENT_TYPES)[number]>;
+
+/** True for the three events that end a log. */
+export function isTerminalEvent(event: { event: string }): event is TerminalEvent {
+  return (TERMINAL_EVENT_TYPES as readonly string[]).includes(event.event);
+}

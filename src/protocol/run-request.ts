@@ -1,0 +1,64 @@
+import { z } from 'zod';
+import { TaskRefSchema } from './run-events.js';
+
+/**
+ * The body of `POST /v1/runs` (CONTRACT §2). Strict at every level: an unknown key is a 400 naming
+ * the key, so a typo never silently falls back to a default.
+ */
+
+/** Environment names end up in ORS URL paths, so only path-safe characters are allowed. */
+export const EnvNameSchema = z
+  .string()
+  .min(1)
+  .max(128)
+  .regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, 'use letters, digits, "_", "." and "-" only');
+
+/** `provider:name`, or a bare provider such as `offline`. */
+export const ModelRefSchema = z
+  .string()
+  .min(1)
+  .max(256)
+  .regex(/^[a-z][a-z0-9-]*(:[^\s]+)?$/, 'expected "provider:name", e.g. "openai:gpt-4.1-mini" or "offline"');
+
+const TextPartSchema = z.strictObject({ type: z.literal('text'), text: z.string() });
+const ImagePartSchema = z.strictObject({
+  type: z.literal('image_url'),
+  image_url: z.strictObject({ url: z.string().max(20_000_000), detail: z.enum(['auto', 'low', 'high']).optional() }),
+});
+
+/** An OpenAI-style chat message, as callers of chat APIs already write them. */
+export const InputMessageSchema = z.strictObject({
+  role: z.enum(['system', 'developer', 'user', 'assistant']),
+  content: z.union([z.string(), z.array(z.union([TextPartSchema, ImagePartSchema])).min(1)]),
+  name: z.string().max(128).optional(),
+});
+export type InputMessage = z.infer<typeof InputMessageSchema>;
+
+export const SamplingSchema = z.strictObject({
+  temperature: z.number().min(0).max(2).optional(),
+  top_p: z.number().gt(0).max(1).optional(),
+  max_tokens: z.number().int().positive().max(1_000_000).optional(),
+  seed: z.number().int().optional(),
+  /** Passed to the provider verbatim (vLLM `return_token_ids`, `logprobs`, …). */
+  extra_body: z.record(z.string(), z.unknown()).optional(),
+});
+export type Sampling = z.infer<typeof SamplingSchema>;
+
+export const RewardReductionSchema = z.enum(['last', 'sum', 'mean', 'max']);
+export type RewardReduction = z.infer<typeof RewardReductionSchema>;
+
+export const RunRequestSchema = z.strictObject({
+  env: EnvNameSchema.optional(),
+  task: TaskRefSchema.optional(),
+  input: z.union([z.string(), z.array(InputMessageSchema).max(1000)]).optional(),
+  instructions: z.string().optional(),
+  model: ModelRefSchema.optional(),
+  max_turns: z.number().int().min(1).max(1000).optional(),
+  sampling: SamplingSchema.optional(),
+  /** Forwarded to ORS `/create`; never logged, echoed or stored in events. */
+  secrets: z.record(z.string(), z.unknown()).optional(),
+  metadata: z.record(z.string(), z.unknown()).optional(),
+  /** How per-tool-call rewards reduce to the run's reward; default: the last non-null one. */
+  reward_reduction: RewardReductionSchema.optional(),
+});
+export type RunRequest = z.infer<typeof RunRequestSchema>;
