@@ -1,0 +1,72 @@
+/**
+ * One attempt's abort signal: it aborts when any parent signal aborts (with that parent's reason) or
+ * when its own timer runs out. The timer can be restarted, which makes it an idle timer. `dispose()`
+ * detaches from the parents and clears the timer; every scope must be disposed.
+ */
+export class AbortScope {
+  readonly #controller = new AbortController();
+  readonly #parents: AbortSignal[];
+  readonly #timeoutMs: number | undefined;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #timedOut = false;
+  #disposed = false;
+
+  /**
+   * Links to every defined signal in `parents`; with `timeoutMs`, aborts that long after creation or
+   * the last `touch()`. An already aborted parent aborts the scope immediately.
+   */
+  constructor(parents: ReadonlyArray<AbortSignal | undefined>, timeoutMs?: number) {
+    this.#parents = parents.filter((signal): signal is AbortSignal => signal !== undefined);
+    this.#timeoutMs = timeoutMs;
+    for (const parent of this.#parents) {
+      if (parent.aborted) {
+        this.#controller.abort(parent.reason);
+        return;
+      }
+      parent.addEventListener('abort', this.#onParentAbort, { once: true });
+    }
+    this.touch();
+  }
+
+  /** The signal to hand to fetch, reads and waits of this attempt. */
+  get signal(): AbortSignal {
+    return this.#controller.signal;
+  }
+
+  /** True when the scope's own timer aborted it (rather than a parent). */
+  get timedOut(): boolean {
+    return this.#timedOut;
+  }
+
+  /** Restarts the timer; does nothing without a timeout, after an abort or after `dispose()`. */
+  touch(): void {
+    if (this.#timeoutMs === undefined || this.#disposed || this.#controller.signal.aborted) return;
+    clearTimeout(this.#timer);
+    this.#timer = setTimeout(this.#onTimeout, this.#timeoutMs);
+  }
+
+  /** Throws the reason of the first aborted parent, so a caller's abort surfaces as the caller's reason. */
+  throwIfParentAborted(): void {
+    for (const parent of this.#parents) parent.throwIfAborted();
+  }
+
+  /** Clears the timer and stops listening to the parents. Idempotent. */
+  dispose(): void {
+    if (this.#disposed) return;
+    this.#disposed = true;
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    for (const parent of this.#parents) parent.removeEventListener('abort', this.#onParentAbort);
+  }
+
+  readonly #onParentAbort = (event: Event): void => {
+    clearTimeout(this.#timer);
+    this.#controller.abort((event.target as AbortSignal).reason);
+  };
+
+  readonly #onTimeout = (): void => {
+    this.#timer = undefined;
+    this.#timedOut = true;
+    this.#controller.abort(new DOMException(`No progress for ${this.#timeoutMs} ms.`, 'TimeoutError'));
+  };
+}

@@ -1,0 +1,203 @@
+import { OrsError } from '../../errors.js';
+import { ParseError, readSseEvents } from '../../sse/read-sse-events.js';
+import { RunToolResultSchema, type ToolOutput } from '../ors-schemas.js';
+import { AbortScope } from './abort-scope.js';
+import { backoffDelayMs, parseRetryAfterMs, sleep } from './backoff.js';
+import { describeFailure, isConnectionRefused } from './network-failure.js';
+import { parseOrsJson, type OrsTransport } from './ors-request.js';
+import { readErrorDetail, statusError } from './status-error.js';
+
+/** How one `/{env}/call` ended. A transport failure is thrown instead (see {@link callTool}). */
+export type OrsCallOutcome =
+  /** `end` with `{"ok": true}`. */
+  | { type: 'output'; taskId: string; output: ToolOutput }
+  /** `end` with `{"ok": false, "error"}`: the tool refused (unknown tool, bad input, a failed check). */
+  | { type: 'tool_error'; taskId: string; error: string }
+  /** `event: error`: the tool raised, or the server failed; no `end` follows. */
+  | { type: 'server_error'; taskId: string | null; error: string }
+  /** A reconnect with our `task_id` was answered "unknown task_id": the result expired or never existed. */
+  | { type: 'unknown_task'; taskId: string; error: string };
+
+/** Everything {@link callTool} needs from the session it runs in. */
+export interface CallToolContext {
+  transport: OrsTransport;
+  env: string;
+  sid: string;
+  /** No byte (not even a comment) for this long means the stream is dead. */
+  silenceTimeoutMs: number;
+  /** The caller's signal joined with the session's; its reason is what an abort rejects with. */
+  signal: AbortSignal;
+  /** Told when the server says the session is gone, before the error is thrown. */
+  onSessionLost: (error: OrsError) => void;
+}
+
+/** A call stream buffers at most one frame; a frame this large means the peer is not chunking at all. */
+const MAX_FRAME_CHARS = 64 * 1024 * 1024;
+
+const UNKNOWN_TASK = /unknown task/i;
+
+/** An attempt that produced no outcome, and what may be done about it. */
+interface BrokenAttempt {
+  reason: string;
+  /** The server surely did not start the tool (connection refused, 429, 5xx before any stream). */
+  safeToResend: boolean;
+  /** The stream ended cleanly but without `end` or `error`: a protocol fault, not a network one. */
+  incomplete: boolean;
+  retryAfterMs: number;
+  cause?: unknown;
+}
+
+/**
+ * Calls tool `name` over `POST /{env}/call` and reads its SSE answer: `task_id`, `chunk`*, then `end`
+ * (chunk data joined with the end data, parsed and validated) or `error`. The first attempt sends no
+ * `task_id`. A stream that drops or stays silent after the server named the task is re-sent with
+ * the same name, input and `task_id`, up to `transport.retry.retries` times with backoff, discarding
+ * the broken attempt's chunks; a refused connection, 429 or 5xx before any stream is re-sent fresh.
+ * A stream that breaks before the task is named throws `ors_call_interrupted`, because the tool may
+ * have started and a fresh call could run it twice. Other failures throw `OrsError`
+ * (`ors_session_lost`, `ors_request_rejected`, `ors_bad_response`, `ors_unavailable`); an abort of
+ * `context.signal` rejects with its reason at once.
+ */
+export async function callTool(
+  context: CallToolContext,
+  name: string,
+  input: Record<string, unknown>,
+): Promise<OrsCallOutcome> {
+  const { transport, signal } = context;
+  const path = `/${encodeURIComponent(context.env)}/call`;
+  const endpoint = `POST ${path}`;
+  let taskId: string | null = null;
+
+  const attempt = async (): Promise<OrsCallOutcome | BrokenAttempt> => {
+    const reconnect = taskId !== null;
+    const scope = new AbortScope([signal], context.silenceTimeoutMs);
+    const silence = `sent nothing for ${context.silenceTimeoutMs} ms`;
+    try {
+      let response: Response;
+      try {
+        response = await transport.fetch(`${transport.baseUrl}${path}`, {
+          method: 'POST',
+          headers: {
+            accept: 'text/event-stream',
+            'content-type': 'application/json',
+            'x-session-id': context.sid,
+          },
+          body: JSON.stringify({ name, input, ...(taskId === null ? {} : { task_id: taskId }) }),
+          signal: scope.signal,
+        });
+      } catch (error) {
+        scope.throwIfParentAborted();
+        return broken(scope.timedOut ? silence : describeFailure(error), {
+          safeToResend: isConnectionRefused(error),
+          cause: error,
+        });
+      }
+      if (!response.ok) {
+        const detail = await readErrorDetail(response, []).catch(() => '');
+        scope.throwIfParentAborted();
+        if (response.status === 429 || response.status >= 500) {
+          return broken(`answered ${response.status}${detail ? `: ${detail}` : ''}`, {
+            safeToResend: true,
+            retryAfterMs: parseRetryAfterMs(response.headers.get('retry-after')),
+          });
+        }
+        const error = statusError('session', endpoint, response.status, detail, context.sid);
+        if (error.code === 'ors_session_lost') context.onSessionLost(error);
+        throw error;
+      }
+      if (response.body === null) return broken('answered 200 without a body', { incomplete: true });
+      // Chunks belong to one attempt: a reconnect replays the result from its start.
+      let buffer = '';
+      try {
+        const events = readSseEvents(response.body, {
+          onActivity: () => scope.touch(),
+          maxBufferSize: MAX_FRAME_CHARS,
+        });
+        for await (const event of events) {
+          switch (event.event) {
+            case 'task_id':
+              if (event.data !== '') taskId = event.data;
+              break;
+            case 'chunk':
+              buffer += event.data;
+              break;
+            case 'end':
+              return outcomeOfEnd(endpoint, taskId ?? '', buffer + event.data);
+            case 'error':
+              if (reconnect && taskId !== null && UNKNOWN_TASK.test(event.data)) {
+                return { type: 'unknown_task', taskId, error: event.data };
+              }
+              return { type: 'server_error', taskId, error: event.data };
+            default:
+              // Events this client does not know are skipped, so servers can add some.
+              break;
+          }
+        }
+      } catch (error) {
+        scope.throwIfParentAborted();
+        if (error instanceof OrsError) throw error;
+        if (error instanceof ParseError) {
+          throw new OrsError(`${endpoint}: ${error.message}; the ORS server does not cut its result into chunks.`, {
+            code: 'ors_bad_response',
+            details: { endpoint },
+            cause: error,
+          });
+        }
+        return broken(scope.timedOut ? silence : `broke the stream: ${describeFailure(error)}`, { cause: error });
+      }
+      return broken('ended the stream without an end or error event', { incomplete: true });
+    } finally {
+      scope.dispose();
+    }
+  };
+
+  for (let tries = 0; ; tries++) {
+    const result = await attempt();
+    if ('type' in result) return result;
+    if (taskId === null && !result.safeToResend) {
+      throw new OrsError(
+        `${endpoint}: the ORS server ${result.reason} before it named the task. ` +
+          `The tool "${name}" may have started, and calling it again could run it twice, so the call is ` +
+          'not repeated; check the environment before calling the tool again.',
+        { code: 'ors_call_interrupted', details: { endpoint, tool: name }, cause: result.cause },
+      );
+    }
+    if (tries >= transport.retry.retries) {
+      const attempts = `${tries + 1} attempt${tries === 0 ? '' : 's'}`;
+      const task = taskId === null ? 'before it named the task' : `for task ${taskId}`;
+      throw result.incomplete
+        ? new OrsError(
+            `${endpoint}: the ORS server ${result.reason} ${task} (${attempts}); it does not follow the ORS ` +
+              'call protocol (task_id, chunk*, then end or error).',
+            { code: 'ors_bad_response', details: { endpoint, tool: name, taskId, attempts: tries + 1 } },
+          )
+        : new OrsError(
+            `${endpoint}: the ORS server at ${transport.baseUrl} ${result.reason} ${task} (${attempts}). ` +
+              'Check that it is running and reachable.',
+            {
+              code: 'ors_unavailable',
+              details: { endpoint, tool: name, taskId, attempts: tries + 1 },
+              cause: result.cause,
+            },
+          );
+    }
+    await sleep(backoffDelayMs(tries, transport.retry, result.retryAfterMs), signal);
+  }
+}
+
+function broken(reason: string, options: Partial<Omit<BrokenAttempt, 'reason'>> = {}): BrokenAttempt {
+  return {
+    reason,
+    safeToResend: options.safeToResend ?? false,
+    incomplete: options.incomplete ?? false,
+    retryAfterMs: options.retryAfterMs ?? 0,
+    ...(options.cause === undefined ? {} : { cause: options.cause }),
+  };
+}
+
+function outcomeOfEnd(endpoint: string, taskId: string, text: string): OrsCallOutcome {
+  const result = parseOrsJson(endpoint, text, RunToolResultSchema);
+  return result.ok
+    ? { type: 'output', taskId, output: result.output }
+    : { type: 'tool_error', taskId, error: result.error };
+}

@@ -1,0 +1,29 @@
+/** Node's (undici's) fetch wraps the socket error as `cause`; connection errors carry a `code`. */
+function errorCodes(error: unknown): string[] {
+  const codes: string[] = [];
+  const visit = (value: unknown, depth: number): void => {
+    if (typeof value !== 'object' || value === null || depth > 3) return;
+    const { code, cause, errors } = value as { code?: unknown; cause?: unknown; errors?: unknown };
+    if (typeof code === 'string') codes.push(code);
+    visit(cause, depth + 1);
+    // Happy-eyeballs connects raise an AggregateError with one error per address tried.
+    if (Array.isArray(errors)) for (const item of errors) visit(item, depth + 1);
+  };
+  visit(error, 0);
+  return codes;
+}
+
+/**
+ * True when `error` says no connection was made at all (nothing listens on the port), so the server
+ * cannot have seen the request and sending it again is safe whatever it does.
+ */
+export function isConnectionRefused(error: unknown): boolean {
+  return errorCodes(error).includes('ECONNREFUSED');
+}
+
+/** A short phrase for a failed fetch or body read, e.g. `failed: ECONNREFUSED (fetch failed)`. */
+export function describeFailure(error: unknown): string {
+  const codes = errorCodes(error);
+  const message = error instanceof Error ? error.message : String(error);
+  return codes.length > 0 ? `failed: ${codes[0]} (${message})` : `failed: ${message}`;
+}

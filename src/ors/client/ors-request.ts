@@ -1,0 +1,155 @@
+import type { z } from 'zod';
+import { OrsError } from '../../errors.js';
+import { AbortScope } from './abort-scope.js';
+import { backoffDelayMs, parseRetryAfterMs, sleep, type RetryPolicy } from './backoff.js';
+import { describeZodError } from './describe-zod-error.js';
+import { describeFailure, isConnectionRefused } from './network-failure.js';
+import { readErrorDetail, statusError, type EndpointKind } from './status-error.js';
+
+/** What every ORS HTTP exchange of one client shares. */
+export interface OrsTransport {
+  /** Base URL without a trailing slash. */
+  baseUrl: string;
+  fetch: typeof fetch;
+  /** Per-attempt bound of a non-streaming request, response body included. */
+  requestTimeoutMs: number;
+  retry: RetryPolicy;
+}
+
+/** One non-streaming ORS request. */
+export interface OrsRequest {
+  method: 'GET' | 'POST';
+  /** Path below the base URL, already percent-encoded, starting with `/`. */
+  path: string;
+  /** Decides what a 4xx means (see {@link statusError}). */
+  kind: EndpointKind;
+  /** Sent as `X-Session-ID`. */
+  sid?: string;
+  /** JSON-encoded as the request body. */
+  body?: unknown;
+  /**
+   * True when sending the request twice is harmless. Such a request is retried after any network
+   * failure, timeout, 429 or 5xx; any other only when the server surely did not act on it (connection
+   * refused, 429, 503).
+   */
+  idempotent: boolean;
+  signal?: AbortSignal;
+  /** Overrides the transport's retry count (e.g. 0 for a ping that is itself repeated). */
+  retries?: number;
+  /** Strings (secret values) removed from server error details before they reach an error. */
+  redact?: readonly string[];
+}
+
+/** A successful (2xx) response, body read in full. */
+export interface OrsTextResponse {
+  text: string;
+  contentType: string;
+}
+
+/** `METHOD /path`, the way every ORS error message names the endpoint. */
+export function endpointName(request: Pick<OrsRequest, 'method' | 'path'>): string {
+  return `${request.method} ${request.path}`;
+}
+
+/**
+ * Sends `request` with retries and returns the 2xx body as text. Throws `OrsError`
+ * `ors_unavailable` when retryable failures outlast the retries, the 4xx mapping of
+ * {@link statusError} otherwise, and the signal's reason when `request.signal` aborts.
+ */
+export async function orsFetchText(transport: OrsTransport, request: OrsRequest): Promise<OrsTextResponse> {
+  const endpoint = endpointName(request);
+  const retries = request.retries ?? transport.retry.retries;
+  for (let attempt = 0; ; attempt++) {
+    const scope = new AbortScope([request.signal], transport.requestTimeoutMs);
+    let failure: { reason: string; retryable: boolean; retryAfterMs: number; status?: number; cause?: unknown };
+    try {
+      const response = await transport.fetch(`${transport.baseUrl}${request.path}`, {
+        method: request.method,
+        headers: {
+          accept: 'application/json',
+          ...(request.body === undefined ? {} : { 'content-type': 'application/json' }),
+          ...(request.sid === undefined ? {} : { 'x-session-id': request.sid }),
+        },
+        ...(request.body === undefined ? {} : { body: JSON.stringify(request.body) }),
+        signal: scope.signal,
+      });
+      if (response.ok) {
+        return { text: await response.text(), contentType: response.headers.get('content-type') ?? '' };
+      }
+      const detail = await readErrorDetail(response, request.redact ?? []);
+      const retryable =
+        response.status === 429 ||
+        response.status === 503 ||
+        (request.idempotent && response.status >= 500);
+      if (!retryable) throw statusError(request.kind, endpoint, response.status, detail, request.sid);
+      failure = {
+        reason: `answered ${response.status}${detail ? `: ${detail}` : ''}`,
+        retryable,
+        retryAfterMs: parseRetryAfterMs(response.headers.get('retry-after')),
+        status: response.status,
+      };
+    } catch (error) {
+      scope.throwIfParentAborted();
+      if (error instanceof OrsError) throw error;
+      failure = {
+        reason: scope.timedOut
+          ? `did not answer within ${transport.requestTimeoutMs} ms`
+          : describeFailure(error),
+        retryable: request.idempotent || isConnectionRefused(error),
+        retryAfterMs: 0,
+        cause: error,
+      };
+    } finally {
+      scope.dispose();
+    }
+    if (!failure.retryable || attempt >= retries) {
+      throw new OrsError(
+        `${endpoint}: the ORS server at ${transport.baseUrl} ${failure.reason}` +
+          ` (${attempt + 1} attempt${attempt === 0 ? '' : 's'}). Check that it is running and reachable.`,
+        {
+          code: 'ors_unavailable',
+          details: { endpoint, attempts: attempt + 1, ...(failure.status ? { status: failure.status } : {}) },
+          cause: failure.cause,
+        },
+      );
+    }
+    await sleep(backoffDelayMs(attempt, transport.retry, failure.retryAfterMs), request.signal);
+  }
+}
+
+/**
+ * Sends `request` like {@link orsFetchText} and returns the body parsed as JSON and validated by
+ * `schema`. A body that is not JSON or does not match throws `OrsError` `ors_bad_response` naming
+ * the endpoint and the offending field.
+ */
+export async function orsFetchJson<S extends z.ZodType>(
+  transport: OrsTransport,
+  request: OrsRequest,
+  schema: S,
+): Promise<z.output<S>> {
+  const { text } = await orsFetchText(transport, request);
+  return parseOrsJson(endpointName(request), text, schema);
+}
+
+/** Parses `text` as JSON valid under `schema`, or throws `OrsError` `ors_bad_response` naming `endpoint`. */
+export function parseOrsJson<S extends z.ZodType>(endpoint: string, text: string, schema: S): z.output<S> {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    throw new OrsError(
+      `${endpoint}: the ORS server answered with malformed JSON (${(error as Error).message}). ` +
+        'It does not speak ORS, or a proxy rewrote the response.',
+      { code: 'ors_bad_response', details: { endpoint }, cause: error },
+    );
+  }
+  const parsed = schema.safeParse(json);
+  if (!parsed.success) {
+    const { summary, issues } = describeZodError(parsed.error);
+    throw new OrsError(`${endpoint}: ${summary}. The ORS server's answer does not match the ORS wire format.`, {
+      code: 'ors_bad_response',
+      details: { endpoint, issues },
+    });
+  }
+  return parsed.data;
+}

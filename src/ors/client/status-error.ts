@@ -1,0 +1,75 @@
+import { OrsError } from '../../errors.js';
+import { OrsErrorBodySchema } from '../ors-schemas.js';
+
+/**
+ * What a 4xx from an endpoint means: `env` (an environment lookup: 404 is an unknown environment),
+ * `task` (a task lookup or `/create`: also 400 is a bad split or index), `session` (an endpoint of
+ * an open session: 404 and 410 mean the session is gone), `server` (no special meaning).
+ */
+export type EndpointKind = 'env' | 'task' | 'session' | 'server';
+
+const DETAIL_LIMIT = 500;
+
+/**
+ * Reads an error response's `{"detail"}` (FastAPI's shape) or, failing that, its raw text, as one
+ * line of at most 500 characters with every string of `redact` replaced by `[redacted]`. Never throws
+ * for a malformed body; a failed read surfaces as the read's error.
+ */
+export async function readErrorDetail(response: Response, redact: readonly string[]): Promise<string> {
+  const text = await response.text();
+  let detail = text.trim();
+  try {
+    const body = OrsErrorBodySchema.safeParse(JSON.parse(text));
+    if (body.success) {
+      detail = typeof body.data.detail === 'string' ? body.data.detail : JSON.stringify(body.data.detail);
+    }
+  } catch {
+    // Not JSON: the raw text is the best description there is.
+  }
+  for (const secret of redact) {
+    if (secret !== '') detail = detail.split(secret).join('[redacted]');
+  }
+  detail = detail.replace(/\s+/g, ' ');
+  return detail.length > DETAIL_LIMIT ? `${detail.slice(0, DETAIL_LIMIT)}…` : detail;
+}
+
+/**
+ * The `OrsError` for a non-retryable HTTP status of `endpoint`: `unknown_env` (404 on `env`/`task`),
+ * `invalid_task` (400 on `task`), `ors_session_lost` (404/410 on `session`), and
+ * `ors_request_rejected` for anything else, with `details` `{endpoint, status, detail}`.
+ */
+export function statusError(
+  kind: EndpointKind,
+  endpoint: string,
+  status: number,
+  detail: string,
+  sid?: string,
+): OrsError {
+  const answered = `${status}${detail ? `: ${detail}` : ''}`;
+  const details = { endpoint, status, detail };
+  if (status === 404 && (kind === 'env' || kind === 'task')) {
+    return new OrsError(
+      `${endpoint}: the ORS server does not know this environment (${answered}). ` +
+        'GET /list_environments lists the ones it serves.',
+      { code: 'unknown_env', status: 404, details },
+    );
+  }
+  if (status === 400 && kind === 'task') {
+    return new OrsError(
+      `${endpoint}: the ORS server rejected the task (${answered}). ` +
+        'Check the split name and that the index is below the split\'s task count.',
+      { code: 'invalid_task', status: 400, details },
+    );
+  }
+  if ((status === 404 || status === 410) && kind === 'session') {
+    return new OrsError(
+      `${endpoint}: the ORS server no longer has session ${sid ?? '(none)'} (${answered}); ` +
+        'it expired or was deleted. Start a new episode.',
+      { code: 'ors_session_lost', details: { ...details, sid } },
+    );
+  }
+  return new OrsError(`${endpoint}: the ORS server rejected the request (${answered}).`, {
+    code: 'ors_request_rejected',
+    details,
+  });
+}
