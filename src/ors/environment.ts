@@ -54,6 +54,11 @@ export interface SetupArgs<Task> {
   task: Task;
   secrets: Record<string, unknown>;
   sessionId: string;
+  /**
+   * Aborted when the session is deleted (or reaped, or the server closes) while setup still runs;
+   * a long setup should stop then. The ORS server always sets it; optional so direct callers need not.
+   */
+  signal?: AbortSignal;
 }
 
 export interface EnvironmentDefinition<Task = unknown, State = unknown> {

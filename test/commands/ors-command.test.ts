@@ -1,0 +1,91 @@
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it, vi } from 'vitest';
+import { orsCommand, runOrsCommand, type OrsCommandIo } from '../../src/commands/ors-command.js';
+import { createTestEnvironment, deferred } from '../support/test-environment.js';
+import { send } from '../ors/server/ors-test-client.js';
+
+/** An io that records output, serves the test environment, and stops when the test says so. */
+function testIo() {
+  const { environment, probe } = createTestEnvironment();
+  const out: string[] = [];
+  const err: string[] = [];
+  const stop = deferred<string>();
+  const listening = deferred<string>();
+  const io: OrsCommandIo = {
+    environments: [environment],
+    stdout: (text) => {
+      out.push(text);
+      const url = /listening on (\S+)/.exec(text)?.[1];
+      if (url) listening.resolve(url);
+    },
+    stderr: (text) => err.push(text),
+    waitForStop: () => stop.promise,
+  };
+  return { io, probe, out, err, stop, listening };
+}
+
+describe('runbridge ors', () => {
+  it('serves the environments, prints its URL, and on stop closes every session and exits 0', async () => {
+    const { io, probe, out, stop, listening } = testIo();
+    const exit = runOrsCommand(['serve', '--port', '0', '--host', '127.0.0.1', '--ping-seconds', '0.5'], io);
+    const base = await listening.promise;
+    expect(base).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect((await send(base, '/list_environments')).json()).toEqual(['testenv']);
+    await send(base, '/create', { method: 'POST', headers: { 'X-Session-ID': 'cli' }, body: { split: 'train', index: 0 } });
+    await send(base, '/testenv/prompt', { headers: { 'X-Session-ID': 'cli' } });
+    stop.resolve('SIGTERM');
+    expect(await exit).toBe(0);
+    expect(probe.teardowns).toEqual(['cli']);
+    expect(out.join('')).toContain('environments: testenv\n');
+    expect(out.join('')).toContain('SIGTERM: closing 1 session(s)\nORS server stopped\n');
+    await expect(send(base, '/health')).rejects.toThrow();
+  });
+
+  it('exits 2 with the problem and the usage for a bad flag, a bad value or a missing sub-command', async () => {
+    for (const args of [['serve', '--bogus'], ['serve', '--port', 'eighty'], ['serve', '--port', '70000'], ['serve', '--ping-seconds', '0'], [], ['start'], ['serve', 'now']]) {
+      const { io, err } = testIo();
+      expect(await runOrsCommand(args, io), args.join(' ')).toBe(2);
+      expect(err.join('')).toMatch(/^runbridge ors: .+\n\nrunbridge ors serve — /);
+    }
+    const written = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    try {
+      expect(await orsCommand(['serve', '--bogus'])).toBe(2);
+      expect(String(written.mock.calls[0]?.[0])).toMatch(/^runbridge ors: Unknown option '--bogus'/);
+    } finally {
+      written.mockRestore();
+    }
+  });
+
+  it('prints the usage and exits 0 for --help', async () => {
+    const { io, out } = testIo();
+    expect(await runOrsCommand(['--help'], io)).toBe(0);
+    expect(out.join('')).toContain('runbridge ors serve [--port N] [--host H] [--ping-seconds S]');
+  });
+
+  it('as a process, serves the built-in environments and stops cleanly on SIGTERM', async () => {
+    const bin = fileURLToPath(new URL('../../bin/runbridge.js', import.meta.url));
+    const child = spawn(process.execPath, [bin, 'ors', 'serve', '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    let stdout = '';
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+      stderr += chunk;
+    });
+    const base = await new Promise<string>((resolve, reject) => {
+      child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+        stdout += chunk;
+        const url = /listening on (\S+)/.exec(stdout)?.[1];
+        if (url) resolve(url);
+      });
+      void exited.then((code) => reject(new Error(`exited ${code} before listening: ${stderr}`)));
+    });
+    try {
+      expect((await send(base, '/list_environments')).json()).toContain('arith');
+    } finally {
+      child.kill('SIGTERM');
+    }
+    expect(await exited).toBe(0);
+    expect(stdout).toContain('SIGTERM: closing 0 session(s)\nORS server stopped\n');
+  });
+});
