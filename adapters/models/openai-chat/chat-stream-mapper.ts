@@ -1,0 +1,204 @@
+import { nanoid } from 'nanoid';
+import type { ChatCompletionChunk, ChatCompletionTokenLogprob } from 'openai/resources/chat/completions';
+import type { FinishReason } from '../../../src/protocol/run-events.js';
+import type { ModelPart, ModelUsage, TokenData } from '../../../src/models/model.js';
+import { OPENAI_VENDOR } from '../shared/openai-error-to-model-error.js';
+import type { StreamMapper } from '../shared/stream-model-parts.js';
+import { vendorFailureToModelError, type VendorInfo } from '../shared/vendor-failure.js';
+
+/**
+ * Fields OpenAI-compatible servers add to a delta: the reasoning text (`reasoning_content` from
+ * vLLM and DeepSeek, `reasoning` from newer vLLM and OpenRouter).
+ */
+export interface CompatChatDelta extends ChatCompletionChunk.Choice.Delta {
+  /** Reasoning text as vLLM (older releases) and DeepSeek send it. */
+  reasoning_content?: string | null;
+  /** Reasoning text as newer vLLM releases and OpenRouter send it. */
+  reasoning?: string | null;
+}
+
+/** A choice as vLLM sends it with `return_token_ids`: the ids of the tokens in this delta. */
+export interface CompatChatChoice extends ChatCompletionChunk.Choice {
+  /** The delta, with the compatible servers' reasoning fields. */
+  delta: CompatChatDelta;
+  /** Ids of the tokens this delta adds. */
+  token_ids?: number[] | null;
+}
+
+/** A chunk as OpenAI-compatible servers send it; vLLM puts the prompt's token ids on the first one. */
+export interface CompatChatChunk extends ChatCompletionChunk {
+  /** The choices, with the compatible servers' extra fields. */
+  choices: CompatChatChoice[];
+  /** Ids of the prompt's tokens, on the first chunk. */
+  prompt_token_ids?: number[] | null;
+}
+
+interface PendingCall {
+  id: string | undefined;
+  name: string;
+  arguments: string;
+}
+
+/**
+ * Maps Chat Completions chunks to model parts. Only choice 0 is read (the bridge never asks for
+ * `n > 1`). Text and refusal deltas are `text-delta`s; reasoning deltas (`reasoning_content` or
+ * `reasoning`) are `reasoning-delta`s, and each run of them is closed by a whole `reasoning` block
+ * when text, a tool call or the finish reason follows. Tool-call deltas are assembled per `index`
+ * (parallel calls may interleave) and yielded as complete `tool-call`s, in index order, when the
+ * finish reason arrives — arguments exactly as streamed, even when they are not valid JSON; a call
+ * the server sent without an id gets a generated `call_…` id. `usage` (from the chunk with empty
+ * `choices`), `token-data` (vLLM `prompt_token_ids`/`token_ids`, `logprobs.content`) and `finish`
+ * come from {@link ChatStreamMapper.end}, which throws `model_stream_interrupted` when no chunk
+ * carried a finish reason: a stream without one was cut, whatever the transport said.
+ */
+export class ChatStreamMapper implements StreamMapper<CompatChatChunk> {
+  readonly #vendor: VendorInfo;
+  readonly #calls = new Map<number, PendingCall>();
+  #reasoning = '';
+  #finish: { reason: FinishReason; raw: string } | undefined;
+  #usage: ModelUsage | undefined;
+  #promptTokenIds: number[] | undefined;
+  #tokenIds: number[] | undefined;
+  #logprobs: number[] | undefined;
+  #rawLogprobs: ChatCompletionTokenLogprob[] | undefined;
+
+  /** A mapper for one stream; `vendor` names the server in the interruption error. */
+  constructor(vendor: VendorInfo = OPENAI_VENDOR) {
+    this.#vendor = vendor;
+  }
+
+  /** The parts one chunk produces (often none: role chunks, usage chunks, argument deltas). */
+  push(chunk: CompatChatChunk): ModelPart[] {
+    const parts: ModelPart[] = [];
+    if (chunk.usage) {
+      this.#usage = { inputTokens: chunk.usage.prompt_tokens ?? 0, outputTokens: chunk.usage.completion_tokens ?? 0 };
+    }
+    if (isNumberArray(chunk.prompt_token_ids)) this.#promptTokenIds = chunk.prompt_token_ids;
+    const choice = chunk.choices.find((candidate) => candidate.index === 0);
+    if (choice === undefined) return parts;
+    // Some compatible servers omit `delta` on the finishing chunk.
+    const delta: CompatChatDelta = choice.delta ?? {};
+
+    const reasoning = nonEmpty(delta.reasoning_content) ?? nonEmpty(delta.reasoning);
+    if (reasoning !== undefined) {
+      this.#reasoning += reasoning;
+      parts.push({ type: 'reasoning-delta', delta: reasoning });
+    }
+    const text = nonEmpty(delta.content) ?? nonEmpty(delta.refusal);
+    if (text !== undefined) {
+      this.#closeReasoning(parts);
+      parts.push({ type: 'text-delta', delta: text });
+    }
+    if (delta.tool_calls && delta.tool_calls.length > 0) {
+      this.#closeReasoning(parts);
+      for (const callDelta of delta.tool_calls) this.#addCallDelta(callDelta);
+    }
+    if (isNumberArray(choice.token_ids)) (this.#tokenIds ??= []).push(...choice.token_ids);
+    const logprobs = choice.logprobs?.content;
+    if (logprobs && logprobs.length > 0) {
+      const numbers = (this.#logprobs ??= []);
+      const raw = (this.#rawLogprobs ??= []);
+      for (const entry of logprobs) {
+        numbers.push(entry.logprob);
+        raw.push(entry);
+      }
+    }
+    if (choice.finish_reason && this.#finish === undefined) {
+      this.#closeReasoning(parts);
+      const calls = [...this.#calls.entries()].sort(([a], [b]) => a - b).map(([, call]) => call);
+      for (const call of calls) {
+        parts.push({ type: 'tool-call', call: { id: call.id ?? `call_${nanoid()}`, name: call.name, arguments: call.arguments } });
+      }
+      this.#finish = { reason: mapChatFinishReason(choice.finish_reason, calls.length > 0), raw: choice.finish_reason };
+    }
+    return parts;
+  }
+
+  /** The closing parts (`usage`, `token-data`, `finish`); throws when the stream never finished. */
+  end(): ModelPart[] {
+    if (this.#finish === undefined) {
+      throw vendorFailureToModelError({
+        vendor: this.#vendor,
+        kind: 'stream-cut',
+        vendorMessage: 'the stream ended without a finish_reason',
+        cause: undefined,
+      });
+    }
+    const parts: ModelPart[] = [];
+    if (this.#usage) parts.push({ type: 'usage', usage: this.#usage });
+    const tokenData = this.#tokenData();
+    if (tokenData) parts.push({ type: 'token-data', data: tokenData });
+    parts.push({ type: 'finish', reason: this.#finish.reason, rawReason: this.#finish.raw });
+    return parts;
+  }
+
+  #addCallDelta(callDelta: ChatCompletionChunk.Choice.Delta.ToolCall): void {
+    const index = typeof callDelta.index === 'number' ? callDelta.index : this.#indexWithoutIndex(callDelta.id);
+    let call = this.#calls.get(index);
+    if (call === undefined) {
+      call = { id: undefined, name: '', arguments: '' };
+      this.#calls.set(index, call);
+    }
+    // The id and name come whole in the first delta of a call; some servers repeat them later.
+    if (call.id === undefined && callDelta.id) call.id = callDelta.id;
+    if (call.name === '' && callDelta.function?.name) call.name = callDelta.function.name;
+    if (callDelta.function?.arguments) call.arguments += callDelta.function.arguments;
+  }
+
+  /**
+   * Some compatible servers send whole calls without `index`: a new id starts a new call, and a
+   * delta without one continues the latest call.
+   */
+  #indexWithoutIndex(id: string | undefined): number {
+    let latest = -1;
+    for (const [index, call] of this.#calls) {
+      if (id !== undefined && call.id === id) return index;
+      latest = Math.max(latest, index);
+    }
+    return latest < 0 || id !== undefined ? latest + 1 : latest;
+  }
+
+  #closeReasoning(parts: ModelPart[]): void {
+    if (this.#reasoning === '') return;
+    parts.push({ type: 'reasoning', block: { text: this.#reasoning } });
+    this.#reasoning = '';
+  }
+
+  #tokenData(): TokenData | undefined {
+    const data: TokenData = {};
+    if (this.#promptTokenIds) data.promptTokenIds = this.#promptTokenIds;
+    if (this.#tokenIds) data.tokenIds = this.#tokenIds;
+    if (this.#logprobs) data.logprobs = this.#logprobs;
+    if (this.#rawLogprobs) data.raw = this.#rawLogprobs;
+    return Object.keys(data).length > 0 ? data : undefined;
+  }
+}
+
+/**
+ * A Chat Completions finish reason → ours: `stop`, `length`, `content_filter` and `tool_calls`
+ * (also the legacy `function_call`) map by name, anything else is `other`. A `stop` on a turn that
+ * made tool calls is `tool_calls` — some compatible servers say `stop` there.
+ */
+export function mapChatFinishReason(raw: string, madeToolCalls: boolean): FinishReason {
+  switch (raw) {
+    case 'stop':
+      return madeToolCalls ? 'tool_calls' : 'stop';
+    case 'tool_calls':
+    case 'function_call':
+      return 'tool_calls';
+    case 'length':
+      return 'length';
+    case 'content_filter':
+      return 'content_filter';
+    default:
+      return 'other';
+  }
+}
+
+function nonEmpty(value: string | null | undefined): string | undefined {
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
+function isNumberArray(value: unknown): value is number[] {
+  return Array.isArray(value) && value.every((item) => typeof item === 'number');
+}

@@ -1,0 +1,67 @@
+import OpenAI from 'openai';
+import type { ModelProvider } from '../../../src/models/model.js';
+import { OPENAI_VENDOR } from '../shared/openai-error-to-model-error.js';
+import type { VendorInfo } from '../shared/vendor-failure.js';
+import type { MaxTokensParam } from './chat-message-converter.js';
+import { OpenAiChatModel } from './openai-chat-model.js';
+
+/** Factory options of {@link createOpenAiChatProvider}. */
+export interface OpenAiChatProviderOptions {
+  /** The key sent to OpenAI (or the compatible server) with every request. */
+  apiKey: string;
+  /** An OpenAI-compatible server (vLLM, SGLang, Ollama, …), e.g. `http://127.0.0.1:8000/v1`; OpenAI when absent. */
+  baseUrl?: string;
+  /** Retries of the SDK for connection failures and 408/409/429/5xx answers; the SDK's default (2) when absent. */
+  maxRetries?: number;
+  /** Model names for `GET /v1/models` besides the default one. */
+  listedModels?: readonly string[];
+  /** The `fetch` the SDK uses (tests, proxies); the global one when absent. */
+  fetch?: typeof globalThis.fetch;
+  /** The model used for a bare `openai` reference; `gpt-4.1-mini` when absent. */
+  defaultModel?: string;
+  /**
+   * The body key of the token limit; `max_completion_tokens` for OpenAI itself and `max_tokens` for a
+   * server at another `baseUrl` when absent.
+   */
+  maxTokensParam?: MaxTokensParam;
+}
+
+/** The provider name of Chat Completions models: `openai:gpt-4.1-mini`. */
+export const OPENAI_CHAT_PROVIDER_NAME = 'openai';
+
+/** The model a bare `openai` reference means unless configured otherwise. */
+export const OPENAI_CHAT_DEFAULT_MODEL = 'gpt-4.1-mini';
+
+/**
+ * The `openai` provider: Chat Completions over the official SDK, against OpenAI or any
+ * OpenAI-compatible server at `baseUrl`. One SDK client serves every model of the provider, so
+ * connections are pooled across runs. Any model name is accepted; the server decides.
+ */
+export function createOpenAiChatProvider(options: OpenAiChatProviderOptions): ModelProvider {
+  const client = new OpenAI({
+    apiKey: options.apiKey,
+    ...(options.baseUrl === undefined ? {} : { baseURL: options.baseUrl }),
+    ...(options.maxRetries === undefined ? {} : { maxRetries: options.maxRetries }),
+    ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
+  });
+  const isOpenAi = options.baseUrl === undefined || isOpenAiHost(options.baseUrl);
+  const vendor: VendorInfo = isOpenAi
+    ? OPENAI_VENDOR
+    : { name: `The OpenAI-compatible server at ${options.baseUrl}`, apiKeyVariable: OPENAI_VENDOR.apiKeyVariable };
+  const maxTokensParam = options.maxTokensParam ?? (isOpenAi ? 'max_completion_tokens' : 'max_tokens');
+  return {
+    name: OPENAI_CHAT_PROVIDER_NAME,
+    listedModels: options.listedModels ?? [],
+    defaultModel: options.defaultModel ?? OPENAI_CHAT_DEFAULT_MODEL,
+    create: (modelName) =>
+      new OpenAiChatModel({ client, providerName: OPENAI_CHAT_PROVIDER_NAME, modelName, maxTokensParam, vendor }),
+  };
+}
+
+function isOpenAiHost(baseUrl: string): boolean {
+  try {
+    return new URL(baseUrl).hostname === 'api.openai.com';
+  } catch {
+    return false;
+  }
+}

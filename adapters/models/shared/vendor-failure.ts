@@ -1,0 +1,115 @@
+import { ModelError } from '../../../src/errors.js';
+
+/** The `ModelError` codes an adapter produces (the `Model` contract lists them). */
+export type ModelErrorCode =
+  | 'model_auth'
+  | 'model_unavailable'
+  | 'model_bad_request'
+  | 'model_stream_interrupted'
+  | 'model_error';
+
+/** Who failed, for messages: the vendor's name and the variable that holds its key. */
+export interface VendorInfo {
+  /** Shown at the start of messages, e.g. `OpenAI`, `Anthropic`, `The OpenAI-compatible server at …`. */
+  name: string;
+  /** The environment variable an operator fixes when the key is refused, e.g. `OPENAI_API_KEY`. */
+  apiKeyVariable: string;
+}
+
+/**
+ * A vendor failure, described without vendor types. `kind` says where it happened: `http` — the
+ * vendor answered an error status (after the SDK's own retries); `in-stream` — an error event
+ * inside a stream that had started; `connection` — no answer at all (after retries); `stream-cut` —
+ * the stream broke off or ended before its last event; `other` — anything else (a `model_error`).
+ */
+export interface VendorFailure {
+  /** Who failed. */
+  vendor: VendorInfo;
+  /** Where it failed (see above). */
+  kind: 'http' | 'in-stream' | 'connection' | 'stream-cut' | 'other';
+  /** The HTTP status of an `http` failure. */
+  status?: number;
+  /** The vendor's own error type or code (`rate_limit_error`, `server_error`, `invalid_api_key`, …). */
+  vendorType?: string;
+  /** The vendor's message, passed on so the operator sees what the vendor said. */
+  vendorMessage?: string;
+  /** The vendor's request id, for a support ticket. */
+  requestId?: string;
+  /** The SDK's error (or the event), kept as the `ModelError`'s `cause`. */
+  cause: unknown;
+}
+
+/**
+ * The `ModelError` code for an HTTP status the vendor answered with once its SDK stopped retrying:
+ * 401/403 are credentials; 408, 409, 429 and 5xx are the vendor being busy or down (the SDK
+ * retries exactly these); any other 4xx is a request the vendor will never accept.
+ */
+export function modelErrorCodeForStatus(status: number): ModelErrorCode {
+  if (status === 401 || status === 403) return 'model_auth';
+  if (status === 408 || status === 409 || status === 429 || status >= 500) return 'model_unavailable';
+  if (status >= 400) return 'model_bad_request';
+  return 'model_error';
+}
+
+/**
+ * The `ModelError` code for an error a vendor reports inside a stream, from its type or code
+ * (`overloaded_error`, `rate_limit_exceeded`, `invalid_request_error`, …); unknown ones are `model_error`.
+ */
+export function modelErrorCodeForVendorType(vendorType: string | undefined): ModelErrorCode {
+  const type = (vendorType ?? '').toLowerCase();
+  if (/auth|permission|api_key/.test(type)) return 'model_auth';
+  if (/overloaded|rate_limit|server_error|api_error|timeout|unavailable|capacity/.test(type)) return 'model_unavailable';
+  if (/invalid|bad_request|context_length|not_found/.test(type)) return 'model_bad_request';
+  return 'model_error';
+}
+
+/** A `ModelError` whose code and message say what failed and what the operator can do about it. */
+export function vendorFailureToModelError(failure: VendorFailure): ModelError {
+  const { vendor } = failure;
+  const code = codeFor(failure);
+  const said = failure.vendorMessage === undefined || failure.vendorMessage === '' ? '' : `: ${failure.vendorMessage}`;
+  const status = failure.status === undefined ? '' : ` (HTTP ${failure.status})`;
+  const messages: Record<ModelErrorCode, string> = {
+    model_auth:
+      `${vendor.name} refused the credentials${status}${said}. ` +
+      `Check ${vendor.apiKeyVariable} and that the key may use this model.`,
+    model_unavailable:
+      failure.kind === 'connection'
+        ? `${vendor.name} could not be reached after the client's retries${said}. Check the network and the base URL, then retry.`
+        : failure.kind === 'in-stream'
+          ? `${vendor.name} broke off the turn as busy or unavailable${said}. Retry later or lower the request rate.`
+          : `${vendor.name} is busy or unavailable${status}${said}, also after the client's retries. Retry later or lower the request rate.`,
+    model_bad_request:
+      `${vendor.name} rejected the request${status}${said}. ` +
+      'Check the model name, the sampling settings and extra_body.',
+    model_stream_interrupted:
+      `${vendor.name} stopped streaming before the turn was complete${said}. ` +
+      'The turn is incomplete; retry the run.',
+    model_error: `${vendor.name} failed${status}${said}. Retry the run; if it keeps failing, check the vendor's status.`,
+  };
+  return new ModelError(messages[code], {
+    code,
+    cause: failure.cause,
+    details: {
+      vendor: vendor.name,
+      ...(failure.status === undefined ? {} : { status: failure.status }),
+      ...(failure.vendorType === undefined ? {} : { vendor_type: failure.vendorType }),
+      ...(failure.requestId === undefined ? {} : { request_id: failure.requestId }),
+    },
+  });
+}
+
+function codeFor(failure: VendorFailure): ModelErrorCode {
+  switch (failure.kind) {
+    case 'http':
+      return failure.status === undefined ? 'model_error' : modelErrorCodeForStatus(failure.status);
+    case 'in-stream':
+      return modelErrorCodeForVendorType(failure.vendorType);
+    case 'connection':
+      return 'model_unavailable';
+    case 'stream-cut':
+      return 'model_stream_interrupted';
+    case 'other':
+      return 'model_error';
+  }
+}

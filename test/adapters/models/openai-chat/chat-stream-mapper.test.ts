@@ -1,0 +1,150 @@
+import { describe, expect, it } from 'vitest';
+import { ModelError } from '../../../../src/errors.js';
+import type { ModelPart } from '../../../../src/models/model.js';
+import {
+  ChatStreamMapper,
+  mapChatFinishReason,
+  type CompatChatChunk,
+} from '../../../../adapters/models/openai-chat/chat-stream-mapper.js';
+import { readSseFixtureData } from '../../../support/fake-vendor-server.js';
+
+function mapAll(chunks: CompatChatChunk[]): ModelPart[] {
+  const mapper = new ChatStreamMapper();
+  return [...chunks.flatMap((chunk) => mapper.push(chunk)), ...mapper.end()];
+}
+
+function chunk(choice: Partial<CompatChatChunk['choices'][number]> | undefined, extra: Partial<CompatChatChunk> = {}): CompatChatChunk {
+  return {
+    id: 'chatcmpl-1',
+    object: 'chat.completion.chunk',
+    created: 1,
+    model: 'm',
+    choices: choice === undefined ? [] : [{ index: 0, delta: {}, finish_reason: null, ...choice }],
+    ...extra,
+  };
+}
+
+describe('ChatStreamMapper', () => {
+  it('maps a text stream to text deltas, then usage and finish', () => {
+    expect(mapAll(readSseFixtureData('openai-chat/text.sse'))).toEqual([
+      { type: 'text-delta', delta: 'Hello' },
+      { type: 'text-delta', delta: ', world' },
+      { type: 'text-delta', delta: '! 👋' },
+      { type: 'usage', usage: { inputTokens: 19, outputTokens: 6 } },
+      { type: 'finish', reason: 'stop', rawReason: 'stop' },
+    ]);
+  });
+
+  it('assembles two parallel tool calls whose argument deltas interleave, in index order', () => {
+    expect(mapAll(readSseFixtureData('openai-chat/parallel-tool-calls.sse'))).toEqual([
+      { type: 'tool-call', call: { id: 'call_Qw1xT7aLJ3vN8d2PfGh5Rk0s', name: 'add', arguments: '{"a": 2, "b": 40}' } },
+      { type: 'tool-call', call: { id: 'call_Zp4mB9cE6yU1oK3sW8tJ2nVa', name: 'lookup', arguments: '{"title": "Dune", "year": 1965}' } },
+      { type: 'usage', usage: { inputTokens: 84, outputTokens: 41 } },
+      { type: 'finish', reason: 'tool_calls', rawReason: 'tool_calls' },
+    ]);
+  });
+
+  it('yields a tool call whose arguments are not valid JSON with the raw text', () => {
+    const parts = mapAll(readSseFixtureData('openai-chat/invalid-arguments.sse'));
+    expect(parts).toContainEqual({ type: 'tool-call', call: { id: 'call_Hn2kR8dQ5wX0bL7mC4vT9eYj', name: 'add', arguments: '{"a": 2, "b": ' } });
+  });
+
+  it('maps vLLM reasoning_content to reasoning deltas, a whole reasoning block before the text, and token data', () => {
+    const parts = mapAll(readSseFixtureData('openai-chat/vllm-reasoning.sse'));
+    expect(parts.filter((part) => part.type === 'reasoning-delta').map((part) => part.delta).join('')).toBe('Two plus two is four.');
+    const kinds = parts.map((part) => part.type);
+    expect(kinds.indexOf('reasoning')).toBeLessThan(kinds.indexOf('text-delta'));
+    expect(parts).toContainEqual({ type: 'reasoning', block: { text: 'Two plus two is four.' } });
+    expect(parts).toContainEqual({ type: 'text-delta', delta: '4' });
+    const tokenData = parts.find((part) => part.type === 'token-data');
+    expect(tokenData).toMatchObject({
+      data: {
+        promptTokenIds: [151644, 872, 198, 3838, 374, 220, 17, 10, 17, 30, 151645],
+        tokenIds: [11613, 5519, 1378, 374, 3040, 13, 19, 151645],
+        logprobs: [-0.0123, -0.2001, -0.0031, -0.0004, -0.0107, -0.0009, -0.0002, -0.0001],
+      },
+    });
+    expect((tokenData as { data: { raw: unknown[] } }).data.raw).toHaveLength(8);
+    expect(kinds.slice(-3)).toEqual(['usage', 'token-data', 'finish']);
+  });
+
+  it('reads reasoning from the `reasoning` field newer servers send', () => {
+    const parts = mapAll([
+      chunk({ delta: { reasoning: 'Hmm.' } }),
+      chunk({ delta: { content: 'Yes.' } }),
+      chunk({ delta: {}, finish_reason: 'stop' }),
+    ]);
+    expect(parts.slice(0, 3)).toEqual([
+      { type: 'reasoning-delta', delta: 'Hmm.' },
+      { type: 'reasoning', block: { text: 'Hmm.' } },
+      { type: 'text-delta', delta: 'Yes.' },
+    ]);
+  });
+
+  it('closes reasoning at the finish when no text follows it', () => {
+    const parts = mapAll([chunk({ delta: { reasoning_content: 'only thoughts' } }), chunk({ finish_reason: 'length' })]);
+    expect(parts).toEqual([
+      { type: 'reasoning-delta', delta: 'only thoughts' },
+      { type: 'reasoning', block: { text: 'only thoughts' } },
+      { type: 'finish', reason: 'length', rawReason: 'length' },
+    ]);
+  });
+
+  it('gives a tool call sent without an id a generated one and keeps a name repeated in later deltas whole', () => {
+    const parts = mapAll([
+      chunk({ delta: { tool_calls: [{ index: 0, function: { name: 'add', arguments: '{"a":' } }] } }),
+      chunk({ delta: { tool_calls: [{ index: 0, function: { name: 'add', arguments: '1}' } }] } }),
+      chunk({ finish_reason: 'tool_calls' }),
+    ]);
+    const call = parts.find((part) => part.type === 'tool-call');
+    expect(call).toMatchObject({ call: { name: 'add', arguments: '{"a":1}' } });
+    expect((call as { call: { id: string } }).call.id).toMatch(/^call_.+/);
+  });
+
+  it('tells apart whole calls that a server sends without an index by their ids', () => {
+    const unindexed = (id: string | undefined, name: string | undefined, args: string) =>
+      // Some servers leave `index` out although the OpenAI type requires it.
+      ({ id, type: 'function', function: { name, arguments: args } }) as unknown as NonNullable<CompatChatChunk['choices'][number]['delta']['tool_calls']>[number];
+    const parts = mapAll([
+      chunk({ delta: { tool_calls: [unindexed('call_a', 'add', '{"a":')] } }),
+      chunk({ delta: { tool_calls: [unindexed(undefined, undefined, '1}')] } }),
+      chunk({ delta: { tool_calls: [unindexed('call_b', 'lookup', '{}')] } }),
+      chunk({ delta: { tool_calls: [unindexed('call_a', undefined, '')] } }),
+      chunk({ finish_reason: 'tool_calls' }),
+    ]);
+    expect(parts.filter((part) => part.type === 'tool-call')).toEqual([
+      { type: 'tool-call', call: { id: 'call_a', name: 'add', arguments: '{"a":1}' } },
+      { type: 'tool-call', call: { id: 'call_b', name: 'lookup', arguments: '{}' } },
+    ]);
+  });
+
+  it('does not yield usage or token data that the server did not send', () => {
+    expect(mapAll([chunk({ delta: { content: 'x' } }), chunk({ finish_reason: 'stop' })]).map((part) => part.type)).toEqual(['text-delta', 'finish']);
+  });
+
+  it('throws model_stream_interrupted from end() when no chunk carried a finish reason', () => {
+    const mapper = new ChatStreamMapper();
+    mapper.push(chunk({ delta: { content: 'Hel' } }));
+    expect(() => mapper.end()).toThrow(ModelError);
+    expect(() => mapper.end()).toThrow(/stopped streaming before the turn was complete/);
+    try {
+      mapper.end();
+    } catch (error) {
+      expect(error).toMatchObject({ code: 'model_stream_interrupted' });
+    }
+  });
+});
+
+describe('mapChatFinishReason', () => {
+  it.each([
+    ['stop', false, 'stop'],
+    ['stop', true, 'tool_calls'],
+    ['tool_calls', true, 'tool_calls'],
+    ['function_call', true, 'tool_calls'],
+    ['length', false, 'length'],
+    ['content_filter', false, 'content_filter'],
+    ['eos_token', false, 'other'],
+  ] as const)('maps %s (tool calls made: %s) to %s', (raw, madeCalls, expected) => {
+    expect(mapChatFinishReason(raw, madeCalls)).toBe(expected);
+  });
+});
