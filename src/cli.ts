@@ -7,7 +7,6 @@ Usage:
   runbridge serve                  start the HTTP server (config from environment variables)
   runbridge run [options]          start one run and render its events live
   runbridge ors serve [--port N]   serve the built-in ORS environments
-  runbridge rollout [options]      generate RL rollouts as JSONL trajectories
   runbridge help                   show this text
 
 Run "runbridge <command> --help" for a command's options.`;
@@ -18,7 +17,6 @@ const commands: Record<string, () => Promise<Command>> = {
   serve: async () => (await import('./commands/serve-command.js')).serveCommand,
   run: async () => (await import('./commands/run-command.js')).runCommand,
   ors: async () => (await import('./commands/ors-command.js')).orsCommand,
-  rollout: async () => (await import('./commands/rollout-command.js')).rolloutCommand,
 };
 
 /** Runs the command named by `argv[0]` and resolves to the process exit code. */

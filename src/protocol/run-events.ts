@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { boundedObject } from './bounded-object.js';
 
 /**
  * The typed run events of CONTRACT §3.1. Every event is an envelope (`event`, `seq`, `run_id`,
@@ -16,7 +17,7 @@ export type Usage = z.infer<typeof UsageSchema>;
 /** Which task a run plays: by split and index, or a spec handed to the environment verbatim. */
 export const TaskRefSchema = z.union([
   z.strictObject({ split: z.string().min(1).max(128), index: z.number().int().nonnegative() }),
-  z.strictObject({ spec: z.record(z.string(), z.unknown()) }),
+  z.strictObject({ spec: boundedObject('task.spec', 32, 256 * 1024) }),
 ]);
 export type TaskRef = z.infer<typeof TaskRefSchema>;
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { boundedObject } from './bounded-object.js';
 import { TaskRefSchema } from './run-events.js';
 
 /**
@@ -23,7 +24,12 @@ export const ModelRefSchema = z
 const TextPartSchema = z.strictObject({ type: z.literal('text'), text: z.string() });
 const ImagePartSchema = z.strictObject({
   type: z.literal('image_url'),
-  image_url: z.strictObject({ url: z.string().max(20_000_000), detail: z.enum(['auto', 'low', 'high']).optional() }),
+  image_url: z.strictObject({
+    // The bridge never fetches URLs on a caller's behalf (no request may point it elsewhere), so
+    // images come inline.
+    url: z.string().max(20_000_000).regex(/^data:[^;,]+;base64,/, 'images must be data: URIs with base64 content'),
+    detail: z.enum(['auto', 'low', 'high']).optional(),
+  }),
 });
 
 /** An OpenAI-style chat message, as callers of chat APIs already write them. */
@@ -40,7 +46,7 @@ export const SamplingSchema = z.strictObject({
   max_tokens: z.number().int().positive().max(1_000_000).optional(),
   seed: z.number().int().optional(),
   /** Passed to the provider verbatim (vLLM `return_token_ids`, `logprobs`, …). */
-  extra_body: z.record(z.string(), z.unknown()).optional(),
+  extra_body: boundedObject('extra_body', 16, 64 * 1024).optional(),
 });
 export type Sampling = z.infer<typeof SamplingSchema>;
 
@@ -56,8 +62,8 @@ export const RunRequestSchema = z.strictObject({
   max_turns: z.number().int().min(1).max(1000).optional(),
   sampling: SamplingSchema.optional(),
   /** Forwarded to ORS `/create`; never logged, echoed or stored in events. */
-  secrets: z.record(z.string(), z.unknown()).optional(),
-  metadata: z.record(z.string(), z.unknown()).optional(),
+  secrets: boundedObject('secrets', 8, 64 * 1024).optional(),
+  metadata: boundedObject('metadata', 8, 16 * 1024).optional(),
   /** How per-tool-call rewards reduce to the run's reward; default: the last non-null one. */
   reward_reduction: RewardReductionSchema.optional(),
 });

@@ -1,0 +1,142 @@
+import { parseArgs } from 'node:util';
+import { loadConfig } from '../config.js';
+import { startRunbridge, type Runbridge } from '../main.js';
+import { RunEventSchema, isTerminalEvent, type RunEvent } from '../protocol/run-events.js';
+import type { RunRequest } from '../protocol/run-request.js';
+import { readSseEvents } from '../sse/read-sse-events.js';
+import { RunRenderer } from './run-renderer.js';
+
+const HELP = `runbridge run — start one run and render its events live
+
+Options:
+  --env NAME            ORS environment (default: RUNBRIDGE_DEFAULT_ENV, arith)
+  --split NAME          task split (default: the environment's first split)
+  --index N             task index (default 0)
+  --task-spec JSON      a task given whole instead of split/index
+  --model REF           provider:name, e.g. offline, openai:gpt-4.1-mini (default: RUNBRIDGE_MODEL)
+  --input TEXT          an extra user turn after the environment's prompt
+  --instructions TEXT   system prompt
+  --max-turns N         default 20
+  --temperature X       sampling temperature
+  --seed N              sampling seed
+  --server URL          use a running bridge instead of starting one in this process
+  --api-key KEY         bearer key for --server (default: RUNBRIDGE_API_KEY)
+  --json                print the raw events as JSON lines instead of rendering them
+
+Exit code: 0 when the run completed, 1 when it failed, 130 when it was cancelled (Ctrl-C cancels it).`;
+
+/** `runbridge run`: starts a run (on an in-process bridge unless `--server`) and renders it live. */
+export async function runCommand(args: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      env: { type: 'string' },
+      split: { type: 'string' },
+      index: { type: 'string' },
+      'task-spec': { type: 'string' },
+      model: { type: 'string' },
+      input: { type: 'string' },
+      instructions: { type: 'string' },
+      'max-turns': { type: 'string' },
+      temperature: { type: 'string' },
+      seed: { type: 'string' },
+      server: { type: 'string' },
+      'api-key': { type: 'string' },
+      json: { type: 'boolean' },
+      help: { type: 'boolean' },
+    },
+  });
+  if (values.help) {
+    process.stdout.write(`${HELP}\n`);
+    return 0;
+  }
+  const request = buildRequest(values);
+
+  let bridge: Runbridge | undefined;
+  if (values.server === undefined) {
+    bridge = await startRunbridge({ config: loadConfig({ ...process.env, PORT: '0', HOST: '127.0.0.1', RUNBRIDGE_API_KEYS: '' }) });
+  }
+  const base = (values.server ?? bridge!.url).replace(/\/+$/, '');
+  const apiKey = values['api-key'] ?? process.env.RUNBRIDGE_API_KEY;
+  const headers: Record<string, string> = apiKey ? { Authorization: `Bearer ${apiKey}` } : {};
+  try {
+    const created = await fetch(`${base}/v1/runs`, {
+      method: 'POST',
+      headers: { ...headers, 'Content-Type': 'application/json' },
+      body: JSON.stringify(request),
+    });
+    const body = (await created.json()) as { run_id?: string; error?: { message: string } };
+    if (!created.ok || body.run_id === undefined) {
+      throw new Error(`the server refused the run (${created.status}): ${body.error?.message ?? JSON.stringify(body)}`);
+    }
+    const terminal = await follow(base, body.run_id, headers, values.json === true);
+    return terminal.event === 'run.completed' ? 0 : terminal.event === 'run.cancelled' ? 130 : 1;
+  } finally {
+    await bridge?.shutdown();
+  }
+}
+
+/** Streams the run's events to stdout until its terminal event; Ctrl-C asks the server to cancel. */
+async function follow(base: string, runId: string, headers: Record<string, string>, json: boolean): Promise<RunEvent> {
+  const cancel = () => {
+    process.stderr.write('\ncancelling… (Ctrl-C again to quit at once)\n');
+    process.once('SIGINT', () => process.exit(130));
+    void fetch(`${base}/v1/runs/${runId}/cancel`, { method: 'POST', headers }).catch(() => undefined);
+  };
+  process.once('SIGINT', cancel);
+  const renderer = new RunRenderer(process.stdout.isTTY === true && !process.env.NO_COLOR);
+  let cursor = -1;
+  try {
+    // Reconnect from the cursor if the stream drops: the log is the source of truth, not the socket.
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const response = await fetch(`${base}/v1/runs/${runId}/events?after=${cursor}`, { headers: { ...headers, Accept: 'text/event-stream' } });
+      if (!response.ok || !response.body) throw new Error(`cannot read the run's events (${response.status})`);
+      for await (const frame of readSseEvents(response.body)) {
+        const event = RunEventSchema.parse(JSON.parse(frame.data));
+        cursor = event.seq;
+        process.stdout.write(json ? `${frame.data}\n` : renderer.render(event));
+        if (isTerminalEvent(event)) return event;
+      }
+    }
+    throw new Error('the event stream kept dropping before the run ended');
+  } finally {
+    process.off('SIGINT', cancel);
+  }
+}
+
+function buildRequest(values: Record<string, string | boolean | undefined>): RunRequest {
+  const text = (name: string) => (typeof values[name] === 'string' ? (values[name] as string) : undefined);
+  const number = (name: string) => {
+    const raw = text(name);
+    if (raw === undefined) return undefined;
+    const parsed = Number(raw);
+    if (!Number.isFinite(parsed)) throw new Error(`--${name} must be a number, got "${raw}"`);
+    return parsed;
+  };
+  const spec = text('task-spec');
+  const split = text('split');
+  const index = number('index');
+  let task: RunRequest['task'];
+  if (spec !== undefined) {
+    try {
+      task = { spec: JSON.parse(spec) as Record<string, unknown> };
+    } catch {
+      throw new Error('--task-spec must be a JSON object');
+    }
+  } else if (split !== undefined || index !== undefined) {
+    if (split === undefined) throw new Error('--index needs --split (the split the index is in)');
+    task = { split, index: index ?? 0 };
+  }
+  const temperature = number('temperature');
+  const seed = number('seed');
+  const sampling = temperature === undefined && seed === undefined ? undefined : { temperature, seed };
+  return {
+    env: text('env'),
+    task,
+    model: text('model'),
+    input: text('input'),
+    instructions: text('instructions'),
+    max_turns: number('max-turns'),
+    sampling,
+  };
+}

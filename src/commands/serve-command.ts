@@ -1,0 +1,43 @@
+import { parseArgs } from 'node:util';
+import { loadConfig } from '../config.js';
+import { startRunbridge } from '../main.js';
+
+const HELP = `runbridge serve — start the HTTP API
+
+Configuration comes from environment variables (see README, "Configuration"); flags override two of them:
+  --port N     listen port (PORT, default 8080)
+  --host H     listen address (HOST, default 127.0.0.1)`;
+
+/** `runbridge serve`: starts the bridge, prints where and how to try it, drains on SIGTERM/SIGINT. */
+export async function serveCommand(args: string[]): Promise<number> {
+  const { values } = parseArgs({ args, options: { port: { type: 'string' }, host: { type: 'string' }, help: { type: 'boolean' } } });
+  if (values.help) {
+    process.stdout.write(`${HELP}\n`);
+    return 0;
+  }
+  const config = loadConfig({ ...process.env, ...(values.port ? { PORT: values.port } : {}), ...(values.host ? { HOST: values.host } : {}) });
+  const bridge = await startRunbridge({ config });
+  const auth = config.apiKeys.length > 0 ? ` -H 'Authorization: Bearer <key>'` : '';
+  process.stdout.write(
+    [
+      `runbridge listening on ${bridge.url}`,
+      `  ORS server: ${bridge.orsUrl}${bridge.orsServer ? ' (built-in: arith, workspace)' : ''}`,
+      `  default model: ${config.defaultModel}`,
+      '',
+      'Try it:',
+      `  curl -s ${bridge.url}/v1/runs${auth} -H 'Content-Type: application/json' -d '{"env":"arith"}'`,
+      `  curl -N ${bridge.url}/v1/runs/<run_id>/events${auth}`,
+      '',
+    ].join('\n'),
+  );
+
+  const signal = await new Promise<NodeJS.Signals>((resolve) => {
+    process.once('SIGTERM', () => resolve('SIGTERM'));
+    process.once('SIGINT', () => resolve('SIGINT'));
+  });
+  process.stdout.write(`${signal}: draining (up to ${config.shutdownGraceMs / 1000}s; send it again to exit at once)\n`);
+  process.once(signal, () => process.exit(130));
+  await bridge.shutdown();
+  process.stdout.write('runbridge stopped\n');
+  return 0;
+}

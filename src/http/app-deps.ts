@@ -1,0 +1,21 @@
+import type { ModelRegistry } from '../models/model-registry.js';
+import type { RunRegistry } from '../runs/run-registry.js';
+import type { Authenticator } from './authenticate.js';
+
+/** Everything the HTTP layer needs, wired by `main.ts`. */
+export interface AppDeps {
+  registry: RunRegistry;
+  models: ModelRegistry;
+  authenticator: Authenticator;
+  config: { maxBodyBytes: number; keepaliveMs: number; subscriberBufferBytes: number };
+  /** Aborted at the very end of shutdown to cut streams whose clients stopped reading. */
+  shutdownSignal: AbortSignal;
+  now: () => number;
+  log: (error: unknown) => void;
+}
+
+/** `ctx.state` of every authenticated request. */
+export interface AppState {
+  /** Who is asking; runs are scoped to it. */
+  owner: string;
+}

@@ -1,0 +1,57 @@
+import type { Context, Next } from 'koa';
+import { CapacityError, RunbridgeError } from '../errors.js';
+
+/** The error body of CONTRACT §2. */
+export interface ErrorBody {
+  error: { code: string; message: string; details?: unknown };
+}
+
+/**
+ * Turns any error thrown before the response started into the contract's error body with the
+ * right status (and `Retry-After` for 429). Unknown errors are a 500 with a generic message: their
+ * text may hold internals, so it goes to the log, not the caller. After the first byte of a
+ * response (an SSE stream) there is nothing to answer; the stream's own code ends it.
+ */
+export function errorMiddleware(log: (error: unknown) => void) {
+  return async (ctx: Context, next: Next): Promise<void> => {
+    try {
+      await next();
+      if (ctx.status === 404 && ctx.body === undefined && ctx.respond !== false) {
+        answer(ctx, 404, { error: { code: 'not_found', message: `No route ${ctx.method} ${ctx.path}. See GET /v1/openapi.json.` } });
+      }
+    } catch (error) {
+      if (ctx.headerSent || ctx.respond === false) {
+        if (!ctx.res.writableEnded) ctx.res.destroy();
+        return;
+      }
+      if (error instanceof RunbridgeError) {
+        if (error instanceof CapacityError) ctx.set('Retry-After', String(error.retryAfterSeconds));
+        const body: ErrorBody = { error: { code: error.code, message: error.message } };
+        if (error.details !== undefined) body.error.details = error.details;
+        if (error.status >= 500) log(error);
+        answer(ctx, error.status, body);
+        return;
+      }
+      const status = httpStatusOf(error);
+      if (status !== undefined && status < 500) {
+        answer(ctx, status, { error: { code: 'invalid_request', message: (error as Error).message } });
+        return;
+      }
+      log(error);
+      answer(ctx, 500, { error: { code: 'internal_error', message: 'Internal server error; the details are in the server log.' } });
+    }
+  };
+}
+
+function answer(ctx: Context, status: number, body: ErrorBody): void {
+  ctx.status = status;
+  ctx.body = body;
+}
+
+/** The status of an error thrown by Koa itself or a library following http-errors. */
+function httpStatusOf(error: unknown): number | undefined {
+  if (error !== null && typeof error === 'object' && 'status' in error && typeof error.status === 'number') {
+    return error.status >= 400 && error.status < 600 ? error.status : undefined;
+  }
+  return undefined;
+}

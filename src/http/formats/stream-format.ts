@@ -1,0 +1,26 @@
+import type { RunEvent } from '../../protocol/run-events.js';
+import type { LoggedEvent } from '../../runs/event-log.js';
+
+/** What a format may know about the run besides the event itself. */
+export interface StreamContext {
+  runId: string;
+  model: string;
+  /** Epoch seconds the run was created (OpenAI's `created`). */
+  created: number;
+  /** Query options of the request (e.g. `agent_events`). */
+  options: URLSearchParams;
+}
+
+/**
+ * A way of serving a run's event log over SSE. Each is a pure projection: the frames for an event
+ * depend only on that event and the context, so any subscriber can start at any `seq`.
+ */
+export interface StreamFormat {
+  readonly name: string;
+  /** Whether frames carry `id:` lines, so a browser can resume with `Last-Event-ID`. */
+  readonly carriesIds: boolean;
+  /** The SSE text for one event; may be empty when the format has nothing to say about it. */
+  frame(entry: LoggedEvent, context: StreamContext): string;
+  /** The SSE text after the terminal event (e.g. `data: [DONE]`); may be empty. */
+  end(terminal: RunEvent, context: StreamContext): string;
+}

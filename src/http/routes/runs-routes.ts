@@ -1,0 +1,121 @@
+import Router from 'koa-router';
+import { z } from 'zod';
+import { BadRequestError } from '../../errors.js';
+import { RunRequestSchema } from '../../protocol/run-request.js';
+import { RunStatusSchema, type RunCreated } from '../../protocol/run-snapshot.js';
+import type { AppDeps, AppState } from '../app-deps.js';
+import { parseCursor } from '../parse-cursor.js';
+import { parseInput } from '../parse-input.js';
+import { readJsonBody } from '../read-json-body.js';
+import { streamRunEvents } from '../stream-run-events.js';
+import { STREAM_FORMATS } from '../formats/stream-formats.js';
+
+const ListQuerySchema = z.strictObject({
+  status: RunStatusSchema.optional(),
+  limit: z.coerce.number().int().min(1).max(100).default(20),
+  after: z.string().max(64).optional(),
+});
+
+const EventsQuerySchema = z.strictObject({
+  format: z.string().max(32).optional(),
+  after: z.string().max(32).optional(),
+  limit: z.coerce.number().int().min(1).max(1000).default(100),
+  agent_events: z.enum(['0', '1', 'true', 'false']).optional(),
+});
+
+/** Idempotency keys are opaque to us, but they are stored, so they are bounded and printable. */
+const IdempotencyKeySchema = z.string().min(1).max(255).regex(/^[\x21-\x7e]+$/, 'use 1–255 visible ASCII characters');
+
+/** `POST/GET /v1/runs`, `GET/DELETE /v1/runs/:id`, `/v1/runs/:id/events`, `/v1/runs/:id/cancel` (CONTRACT §2, §3). */
+export function runsRoutes(deps: AppDeps): Router<AppState> {
+  const { registry, config } = deps;
+  const router = new Router<AppState>();
+
+  router.post('/v1/runs', async (ctx) => {
+    const body = parseInput(RunRequestSchema, await readJsonBody(ctx.req, config.maxBodyBytes), 'run request');
+    const keyHeader = ctx.get('Idempotency-Key');
+    const key = keyHeader === '' ? undefined : parseInput(IdempotencyKeySchema, keyHeader, 'Idempotency-Key header');
+    const { run, created } = await registry.create(body, ctx.state.owner, key);
+    ctx.status = created ? 202 : 200;
+    ctx.set('Location', `/v1/runs/${run.id}`);
+    ctx.body = {
+      run_id: run.id,
+      status: run.status,
+      events_url: `/v1/runs/${run.id}/events`,
+      created_at: run.createdAt / 1000,
+    } satisfies RunCreated;
+  });
+
+  router.get('/v1/runs', (ctx) => {
+    const query = parseInput(ListQuerySchema, ctx.query, 'query');
+    ctx.body = registry.list(ctx.state.owner, query);
+  });
+
+  router.get('/v1/runs/:id', (ctx) => {
+    ctx.body = registry.get(ctx.params.id!, ctx.state.owner).snapshot();
+  });
+
+  router.delete('/v1/runs/:id', (ctx) => {
+    registry.delete(ctx.params.id!, ctx.state.owner);
+    ctx.status = 204;
+  });
+
+  router.post('/v1/runs/:id/cancel', (ctx) => {
+    const run = registry.cancel(ctx.params.id!, ctx.state.owner);
+    ctx.status = 202;
+    ctx.body = { run_id: run.id, status: run.status };
+  });
+
+  router.get('/v1/runs/:id/events', async (ctx) => {
+    const run = registry.get(ctx.params.id!, ctx.state.owner);
+    const query = parseInput(EventsQuerySchema, ctx.query, 'query');
+    const lastEventId = ctx.get('Last-Event-ID');
+    const cursor = parseCursor(lastEventId === '' ? undefined : lastEventId, query.after);
+    if (cursor > run.log.lastSeq) {
+      throw new BadRequestError(`The cursor ${cursor} is beyond the log: the newest event of this run is seq ${run.log.lastSeq}.`, {
+        code: 'invalid_cursor',
+      });
+    }
+
+    if (wantsJson(ctx.get('Accept'))) {
+      const data = run.log.entries.slice(cursor + 1, cursor + 1 + query.limit).map((entry) => entry.event);
+      const last = data.at(-1);
+      const hasMore = last !== undefined && last.seq < run.log.lastSeq;
+      ctx.body = { run_id: run.id, status: run.status, data, last_seq: run.log.lastSeq, has_more: hasMore, next_after: hasMore ? last.seq : null };
+      return;
+    }
+
+    const format = STREAM_FORMATS[query.format ?? 'events'];
+    if (!format) {
+      throw new BadRequestError(`Unknown format "${query.format}". Formats: ${Object.keys(STREAM_FORMATS).join(', ')}.`, { code: 'unknown_format' });
+    }
+    if (run.finished && cursor >= run.log.lastSeq) {
+      // Nothing left to send: 204 also tells a browser EventSource to stop reconnecting.
+      ctx.status = 204;
+      return;
+    }
+
+    ctx.respond = false;
+    const closed = new AbortController();
+    ctx.req.once('close', () => closed.abort());
+    ctx.res.once('close', () => closed.abort());
+    await streamRunEvents({
+      run,
+      res: ctx.res,
+      format,
+      context: { runId: run.id, model: run.model, created: Math.floor(run.createdAt / 1000), options: new URLSearchParams(ctx.querystring) },
+      after: cursor,
+      keepaliveMs: config.keepaliveMs,
+      bufferBytes: config.subscriberBufferBytes,
+      signal: AbortSignal.any([closed.signal, deps.shutdownSignal]),
+      now: deps.now,
+    });
+  });
+
+  return router;
+}
+
+/** True when the caller asked for JSON rather than an event stream. */
+function wantsJson(accept: string): boolean {
+  return /\bapplication\/json\b/i.test(accept) && !/\btext\/event-stream\b/i.test(accept);
+}

@@ -1,0 +1,82 @@
+import type { ServerResponse } from 'node:http';
+import { once } from 'node:events';
+import type { Run } from '../runs/run.js';
+import type { StreamContext, StreamFormat } from './formats/stream-format.js';
+import { SSE_HEADERS, SSE_KEEPALIVE, SSE_PREAMBLE } from './sse-headers.js';
+
+export interface StreamOptions {
+  run: Run;
+  res: ServerResponse;
+  format: StreamFormat;
+  context: StreamContext;
+  /** Send events with `seq > after`; -1 sends the whole log. */
+  after: number;
+  keepaliveMs: number;
+  /** A subscriber whose unsent bytes pass this bound is disconnected; it resumes from its cursor. */
+  bufferBytes: number;
+  /** Ends the stream early (client gone, server stopping). */
+  signal: AbortSignal;
+  now: () => number;
+}
+
+/** Bytes written per batch while catching up, so a long replay cannot balloon one socket's buffer. */
+const REPLAY_BATCH_BYTES = 64 * 1024;
+
+/**
+ * Serves one subscriber: writes the SSE preamble, then every event after its cursor as the log grows,
+ * a keep-alive comment whenever `keepaliveMs` pass with nothing written (inside the wait loop, so a
+ * model or tool silent for minutes still keeps the connection alive), and ends the response after the
+ * terminal event. The run never waits for this loop: a subscriber that stops reading is cut off when
+ * its socket buffer passes `bufferBytes`; one catching up on a long log is paced by `drain`.
+ */
+export async function streamRunEvents(options: StreamOptions): Promise<void> {
+  const { run, res, format, context, keepaliveMs, bufferBytes, signal } = options;
+  const detach = run.attach(options.now);
+  try {
+    res.writeHead(200, SSE_HEADERS);
+    res.write(SSE_PREAMBLE);
+    // Send headers and preamble now: a client must see the stream open even before the first event.
+    res.flushHeaders();
+    let next = options.after + 1;
+    while (!signal.aborted && !res.destroyed) {
+      const entries = run.log.entries;
+      if (next < entries.length) {
+        let batch = '';
+        while (next < entries.length && batch.length < REPLAY_BATCH_BYTES) {
+          batch += format.frame(entries[next]!, context);
+          next++;
+        }
+        res.write(batch);
+        if (res.writableLength > bufferBytes) {
+          res.destroy();
+          return;
+        }
+        // More is waiting: let the socket drain before the next batch (a fast reader catches up
+        // at once; a stalled one holds no more than a batch while the log keeps the rest).
+        if (next < entries.length && res.writableNeedDrain) await drained(res, signal);
+        continue;
+      }
+      const terminal = run.log.terminal;
+      if (terminal) {
+        res.end(format.end(terminal, context));
+        return;
+      }
+      const woke = await run.log.waitForAppend(next, keepaliveMs, signal);
+      if (woke === 'timeout') {
+        res.write(SSE_KEEPALIVE);
+        run.touch(options.now());
+      }
+    }
+  } finally {
+    detach();
+    if (!res.writableEnded && !res.destroyed) res.destroy();
+  }
+}
+
+async function drained(res: ServerResponse, signal: AbortSignal): Promise<void> {
+  try {
+    await once(res, 'drain', { signal });
+  } catch {
+    // Aborted or the socket closed: the loop's own checks end the stream.
+  }
+}

@@ -1,0 +1,161 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createAnthropicProvider } from '../adapters/models/anthropic/anthropic-provider.js';
+import { createOfflineProvider } from '../adapters/models/offline/offline-provider.js';
+import { createOpenAiChatProvider } from '../adapters/models/openai-chat/openai-chat-provider.js';
+import { createOpenAiResponsesProvider } from '../adapters/models/openai-responses/openai-responses-provider.js';
+import { builtinEnvironments } from '../adapters/environments/builtin-environments.js';
+import type { Config } from './config.js';
+import { ConfigError } from './config.js';
+import { Authenticator } from './http/authenticate.js';
+import { createApp } from './http/create-app.js';
+import type { ModelProvider } from './models/model.js';
+import { ModelRegistry } from './models/model-registry.js';
+import { OrsClient } from './ors/client/ors-client.js';
+import type { EnvironmentDefinition } from './ors/environment.js';
+import { createOrsServer, type OrsServer } from './ors/server/create-ors-server.js';
+import { RunRegistry } from './runs/run-registry.js';
+
+export interface StartOptions {
+  config: Config;
+  /** Providers to use instead of the configured ones (tests point real SDK clients at fakes this way). */
+  providers?: ModelProvider[];
+  /** Environments for the built-in ORS server instead of the built-in ones (tests shorten slow tools). */
+  environments?: EnvironmentDefinition<any, any>[];
+  /** Where operational messages and unexpected errors go; default `console.error`. */
+  log?: (message: string, error?: unknown) => void;
+}
+
+/** A running bridge. */
+export interface Runbridge {
+  /** Base URL of the HTTP API, e.g. `http://127.0.0.1:8080`. */
+  url: string;
+  /** Base URL of the ORS server the bridge drives (the built-in one unless `ORS_URL` is set). */
+  orsUrl: string;
+  /** The built-in ORS server, when it is the one in use. */
+  orsServer: OrsServer | undefined;
+  registry: RunRegistry;
+  /**
+   * Graceful shutdown (CONTRACT §6): new runs get 503, running runs finish within the grace period
+   * and the rest are cancelled, every subscriber receives its terminal event, every ORS session is
+   * deleted, then the servers close. Idempotent.
+   */
+  shutdown(): Promise<void>;
+}
+
+const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
+/** How long subscribers get to read their terminal event after the last run ended. */
+const FLUSH_MS = 2000;
+
+/** Wires ORS, models, runs and HTTP together and starts listening. The one place adapters meet the core. */
+export async function startRunbridge(options: StartOptions): Promise<Runbridge> {
+  const { config } = options;
+  const log = options.log ?? ((message: string, error?: unknown) => console.error(message, error ?? ''));
+  if (config.apiKeys.length === 0 && !LOOPBACK.has(config.host)) {
+    throw new ConfigError([
+      `HOST=${config.host} would expose the API without authentication; set RUNBRIDGE_API_KEYS, or listen on 127.0.0.1.`,
+    ]);
+  }
+
+  const providers = options.providers ?? configuredProviders(config);
+  const models = new ModelRegistry(providers, config.defaultModel);
+  models.normalise(undefined); // fail at start-up, not at the first request, on a bad RUNBRIDGE_MODEL
+
+  let orsServer: OrsServer | undefined;
+  let orsUrl = config.orsUrl;
+  if (orsUrl === undefined) {
+    orsServer = createOrsServer({ environments: options.environments ?? builtinEnvironments, pingIntervalMs: config.orsPingMs });
+    orsUrl = await orsServer.listen(0, '127.0.0.1');
+  }
+  const ors = new OrsClient({ baseUrl: orsUrl, pingIntervalMs: config.orsPingMs });
+  const registry = new RunRegistry({
+    ors,
+    models,
+    defaultEnv: config.defaultEnv,
+    limits: {
+      maxConcurrentRuns: config.maxConcurrentRuns,
+      maxQueuedRuns: config.maxQueuedRuns,
+      maxEventsPerRun: config.maxEventsPerRun,
+      orphanTtlMs: config.orphanTtlMs,
+      retentionMs: config.retentionMs,
+      runTimeoutMs: config.runTimeoutMs,
+      toolOutputEventChars: config.toolOutputEventChars,
+    },
+  });
+
+  const shutdownController = new AbortController();
+  const app = createApp({
+    registry,
+    models,
+    authenticator: new Authenticator(config.apiKeys),
+    config,
+    shutdownSignal: shutdownController.signal,
+    now: Date.now,
+    log: (error) => log('request failed:', error),
+  });
+  const server = createServer(app.callback());
+  // SSE streams idle between keep-alives; Node's default timeouts must not cut them.
+  server.requestTimeout = 0;
+  server.headersTimeout = 60_000;
+  server.keepAliveTimeout = 5_000;
+  await listen(server, config.port, config.host);
+  const address = server.address() as AddressInfo;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+
+  let stopping: Promise<void> | undefined;
+  const shutdown = (): Promise<void> =>
+    (stopping ??= (async () => {
+      await registry.shutdown(config.shutdownGraceMs);
+      await waitForSubscribers(registry, FLUSH_MS);
+      shutdownController.abort();
+      await closeServer(server);
+      await orsServer?.close();
+    })());
+
+  return { url: `http://${host}:${address.port}`, orsUrl, orsServer, registry, shutdown };
+}
+
+/**
+ * The providers the configuration enables: `offline` always; `openai` and `openai-responses` with
+ * `OPENAI_API_KEY` or `OPENAI_BASE_URL` (a local vLLM or Ollama usually needs no key); `anthropic`
+ * with `ANTHROPIC_API_KEY`.
+ */
+export function configuredProviders(config: Config): ModelProvider[] {
+  const providers = [createOfflineProvider()];
+  const { openai, anthropic } = config;
+  if (openai.apiKey !== undefined || openai.baseUrl !== undefined) {
+    // OpenAI-compatible servers accept any key, but the SDK insists on one.
+    const options = { apiKey: openai.apiKey ?? 'unused', baseUrl: openai.baseUrl };
+    providers.push(createOpenAiChatProvider(options), createOpenAiResponsesProvider(options));
+  }
+  if (anthropic.apiKey !== undefined) {
+    providers.push(createAnthropicProvider({ apiKey: anthropic.apiKey, baseUrl: anthropic.baseUrl }));
+  }
+  return providers;
+}
+
+function listen(server: Server, port: number, host: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+}
+
+async function waitForSubscribers(registry: RunRegistry, limitMs: number): Promise<void> {
+  const deadline = Date.now() + limitMs;
+  while (registry.stats().subscribers > 0 && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+function closeServer(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    server.close(() => resolve());
+    server.closeIdleConnections();
+    // Streams were given their terminal event and a flush window; whatever is still open is stuck.
+    server.closeAllConnections();
+  });
+}

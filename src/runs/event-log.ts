@@ -1,0 +1,131 @@
+import { RunbridgeError } from '../errors.js';
+import { RunEventFactory } from '../protocol/event-factory.js';
+import { isTerminalEvent, type RunEvent, type RunEventInput } from '../protocol/run-events.js';
+
+/** An event as stored: the object, and its JSON serialised once so fan-out never re-serialises it. */
+export interface LoggedEvent {
+  readonly event: RunEvent;
+  readonly json: string;
+}
+
+/** The log refused an event because it holds `maxEvents` already; the run must end. */
+export class EventLogFullError extends RunbridgeError {
+  constructor(maxEvents: number) {
+    super(`The run produced more than ${maxEvents} events (RUNBRIDGE_MAX_EVENTS_PER_RUN) and was stopped.`, {
+      code: 'event_log_full',
+    });
+  }
+}
+
+export type WaitResult = 'appended' | 'timeout' | 'aborted';
+
+/**
+ * The append-only event log of one run: every subscriber, replay and snapshot is a view of it.
+ * Appends are synchronous and never wait for a reader; readers poll by position and park on
+ * {@link waitForAppend}, so a slow reader can never slow the run.
+ *
+ * At `maxEvents`, further progress events are refused with {@link EventLogFullError}; the events
+ * that close a run (`tool.completed`, terminal) are always accepted, so every log still ends well.
+ */
+export class EventLog {
+  readonly #entries: LoggedEvent[] = [];
+  readonly #factory: RunEventFactory;
+  readonly #listeners = new Set<(entry: LoggedEvent) => void>();
+  #wake: { promise: Promise<void>; resolve: () => void } = deferred();
+  #terminal: LoggedEvent | undefined;
+
+  constructor(
+    readonly runId: string,
+    private readonly maxEvents: number = Number.POSITIVE_INFINITY,
+    now: () => number = Date.now,
+  ) {
+    this.#factory = new RunEventFactory(runId, now);
+  }
+
+  /** Number of events; also the `seq` the next event gets. */
+  get length(): number {
+    return this.#entries.length;
+  }
+
+  /** `seq` of the newest event, or -1 when the log is empty. */
+  get lastSeq(): number {
+    return this.#entries.length - 1;
+  }
+
+  /** The terminal event once written; after it the log never changes. */
+  get terminal(): RunEvent | undefined {
+    return this.#terminal?.event;
+  }
+
+  /** Every stored event, oldest first. The array is live; do not mutate it. */
+  get entries(): readonly LoggedEvent[] {
+    return this.#entries;
+  }
+
+  /** The events as objects, oldest first (a copy). */
+  events(): RunEvent[] {
+    return this.#entries.map((entry) => entry.event);
+  }
+
+  /**
+   * Builds the event from `input`, stores it, and wakes every waiting reader. Throws once the
+   * terminal event is written (a bug in the producer) or when the log is full (see class doc).
+   */
+  append(input: RunEventInput): RunEvent {
+    if (this.#terminal) {
+      throw new Error(`run ${this.runId}: ${input.event} after the terminal ${this.#terminal.event.event}`);
+    }
+    const closing = input.event === 'tool.completed' || isTerminalEvent(input);
+    if (!closing && this.#entries.length >= this.maxEvents) throw new EventLogFullError(this.maxEvents);
+
+    const event = this.#factory.build(input);
+    const entry: LoggedEvent = { event, json: JSON.stringify(event) };
+    this.#entries.push(entry);
+    if (isTerminalEvent(event)) this.#terminal = entry;
+    for (const listener of this.#listeners) listener(entry);
+
+    const { resolve } = this.#wake;
+    this.#wake = deferred();
+    resolve();
+    return event;
+  }
+
+  /** Calls `listener` with every event appended from now on; returns the unsubscribe function. */
+  onAppend(listener: (entry: LoggedEvent) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /**
+   * Resolves once the log holds more than `length` events (`appended`, at once if it already does),
+   * after `timeoutMs` (`timeout`, the caller's cue for a keep-alive), or when `signal` aborts.
+   * A finished log never grows, so waiting on it past its end resolves only by timeout or abort.
+   */
+  async waitForAppend(length: number, timeoutMs: number, signal?: AbortSignal): Promise<WaitResult> {
+    if (this.#entries.length > length) return 'appended';
+    if (signal?.aborted) return 'aborted';
+    let timer: NodeJS.Timeout | undefined;
+    let onAbort: (() => void) | undefined;
+    try {
+      return await Promise.race([
+        this.#wake.promise.then(() => 'appended' as const),
+        new Promise<WaitResult>((resolve) => {
+          timer = setTimeout(() => resolve('timeout'), timeoutMs);
+          onAbort = () => resolve('aborted');
+          signal?.addEventListener('abort', onAbort, { once: true });
+        }),
+      ]);
+    } finally {
+      clearTimeout(timer);
+      if (onAbort) signal?.removeEventListener('abort', onAbort);
+    }
+  }
+}
+
+function deferred(): { promise: Promise<void>; resolve: () => void } {
+  let resolve!: () => void;
+  const promise = new Promise<void>((done) => {
+    resolve = done;
+  });
+  return { promise, resolve };
+}

@@ -1,0 +1,65 @@
+import { describe, expect, it } from 'vitest';
+import { RunEventFactory } from '../../src/protocol/event-factory.js';
+import type { RunEvent, RunEventInput } from '../../src/protocol/run-events.js';
+import { assertEventOrder, EventOrderError, findEventOrderViolations } from '../../src/protocol/verify-event-order.js';
+
+function log(...inputs: RunEventInput[]): RunEvent[] {
+  const factory = new RunEventFactory('run_test', () => 1_764_000_000_123);
+  return inputs.map((input) => factory.build(input));
+}
+
+const started: RunEventInput = { event: 'run.started', env: 'arith', task: { split: 'train', index: 0 }, model: 'offline' };
+const toolStarted: RunEventInput = {
+  event: 'tool.started', tool: 'submit', tool_call_id: 'c1', arguments: { answer: 4 }, preview: '4', turn: 1, call_index: 0,
+};
+const toolCompleted: RunEventInput = {
+  event: 'tool.completed', tool: 'submit', tool_call_id: 'c1', duration: 0.01, error: false, output: 'Correct', reward: 1, finished: true, turn: 1, call_index: 0,
+};
+const cancelled: RunEventInput = { event: 'run.cancelled', reason: 'client' };
+
+describe('the event factory', () => {
+  it('numbers events from 0 without gaps and fills run_id and timestamp in epoch seconds', () => {
+    const events = log(started, cancelled);
+    expect(events.map((event) => event.seq)).toEqual([0, 1]);
+    expect(events[0]).toMatchObject({ event: 'run.started', run_id: 'run_test', timestamp: 1_764_000_000.123 });
+    expect(Object.keys(events[0]!).slice(0, 4)).toEqual(['event', 'seq', 'run_id', 'timestamp']);
+  });
+});
+
+describe('the event order verifier', () => {
+  it('accepts a well-formed log', () => {
+    expect(() => assertEventOrder(log(started, toolStarted, toolCompleted, cancelled))).not.toThrow();
+  });
+
+  it('requires run.started at seq 0', () => {
+    expect(findEventOrderViolations(log(cancelled))).toContain('seq 0 is run.cancelled, not run.started');
+  });
+
+  it('requires exactly one terminal event, last', () => {
+    expect(findEventOrderViolations(log(started))).toContain('the log has no terminal event');
+    expect(findEventOrderViolations(log(started, cancelled, cancelled))).toContain(
+      'run.cancelled at seq 2 follows the terminal event at seq 1',
+    );
+  });
+
+  it('requires every tool.completed to follow its tool.started and every started tool to complete', () => {
+    expect(findEventOrderViolations(log(started, toolCompleted, cancelled))).toContain(
+      'tool.completed for c1 at seq 1 has no open tool.started',
+    );
+    expect(findEventOrderViolations(log(started, toolStarted, cancelled))).toContain('tool call c1 started at seq 1 never completed');
+  });
+
+  it('finds gaps in seq', () => {
+    const events = log(started, toolStarted, toolCompleted, cancelled);
+    events.splice(1, 1);
+    expect(findEventOrderViolations(events)).toContain('event at position 1 has seq 2');
+  });
+
+  it('lets a log still being written lack its terminal event', () => {
+    expect(findEventOrderViolations(log(started, toolStarted), { complete: false })).toEqual([]);
+  });
+
+  it('throws an error listing every violation', () => {
+    expect(() => assertEventOrder(log(cancelled, cancelled))).toThrow(EventOrderError);
+  });
+});

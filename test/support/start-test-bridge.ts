@@ -1,0 +1,54 @@
+import { createOfflineProvider } from '../../adapters/models/offline/offline-provider.js';
+import { loadConfig } from '../../src/config.js';
+import { startRunbridge, type Runbridge, type StartOptions } from '../../src/main.js';
+import { RunEventSchema, type RunEvent } from '../../src/protocol/run-events.js';
+import { readSseEvents } from '../../src/sse/read-sse-events.js';
+
+export interface TestBridge extends Runbridge {
+  /** fetch against the bridge, with the bearer key when one is configured. */
+  fetch(path: string, init?: RequestInit): Promise<Response>;
+  /** POST /v1/runs with `body`; returns the run id (throws on a non-2xx answer). */
+  startRun(body?: Record<string, unknown>): Promise<string>;
+  /** Reads the run's SSE stream to its end and returns the typed events. */
+  readEvents(runId: string, options?: { after?: number; headers?: Record<string, string> }): Promise<RunEvent[]>;
+}
+
+/**
+ * Starts a whole bridge on loopback — built-in ORS server, offline model without token delays, plus
+ * any `providers` given — with `env` overriding configuration variables. Stop it with `shutdown()`.
+ */
+export async function startTestBridge(
+  env: Record<string, string> = {},
+  options: Omit<StartOptions, 'config'> & { apiKey?: string } = {},
+): Promise<TestBridge> {
+  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', ...env });
+  const bridge = await startRunbridge({
+    log: () => undefined,
+    ...options,
+    // The offline model is always there, without token delays; tests add scripted or vendor-backed ones.
+    providers: [createOfflineProvider({ tokenDelayMs: 0 }), ...(options.providers ?? [])],
+    config,
+  });
+  const auth: Record<string, string> = options.apiKey ? { Authorization: `Bearer ${options.apiKey}` } : {};
+  const request = (path: string, init: RequestInit = {}) =>
+    fetch(`${bridge.url}${path}`, { ...init, headers: { ...auth, ...(init.headers as Record<string, string> | undefined) } });
+  return {
+    ...bridge,
+    fetch: request,
+    async startRun(body = {}) {
+      const response = await request('/v1/runs', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+      const answer = (await response.json()) as { run_id?: string };
+      if (response.status !== 202 || !answer.run_id) throw new Error(`POST /v1/runs answered ${response.status}: ${JSON.stringify(answer)}`);
+      return answer.run_id;
+    },
+    async readEvents(runId, { after, headers = {} } = {}) {
+      const query = after === undefined ? '' : `?after=${after}`;
+      const response = await request(`/v1/runs/${runId}/events${query}`, { headers });
+      if (response.status === 204) return [];
+      if (response.status !== 200 || !response.body) throw new Error(`events answered ${response.status}: ${await response.text()}`);
+      const events: RunEvent[] = [];
+      for await (const frame of readSseEvents(response.body)) events.push(RunEventSchema.parse(JSON.parse(frame.data)));
+      return events;
+    },
+  };
+}
