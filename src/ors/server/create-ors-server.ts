@@ -133,8 +133,9 @@ export function createOrsServer(options: OrsServerOptions): OrsServer {
         await sessions.close();
         tasks.close('The ORS server shut down.');
         await allResponsesEnded();
-        // Finished keep-alive connections would otherwise hold `server.close` for the keep-alive timeout.
-        server?.closeIdleConnections();
+        // Every response has ended, so what remains are keep-alive connections: idle ones, and ones a
+        // client is reusing for a request we would refuse anyway. Either would hold `server.close`.
+        server?.closeAllConnections();
         await stopped;
       })();
       return closing;

@@ -38,7 +38,8 @@ export async function executeToolCall(
     return result({ ok: true, output: toWireToolOutput(output, `The result of tool ${JSON.stringify(name)}`) });
   } catch (error) {
     if (error instanceof ToolFailure) return result({ ok: false, error: error.message });
-    logError(`tool "${name}" of session "${session.id}" (${definition.name}) threw`, error);
+    // A tool stopped because its session ended did what it was asked; only real failures are news.
+    if (!session.signal.aborted) logError(`tool "${name}" of session "${session.id}" (${definition.name}) threw`, error);
     return { kind: 'error', message: error instanceof Error ? error.message : String(error) };
   }
 }
