@@ -10,6 +10,8 @@ type Style = keyof typeof STYLES;
  */
 export class RunRenderer {
   #section: 'none' | 'reasoning' | 'text' = 'none';
+  /** The turn whose reasoning was streamed as deltas, so its `reasoning.available` is not printed twice. */
+  #streamedTurn = 0;
 
   constructor(private readonly color: boolean) {}
 
@@ -21,12 +23,13 @@ export class RunRenderer {
         return `${this.#paint('bold', `▶ ${event.run_id}`)} ${this.#paint('dim', `env ${event.env} · task ${task} · model ${event.model}`)}\n`;
       }
       case 'reasoning.delta':
+        this.#streamedTurn = event.turn;
         return this.#enter('reasoning', this.#paint('dim', '  thinking: ')) + this.#paint('dim', event.delta);
       case 'message.delta':
         return this.#enter('text', '  ') + event.delta;
       case 'reasoning.available':
         // Already streamed as deltas when the provider streams reasoning; printed whole otherwise.
-        return this.#section === 'reasoning' ? '' : `${this.#enter('reasoning', this.#paint('dim', '  thinking: '))}${this.#paint('dim', event.text)}`;
+        return this.#streamedTurn === event.turn ? '' : `${this.#enter('reasoning', this.#paint('dim', '  thinking: '))}${this.#paint('dim', event.text)}`;
       case 'tool.started':
         return `${this.#leave()}${this.#paint('cyan', `  ⚙ ${event.tool}`)} ${this.#paint('dim', event.preview)}\n`;
       case 'tool.completed': {

@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest';
+import { RunRenderer } from '../../src/commands/run-renderer.js';
+import { RunEventFactory } from '../../src/protocol/event-factory.js';
+import type { RunEventInput } from '../../src/protocol/run-events.js';
+
+function render(inputs: RunEventInput[]): string {
+  const factory = new RunEventFactory('run_x', () => 0);
+  const renderer = new RunRenderer(false);
+  return inputs.map((input) => renderer.render(factory.build(input))).join('');
+}
+
+describe('the terminal renderer of runbridge run', () => {
+  it('streams reasoning and text, shows each tool with its duration and result, and ends with the reward', () => {
+    const text = render([
+      { event: 'run.started', env: 'arith', task: { split: 'train', index: 2 }, model: 'offline' },
+      { event: 'reasoning.delta', delta: 'Plan: add.', turn: 1 },
+      { event: 'message.delta', delta: 'The answer ', turn: 1 },
+      { event: 'message.delta', delta: 'is 3.', turn: 1 },
+      { event: 'reasoning.available', text: 'Plan: add.', turn: 1 },
+      { event: 'tool.started', tool: 'submit', tool_call_id: 'c', arguments: { answer: 3 }, preview: '{"answer":3}', turn: 1, call_index: 0 },
+      { event: 'tool.completed', tool: 'submit', tool_call_id: 'c', duration: 0.25, error: false, output: 'Correct', reward: 1, finished: true, turn: 1, call_index: 0 },
+      { event: 'turn.completed', turn: 1, finish_reason: 'tool_calls', usage: { input_tokens: 5, output_tokens: 5, total_tokens: 10 } },
+      { event: 'run.completed', output: 'The answer is 3.', usage: { input_tokens: 5, output_tokens: 5, total_tokens: 10 }, reward: 1, rewards: [], finished: true, turns: 1, stop_reason: 'finished' },
+    ]);
+    expect(text).toBe(
+      '▶ run_x env arith · task train[2] · model offline\n' +
+        '  thinking: Plan: add.\n' +
+        '  The answer is 3.\n' +
+        '  ⚙ submit {"answer":3}\n' +
+        '    ✓ submit 0.25s → Correct reward 1 (episode finished)\n' +
+        '■ completed reward 1 · 1 turns · 10 tokens · stop: finished\n',
+    );
+  });
+
+  it('prints reasoning that was not streamed, and failures with their code', () => {
+    const text = render([
+      { event: 'run.started', env: 'arith', task: { spec: {} }, model: 'offline' },
+      { event: 'reasoning.available', text: 'Hmm.', turn: 1 },
+      { event: 'run.failed', error: 'model down', code: 'model_unavailable' },
+    ]);
+    expect(text).toContain('  thinking: Hmm.\n');
+    expect(text).toContain('■ failed [model_unavailable] model down');
+  });
+});
