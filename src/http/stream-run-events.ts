@@ -2,7 +2,7 @@ import type { ServerResponse } from 'node:http';
 import { once } from 'node:events';
 import type { Run } from '../runs/run.js';
 import type { StreamContext, StreamFormat } from './formats/stream-format.js';
-import { SSE_HEADERS, SSE_KEEPALIVE, SSE_PREAMBLE } from './sse-headers.js';
+import { SSE_HEADERS, SSE_KEEPALIVE, SSE_PREAMBLE } from '../sse/sse-headers.js';
 
 export interface StreamOptions {
   run: Run;

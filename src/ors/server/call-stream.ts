@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import { formatSseFrame } from '../../sse/format-sse-frame.js';
 import { chunkResult } from './chunk-result.js';
-import { ORS_SSE_HEADERS } from './ors-sse-headers.js';
+import { SSE_HEADERS } from '../../sse/sse-headers.js';
 import type { ToolTask, ToolTaskOutcome, ToolTaskStore } from './tool-task-store.js';
 
 export interface CallStreamOptions {
@@ -26,7 +26,7 @@ export function streamToolTask(res: ServerResponse, task: ToolTask, tasks: ToolT
       resolve();
       return;
     }
-    res.writeHead(200, ORS_SSE_HEADERS);
+    res.writeHead(200, SSE_HEADERS);
     res.write(formatSseFrame({ event: 'task_id', data: task.id }));
     let done = false;
     let ping: NodeJS.Timeout | undefined;
@@ -53,7 +53,7 @@ export function streamToolTask(res: ServerResponse, task: ToolTask, tasks: ToolT
 
 /** Answers a `/{env}/call` with a lone `event: error` (no `task_id`, no `end`), as the reference does for an unknown task id. */
 export function streamCallError(res: ServerResponse, message: string): void {
-  res.writeHead(200, ORS_SSE_HEADERS);
+  res.writeHead(200, SSE_HEADERS);
   res.end(formatSseFrame({ event: 'error', data: message }));
 }
 

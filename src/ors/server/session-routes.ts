@@ -6,7 +6,7 @@ import { CallRequestSchema, CreateRequestSchema, type ToolSpec } from '../ors-sc
 import { streamCallError, streamToolTask, type CallStreamOptions } from './call-stream.js';
 import { toolSpecs, type EnvironmentRegistry } from './environment-registry.js';
 import { executeToolCall } from './execute-tool-call.js';
-import { ORS_SSE_HEADERS } from './ors-sse-headers.js';
+import { SSE_HEADERS } from '../../sse/sse-headers.js';
 import { parseBodyText, parseRequestBody, readBodyText } from './parse-request-body.js';
 import { envParam, requireSessionId } from './request-parts.js';
 import { sameJson } from './same-json.js';
@@ -35,7 +35,7 @@ export function sessionRoutes(deps: SessionRouteDeps): Router {
 
   // SSE, not JSON, because that is what the reference server answers; any body (the Python client sends `{}`) is ignored.
   router.post('/create_session', (ctx) => {
-    ctx.set(ORS_SSE_HEADERS);
+    ctx.set(SSE_HEADERS);
     ctx.body = formatSseFrame({ event: 'task_id', data: randomUUID() }) + formatSseFrame({ event: 'end', data: '' });
   });
 

@@ -1,13 +1,11 @@
-/** Response headers of every SSE stream the bridge serves (CONTRACT §3, "Framing"). */
+/** Response headers of every SSE stream we serve: run events (CONTRACT §3) and the ORS server's answers. */
 export const SSE_HEADERS = {
   // `charset` spelled out: some proxies and older clients otherwise guess Latin-1 for non-ASCII text.
   'Content-Type': 'text/event-stream; charset=utf-8',
-  // An event stream is never the same twice; caches must not replay one.
+  // An event stream or tool result is never the same twice; caches must not replay one.
   'Cache-Control': 'no-cache',
   // nginx buffers proxied responses by default, which would hold events back until the buffer fills.
   'X-Accel-Buffering': 'no',
-  // Keep the TCP connection open between events under HTTP/1.1 proxies that default to close.
-  Connection: 'keep-alive',
 } as const;
 
 /** The first bytes of every stream: how long a browser EventSource waits before reconnecting. */
