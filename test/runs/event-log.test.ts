@@ -19,6 +19,19 @@ describe('the event log', () => {
     await expect(waiting).resolves.toBe('appended');
   });
 
+  it('wakes a waiting reader once for a burst of appends in one turn of the event loop, with the whole burst in the log', async () => {
+    const log = new EventLog('run_1');
+    const seenAtWake: number[] = [];
+    const waiting = log.waitForAppend(0, 60_000).then(() => seenAtWake.push(log.length));
+    // Appends spread over many microtasks, as a stream of parts arrives within one network read.
+    for (let i = 0; i < 3; i++) {
+      log.append(i === 0 ? started : delta);
+      for (let tick = 0; tick < 20; tick++) await Promise.resolve();
+    }
+    await waiting;
+    expect(seenAtWake).toEqual([3]);
+  });
+
   it('answers at once when the log already holds more than the reader has', async () => {
     const log = new EventLog('run_1');
     log.append(started);

@@ -12,7 +12,10 @@ export const eventsFormat: StreamFormat = {
   frame(entry) {
     let frame = frames.get(entry);
     if (frame === undefined) {
-      frame = formatSseFrame({ id: entry.event.seq, event: entry.event.event, data: entry.json });
+      // Built by concatenation, the frame is a rope that every subscriber's batch would walk again
+      // when its socket encodes it; copied once into a flat string here, each replay is a plain
+      // copy (bench/: replay to 100 subscribers took about a third less CPU).
+      frame = Buffer.from(formatSseFrame({ id: entry.event.seq, event: entry.event.event, data: entry.json })).toString();
       frames.set(entry, frame);
     }
     return frame;
