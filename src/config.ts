@@ -32,6 +32,8 @@ const EnvSchema = z.object({
   RUNBRIDGE_TOOL_OUTPUT_EVENT_CHARS: count(8192),
   RUNBRIDGE_CORS_ORIGINS: optionalText,
   RUNBRIDGE_ORS_PING_SECONDS: seconds(10),
+  RUNBRIDGE_ORS_CALL_SILENCE_SECONDS: seconds(30),
+  RUNBRIDGE_STREAM_TOKEN_TTL_SECONDS: seconds(60),
   OPENAI_API_KEY: optionalText,
   OPENAI_BASE_URL: optionalText.pipe(z.url().optional()),
   ANTHROPIC_API_KEY: optionalText,
@@ -60,6 +62,13 @@ export interface Config {
   toolOutputEventChars: number;
   corsOrigins: string[];
   orsPingMs: number;
+  /**
+   * A tool call stream that sends no byte for this long (not even the server's `: ping`, every 10 s
+   * on the reference server) is dead and is resumed by its `task_id`; keep it above the server's ping period.
+   */
+  orsCallSilenceMs: number;
+  /** How long a stream token (`POST /v1/runs/:id/stream-token`) opens its run's events stream. */
+  streamTokenTtlMs: number;
   openai: { apiKey: string | undefined; baseUrl: string | undefined };
   anthropic: { apiKey: string | undefined; baseUrl: string | undefined };
 }
@@ -109,6 +118,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     toolOutputEventChars: e.RUNBRIDGE_TOOL_OUTPUT_EVENT_CHARS,
     corsOrigins: list(e.RUNBRIDGE_CORS_ORIGINS),
     orsPingMs: ms(e.RUNBRIDGE_ORS_PING_SECONDS),
+    orsCallSilenceMs: ms(e.RUNBRIDGE_ORS_CALL_SILENCE_SECONDS),
+    streamTokenTtlMs: ms(e.RUNBRIDGE_STREAM_TOKEN_TTL_SECONDS),
     openai: { apiKey: e.OPENAI_API_KEY, baseUrl: e.OPENAI_BASE_URL },
     anthropic: { apiKey: e.ANTHROPIC_API_KEY, baseUrl: e.ANTHROPIC_BASE_URL },
   };

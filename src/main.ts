@@ -7,6 +7,7 @@ import { createOpenAiResponsesProvider } from '../adapters/models/openai-respons
 import { builtinEnvironments } from '../adapters/environments/builtin-environments.js';
 import type { Config } from './config.js';
 import { ConfigError } from './config.js';
+import { answerClientError } from './http/answer-client-error.js';
 import { Authenticator } from './http/authenticate.js';
 import { createApp } from './http/create-app.js';
 import type { ModelProvider } from './models/model.js';
@@ -61,13 +62,7 @@ export async function startRunbridge(options: StartOptions): Promise<Runbridge> 
   const models = new ModelRegistry(providers, config.defaultModel);
   models.normalise(undefined); // fail at start-up, not at the first request, on a bad RUNBRIDGE_MODEL
 
-  let orsServer: OrsServer | undefined;
-  let orsUrl = config.orsUrl;
-  if (orsUrl === undefined) {
-    orsServer = createOrsServer({ environments: options.environments ?? builtinEnvironments, pingIntervalMs: config.orsPingMs });
-    orsUrl = await orsServer.listen(0, '127.0.0.1');
-  }
-  const ors = new OrsClient({ baseUrl: orsUrl, pingIntervalMs: config.orsPingMs });
+  const { ors, orsUrl, orsServer } = await connectOrs(config, options.environments);
   const registry = new RunRegistry({
     ors,
     models,
@@ -93,7 +88,10 @@ export async function startRunbridge(options: StartOptions): Promise<Runbridge> 
     now: Date.now,
     log: (error) => log('request failed:', error),
   });
-  const server = createServer(app.callback());
+  // Node answers a request without a Host header with a bare 400 before the app sees it; the bridge
+  // never routes by Host, so such a request is served (or refused) like any other, with our error body.
+  const server = createServer({ requireHostHeader: false }, app.callback());
+  server.on('clientError', answerClientError);
   // SSE streams idle between keep-alives; Node's default timeouts must not cut them.
   server.requestTimeout = 0;
   server.headersTimeout = 60_000;
@@ -113,6 +111,30 @@ export async function startRunbridge(options: StartOptions): Promise<Runbridge> 
     })());
 
   return { url: `http://${host}:${address.port}`, orsUrl, orsServer, registry, shutdown };
+}
+
+/** The ORS side of a bridge or a rollout batch: a client, and the built-in server when it is the one in use. */
+export interface OrsConnection {
+  ors: OrsClient;
+  /** Base URL of the ORS server the client talks to. */
+  orsUrl: string;
+  /** The built-in server started for this connection (the caller closes it), or undefined with `ORS_URL`. */
+  orsServer: OrsServer | undefined;
+}
+
+/**
+ * A client of the ORS server at `config.orsUrl` or, with none configured, of the built-in server
+ * (serving `environments`, default the built-in ones) started on a free loopback port.
+ */
+export async function connectOrs(config: Config, environments: EnvironmentDefinition<any, any>[] = builtinEnvironments): Promise<OrsConnection> {
+  let orsServer: OrsServer | undefined;
+  let orsUrl = config.orsUrl;
+  if (orsUrl === undefined) {
+    orsServer = createOrsServer({ environments, pingIntervalMs: config.orsPingMs });
+    orsUrl = await orsServer.listen(0, '127.0.0.1');
+  }
+  const ors = new OrsClient({ baseUrl: orsUrl, pingIntervalMs: config.orsPingMs, callSilenceTimeoutMs: config.orsCallSilenceMs });
+  return { ors, orsUrl, orsServer };
 }
 
 /**

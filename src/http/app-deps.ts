@@ -7,7 +7,14 @@ export interface AppDeps {
   registry: RunRegistry;
   models: ModelRegistry;
   authenticator: Authenticator;
-  config: { maxBodyBytes: number; keepaliveMs: number; subscriberBufferBytes: number };
+  config: {
+    maxBodyBytes: number;
+    keepaliveMs: number;
+    subscriberBufferBytes: number;
+    streamTokenTtlMs: number;
+    /** Origins allowed by CORS; empty turns CORS off. */
+    corsOrigins: readonly string[];
+  };
   /** Aborted at the very end of shutdown to cut streams whose clients stopped reading. */
   shutdownSignal: AbortSignal;
   now: () => number;

@@ -24,6 +24,9 @@ export function errorMiddleware(log: (error: unknown) => void) {
         if (!ctx.res.writableEnded) ctx.res.destroy();
         return;
       }
+      // Answered before the body was read in full (a 413, a 401 to a large upload): the connection
+      // ends after the answer, so the rest of the body is not read for nothing.
+      if (!ctx.req.complete) ctx.set('Connection', 'close');
       if (error instanceof RunbridgeError) {
         if (error instanceof CapacityError) ctx.set('Retry-After', String(error.retryAfterSeconds));
         const body: ErrorBody = { error: { code: error.code, message: error.message } };

@@ -2,8 +2,8 @@ import type { IncomingMessage } from 'node:http';
 import { BadRequestError } from '../errors.js';
 
 /**
- * Reads a JSON request body: 415 unless the content type is JSON, 413 past `limitBytes` (the read
- * stops there, so an oversize body costs no more than the limit), 400 when it is not valid JSON.
+ * Reads a JSON request body: 415 unless the content type is JSON, 413 past `limitBytes` (nothing past
+ * the limit is kept, so an oversize body costs no more memory than the limit), 400 when it is not valid JSON.
  * An empty body reads as `{}`, so a bare `POST /v1/runs` starts a run with every default.
  */
 export async function readJsonBody(req: IncomingMessage, limitBytes: number): Promise<unknown> {
@@ -11,10 +11,21 @@ export async function readJsonBody(req: IncomingMessage, limitBytes: number): Pr
   if (declared > limitBytes) throw tooLarge(limitBytes);
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
+  let overflow = false;
+  for await (const chunk of req.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer>) {
     size += chunk.length;
-    if (size > limitBytes) throw tooLarge(limitBytes);
+    if (size > limitBytes) {
+      overflow = true;
+      break;
+    }
     chunks.push(chunk);
+  }
+  if (overflow) {
+    // Destroying the request would reset the connection before the 413 is out (a chunked upload
+    // still under way gets ECONNRESET instead of an answer). The rest is read and dropped instead,
+    // until the answer is out and the error middleware's `Connection: close` ends the connection.
+    req.resume();
+    throw tooLarge(limitBytes);
   }
   if (size === 0) return {};
   const type = req.headers['content-type'] ?? '';

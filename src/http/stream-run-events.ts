@@ -27,7 +27,8 @@ const REPLAY_BATCH_BYTES = 64 * 1024;
  * a keep-alive comment whenever `keepaliveMs` pass with nothing written (inside the wait loop, so a
  * model or tool silent for minutes still keeps the connection alive), and ends the response after the
  * terminal event. The run never waits for this loop: a subscriber that stops reading is cut off when
- * its socket buffer passes `bufferBytes`; one catching up on a long log is paced by `drain`.
+ * its unsent bytes pass `bufferBytes` (checked before each write, so one event larger than the bound
+ * still reaches a reader that keeps up); one catching up on a long log is paced by `drain`.
  */
 export async function streamRunEvents(options: StreamOptions): Promise<void> {
   const { run, res, format, context, keepaliveMs, bufferBytes, signal } = options;
@@ -41,19 +42,24 @@ export async function streamRunEvents(options: StreamOptions): Promise<void> {
     while (!signal.aborted && !res.destroyed) {
       const entries = run.log.entries;
       if (next < entries.length) {
+        // Judged before writing more: a reader still holding over the bound unsent has stopped
+        // reading and is cut off (it resumes from its cursor), while an event larger than the bound
+        // (a long final answer in run.completed) still goes out whole to a reader that keeps up.
+        if (res.writableLength > bufferBytes) {
+          res.destroy();
+          return;
+        }
         let batch = '';
         while (next < entries.length && batch.length < REPLAY_BATCH_BYTES) {
           batch += format.frame(entries[next]!, context);
           next++;
         }
         res.write(batch);
-        if (res.writableLength > bufferBytes) {
-          res.destroy();
-          return;
-        }
         // More is waiting: let the socket drain before the next batch (a fast reader catches up
-        // at once; a stalled one holds no more than a batch while the log keeps the rest).
-        if (next < entries.length && res.writableNeedDrain) await drained(res, signal);
+        // at once). A reader that does not drain within a keep-alive period gets the next batch
+        // anyway, so one that stopped reading mid-replay reaches the bound and is cut off instead
+        // of holding its connection, and its run's subscriber count, forever.
+        if (next < entries.length && res.writableNeedDrain) await drained(res, keepaliveMs, signal);
         continue;
       }
       const terminal = run.log.terminal;
@@ -73,10 +79,15 @@ export async function streamRunEvents(options: StreamOptions): Promise<void> {
   }
 }
 
-async function drained(res: ServerResponse, signal: AbortSignal): Promise<void> {
+/** Resolves when `res` drains, after `limitMs`, or when `signal` aborts, whichever comes first. */
+async function drained(res: ServerResponse, limitMs: number, signal: AbortSignal): Promise<void> {
+  const limit = new AbortController();
+  const timer = setTimeout(() => limit.abort(), limitMs);
   try {
-    await once(res, 'drain', { signal });
+    await once(res, 'drain', { signal: AbortSignal.any([signal, limit.signal]) });
   } catch {
-    // Aborted or the socket closed: the loop's own checks end the stream.
+    // Timed out, aborted or the socket closed: the loop's own checks decide what comes next.
+  } finally {
+    clearTimeout(timer);
   }
 }

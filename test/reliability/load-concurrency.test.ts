@@ -1,0 +1,67 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { createOfflineProvider } from '../../adapters/models/offline/offline-provider.js';
+import type { ModelPart, ModelProvider } from '../../src/models/model.js';
+import type { RunEvent } from '../../src/protocol/run-events.js';
+import { assertEventOrder } from '../../src/protocol/verify-event-order.js';
+import { startTestBridge, type TestBridge } from '../support/start-test-bridge.js';
+
+/**
+ * Load held by one bridge process (CONTRACT §6; bigger numbers belong in `bench/`): 500 concurrent
+ * runs with a subscriber each, plus 200 subscribers on one run, every log complete and ordered.
+ */
+
+const bridges: TestBridge[] = [];
+afterEach(async () => {
+  for (const bridge of bridges.splice(0)) await bridge.shutdown();
+});
+
+/** The offline model (no token delay) held at its first turn until `gate` opens. */
+function gatedOfflineProvider(gate: Promise<void>): ModelProvider {
+  const offline = createOfflineProvider({ tokenDelayMs: 0 }).create('');
+  return {
+    name: 'gated',
+    listedModels: [],
+    defaultModel: '',
+    create: () => ({
+      id: 'gated',
+      async *stream(request): AsyncGenerator<ModelPart> {
+        await gate;
+        yield* offline.stream(request);
+      },
+    }),
+  };
+}
+
+describe('500 concurrent runs and 200 subscribers on one run', () => {
+  it('gives every subscriber the complete, ordered log of its run', async () => {
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    const bridge = await startTestBridge({ RUNBRIDGE_MAX_CONCURRENT_RUNS: '501' }, { providers: [gatedOfflineProvider(gate)] });
+    bridges.push(bridge);
+
+    const hub = await bridge.startRun({ env: 'workspace', model: 'gated', task: { split: 'train', index: 3 } });
+    const hubReaders = Array.from({ length: 200 }, () => bridge.readEvents(hub));
+    const runs = await Promise.all(
+      Array.from({ length: 500 }, (_, index) => bridge.startRun({ env: index % 2 === 0 ? 'arith' : 'workspace', task: { split: 'train', index } })),
+    );
+    const readers = runs.map((runId) => bridge.readEvents(runId));
+    while (bridge.registry.stats().subscribers < 200) await new Promise((resolve) => setTimeout(resolve, 10));
+    open();
+
+    const logs = await Promise.all(readers);
+    logs.forEach((log, index) => {
+      assertEventOrder(log);
+      expect(log).toEqual(bridge.registry.get(runs[index]!, 'local').log.events());
+      expect(log.at(-1)?.event).toBe('run.completed');
+    });
+    const hubLog = bridge.registry.get(hub, 'local').log.events();
+    assertEventOrder(hubLog);
+    expect(hubLog.at(-1)?.event).toBe('run.completed');
+    const hubLogs = await Promise.all(hubReaders);
+    for (const log of hubLogs) expect(log).toEqual(hubLog);
+    expect(bridge.orsServer!.activeSessionIds()).toEqual([]);
+    const events = logs.reduce((sum, log: RunEvent[]) => sum + log.length, 0);
+    console.info(`load: 500 concurrent runs (${events} events) + 200 subscribers on one run (${hubLog.length} events each), all complete and ordered`);
+  }, 180_000);
+});
+

@@ -1,0 +1,121 @@
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { describe, expect, it } from 'vitest';
+import type { Run } from '../../src/runs/run.js';
+import { startTestBridge, type TestBridge } from '../support/start-test-bridge.js';
+
+/**
+ * 10,000 finished runs through one bridge (CONTRACT §6, "retention of finished runs"): once they are
+ * forgotten, memory is back at the level it had after a warm-up, and no timer, socket or process
+ * listener is left behind — neither while the bridge idles nor after it shut down.
+ */
+
+setFlagsFromString('--expose-gc');
+const gc = runInNewContext('gc') as () => void;
+
+type Handles = Record<string, number>;
+
+/** Counts of each kind of active libuv resource and of each process listener. */
+function handles(): Handles {
+  const counts: Handles = {};
+  for (const kind of process.getActiveResourcesInfo()) counts[kind] = (counts[kind] ?? 0) + 1;
+  for (const name of process.eventNames()) counts[`process.on(${String(name)})`] = process.listenerCount(name);
+  return counts;
+}
+
+/** The kinds of which `now` holds more than `reference` (a leak, once everything had time to close). */
+function excess(now: Handles, reference: Handles): Handles {
+  return Object.fromEntries(Object.entries(now).filter(([kind, count]) => count > (reference[kind] ?? 0)));
+}
+
+/**
+ * Waits until `ready(handles())` holds — closing sockets and expiring keep-alive timers (5 s on both
+ * servers) is asynchronous — and returns the counts then, or the last counts after a generous while.
+ */
+async function settle(ready: (now: Handles) => boolean): Promise<Handles> {
+  let now = handles();
+  for (let tries = 0; tries < 300 && !ready(now); tries++) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    now = handles();
+  }
+  return now;
+}
+
+function heapMiB(): number {
+  gc();
+  gc();
+  const usage = process.memoryUsage();
+  return (usage.heapUsed + usage.external + usage.arrayBuffers) / 2 ** 20;
+}
+
+async function finished(run: Run): Promise<void> {
+  while (!run.log.terminal) await run.log.waitForAppend(run.log.length, 60_000);
+}
+
+/** Plays `count` arith runs over HTTP, 50 at a time, each with its own Idempotency-Key, every 100th watched over SSE. */
+async function play(bridge: TestBridge, first: number, count: number): Promise<void> {
+  let next = first;
+  const end = first + count;
+  await Promise.all(
+    Array.from({ length: 50 }, async () => {
+      while (next < end) {
+        const index = next++;
+        const response = await bridge.fetch('/v1/runs', {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json', 'Idempotency-Key': `load-${index}` },
+          body: JSON.stringify({ env: 'arith', task: { split: 'train', index: index % 500 }, metadata: { index } }),
+        });
+        expect(response.status).toBe(202);
+        const { run_id: runId } = (await response.json()) as { run_id: string };
+        if (index % 100 === 0) expect((await bridge.readEvents(runId)).at(-1)?.event).toBe('run.completed');
+        else await finished(bridge.registry.get(runId, 'local'));
+      }
+    }),
+  );
+}
+
+async function forgotten(bridge: TestBridge): Promise<void> {
+  for (;;) {
+    const { running, queued, finished: kept } = bridge.registry.stats();
+    if (running + queued + kept === 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+describe('10,000 finished runs', () => {
+  it('leave memory at a bounded level after retention, and no timer, socket or listener behind', async () => {
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => warnings.push(`${warning.name}: ${warning.message}`);
+    process.on('warning', onWarning);
+    const before = handles();
+    const bridge = await startTestBridge({ RUNBRIDGE_RETENTION_SECONDS: '2' });
+    try {
+      await play(bridge, 0, 500);
+      await forgotten(bridge);
+      const idle = await settle((now) => (now.TCPSocketWrap ?? 0) === 0);
+      const baseline = heapMiB();
+
+      await play(bridge, 500, 10_000);
+      const atLastRun = heapMiB();
+      await forgotten(bridge);
+      const idleAgain = await settle((now) => Object.keys(excess(now, idle)).length === 0);
+      const after = heapMiB();
+
+      expect((await (await bridge.fetch('/v1/runs?limit=100')).json()) as unknown).toEqual({ data: [], next: null });
+      expect(bridge.orsServer!.activeSessionIds()).toEqual([]);
+      expect(excess(idleAgain, idle)).toEqual({});
+      // 10,000 runs kept would take gigabytes; 16 MiB is 1.6 KiB a run, below any run record or log left behind.
+      expect(after - baseline).toBeLessThan(16);
+      console.info(
+        `10,000 runs: heap+external ${baseline.toFixed(1)} MiB after warm-up, ${atLastRun.toFixed(1)} MiB at the last run, ` +
+          `${after.toFixed(1)} MiB once forgotten; idle handles ${JSON.stringify(idleAgain)}`,
+      );
+    } finally {
+      await bridge.shutdown();
+    }
+    const left = await settle((now) => Object.keys(excess(now, before)).length === 0);
+    process.off('warning', onWarning);
+    expect(excess(left, before)).toEqual({});
+    expect(warnings).toEqual([]);
+  }, 300_000);
+});

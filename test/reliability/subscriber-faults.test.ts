@@ -1,0 +1,226 @@
+import { once } from 'node:events';
+import net from 'node:net';
+import { createParser } from 'eventsource-parser';
+import fc from 'fast-check';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createOfflineProvider } from '../../adapters/models/offline/offline-provider.js';
+import type { ModelPart, ModelProvider } from '../../src/models/model.js';
+import { RunEventSchema, type RunEvent } from '../../src/protocol/run-events.js';
+import { assertEventOrder } from '../../src/protocol/verify-event-order.js';
+import { startTestBridge, type TestBridge } from '../support/start-test-bridge.js';
+
+/**
+ * Subscribers that misbehave (CONTRACT §3 "Fan-out" and "Resume"): one that stops reading never slows
+ * the run or the others and is cut off at its buffer bound, then resumes from its cursor; a thousand
+ * random disconnects and resumes, mid-frame included, join into exactly the log.
+ */
+
+const DELTA_CHARS = 16 * 1024;
+
+/**
+ * A model that streams `deltas` text deltas of 16 KiB each, after waiting for `gate` (so a test can
+ * attach its subscribers first), then answers without tool calls.
+ */
+function firehoseProvider(deltas: number, gate: Promise<void>): ModelProvider {
+  return {
+    name: 'firehose',
+    listedModels: [],
+    defaultModel: '',
+    create: () => ({
+      id: 'firehose',
+      async *stream(request): AsyncGenerator<ModelPart> {
+        await gate;
+        for (let index = 0; index < deltas; index++) {
+          // One delta per turn of the event loop: a reader in good health keeps up, a stalled one cannot.
+          await new Promise((resolve) => setImmediate(resolve));
+          request.signal.throwIfAborted();
+          yield { type: 'text-delta', delta: `${String(index).padStart(6, '0')}${'y'.repeat(DELTA_CHARS - 6)}` };
+        }
+        yield { type: 'usage', usage: { inputTokens: 1, outputTokens: deltas } };
+        yield { type: 'finish', reason: 'stop' };
+      },
+    }),
+  };
+}
+
+/** A raw HTTP/1.1 GET of a run's events on a socket that reads nothing until `drain()` is called. */
+function stalledReader(bridge: TestBridge, runId: string): { socket: net.Socket; drain(): Promise<Buffer> } {
+  const { port } = new URL(bridge.url);
+  const socket = net.connect({ host: '127.0.0.1', port: Number(port) });
+  // No 'data' listener and paused: Node fills its small read buffer and then stops reading the
+  // kernel socket, whose window closes — the server sees a client that stopped reading.
+  socket.pause();
+  socket.write(`GET /v1/runs/${runId}/events HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n`);
+  return {
+    socket,
+    async drain() {
+      const chunks: Buffer[] = [];
+      socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+      socket.resume();
+      if (!socket.destroyed && !socket.readableEnded) await Promise.race([once(socket, 'close'), once(socket, 'end')]);
+      return Buffer.concat(chunks);
+    },
+  };
+}
+
+/** The events in a raw chunked HTTP response: complete SSE frames only (a cut-off one is dropped). */
+function eventsInRawResponse(raw: Buffer): RunEvent[] {
+  const text = raw.toString('latin1');
+  const bodyStart = text.indexOf('\r\n\r\n') + 4;
+  // De-chunk by hand: the body is `size CRLF data CRLF`*; a cut may stop anywhere.
+  const pieces: Buffer[] = [];
+  let at = bodyStart;
+  while (at < raw.length) {
+    const lineEnd = raw.indexOf('\r\n', at);
+    if (lineEnd < 0) break;
+    const size = Number.parseInt(raw.subarray(at, lineEnd).toString('latin1'), 16);
+    if (!Number.isFinite(size) || size === 0) break;
+    pieces.push(raw.subarray(lineEnd + 2, Math.min(lineEnd + 2 + size, raw.length)));
+    at = lineEnd + 2 + size + 2;
+  }
+  const events: RunEvent[] = [];
+  const parser = createParser({ onEvent: (frame) => events.push(RunEventSchema.parse(JSON.parse(frame.data))) });
+  parser.feed(Buffer.concat(pieces).toString('utf8'));
+  return events;
+}
+
+const bridges: TestBridge[] = [];
+afterEach(async () => {
+  for (const bridge of bridges.splice(0)) await bridge.shutdown();
+});
+
+async function waitUntil(check: () => boolean): Promise<void> {
+  while (!check()) await new Promise((resolve) => setTimeout(resolve, 10));
+}
+
+describe('a subscriber that stops reading', () => {
+  it('never slows the run or another reader, is cut off at its buffer bound, and resumes from its cursor', async () => {
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    const deltas = 800; // 12.5 MiB of text, far beyond what the kernel's socket buffers can absorb
+    const bridge = await startTestBridge(
+      { RUNBRIDGE_MODEL: 'firehose', RUNBRIDGE_SUBSCRIBER_BUFFER_BYTES: String(256 * 1024) },
+      { providers: [firehoseProvider(deltas, gate)] },
+    );
+    bridges.push(bridge);
+    const runId = await bridge.startRun({ env: 'arith' });
+    const stalled = stalledReader(bridge, runId);
+    const reading = bridge.readEvents(runId);
+    await waitUntil(() => bridge.registry.stats().subscribers === 2);
+    open();
+
+    const whole = await reading;
+    assertEventOrder(whole);
+    expect(whole.filter((event) => event.event === 'message.delta')).toHaveLength(deltas);
+    const run = bridge.registry.get(runId, 'local');
+    expect(run.log.terminal?.event).toBe('run.completed');
+    // The stalled reader is detached: cut off, not parked on a socket that will never drain.
+    await waitUntil(() => bridge.registry.stats().subscribers === 0);
+
+    const raw = await stalled.drain();
+    const received = eventsInRawResponse(raw);
+    expect(raw.length).toBeLessThan(deltas * DELTA_CHARS);
+    expect(received.at(-1)?.event).not.toMatch(/^run\.(completed|failed|cancelled)$/);
+    expect(received).toEqual(whole.slice(0, received.length));
+
+    const cursor = received.at(-1)?.seq ?? -1;
+    const rest = await bridge.readEvents(runId, { headers: cursor < 0 ? {} : { 'Last-Event-ID': String(cursor) } });
+    expect([...received, ...rest]).toEqual(whole);
+  });
+
+  it('is cut off while catching up on a long finished log it stopped reading', async () => {
+    const bridge = await startTestBridge(
+      { RUNBRIDGE_MODEL: 'firehose', RUNBRIDGE_SUBSCRIBER_BUFFER_BYTES: String(256 * 1024), RUNBRIDGE_KEEPALIVE_SECONDS: '0.02' },
+      { providers: [firehoseProvider(800, Promise.resolve())] },
+    );
+    bridges.push(bridge);
+    const runId = await bridge.startRun({ env: 'arith' });
+    const whole = await bridge.readEvents(runId);
+    const stalled = stalledReader(bridge, runId);
+    await waitUntil(() => bridge.registry.stats().subscribers === 1);
+    await waitUntil(() => bridge.registry.stats().subscribers === 0);
+    const received = eventsInRawResponse(await stalled.drain());
+    expect(received.length).toBeLessThan(whole.length);
+    expect(received).toEqual(whole.slice(0, received.length));
+  });
+});
+
+describe('random disconnects and resumes', () => {
+  it('join over 1,000 cuts, at random bytes of live and finished streams, into exactly the log', async () => {
+    // Token delays keep runs live while they are read, so many cuts land on streams still being written.
+    const bridge = await startTestBridge({}, { providers: [createOfflineProvider({ tokenDelayMs: 0.25 })] });
+    bridges.push(bridge);
+    const { port } = new URL(bridge.url);
+    let cuts = 0;
+    let liveCuts = 0;
+
+    /**
+     * Reads a run's events over raw TCP from `cursor`, cutting the connection after `bytes` bytes of
+     * body (`cut` says whether it came to that, or the stream ended first).
+     */
+    const readUntilCut = async (runId: string, cursor: number, bytes: number, viaHeader: boolean): Promise<{ status: number; cut: boolean; events: RunEvent[] }> => {
+      const socket = net.connect({ host: '127.0.0.1', port: Number(port) });
+      const query = cursor >= 0 && !viaHeader ? `?after=${cursor}` : '';
+      const header = cursor >= 0 && viaHeader ? `Last-Event-ID: ${cursor}\r\n` : '';
+      socket.write(`GET /v1/runs/${runId}/events${query} HTTP/1.1\r\nHost: x\r\n${header}Connection: close\r\n\r\n`);
+      let raw = Buffer.alloc(0);
+      let bodyStart = -1;
+      let cut = false;
+      await new Promise<void>((resolve) => {
+        socket.on('data', (chunk: Buffer) => {
+          raw = Buffer.concat([raw, chunk]);
+          if (bodyStart < 0) bodyStart = raw.indexOf('\r\n\r\n') < 0 ? -1 : raw.indexOf('\r\n\r\n') + 4;
+          if (bodyStart >= 0 && raw.length - bodyStart >= bytes && !cut) {
+            cut = true;
+            socket.destroy();
+          }
+        });
+        socket.on('close', () => resolve());
+        socket.on('error', () => resolve());
+      });
+      const status = Number(raw.subarray(9, 12).toString('latin1'));
+      return { status, cut, events: status === 200 ? eventsInRawResponse(raw.subarray(0, bodyStart + bytes)) : [] };
+    };
+
+    /** Reads one run to its end through cuts, and checks the pieces join into its log. */
+    const readThroughCuts = async (env: string, index: number, cutPlan: Array<[number, boolean]>): Promise<void> => {
+      const runId = await bridge.startRun({ env, task: { split: 'train', index } });
+      const run = bridge.registry.get(runId, 'local');
+      const pieces: RunEvent[] = [];
+      let cursor = -1;
+      let stalls = 0;
+      for (let attempt = 0; ; attempt++) {
+        const [bytes, viaHeader] = cutPlan[attempt % cutPlan.length]!;
+        const live = !run.finished;
+        // A cut before the first whole event makes no progress; a bigger one next time always does.
+        const { status, cut, events } = await readUntilCut(runId, cursor, bytes * 2 ** stalls, viaHeader);
+        if (status === 204) break;
+        expect(status).toBe(200);
+        if (cut) cuts++;
+        if (cut && live) liveCuts++;
+        stalls = events.length === 0 ? stalls + 1 : 0;
+        pieces.push(...events);
+        cursor = pieces.at(-1)?.seq ?? cursor;
+      }
+      assertEventOrder(pieces);
+      expect(pieces).toEqual(run.log.events());
+    };
+
+    const oneRun = fc.tuple(
+      fc.constantFrom('arith', 'workspace'),
+      fc.nat(40),
+      fc.array(fc.tuple(fc.integer({ min: 1, max: 1000 }), fc.boolean()), { minLength: 20, maxLength: 20 }),
+    );
+    let runs = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.array(oneRun, { minLength: 8, maxLength: 8 }), async (plans) => {
+        runs += plans.length;
+        await Promise.all(plans.map(([env, index, cutPlan]) => readThroughCuts(env, index, cutPlan)));
+      }),
+      { numRuns: 6 },
+    );
+    console.info(`disconnect/resume: ${cuts} cuts (${liveCuts} on live streams) over ${runs} runs`);
+    expect(cuts).toBeGreaterThanOrEqual(1000);
+    expect(liveCuts).toBeGreaterThan(0);
+  });
+});
