@@ -1,20 +1,30 @@
 import Koa from 'koa';
 import type { AppDeps, AppState } from './app-deps.js';
+import { authenticateRequest } from './authenticate-request.js';
+import { corsMiddleware } from './cors-middleware.js';
 import { errorMiddleware } from './error-middleware.js';
+import { chatCompletionsRoutes } from './routes/chat-completions-routes.js';
 import { healthRoutes, modelsRoutes } from './routes/meta-routes.js';
 import { runsRoutes } from './routes/runs-routes.js';
+import { schemaRoutes } from './routes/schema-routes.js';
+import { streamTokenRoutes } from './routes/stream-token-routes.js';
+import { StreamTokens } from './stream-token.js';
 
-/** The Koa application of the bridge: error mapping, then `/health`, then auth, then the API. */
+/** The Koa application of the bridge: CORS (when configured), error mapping, then `/health` and the schemas, then auth, then the API. */
 export function createApp(deps: AppDeps): Koa<AppState> {
   const app = new Koa<AppState>();
   app.silent = true;
+  const cors = corsMiddleware(deps.config.corsOrigins);
+  if (cors) app.use(cors);
   app.use(errorMiddleware(deps.log));
   app.use(healthRoutes(deps).routes());
-  app.use(async (ctx, next) => {
-    ctx.state.owner = deps.authenticator.authenticate(ctx.get('Authorization') || undefined);
-    await next();
-  });
+  // The API's own description is public, like /health: it says nothing about anyone's runs.
+  app.use(schemaRoutes().routes());
+  const streamTokens = new StreamTokens({ ttlMs: deps.config.streamTokenTtlMs, now: deps.now });
+  app.use(authenticateRequest(deps.authenticator, streamTokens));
   app.use(runsRoutes(deps).routes());
+  app.use(streamTokenRoutes(deps, streamTokens).routes());
+  app.use(chatCompletionsRoutes(deps).routes());
   app.use(modelsRoutes(deps).routes());
   return app;
 }

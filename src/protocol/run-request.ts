@@ -21,7 +21,8 @@ export const ModelRefSchema = z
   .max(256)
   .regex(/^[a-z][a-z0-9-]*(:[^\s]+)?$/, 'expected "provider:name", e.g. "openai:gpt-4.1-mini" or "offline"');
 
-const TextPartSchema = z.strictObject({ type: z.literal('text'), text: z.string() });
+/** A text part of a chat message's content. */
+export const TextPartSchema = z.strictObject({ type: z.literal('text'), text: z.string() });
 const ImagePartSchema = z.strictObject({
   type: z.literal('image_url'),
   image_url: z.strictObject({

@@ -9,11 +9,18 @@ export interface StreamContext {
   created: number;
   /** Query options of the request (e.g. `agent_events`). */
   options: URLSearchParams;
+  /**
+   * The run's log. A format may read the events before the one it frames (never those after), e.g.
+   * to know whether a turn's text has begun; they never change, so the frames stay the same for
+   * every subscriber and every replay.
+   */
+  log: readonly LoggedEvent[];
 }
 
 /**
  * A way of serving a run's event log over SSE. Each is a pure projection: the frames for an event
- * depend only on that event and the context, so any subscriber can start at any `seq`.
+ * depend only on that event, the events before it and the context, so any subscriber can start at
+ * any `seq`.
  */
 export interface StreamFormat {
   readonly name: string;

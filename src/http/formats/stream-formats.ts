@@ -1,7 +1,13 @@
+import { agUiFormat } from './ag-ui-format.js';
+import { combinedFormat } from './combined-format.js';
 import { eventsFormat } from './events-format.js';
+import { openaiFormat } from './openai-format.js';
 import type { StreamFormat } from './stream-format.js';
 
 /** The formats `GET /v1/runs/:id/events?format=` serves, by name. */
 export const STREAM_FORMATS: Readonly<Record<string, StreamFormat>> = {
   events: eventsFormat,
+  openai: openaiFormat,
+  combined: combinedFormat,
+  'ag-ui': agUiFormat,
 };

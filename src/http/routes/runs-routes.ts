@@ -7,20 +7,22 @@ import type { AppDeps, AppState } from '../app-deps.js';
 import { parseCursor } from '../parse-cursor.js';
 import { parseInput } from '../parse-input.js';
 import { readJsonBody } from '../read-json-body.js';
-import { streamRunEvents } from '../stream-run-events.js';
+import { serveRunStream } from '../serve-run-stream.js';
 import { STREAM_FORMATS } from '../formats/stream-formats.js';
 
-const ListQuerySchema = z.strictObject({
+export const ListQuerySchema = z.strictObject({
   status: RunStatusSchema.optional(),
   limit: z.coerce.number().int().min(1).max(100).default(20),
   after: z.string().max(64).optional(),
 });
 
-const EventsQuerySchema = z.strictObject({
+export const EventsQuerySchema = z.strictObject({
   format: z.string().max(32).optional(),
   after: z.string().max(32).optional(),
   limit: z.coerce.number().int().min(1).max(1000).default(100),
   agent_events: z.enum(['0', '1', 'true', 'false']).optional(),
+  /** A stream token (see `stream-token-routes.ts`); checked by the auth middleware, listed here so it is not an unknown key. */
+  token: z.string().max(512).optional(),
 });
 
 /** Idempotency keys are opaque to us, but they are stored, so they are bounded and printable. */
@@ -95,21 +97,7 @@ export function runsRoutes(deps: AppDeps): Router<AppState> {
       return;
     }
 
-    ctx.respond = false;
-    const closed = new AbortController();
-    ctx.req.once('close', () => closed.abort());
-    ctx.res.once('close', () => closed.abort());
-    await streamRunEvents({
-      run,
-      res: ctx.res,
-      format,
-      context: { runId: run.id, model: run.model, created: Math.floor(run.createdAt / 1000), options: new URLSearchParams(ctx.querystring) },
-      after: cursor,
-      keepaliveMs: config.keepaliveMs,
-      bufferBytes: config.subscriberBufferBytes,
-      signal: AbortSignal.any([closed.signal, deps.shutdownSignal]),
-      now: deps.now,
-    });
+    await serveRunStream(ctx, deps, run, format, cursor);
   });
 
   return router;

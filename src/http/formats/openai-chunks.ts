@@ -1,0 +1,119 @@
+import type { ChatCompletionChunk, ChatDelta, ChatFinishReason, ChatToolCallDelta, ChatUsage } from '../../protocol/chat-completion.js';
+import type { RunEvent, RunEventOf, StopReason, Usage } from '../../protocol/run-events.js';
+import { RunCancelledError } from '../../runs/run-cancelled-error.js';
+import type { ErrorBody } from '../error-middleware.js';
+import { hasEventBefore, openReasoningTurn, openTextTurn } from './open-streams.js';
+import type { StreamContext } from './stream-format.js';
+
+/**
+ * The OpenAI projection of a run's log (CONTRACT §3.2), shared by `format=openai`, `format=combined`
+ * and the chat completions route, so every OpenAI-shaped door says the same thing. The whole episode
+ * reads as one assistant message: a role chunk at `run.started`; each turn's text in
+ * `delta.content`, a blank line between turns that have text; reasoning in
+ * `delta.reasoning_content`; every tool call the model made in `delta.tool_calls` at its run-wide
+ * `call_index` (already run by the bridge, so it is history, not a request to the client); then a
+ * chunk with `finish_reason` and a usage chunk with `choices: []`.
+ */
+
+/**
+ * The head of every chunk and completion of a run, in OpenAI's field order: one completion id per
+ * run (so all chunks name the same completion), the object type, when the run was created, its model.
+ */
+export function completionHead<T extends 'chat.completion' | 'chat.completion.chunk'>(
+  context: StreamContext,
+  object: T,
+): { id: string; object: T; created: number; model: string } {
+  return { id: `chatcmpl-${context.runId}`, object, created: context.created, model: context.model };
+}
+
+/** Our usage in OpenAI's names. */
+function chatUsage(usage: Usage): ChatUsage {
+  return { prompt_tokens: usage.input_tokens, completion_tokens: usage.output_tokens, total_tokens: usage.total_tokens };
+}
+
+/**
+ * The completion's `finish_reason`: `stop` when the episode ended by itself (`finished` or
+ * `no_tool_calls`) — not `tool_calls`, which would tell the client to run tools the bridge has already
+ * run — and `length` when it was cut at `max_turns`.
+ */
+function chatFinishReason(stopReason: StopReason): ChatFinishReason {
+  return stopReason === 'max_turns' ? 'length' : 'stop';
+}
+
+/** The tool call of a `tool.started` event, whole, at its run-wide index. */
+function toolCallDelta(event: RunEventOf<'tool.started'>): ChatToolCallDelta {
+  return { index: event.call_index, id: event.tool_call_id, type: 'function', function: { name: event.tool, arguments: JSON.stringify(event.arguments) } };
+}
+
+/** A chunk with one choice holding `delta`. */
+function deltaChunk(context: StreamContext, delta: ChatDelta, finishReason: ChatFinishReason | null = null): ChatCompletionChunk {
+  return { ...completionHead(context, 'chat.completion.chunk'), choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }] };
+}
+
+/**
+ * The content chunk of a `message.delta`: its text, after a blank line when it is the first text of
+ * a turn and an earlier turn had text, so the turns of one message do not run together.
+ */
+export function contentChunk(event: RunEventOf<'message.delta'>, context: StreamContext): ChatCompletionChunk {
+  const opensTurn = openTextTurn(context.log, event.seq) !== event.turn;
+  return deltaChunk(context, { content: turnText(event.delta, event.seq, opensTurn, context, TEXT_EVENTS) });
+}
+
+const TEXT_EVENTS = ['message.delta'] as const;
+const REASONING_EVENTS = ['reasoning.delta', 'reasoning.available'] as const;
+
+/** `text`, after a blank line when it opens its turn's part and an earlier turn's part (`kinds`) came before. */
+function turnText(text: string, seq: number, opensTurn: boolean, context: StreamContext, kinds: ReadonlyArray<RunEvent['event']>): string {
+  return opensTurn && hasEventBefore(context.log, seq, kinds) ? `\n\n${text}` : text;
+}
+
+/**
+ * The chunks of one event, in order; none for events that say nothing OpenAI has a field for
+ * (`tool.completed`, `turn.completed`) and for `run.failed` and `run.cancelled`, whose
+ * {@link errorBodyOf} takes the place of the last chunks. A `reasoning.available` repeats what its
+ * turn's `reasoning.delta`s streamed, so it has a chunk only for providers that stream no reasoning.
+ */
+export function chunksOf(event: RunEvent, context: StreamContext): ChatCompletionChunk[] {
+  switch (event.event) {
+    case 'run.started':
+      return [deltaChunk(context, { role: 'assistant', content: '' })];
+    case 'message.delta':
+      return [contentChunk(event, context)];
+    case 'reasoning.delta':
+    case 'reasoning.available': {
+      const opensTurn = openReasoningTurn(context.log, event.seq) !== event.turn;
+      // A turn's whole reasoning again: only news when the provider streamed none of it.
+      if (event.event === 'reasoning.available' && !opensTurn) return [];
+      const text = event.event === 'reasoning.delta' ? event.delta : event.text;
+      return [deltaChunk(context, { reasoning_content: turnText(text, event.seq, opensTurn, context, REASONING_EVENTS) })];
+    }
+    case 'tool.started':
+      return [deltaChunk(context, { tool_calls: [toolCallDelta(event)] })];
+    case 'run.completed':
+      return [
+        deltaChunk(context, {}, chatFinishReason(event.stop_reason)),
+        { ...completionHead(context, 'chat.completion.chunk'), choices: [], usage: chatUsage(event.usage) },
+      ];
+    default:
+      return [];
+  }
+}
+
+/** The chunk that carries a typed event alongside the OpenAI ones (`?agent_events=1`). */
+export function agentEventChunk(event: RunEvent, context: StreamContext): ChatCompletionChunk {
+  return { ...completionHead(context, 'chat.completion.chunk'), choices: [], agent_event: event };
+}
+
+/**
+ * The contract's error body for a run that did not complete: `run.failed` with its code and message,
+ * `run.cancelled` as code `cancelled` with why; undefined for every other event. OpenAI SDKs raise
+ * it as an `APIError`.
+ */
+export function errorBodyOf(event: RunEvent): ErrorBody | undefined {
+  if (event.event === 'run.failed') return { error: { code: event.code, message: event.error } };
+  if (event.event === 'run.cancelled') {
+    const cancelled = new RunCancelledError(event.reason);
+    return { error: { code: cancelled.code, message: cancelled.message, details: { reason: event.reason } } };
+  }
+  return undefined;
+}

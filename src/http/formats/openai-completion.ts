@@ -1,0 +1,46 @@
+import type { ChatCompletion, ChatFinishReason, ChatToolCall, ChatUsage } from '../../protocol/chat-completion.js';
+import { chunksOf, completionHead } from './openai-chunks.js';
+import type { StreamContext } from './stream-format.js';
+
+/**
+ * The `chat.completion` of a completed run: exactly what its `format=openai` chunks add up to (it is
+ * built by adding them up), so a non-streaming and a streaming request for the same run agree —
+ * content (all turns' text, null when there was none), reasoning, every tool call, finish reason
+ * and usage.
+ */
+export function chatCompletionOf(context: StreamContext): ChatCompletion {
+  let content = '';
+  let reasoning = '';
+  const toolCalls: ChatToolCall[] = [];
+  let finishReason: ChatFinishReason = 'stop';
+  let usage: ChatUsage = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
+  for (const { event } of context.log) {
+    for (const chunk of chunksOf(event, context)) {
+      if (chunk.usage) usage = chunk.usage;
+      for (const { delta, finish_reason } of chunk.choices) {
+        content += delta.content ?? '';
+        reasoning += delta.reasoning_content ?? '';
+        for (const { index, ...call } of delta.tool_calls ?? []) toolCalls[index] = call;
+        if (finish_reason !== null) finishReason = finish_reason;
+      }
+    }
+  }
+  return {
+    ...completionHead(context, 'chat.completion'),
+    choices: [
+      {
+        index: 0,
+        message: {
+          role: 'assistant',
+          content: content === '' ? null : content,
+          refusal: null,
+          ...(reasoning === '' ? {} : { reasoning_content: reasoning }),
+          ...(toolCalls.length === 0 ? {} : { tool_calls: toolCalls }),
+        },
+        logprobs: null,
+        finish_reason: finishReason,
+      },
+    ],
+    usage,
+  };
+}

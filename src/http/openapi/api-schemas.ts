@@ -1,0 +1,65 @@
+import { z } from 'zod';
+import { RunEventSchema } from '../../protocol/run-events.js';
+import { RunSnapshotSchema, RunStatusSchema } from '../../protocol/run-snapshot.js';
+
+/**
+ * Schemas of the HTTP answers that have no schema of their own in `src/protocol/` (their routes
+ * build them inline). They describe those answers in the OpenAPI document; the schema-routes tests
+ * validate the real answers against them, so a route that changes its answer breaks a test instead
+ * of leaving the document wrong.
+ */
+
+/** The error body of CONTRACT §2, for every 4xx and 5xx. */
+export const ErrorBodySchema = z.object({
+  error: z.object({
+    code: z.string(),
+    message: z.string(),
+    details: z.unknown().optional(),
+  }),
+});
+
+/** `GET /v1/runs`: one page of the caller's runs, newest first; `next` is the `after` of the next page. */
+export const RunListSchema = z.object({
+  data: z.array(RunSnapshotSchema),
+  next: z.string().nullable(),
+});
+
+/** `GET /v1/runs/:id/events` with `Accept: application/json`: one page of the stored events. */
+export const EventsPageSchema = z.object({
+  run_id: z.string(),
+  status: RunStatusSchema,
+  data: z.array(RunEventSchema),
+  last_seq: z.number().int(),
+  has_more: z.boolean(),
+  next_after: z.number().int().nullable(),
+});
+
+/** `POST /v1/runs/:id/cancel`. */
+export const CancelAnswerSchema = z.object({
+  run_id: z.string(),
+  status: RunStatusSchema,
+});
+
+/** `POST /v1/runs/:id/stream-token`. */
+export const StreamTokenAnswerSchema = z.object({
+  token: z.string(),
+  expires_at: z.number(),
+  events_url: z.string(),
+});
+
+/** `GET /v1/models`, in OpenAI's list shape. */
+export const ModelListSchema = z.object({
+  object: z.literal('list'),
+  data: z.array(z.object({ id: z.string(), object: z.literal('model'), created: z.number().int(), owned_by: z.string() })),
+});
+
+/** `GET /health`. */
+export const HealthSchema = z.object({
+  status: z.enum(['ok', 'draining']),
+  runs: z.object({
+    running: z.number().int().nonnegative(),
+    queued: z.number().int().nonnegative(),
+    finished: z.number().int().nonnegative(),
+    subscribers: z.number().int().nonnegative(),
+  }),
+});

@@ -1,0 +1,64 @@
+import Router from 'koa-router';
+import { z } from 'zod';
+import { RunbridgeError } from '../../errors.js';
+import { ChatCompletionRequestSchema } from '../../protocol/chat-completion-request.js';
+import type { AppDeps, AppState } from '../app-deps.js';
+import { chatRequestToRunRequest } from '../chat-run-request.js';
+import { errorBodyOf } from '../formats/openai-chunks.js';
+import { chatCompletionOf } from '../formats/openai-completion.js';
+import { openaiFormat } from '../formats/openai-format.js';
+import { parseInput } from '../parse-input.js';
+import { readJsonBody } from '../read-json-body.js';
+import { serveRunStream, streamContextOf } from '../serve-run-stream.js';
+import { waitForTerminal } from '../wait-for-terminal.js';
+
+/** `?agent_events=1` works here as on the events route: the typed events ride along in the stream. */
+export const ChatQuerySchema = z.strictObject({
+  agent_events: z.enum(['0', '1', 'true', 'false']).optional(),
+});
+
+/**
+ * `POST /v1/chat/completions` (CONTRACT §4.2): an OpenAI chat completion request starts a run the
+ * same way `POST /v1/runs` does (same validation, owner, queue, 429 and 503), and its id comes back
+ * in the `x-run-id` header, so the run is also there under `/v1/runs`. `stream: true` answers the
+ * run's `format=openai` stream from its first event; otherwise the answer waits for the run to end
+ * and is one `chat.completion`. A run that fails answers its error body — in the stream as the last
+ * frame before `[DONE]`; without streaming as status 502 (500 for `internal_error`), and 409 with
+ * code `cancelled` for a cancelled run. A client that goes away does not stop the run.
+ */
+export function chatCompletionsRoutes(deps: AppDeps): Router<AppState> {
+  const router = new Router<AppState>();
+
+  router.post('/v1/chat/completions', async (ctx) => {
+    parseInput(ChatQuerySchema, ctx.query, 'query');
+    const body = parseInput(ChatCompletionRequestSchema, await readJsonBody(ctx.req, deps.config.maxBodyBytes), 'chat completion request');
+    const { run } = await deps.registry.create(chatRequestToRunRequest(body), ctx.state.owner);
+    ctx.set('x-run-id', run.id);
+
+    if (body.stream) {
+      await serveRunStream(ctx, deps, run, openaiFormat, -1);
+      return;
+    }
+
+    const gone = new AbortController();
+    ctx.res.once('close', () => gone.abort());
+    const terminal = await waitForTerminal(run, {
+      signal: AbortSignal.any([gone.signal, deps.shutdownSignal]),
+      now: deps.now,
+      wakeMs: deps.config.keepaliveMs,
+    });
+    if (terminal === undefined) {
+      // The client is gone (or the server is going): nobody is left to answer.
+      ctx.respond = false;
+      return;
+    }
+    const failure = errorBodyOf(terminal);
+    if (failure) {
+      const status = terminal.event === 'run.cancelled' ? 409 : failure.error.code === 'internal_error' ? 500 : 502;
+      throw new RunbridgeError(failure.error.message, { code: failure.error.code, status, details: failure.error.details });
+    }
+    ctx.body = chatCompletionOf(streamContextOf(run, new URLSearchParams()));
+  });
+
+  return router;
+}

@@ -1,0 +1,34 @@
+import type { Context } from 'koa';
+import type { Run } from '../runs/run.js';
+import type { AppDeps } from './app-deps.js';
+import type { StreamContext, StreamFormat } from './formats/stream-format.js';
+import { streamRunEvents } from './stream-run-events.js';
+
+/** What a format may know of `run` when serving it with the request's query `options`. */
+export function streamContextOf(run: Run, options: URLSearchParams): StreamContext {
+  return { runId: run.id, model: run.model, created: Math.floor(run.createdAt / 1000), options, log: run.log.entries };
+}
+
+/**
+ * Answers the request with `run`'s event stream in `format`, from the events after `after` on, and
+ * resolves when the stream ends: after the terminal event, when the client goes away, or at the end
+ * of shutdown. Koa steps aside (`respond = false`); headers set on `ctx` before the call (e.g.
+ * `x-run-id`) go out with the stream's own. The client's going away is read from the response's
+ * `close`, not the request's: a request whose body was read (a POST) closes at once.
+ */
+export async function serveRunStream(ctx: Context, deps: AppDeps, run: Run, format: StreamFormat, after: number): Promise<void> {
+  ctx.respond = false;
+  const closed = new AbortController();
+  ctx.res.once('close', () => closed.abort());
+  await streamRunEvents({
+    run,
+    res: ctx.res,
+    format,
+    context: streamContextOf(run, new URLSearchParams(ctx.querystring)),
+    after,
+    keepaliveMs: deps.config.keepaliveMs,
+    bufferBytes: deps.config.subscriberBufferBytes,
+    signal: AbortSignal.any([closed.signal, deps.shutdownSignal]),
+    now: deps.now,
+  });
+}

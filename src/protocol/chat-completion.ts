@@ -1,0 +1,97 @@
+import { z } from 'zod';
+import { RunEventSchema } from './run-events.js';
+
+/**
+ * What the OpenAI-compatible doors answer (CONTRACT §3.2, §4.2): `chat.completion.chunk` frames of
+ * `format=openai` and a streaming chat completion, and the `chat.completion` of a non-streaming one.
+ * Only the fields the bridge fills are here; they are named and shaped as OpenAI's, so OpenAI SDKs
+ * read them unchanged.
+ */
+
+export const ChatUsageSchema = z.object({
+  prompt_tokens: z.number().int().nonnegative(),
+  completion_tokens: z.number().int().nonnegative(),
+  total_tokens: z.number().int().nonnegative(),
+});
+export type ChatUsage = z.infer<typeof ChatUsageSchema>;
+
+/** `stop` for a run that ended by itself, `length` for one cut at `max_turns`. */
+export const ChatFinishReasonSchema = z.enum(['stop', 'length']);
+export type ChatFinishReason = z.infer<typeof ChatFinishReasonSchema>;
+
+/** A tool call the model made; the bridge has already run it over ORS. */
+export const ChatToolCallSchema = z.object({
+  id: z.string(),
+  type: z.literal('function'),
+  function: z.object({ name: z.string(), arguments: z.string() }),
+});
+export type ChatToolCall = z.infer<typeof ChatToolCallSchema>;
+
+/** A tool call in a chunk: whole (the bridge learns a call once it is complete), at its run-wide `index`. */
+export const ChatToolCallDeltaSchema = ChatToolCallSchema.extend({ index: z.number().int().nonnegative() });
+export type ChatToolCallDelta = z.infer<typeof ChatToolCallDeltaSchema>;
+
+export const ChatDeltaSchema = z.object({
+  role: z.literal('assistant').optional(),
+  content: z.string().optional(),
+  /** Reasoning text, in the field vLLM and DeepSeek use for it. */
+  reasoning_content: z.string().optional(),
+  tool_calls: z.array(ChatToolCallDeltaSchema).optional(),
+});
+export type ChatDelta = z.infer<typeof ChatDeltaSchema>;
+
+/** What every chunk and completion of one run shares: the completion id, when the run was created, its model. */
+const completionHead = {
+  id: z.string(),
+  /** Epoch seconds. */
+  created: z.number().int(),
+  model: z.string(),
+};
+
+export const ChatCompletionChunkSchema = z.object({
+  ...completionHead,
+  object: z.literal('chat.completion.chunk'),
+  /** One choice, or none in the usage chunk and in `agent_event` chunks. */
+  choices: z
+    .array(
+      z.object({
+        index: z.literal(0),
+        delta: ChatDeltaSchema,
+        logprobs: z.null(),
+        finish_reason: ChatFinishReasonSchema.nullable(),
+      }),
+    )
+    .max(1),
+  usage: ChatUsageSchema.optional(),
+  /** With `?agent_events=1`: the typed event this chunk carries (CONTRACT §3.2). */
+  agent_event: RunEventSchema.optional(),
+});
+export type ChatCompletionChunk = z.infer<typeof ChatCompletionChunkSchema>;
+
+export const ChatCompletionMessageSchema = z.object({
+  role: z.literal('assistant'),
+  /** All the assistant text of the episode, turns separated by a blank line; null when there was none. */
+  content: z.string().nullable(),
+  refusal: z.null(),
+  reasoning_content: z.string().optional(),
+  /** Every tool call of the episode, in order; absent when there was none. */
+  tool_calls: z.array(ChatToolCallSchema).optional(),
+});
+export type ChatCompletionMessage = z.infer<typeof ChatCompletionMessageSchema>;
+
+export const ChatCompletionSchema = z.object({
+  ...completionHead,
+  object: z.literal('chat.completion'),
+  choices: z
+    .array(
+      z.object({
+        index: z.literal(0),
+        message: ChatCompletionMessageSchema,
+        logprobs: z.null(),
+        finish_reason: ChatFinishReasonSchema,
+      }),
+    )
+    .length(1),
+  usage: ChatUsageSchema,
+});
+export type ChatCompletion = z.infer<typeof ChatCompletionSchema>;

@@ -1,0 +1,160 @@
+import type Router from 'koa-router';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { createOfflineProvider } from '../../adapters/models/offline/offline-provider.js';
+import { loadConfig } from '../../src/config.js';
+import { Authenticator } from '../../src/http/authenticate.js';
+import { createApp } from '../../src/http/create-app.js';
+import { ModelRegistry } from '../../src/models/model-registry.js';
+import { OrsClient } from '../../src/ors/client/ors-client.js';
+import type { RunEvent } from '../../src/protocol/run-events.js';
+import { RunRegistry } from '../../src/runs/run-registry.js';
+import { scriptedProvider } from '../support/scripted-model.js';
+import { startTestBridge, type TestBridge } from '../support/start-test-bridge.js';
+
+const json = { 'Content-Type': 'application/json' };
+
+type JsonSchema = z.core.JSONSchema.JSONSchema;
+
+interface OpenApi {
+  openapi: string;
+  paths: Record<string, Record<string, unknown>>;
+  components: { schemas: Record<string, JsonSchema> };
+}
+
+/** A validator for one component of the document, built from the served JSON Schema (not from our zod). */
+function componentValidator(document: OpenApi, name: string): z.ZodType {
+  const defs = JSON.parse(JSON.stringify(document.components.schemas).replaceAll('#/components/schemas/', '#/$defs/')) as Record<string, JsonSchema>;
+  return z.fromJSONSchema({ $ref: `#/$defs/${name}`, $defs: defs });
+}
+
+/** Every `METHOD /path` the bridge's Koa app routes, with OpenAPI's `{param}` spelling. */
+async function appRoutes(): Promise<string[]> {
+  const config = loadConfig({});
+  const registry = new RunRegistry({
+    ors: new OrsClient({ baseUrl: 'http://127.0.0.1:9' }),
+    models: new ModelRegistry([createOfflineProvider()], 'offline'),
+    defaultEnv: 'arith',
+    limits: { maxConcurrentRuns: 1, maxQueuedRuns: 0, maxEventsPerRun: 10, orphanTtlMs: 1000, retentionMs: 1000, runTimeoutMs: 1000, toolOutputEventChars: 10 },
+  });
+  try {
+    const app = createApp({
+      registry,
+      models: new ModelRegistry([createOfflineProvider()], 'offline'),
+      authenticator: new Authenticator([]),
+      config,
+      shutdownSignal: new AbortController().signal,
+      now: Date.now,
+      log: () => undefined,
+    });
+    const routers = app.middleware.flatMap((middleware) => {
+      const router = (middleware as { router?: Router }).router;
+      return router ? [router] : [];
+    });
+    return routers.flatMap((router) =>
+      router.stack.flatMap((layer) =>
+        layer.methods.filter((method) => method !== 'HEAD').map((method) => `${method} ${layer.path.replace(/:(\w+)/g, '{$1}')}`),
+      ),
+    );
+  } finally {
+    await registry.shutdown(0);
+  }
+}
+
+describe('GET /v1/openapi.json', () => {
+  let bridge: TestBridge;
+  let document: OpenApi;
+
+  beforeAll(async () => {
+    bridge = await startTestBridge();
+    const response = await fetch(`${bridge.url}/v1/openapi.json`);
+    expect(response.status).toBe(200);
+    document = (await response.json()) as OpenApi;
+  });
+  afterAll(() => bridge.shutdown());
+
+  it('is an OpenAPI 3.1 document of exactly the routes the server has', async () => {
+    expect(document.openapi).toBe('3.1.0');
+    const documented = Object.entries(document.paths).flatMap(([path, item]) =>
+      Object.keys(item)
+        .filter((key) => key !== 'parameters')
+        .map((method) => `${method.toUpperCase()} ${path}`),
+    );
+    expect(documented.sort()).toEqual((await appRoutes()).sort());
+  });
+
+  it('describes the answers with schemas that accept what the server really answers', async () => {
+    const validators = new Map<string, z.ZodType>();
+    const check = (name: string, value: unknown) => {
+      if (!validators.has(name)) validators.set(name, componentValidator(document, name));
+      expect(validators.get(name)!.safeParse(value).error).toBeUndefined();
+    };
+    check('Health', await (await bridge.fetch('/health')).json());
+    check('ModelList', await (await bridge.fetch('/v1/models')).json());
+    const created = await (await bridge.fetch('/v1/runs', { method: 'POST', headers: json, body: JSON.stringify({ env: 'arith' }) })).json();
+    check('RunCreated', created);
+    const runId = (created as { run_id: string }).run_id;
+    await bridge.readEvents(runId);
+    check('RunSnapshot', await (await bridge.fetch(`/v1/runs/${runId}`)).json());
+    check('RunList', await (await bridge.fetch('/v1/runs')).json());
+    check('EventsPage', await (await bridge.fetch(`/v1/runs/${runId}/events`, { headers: { Accept: 'application/json' } })).json());
+    check('CancelAnswer', await (await bridge.fetch(`/v1/runs/${runId}/cancel`, { method: 'POST' })).json());
+    check('StreamTokenAnswer', await (await bridge.fetch(`/v1/runs/${runId}/stream-token`, { method: 'POST' })).json());
+    check('ErrorBody', await (await bridge.fetch('/v1/runs/run_missing')).json());
+    const chat = await bridge.fetch('/v1/chat/completions', { method: 'POST', headers: json, body: JSON.stringify({ env: 'arith', messages: [{ role: 'user', content: 'hi' }] }) });
+    check('ChatCompletion', await chat.json());
+    const chunks = await (await bridge.fetch(`/v1/runs/${runId}/events?format=openai&agent_events=1`)).text();
+    for (const line of chunks.split('\n').filter((candidate) => candidate.startsWith('data: {'))) check('ChatCompletionChunk', JSON.parse(line.slice(6)));
+  });
+
+  it('describes the request bodies with the schemas the server validates them with', () => {
+    const runRequest = componentValidator(document, 'RunRequest');
+    expect(runRequest.safeParse({ env: 'arith', task: { split: 'train', index: 0 }, max_turns: 3 }).success).toBe(true);
+    expect(runRequest.safeParse({ env: 'arith', colour: 'blue' }).success).toBe(false);
+    const chatRequest = componentValidator(document, 'ChatCompletionRequest');
+    expect(chatRequest.safeParse({ model: 'offline', messages: [{ role: 'user', content: 'hi' }], stream: true }).success).toBe(true);
+    expect(chatRequest.safeParse({ messages: [{ role: 'user', content: 'hi' }], tools: [] }).success).toBe(false);
+  });
+
+  it('takes the query parameters from the routes\' own query schemas', () => {
+    const names = (path: string, method: string) =>
+      ((document.paths[path]![method] as { parameters: Array<{ name: string; in: string }> }).parameters ?? []).map((parameter) => `${parameter.in}:${parameter.name}`);
+    expect(names('/v1/runs', 'get')).toEqual(['query:status', 'query:limit', 'query:after']);
+    expect(names('/v1/runs/{id}/events', 'get')).toEqual(expect.arrayContaining(['query:format', 'query:after', 'query:limit', 'query:agent_events', 'header:Last-Event-ID']));
+  });
+});
+
+describe('GET /v1/schema/events', () => {
+  let bridge: TestBridge;
+
+  beforeAll(async () => {
+    bridge = await startTestBridge({}, { providers: [scriptedProvider({ hang: [{ hang: true }], broken: [{ error: new Error('a bug') }] })] });
+  });
+  afterAll(() => bridge.shutdown());
+
+  it('is a JSON Schema with one definition per event type, open to every client', async () => {
+    const schema = (await (await fetch(`${bridge.url}/v1/schema/events`)).json()) as { $schema: string; oneOf: unknown[]; $defs: Record<string, unknown> };
+    expect(schema.$schema).toBe('https://json-schema.org/draft/2020-12/schema');
+    expect(Object.keys(schema.$defs).sort()).toEqual(
+      ['message.delta', 'reasoning.available', 'reasoning.delta', 'run.cancelled', 'run.completed', 'run.failed', 'run.started', 'tool.completed', 'tool.started', 'turn.completed'],
+    );
+    expect(schema.oneOf).toHaveLength(10);
+  });
+
+  it('accepts every event of real runs that complete, fail and are cancelled, and refuses malformed ones', async () => {
+    const validator = z.fromJSONSchema((await (await fetch(`${bridge.url}/v1/schema/events`)).json()) as JsonSchema);
+    const events: RunEvent[] = [];
+    for (const env of ['arith', 'workspace']) events.push(...(await bridge.readEvents(await bridge.startRun({ env }))));
+    events.push(...(await bridge.readEvents(await bridge.startRun({ env: 'arith', model: 'scripted:broken' }))));
+    const hanging = await bridge.startRun({ env: 'arith', model: 'scripted:hang' });
+    await bridge.fetch(`/v1/runs/${hanging}/cancel`, { method: 'POST' });
+    events.push(...(await bridge.readEvents(hanging)));
+    expect(new Set(events.map((event) => event.event))).toEqual(
+      new Set(['run.started', 'message.delta', 'reasoning.delta', 'reasoning.available', 'tool.started', 'tool.completed', 'turn.completed', 'run.completed', 'run.failed', 'run.cancelled']),
+    );
+    for (const event of events) expect(validator.safeParse(event).error).toBeUndefined();
+    expect(validator.safeParse({ event: 'run.failed', seq: 1, run_id: 'run_x', timestamp: 1 }).success).toBe(false);
+    expect(validator.safeParse({ event: 'tool.started', seq: -1, run_id: 'run_x', timestamp: 1, tool: 't', tool_call_id: 'c', arguments: {}, preview: '', turn: 1, call_index: 0 }).success).toBe(false);
+    expect(validator.safeParse({ event: 'run.exploded', seq: 1, run_id: 'run_x', timestamp: 1 }).success).toBe(false);
+  });
+});
