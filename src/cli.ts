@@ -6,6 +6,7 @@ const USAGE = `runbridge — drive an LLM through ORS episodes and stream every 
 Usage:
   runbridge serve                  start the HTTP server (config from environment variables)
   runbridge run [options]          start one run and render its events live
+  runbridge rollout [options]      generate RL rollouts as JSONL trajectories
   runbridge ors serve [--port N]   serve the built-in ORS environments
   runbridge help                   show this text
 
@@ -16,6 +17,7 @@ type Command = (args: string[]) => Promise<number>;
 const commands: Record<string, () => Promise<Command>> = {
   serve: async () => (await import('./commands/serve-command.js')).serveCommand,
   run: async () => (await import('./commands/run-command.js')).runCommand,
+  rollout: async () => (await import('./commands/rollout-command.js')).rolloutCommand,
   ors: async () => (await import('./commands/ors-command.js')).orsCommand,
 };
 

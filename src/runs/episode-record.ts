@@ -19,6 +19,8 @@ export interface ToolCallRecord {
   /** The whole output text (events carry a cut copy). */
   output: string;
   blocks: Block[];
+  /** The tool output's `metadata` as the environment sent it (e.g. whether an answer was correct); null when none. */
+  metadata: Record<string, unknown> | null;
   reward: number | null;
   finished: boolean;
   error: boolean;

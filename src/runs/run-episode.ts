@@ -232,6 +232,7 @@ class Episode {
       parsedArguments: parsed,
       output: '',
       blocks: [],
+      metadata: null,
       reward: null,
       finished: false,
       error: true,
@@ -248,6 +249,7 @@ class Episode {
           case 'output':
             result.error = false;
             result.blocks = outcome.output.blocks;
+            result.metadata = outcome.output.metadata;
             result.output = blocksToText(outcome.output.blocks);
             result.reward = outcome.output.reward;
             result.finished = outcome.output.finished;

@@ -1,0 +1,266 @@
+import { parseArgs } from 'node:util';
+import { z } from 'zod';
+import { ConfigError, loadConfig, type Config } from '../config.js';
+import { RunbridgeError } from '../errors.js';
+import { configuredProviders, connectOrs } from '../main.js';
+import type { Model, ModelProvider } from '../models/model.js';
+import { ModelRegistry } from '../models/model-registry.js';
+import type { EnvironmentDefinition } from '../ors/environment.js';
+import { EnvNameSchema, ModelRefSchema, RewardReductionSchema } from '../protocol/run-request.js';
+import { generateRollouts, type RolloutResult } from '../rollouts/generate-rollouts.js';
+import { formatDuration, ProgressDisplay, type ProgressOutput } from '../rollouts/progress-display.js';
+
+const USAGE = `runbridge rollout — play many ORS episodes and write one JSONL trajectory record per episode
+
+Usage:
+  runbridge rollout --out FILE.jsonl [options]
+
+Options:
+  --env NAME               ORS environment (default: RUNBRIDGE_DEFAULT_ENV, arith)
+  --split NAME             task split (default: the environment's first split)
+  --tasks SELECTION        task indices: 0:200 (stop exclusive), 7, 100:, or several joined by commas (default: the whole split)
+  --samples N              episodes per task (default 1)
+  --model REF              provider:name, e.g. offline, openai:gpt-4.1-mini (default: RUNBRIDGE_MODEL)
+  --concurrency N          episodes in flight at most (default 8)
+  --out FILE               the JSONL file (required); its manifest goes beside it (FILE.manifest.json)
+  --max-turns N            model turns per episode at most (default 20)
+  --temperature X          sampling temperature (default: the provider's)
+  --seed N                 master seed; each rollout's seed derives from it, the task and the sample (default 0)
+  --extra-body JSON        object passed to the provider verbatim, e.g. '{"logprobs": true}'
+  --instructions TEXT      system prompt before the environment's prompt
+  --reward-reduction R     last | sum | mean | max: how tool-call rewards reduce to the episode's (default last)
+  --retries N              further attempts of a failed episode within the batch (default 2)
+  --timeout-seconds S      time limit of one episode (default 600)
+  --retry-failed           run the pairs whose record in FILE is a failure again
+  --ors-url URL            a remote ORS server (default: ORS_URL, else the built-in one in this process)
+  --help                   show this text
+
+Rerunning with the same --out resumes: finished (task, sample) pairs are skipped.
+Exit code: 0 when every pair completed, 1 when some failed (rerun with --retry-failed), 2 for bad
+options, 130 / 143 when interrupted by SIGINT / SIGTERM (episodes in flight are cancelled; rerun to resume).`;
+
+const integer = z.coerce.number().int();
+const FlagsSchema = z.object({
+  env: EnvNameSchema.optional(),
+  split: z.string().min(1).optional(),
+  tasks: z.string().min(1).optional(),
+  samples: integer.positive().optional(),
+  model: ModelRefSchema.optional(),
+  concurrency: integer.positive().optional(),
+  out: z.string({ error: 'is required: say where to write the records, e.g. --out rollouts/arith.jsonl' }).min(1),
+  'max-turns': integer.min(1).max(1000).optional(),
+  temperature: z.coerce.number().min(0).max(2).optional(),
+  seed: integer.min(Number.MIN_SAFE_INTEGER).max(Number.MAX_SAFE_INTEGER).optional(),
+  'extra-body': z
+    .string()
+    .transform((text, ctx) => {
+      try {
+        const value: unknown = JSON.parse(text);
+        if (value !== null && typeof value === 'object' && !Array.isArray(value)) return value as Record<string, unknown>;
+      } catch {
+        // Reported below, like any other value that is not an object.
+      }
+      ctx.addIssue({ code: 'custom', message: `must be a JSON object, e.g. '{"logprobs": true}'; got ${text.slice(0, 80)}` });
+      return z.NEVER;
+    })
+    .optional(),
+  instructions: z.string().optional(),
+  'reward-reduction': RewardReductionSchema.optional(),
+  retries: integer.min(0).max(100).optional(),
+  'timeout-seconds': z.coerce.number().positive().max(2_000_000).optional(),
+  'retry-failed': z.boolean().optional(),
+  'ors-url': z.url({ protocol: /^https?$/ }).optional(),
+});
+type Flags = z.infer<typeof FlagsSchema>;
+
+/** What {@link runRolloutCommand} talks to; {@link rolloutCommand} passes the process's own. */
+export interface RolloutCommandIo {
+  /** Environment variables (configuration). */
+  env: Record<string, string | undefined>;
+  /** Progress and the summary go here; a terminal gets a live bar, anything else plain lines. */
+  stdout: ProgressOutput;
+  stderr(text: string): void;
+  /** Calls `listener` with the signal's name when the process is asked to stop; returns a function that stops listening. */
+  onStop(listener: (signal: NodeJS.Signals) => void): () => void;
+  /** Model providers instead of the configured ones (tests use the offline model without token delays). */
+  providers?: ModelProvider[];
+  /** Environments for the built-in ORS server instead of the built-in ones. */
+  environments?: EnvironmentDefinition<any, any>[];
+}
+
+/**
+ * `runbridge rollout …`: plays tasks × samples episodes and writes JSONL trajectories (see USAGE).
+ * SIGINT/SIGTERM cancel the episodes in flight — no half line is written, every ORS session is
+ * deleted, the manifest says how far the batch got — and exit 130/143; a second signal exits at once.
+ */
+export function rolloutCommand(args: string[]): Promise<number> {
+  return runRolloutCommand(args, {
+    env: process.env,
+    stdout: process.stdout,
+    stderr: (text) => process.stderr.write(text),
+    onStop: (listener) => {
+      const stopListening = () => {
+        process.off('SIGINT', stop);
+        process.off('SIGTERM', stop);
+      };
+      const stop = (signal: NodeJS.Signals) => {
+        stopListening();
+        // A second signal means "now": lines are whole already; a remote server reaps the sessions.
+        process.once('SIGINT', () => process.exit(130));
+        process.once('SIGTERM', () => process.exit(143));
+        listener(signal);
+      };
+      process.on('SIGINT', stop);
+      process.on('SIGTERM', stop);
+      return stopListening;
+    },
+  });
+}
+
+/** {@link rolloutCommand} with its configuration, output, stop trigger and adapters passed in. */
+export async function runRolloutCommand(args: string[], io: RolloutCommandIo): Promise<number> {
+  const usageError = (message: string) => {
+    io.stderr(`runbridge rollout: ${message}\n\nRun "runbridge rollout --help" for the options.\n`);
+    return 2;
+  };
+  let values: ReturnType<typeof parse>['values'];
+  try {
+    values = parse(args).values;
+  } catch (error) {
+    return usageError((error as Error).message);
+  }
+  if (values.help) {
+    io.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+  const parsed = FlagsSchema.safeParse(values);
+  if (!parsed.success) {
+    return usageError(parsed.error.issues.map((issue) => `--${issue.path.join('.')} ${issue.message}`).join('; '));
+  }
+  const flags = parsed.data;
+
+  let config: Config;
+  let model: Model;
+  try {
+    config = loadConfig({ ...io.env, ...(flags['ors-url'] === undefined ? {} : { ORS_URL: flags['ors-url'] }) });
+    model = new ModelRegistry(io.providers ?? configuredProviders(config), config.defaultModel).resolve(flags.model);
+  } catch (error) {
+    if (error instanceof ConfigError || isUsageError(error)) return usageError((error as Error).message);
+    throw error;
+  }
+
+  const { ors, orsServer } = await connectOrs(config, io.environments);
+  const controller = new AbortController();
+  let stoppedBy: NodeJS.Signals | undefined;
+  const stopListening = io.onStop((signal) => {
+    stoppedBy = signal;
+    io.stderr(`\n${signal}: cancelling the episodes in flight and closing their sessions (send it again to exit at once)…\n`);
+    controller.abort();
+  });
+  const display = new ProgressDisplay({ output: io.stdout });
+  try {
+    const result = await generateRollouts({
+      ors,
+      model,
+      env: flags.env ?? config.defaultEnv,
+      split: flags.split,
+      tasks: flags.tasks,
+      samples: flags.samples,
+      out: flags.out,
+      concurrency: flags.concurrency,
+      maxTurns: flags['max-turns'],
+      sampling: {
+        ...(flags.temperature === undefined ? {} : { temperature: flags.temperature }),
+        ...(flags['extra-body'] === undefined ? {} : { extra_body: flags['extra-body'] }),
+      },
+      seed: flags.seed,
+      instructions: flags.instructions,
+      rewardReduction: flags['reward-reduction'],
+      retries: flags.retries,
+      timeoutMs: flags['timeout-seconds'] === undefined ? undefined : flags['timeout-seconds'] * 1000,
+      retryFailed: flags['retry-failed'],
+      signal: controller.signal,
+      onProgress: (progress) => display.update(progress),
+    });
+    display.stop();
+    io.stdout.write(summarise(result, stoppedBy));
+    if (result.status === 'interrupted') return exitCodeOf(stoppedBy);
+    return result.manifest.progress.failed === 0 ? 0 : 1;
+  } catch (error) {
+    display.stop();
+    if (controller.signal.aborted) {
+      io.stderr(`${stoppedBy ?? 'Interrupted'} before the batch started; nothing was run.\n`);
+      return exitCodeOf(stoppedBy);
+    }
+    if (isUsageError(error)) return usageError((error as Error).message);
+    throw error;
+  } finally {
+    stopListening();
+    await orsServer?.close();
+  }
+}
+
+function parse(args: string[]) {
+  return parseArgs({
+    args,
+    strict: true,
+    allowPositionals: false,
+    options: {
+      env: { type: 'string' },
+      split: { type: 'string' },
+      tasks: { type: 'string' },
+      samples: { type: 'string' },
+      model: { type: 'string' },
+      concurrency: { type: 'string' },
+      out: { type: 'string' },
+      'max-turns': { type: 'string' },
+      temperature: { type: 'string' },
+      seed: { type: 'string' },
+      'extra-body': { type: 'string' },
+      instructions: { type: 'string' },
+      'reward-reduction': { type: 'string' },
+      retries: { type: 'string' },
+      'timeout-seconds': { type: 'string' },
+      'retry-failed': { type: 'boolean' },
+      'ors-url': { type: 'string' },
+      help: { type: 'boolean' },
+    },
+  });
+}
+
+/** A mistake in what the caller asked for (bad value, unknown environment, model or split): exit 2. */
+function isUsageError(error: unknown): boolean {
+  return error instanceof RunbridgeError && (error.status === 400 || error.status === 404);
+}
+
+function exitCodeOf(signal: NodeJS.Signals | undefined): number {
+  return signal === 'SIGTERM' ? 143 : 130;
+}
+
+function summarise(result: RolloutResult, stoppedBy: NodeJS.Signals | undefined): string {
+  const { progress, results } = result.manifest;
+  const lines: string[] = [];
+  if (progress.torn_bytes > 0) lines.push(`repaired ${result.out}: cut off an unfinished last line (${progress.torn_bytes} bytes) left by a crash`);
+  if (progress.dropped_failed > 0) lines.push(`removed ${progress.dropped_failed} failed record(s) to run them again (--retry-failed)`);
+  lines.push(
+    `wrote ${progress.written} record(s) to ${result.out} in ${formatDuration(progress.elapsed_seconds)} ` +
+      `(${progress.episodes_per_second.toFixed(2)} episodes/s); ${progress.skipped} pair(s) were already done`,
+  );
+  const passAt = Object.entries(results.pass_at_k)
+    .map(([k, value]) => `pass@${k} ${value.toFixed(3)}`)
+    .join(' · ');
+  lines.push(
+    `file: ${results.episodes} episode(s), ${results.completed} completed, ${results.failed} failed · mean reward ` +
+      `${results.mean_reward === null ? '–' : results.mean_reward.toFixed(3)}${passAt === '' ? '' : ` · ${passAt}`}`,
+  );
+  if (result.status === 'interrupted') {
+    lines.push(
+      `interrupted${stoppedBy ? ` by ${stoppedBy}` : ''}: ${progress.completed + progress.failed} of ${progress.planned} pair(s) recorded, ` +
+        `${progress.cancelled} episode(s) in flight cancelled; rerun the same command to resume`,
+    );
+  } else if (progress.failed > 0) {
+    lines.push(`${progress.failed} of ${progress.planned} pair(s) failed; rerun with --retry-failed to run them again`);
+  }
+  lines.push(`manifest: ${result.manifestPath}`);
+  return `${lines.join('\n')}\n`;
+}

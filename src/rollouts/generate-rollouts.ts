@@ -1,0 +1,320 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { z } from 'zod';
+import { BadRequestError } from '../errors.js';
+import type { Model } from '../models/model.js';
+import type { OrsClient } from '../ors/client/ors-client.js';
+import { EnvNameSchema, RewardReductionSchema, SamplingSchema, type RewardReduction, type Sampling } from '../protocol/run-request.js';
+import { EnvCatalog } from '../runs/env-catalog.js';
+import { RolloutBatch, type RolloutProgress } from './rollout-batch.js';
+import { RolloutLock } from './rollout-lock.js';
+import {
+  configMismatches,
+  manifestPathFor,
+  readManifest,
+  ROLLOUT_MANIFEST_VERSION,
+  writeManifest,
+  type RolloutConfig,
+  type RolloutManifest,
+} from './rollout-manifest.js';
+import { formatTaskIndices, parseTaskSelection, planRollouts, resolveTaskIndices, type PlannedRollout } from './rollout-plan.js';
+import { summarizeOutcomes } from './rollout-stats.js';
+import { RolloutStore } from './rollout-store.js';
+import type { TrajectoryRecord } from './trajectory-schema.js';
+
+export type { RolloutProgress } from './rollout-batch.js';
+
+/** What {@link generateRollouts} plays and where it writes. Only `ors`, `model`, `env` and `out` are required. */
+export interface GenerateRolloutsOptions {
+  /** The ORS server the episodes run against. */
+  ors: OrsClient;
+  /** The model every episode uses (resolve a `provider:name` with a `ModelRegistry`, or pass any `Model`). */
+  model: Model;
+  env: string;
+  /** Default: the environment's first split. */
+  split?: string;
+  /** Selection syntax (`"0:200"`, `"0:10,25"`, `"100:"`) or a list of indices; default: the whole split. */
+  tasks?: string | readonly number[];
+  /** Samples per task; default 1. */
+  samples?: number;
+  /** The JSONL file; its manifest goes beside it (`x.jsonl` → `x.manifest.json`). */
+  out: string;
+  /** Episodes in flight at most; default 8. */
+  concurrency?: number;
+  /** Default 20. */
+  maxTurns?: number;
+  /** Sent with every model call; each rollout adds its derived `seed`. */
+  sampling?: Omit<Sampling, 'seed'>;
+  /** The master seed rollout seeds derive from; default 0. */
+  seed?: number;
+  /** A system prompt before the environment's prompt. */
+  instructions?: string;
+  /** Default `last`. */
+  rewardReduction?: RewardReduction;
+  /** Further attempts of a failed episode within the batch; default 2. */
+  retries?: number;
+  /** Per-rollout time limit; default 600 000 (10 min). */
+  timeoutMs?: number;
+  /** Run pairs whose record in the file is a failure again (default: failed pairs count as done). */
+  retryFailed?: boolean;
+  /** The reward at or above which an episode passes, for pass@k; default 1. */
+  passThreshold?: number;
+  /** Aborting it interrupts the batch: episodes in flight are cancelled, their sessions deleted, nothing half-written. */
+  signal?: AbortSignal;
+  /** Called whenever a count changes (an episode starts, ends, is retried or cancelled). */
+  onProgress?: (progress: RolloutProgress) => void;
+  /** Called with each record right after it is appended to the file. */
+  onRecord?: (record: TrajectoryRecord) => void;
+  /** Least time between manifest rewrites while the batch runs; default 1000. */
+  manifestIntervalMs?: number;
+  now?: () => number;
+}
+
+/** How a batch ended. */
+export interface RolloutResult {
+  /** `interrupted` when `signal` aborted; pairs without a record then run on the next call. */
+  status: 'finished' | 'interrupted';
+  /** The JSONL file, as given. */
+  out: string;
+  /** Where the manifest was written. */
+  manifestPath: string;
+  /** The manifest as last written. */
+  manifest: RolloutManifest;
+}
+
+const SettingsSchema = z.object({
+  env: EnvNameSchema,
+  split: z.string().min(1).optional(),
+  tasks: z.union([z.string().min(1), z.array(z.number().int().nonnegative())]).optional(),
+  samples: z.number().int().positive().max(100_000).default(1),
+  out: z.string().min(1),
+  concurrency: z.number().int().positive().max(100_000).default(8),
+  maxTurns: z.number().int().min(1).max(1000).default(20),
+  sampling: SamplingSchema.omit({ seed: true }).default({}),
+  seed: z.number().int().min(Number.MIN_SAFE_INTEGER).max(Number.MAX_SAFE_INTEGER).default(0),
+  instructions: z.string().optional(),
+  rewardReduction: RewardReductionSchema.default('last'),
+  retries: z.number().int().min(0).max(100).default(2),
+  timeoutMs: z.number().positive().max(2 ** 31 - 1).default(600_000),
+  retryFailed: z.boolean().default(false),
+  passThreshold: z.number().finite().default(1),
+  manifestIntervalMs: z.number().nonnegative().default(1000),
+});
+type Settings = z.infer<typeof SettingsSchema>;
+
+/**
+ * Plays tasks × samples episodes of one environment split with one model and writes a JSONL
+ * trajectory record per finished episode to `out`, plus a manifest beside it. Resumable: pairs the
+ * file already holds are skipped (failed ones too, unless `retryFailed`), and an unfinished last line
+ * left by a crash is cut off. Options are checked first: a bad value, an unknown environment or split,
+ * tasks out of range, or a file written with other episode settings throw a 4xx `RunbridgeError`
+ * before anything runs; a file another live batch is writing throws `rollout_locked`. Once running,
+ * an episode's failure never stops the batch; aborting `signal` ends it with status `interrupted`
+ * after every episode in flight has been cancelled and its ORS session deleted.
+ */
+export async function generateRollouts(options: GenerateRolloutsOptions): Promise<RolloutResult> {
+  const settings = parseSettings(options);
+  const now = options.now ?? Date.now;
+  const startedAt = now();
+  const { split, indices } = await resolveTasks(options.ors, settings, options.signal);
+  const plan = planRollouts({ env: settings.env, split, indices, samples: settings.samples, masterSeed: settings.seed });
+  const config = configOf(settings, options.model, split, indices);
+  const manifestPath = manifestPathFor(settings.out);
+
+  mkdirSync(dirname(settings.out), { recursive: true });
+  const lock = RolloutLock.acquire(settings.out);
+  try {
+    const store = await RolloutStore.open(settings.out);
+    try {
+      if (store.size > 0) checkSameSettings(settings.out, readManifest(manifestPath), config);
+      if (settings.retryFailed) await store.dropFailed();
+      const pending = plan.filter((rollout) => store.outcome(rollout.key) === undefined);
+      const specs = await fetchSpecs(options.ors, settings.env, split, pending, options.signal);
+      const progress: RolloutProgress = {
+        planned: plan.length,
+        skipped: plan.length - pending.length,
+        completed: 0,
+        failed: 0,
+        running: 0,
+        retried: 0,
+        cancelled: 0,
+        meanReward: null,
+        startedAt,
+      };
+      const manifestOf = (status: RolloutManifest['status']): RolloutManifest =>
+        buildManifest({ status, out: settings.out, config, plan, store, progress, startedAt, now: now() });
+      writeManifest(manifestPath, manifestOf('running'));
+      let lastWrite = now();
+      const batch = new RolloutBatch({
+        ors: options.ors,
+        model: options.model,
+        env: settings.env,
+        split,
+        sampling: settings.sampling,
+        maxTurns: settings.maxTurns,
+        instructions: settings.instructions,
+        rewardReduction: settings.rewardReduction,
+        retries: settings.retries,
+        timeoutMs: settings.timeoutMs,
+        concurrency: settings.concurrency,
+        pending,
+        specs,
+        store,
+        progress,
+        signal: options.signal,
+        onProgress: options.onProgress,
+        onRecord: (record) => {
+          options.onRecord?.(record);
+          if (now() - lastWrite < settings.manifestIntervalMs) return;
+          lastWrite = now();
+          writeManifest(manifestPath, manifestOf('running'));
+        },
+        now,
+      });
+      await batch.run();
+      const status = options.signal?.aborted ? 'interrupted' : 'finished';
+      const manifest = manifestOf(status);
+      writeManifest(manifestPath, manifest);
+      return { status, out: settings.out, manifestPath, manifest };
+    } finally {
+      store.close();
+    }
+  } finally {
+    lock.release();
+  }
+}
+
+function parseSettings(options: GenerateRolloutsOptions): Settings {
+  const parsed = SettingsSchema.safeParse({
+    env: options.env,
+    split: options.split,
+    tasks: options.tasks,
+    samples: options.samples,
+    out: options.out,
+    concurrency: options.concurrency,
+    maxTurns: options.maxTurns,
+    sampling: options.sampling,
+    seed: options.seed,
+    instructions: options.instructions,
+    rewardReduction: options.rewardReduction,
+    retries: options.retries,
+    timeoutMs: options.timeoutMs,
+    retryFailed: options.retryFailed,
+    passThreshold: options.passThreshold,
+    manifestIntervalMs: options.manifestIntervalMs,
+  });
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
+    throw new BadRequestError(`Invalid rollout options: ${problems.join('; ')}.`, { details: parsed.error.issues });
+  }
+  return parsed.data;
+}
+
+/** The split (the first one when none was named) and the task indices, checked against the ORS server. */
+async function resolveTasks(ors: OrsClient, settings: Settings, signal: AbortSignal | undefined): Promise<{ split: string; indices: number[] }> {
+  const requested = settings.split === undefined ? undefined : { split: settings.split, index: 0 };
+  // Asked without a spec, the catalog answers a split and an index.
+  const { split } = (await new EnvCatalog(ors).resolve(settings.env, requested)) as { split: string; index: number };
+  const count = await ors.numTasks(settings.env, split, signal);
+  const selection = typeof settings.tasks === 'string' ? parseTaskSelection(settings.tasks) : (settings.tasks ?? [{ start: 0 }]);
+  return { split, indices: resolveTaskIndices(selection, count) };
+}
+
+/** The task objects of the pending pairs' tasks, one `task_range` request per run of consecutive indices. */
+async function fetchSpecs(
+  ors: OrsClient,
+  env: string,
+  split: string,
+  pending: readonly PlannedRollout[],
+  signal: AbortSignal | undefined,
+): Promise<Map<number, unknown>> {
+  const indices = [...new Set(pending.map((rollout) => rollout.index))].sort((a, b) => a - b);
+  const specs = new Map<number, unknown>();
+  let start = 0;
+  while (start < indices.length) {
+    let end = start + 1;
+    while (end < indices.length && indices[end] === indices[end - 1]! + 1) end++;
+    const first = indices[start]!;
+    const tasks = await ors.taskRange(env, split, { start: first, stop: indices[end - 1]! + 1 }, signal);
+    tasks.forEach((task, offset) => specs.set(first + offset, task));
+    start = end;
+  }
+  return specs;
+}
+
+function configOf(settings: Settings, model: Model, split: string, indices: readonly number[]): RolloutConfig {
+  return {
+    env: settings.env,
+    split,
+    tasks: formatTaskIndices(indices),
+    task_count: indices.length,
+    samples: settings.samples,
+    model: model.id,
+    sampling: settings.sampling,
+    seed: settings.seed,
+    max_turns: settings.maxTurns,
+    instructions: settings.instructions ?? null,
+    reward_reduction: settings.rewardReduction,
+    concurrency: settings.concurrency,
+    retries: settings.retries,
+    timeout_seconds: settings.timeoutMs / 1000,
+    retry_failed: settings.retryFailed,
+    pass_threshold: settings.passThreshold,
+  };
+}
+
+/** Refuses to mix records of other episode settings into one file (a manifest-less file cannot be checked). */
+function checkSameSettings(out: string, previous: RolloutManifest | undefined, config: RolloutConfig): void {
+  if (previous === undefined) return;
+  const mismatches = configMismatches(previous.config, config);
+  if (mismatches.length === 0) return;
+  throw new BadRequestError(
+    `${out} holds rollouts made with other settings (${mismatches.join('; ')}). Rerun with the same settings to resume, or write to another --out.`,
+    { code: 'rollout_settings_mismatch', details: { mismatches } },
+  );
+}
+
+function buildManifest(input: {
+  status: RolloutManifest['status'];
+  out: string;
+  config: RolloutConfig;
+  plan: readonly PlannedRollout[];
+  store: RolloutStore;
+  progress: RolloutProgress;
+  startedAt: number;
+  now: number;
+}): RolloutManifest {
+  const { progress, store } = input;
+  let completed = 0;
+  let failed = 0;
+  for (const rollout of input.plan) {
+    const status = store.outcome(rollout.key)?.status;
+    if (status === 'completed') completed++;
+    else if (status === 'failed') failed++;
+  }
+  const written = progress.completed + progress.failed;
+  const elapsedSeconds = Math.max(0, input.now - input.startedAt) / 1000;
+  return {
+    schema_version: ROLLOUT_MANIFEST_VERSION,
+    status: input.status,
+    out: input.out,
+    started_at: input.startedAt / 1000,
+    updated_at: input.now / 1000,
+    config: input.config,
+    progress: {
+      planned: input.plan.length,
+      completed,
+      failed,
+      remaining: input.plan.length - completed - failed,
+      skipped: progress.skipped,
+      written,
+      retried: progress.retried,
+      cancelled: progress.cancelled,
+      torn_bytes: store.recovery.tornBytes,
+      dropped_failed: store.recovery.droppedFailed,
+      elapsed_seconds: elapsedSeconds,
+      episodes_per_second: elapsedSeconds > 0 ? written / elapsedSeconds : 0,
+    },
+    results: summarizeOutcomes(store.outcomes(), input.config.pass_threshold),
+  };
+}

@@ -1,0 +1,191 @@
+import { customAlphabet } from 'nanoid';
+import type { Model } from '../models/model.js';
+import type { OrsClient } from '../ors/client/ors-client.js';
+import type { RewardReduction, Sampling } from '../protocol/run-request.js';
+import type { EpisodeRecord } from '../runs/episode-record.js';
+import { RunCancelledError } from '../runs/run-cancelled-error.js';
+import { runEpisode } from '../runs/run-episode.js';
+import type { PlannedRollout } from './rollout-plan.js';
+import type { RolloutStore } from './rollout-store.js';
+import { toTrajectoryRecord } from './to-trajectory-record.js';
+import type { TrajectoryRecord } from './trajectory-schema.js';
+
+/** Live counts of a batch, handed to progress callbacks. Counts are of this batch unless said otherwise. */
+export interface RolloutProgress {
+  /** (task, sample) pairs in the plan. */
+  planned: number;
+  /** Pairs the file already held a record of, not run again. */
+  skipped: number;
+  /** Episodes that completed and were written. */
+  completed: number;
+  /** Episodes written as failed (after their retries). */
+  failed: number;
+  /** Episodes in flight. */
+  running: number;
+  /** Failed attempts put back in the queue to run again. */
+  retried: number;
+  /** Episodes cancelled in flight by an interruption (not written). */
+  cancelled: number;
+  /** Mean reward of `completed` (an unscored episode counts as 0); null before the first. */
+  meanReward: number | null;
+  /** Epoch ms at which the batch started. */
+  startedAt: number;
+}
+
+/** Everything a batch needs; `generateRollouts` builds it. */
+export interface RolloutBatchOptions {
+  ors: OrsClient;
+  model: Model;
+  env: string;
+  split: string;
+  sampling: Omit<Sampling, 'seed'>;
+  maxTurns: number;
+  instructions: string | undefined;
+  rewardReduction: RewardReduction;
+  retries: number;
+  timeoutMs: number;
+  concurrency: number;
+  /** The pairs to play, in order. */
+  pending: PlannedRollout[];
+  /** Task objects by index (null where unknown), copied into each record. */
+  specs: ReadonlyMap<number, unknown>;
+  store: RolloutStore;
+  progress: RolloutProgress;
+  /** Aborting it cancels the episodes in flight (their sessions are deleted) and starts no more. */
+  signal: AbortSignal | undefined;
+  onProgress: ((progress: RolloutProgress) => void) | undefined;
+  /** Called after each record is appended to the file. */
+  onRecord: (record: TrajectoryRecord) => void;
+  now: () => number;
+}
+
+interface Job {
+  rollout: PlannedRollout;
+  attempt: number;
+}
+
+const newRolloutId = customAlphabet('0123456789abcdefghijklmnopqrstuvwxyz', 20);
+
+/**
+ * Plays the pending (task, sample) pairs with at most `concurrency` episodes at once, each through
+ * `runEpisode` under its own time limit, writing one record per finished episode. A failed episode
+ * goes back to the end of the queue while it has retries left, then is written as failed; it never
+ * stops the batch. Only a fault of the batch itself (the file cannot be written, a callback throws)
+ * does: the episodes in flight are cancelled and the fault is thrown once every one has ended.
+ */
+export class RolloutBatch {
+  readonly #o: RolloutBatchOptions;
+  readonly #queue: Job[];
+  readonly #fault = new AbortController();
+  readonly #stop: AbortSignal;
+  /** The controllers of the episodes in flight; one listener on `#stop` cancels them all. */
+  readonly #inFlight = new Set<AbortController>();
+  #head = 0;
+  #rewardSum = 0;
+  #faultError: unknown;
+
+  /** Queues every pending pair; nothing runs before {@link RolloutBatch.run}. */
+  constructor(options: RolloutBatchOptions) {
+    this.#o = options;
+    this.#queue = options.pending.map((rollout) => ({ rollout, attempt: 1 }));
+    this.#stop = options.signal ? AbortSignal.any([options.signal, this.#fault.signal]) : this.#fault.signal;
+    this.#stop.addEventListener(
+      'abort',
+      () => {
+        for (const controller of this.#inFlight) controller.abort(new RunCancelledError('client'));
+      },
+      { once: true },
+    );
+  }
+
+  /** Resolves when every pair has a record or the batch was interrupted, with every episode ended. */
+  async run(): Promise<void> {
+    const workers = Array.from({ length: Math.min(this.#o.concurrency, this.#queue.length) }, () => this.#work());
+    await Promise.all(workers);
+    if (this.#fault.signal.aborted) throw this.#faultError;
+  }
+
+  async #work(): Promise<void> {
+    while (!this.#stop.aborted && this.#head < this.#queue.length) {
+      const job = this.#queue[this.#head++]!;
+      try {
+        await this.#play(job);
+      } catch (error) {
+        if (!this.#fault.signal.aborted) {
+          this.#faultError = error;
+          this.#fault.abort(error);
+        }
+      }
+    }
+  }
+
+  async #play(job: Job): Promise<void> {
+    const o = this.#o;
+    const progress = o.progress;
+    const controller = new AbortController();
+    this.#inFlight.add(controller);
+    const limit = setTimeout(() => controller.abort(new RunCancelledError('timeout')), o.timeoutMs);
+    progress.running++;
+    this.#report();
+    let record: EpisodeRecord;
+    try {
+      record = await runEpisode({
+        ors: o.ors,
+        model: o.model,
+        env: o.env,
+        task: { split: o.split, index: job.rollout.index },
+        instructions: o.instructions,
+        sampling: { ...o.sampling, seed: job.rollout.seed },
+        maxTurns: o.maxTurns,
+        rewardReduction: o.rewardReduction,
+        // Events are not kept (the record holds everything, outputs whole), so none is worth cutting.
+        toolOutputEventChars: 0,
+        signal: controller.signal,
+        emit: () => undefined,
+        now: o.now,
+      });
+    } finally {
+      clearTimeout(limit);
+      this.#inFlight.delete(controller);
+      progress.running--;
+    }
+
+    if (record.end.status !== 'completed') {
+      if (this.#stop.aborted) {
+        // Cut short by the interruption, not by its own doing: it runs again on resume.
+        progress.cancelled++;
+        this.#report();
+        return;
+      }
+      if (job.attempt <= o.retries) {
+        this.#queue.push({ rollout: job.rollout, attempt: job.attempt + 1 });
+        progress.retried++;
+        this.#report();
+        return;
+      }
+    }
+    const trajectory = toTrajectoryRecord(record, {
+      rolloutId: `ro_${newRolloutId()}`,
+      rollout: job.rollout,
+      attempt: job.attempt,
+      split: o.split,
+      spec: o.specs.get(job.rollout.index) ?? null,
+      rewardReduction: o.rewardReduction,
+      timeoutMs: o.timeoutMs,
+    });
+    o.store.append(trajectory);
+    if (trajectory.status === 'completed') {
+      progress.completed++;
+      this.#rewardSum += trajectory.reward ?? 0;
+      progress.meanReward = this.#rewardSum / progress.completed;
+    } else {
+      progress.failed++;
+    }
+    o.onRecord(trajectory);
+    this.#report();
+  }
+
+  #report(): void {
+    this.#o.onProgress?.({ ...this.#o.progress });
+  }
+}

@@ -1,0 +1,115 @@
+import type { RewardReduction } from '../protocol/run-request.js';
+import type { EpisodeEnd, EpisodeRecord, EpisodeStep } from '../runs/episode-record.js';
+import { reduceRewards } from '../runs/reduce-rewards.js';
+import type { PlannedRollout } from './rollout-plan.js';
+import { toOpenAiChatMessages, toOpenAiChatTools } from './to-openai-chat.js';
+import { TRAJECTORY_SCHEMA_VERSION, type TrajectoryRecord, type TrajectoryStep } from './trajectory-schema.js';
+
+/** What the trajectory needs besides the episode record itself. */
+export interface TrajectoryContext {
+  rolloutId: string;
+  rollout: PlannedRollout;
+  attempt: number;
+  split: string;
+  /** The task object as the ORS server lists it, or null. */
+  spec: unknown;
+  rewardReduction: RewardReduction;
+  /** The per-rollout time limit, named in the error of an episode that hit it. */
+  timeoutMs: number;
+}
+
+/**
+ * An episode record → its trajectory line. Pure. A completed episode keeps its stop reason; a
+ * failed one is `stop_reason: "error"` with the run's error code and message; one cancelled by
+ * the per-rollout time limit is `stop_reason: "timeout"`, code `rollout_timeout`. Any other cancel
+ * is recorded as a failure with code `cancelled` (the batch itself writes no cancelled episode).
+ */
+export function toTrajectoryRecord(record: EpisodeRecord, context: TrajectoryContext): TrajectoryRecord {
+  const { rollout } = context;
+  const toolCalls = record.steps.flatMap((step) => step.toolCalls);
+  const totalMs = Math.max(0, record.timing.endedAt - record.timing.startedAt);
+  return {
+    schema_version: TRAJECTORY_SCHEMA_VERSION,
+    rollout_id: context.rolloutId,
+    group_id: rollout.groupId,
+    sample_index: rollout.sample,
+    attempt: context.attempt,
+    task: { env: record.env, split: context.split, index: rollout.index, spec: context.spec },
+    model: record.model,
+    sampling: { ...record.sampling, seed: rollout.seed },
+    tools: toOpenAiChatTools(record.tools),
+    messages: toOpenAiChatMessages(record.messages),
+    steps: record.steps.map((step) => toTrajectoryStep(step, context.rewardReduction)),
+    rewards: record.rewards,
+    reward: record.reward,
+    reward_reduction: context.rewardReduction,
+    finished: record.finished,
+    ...endFields(record.end, context.timeoutMs),
+    output: record.output,
+    timing: {
+      started_at: record.timing.startedAt / 1000,
+      ended_at: record.timing.endedAt / 1000,
+      total_ms: totalMs,
+      model_ms: record.timing.modelMs,
+      env_ms: record.timing.envMs,
+      overhead_ms: Math.max(0, totalMs - record.timing.modelMs - record.timing.envMs),
+    },
+    metrics: {
+      turns: record.turns,
+      tool_calls: toolCalls.length,
+      failed_tool_calls: toolCalls.filter((call) => call.error).length,
+      input_tokens: record.usage.input_tokens,
+      output_tokens: record.usage.output_tokens,
+      total_tokens: record.usage.total_tokens,
+    },
+  };
+}
+
+function toTrajectoryStep(step: EpisodeStep, reduction: RewardReduction): TrajectoryStep {
+  return {
+    turn: step.turn,
+    finish_reason: step.finishReason,
+    raw_finish_reason: step.rawFinishReason ?? null,
+    usage: step.usage,
+    reward: reduceRewards(
+      step.toolCalls.map((call) => call.reward),
+      reduction,
+    ),
+    tool_calls: step.toolCalls.map((call) => ({
+      tool_call_id: call.id,
+      name: call.name,
+      reward: call.reward,
+      finished: call.finished,
+      error: call.error,
+      error_message: call.error ? (call.errorMessage ?? 'The tool failed.') : null,
+      metadata: call.metadata,
+      duration_ms: call.durationMs,
+    })),
+    prompt_token_ids: step.tokenData?.promptTokenIds ?? null,
+    token_ids: step.tokenData?.tokenIds ?? null,
+    logprobs: step.tokenData?.logprobs ?? null,
+    logprobs_raw: step.tokenData?.raw ?? null,
+    model_ms: step.modelMs,
+  };
+}
+
+function endFields(end: EpisodeEnd, timeoutMs: number): Pick<TrajectoryRecord, 'status' | 'stop_reason' | 'error'> {
+  switch (end.status) {
+    case 'completed':
+      return { status: 'completed', stop_reason: end.stopReason, error: null };
+    case 'failed':
+      return { status: 'failed', stop_reason: 'error', error: { code: end.code, message: end.message } };
+    case 'cancelled':
+      if (end.reason === 'timeout') {
+        return {
+          status: 'failed',
+          stop_reason: 'timeout',
+          error: {
+            code: 'rollout_timeout',
+            message: `The episode did not end within its time limit of ${timeoutMs / 1000} s, so it was cancelled; raise the limit (--timeout-seconds) if episodes need longer.`,
+          },
+        };
+      }
+      return { status: 'failed', stop_reason: 'error', error: { code: 'cancelled', message: `The episode was cancelled (${end.reason}).` } };
+  }
+}

@@ -1,0 +1,151 @@
+import { z } from 'zod';
+import { FinishReasonSchema, StopReasonSchema, ToolRewardSchema } from '../protocol/run-events.js';
+import { RewardReductionSchema, SamplingSchema } from '../protocol/run-request.js';
+
+/**
+ * One line of a rollout JSONL file: everything a trainer needs about one finished episode, with the
+ * conversation in OpenAI chat format. `docs/trajectory.md` documents every field; bump
+ * {@link TRAJECTORY_SCHEMA_VERSION} on any change a reader could trip over.
+ */
+
+/** The version every record carries in `schema_version`. */
+export const TRAJECTORY_SCHEMA_VERSION = 1;
+
+/** A part of user or tool content: text, or an image as a data URI. */
+const ChatContentPartSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('text'), text: z.string() }),
+  z.object({ type: z.literal('image_url'), image_url: z.object({ url: z.string() }) }),
+]);
+export type ChatContentPart = z.infer<typeof ChatContentPartSchema>;
+
+/** Text-only content is one string; content with images is a list of parts. */
+const ChatContentSchema = z.union([z.string(), z.array(ChatContentPartSchema)]);
+
+/** A tool call of an assistant message. */
+export const ChatToolCallSchema = z.object({
+  id: z.string(),
+  type: z.literal('function'),
+  /** `arguments` is the raw text the model produced, even when it is not valid JSON. */
+  function: z.object({ name: z.string(), arguments: z.string() }),
+});
+export type ChatToolCall = z.infer<typeof ChatToolCallSchema>;
+
+/** An OpenAI chat message; assistant reasoning rides in `reasoning_content`, as vLLM and DeepSeek write it. */
+export const ChatMessageSchema = z.discriminatedUnion('role', [
+  z.object({ role: z.literal('system'), content: z.string() }),
+  z.object({ role: z.literal('user'), content: ChatContentSchema }),
+  z.object({
+    role: z.literal('assistant'),
+    /** Null for a message that only calls tools, as OpenAI writes it. */
+    content: z.string().nullable(),
+    reasoning_content: z.string().optional(),
+    tool_calls: z.array(ChatToolCallSchema).min(1).optional(),
+  }),
+  z.object({ role: z.literal('tool'), tool_call_id: z.string(), content: ChatContentSchema }),
+]);
+export type ChatMessage = z.infer<typeof ChatMessageSchema>;
+
+/** A tool offered to the model, as an OpenAI function tool (the schema exactly as the environment gave it). */
+export const ChatToolSchema = z.object({
+  type: z.literal('function'),
+  function: z.object({ name: z.string(), description: z.string(), parameters: z.record(z.string(), z.unknown()) }),
+});
+export type ChatTool = z.infer<typeof ChatToolSchema>;
+
+const nonNegative = z.number().nonnegative();
+const count = z.number().int().nonnegative();
+
+/** How one tool call of a step went; its output is the `tool` message with the same `tool_call_id`. */
+export const StepToolCallSchema = z.object({
+  tool_call_id: z.string(),
+  name: z.string(),
+  reward: z.number().nullable(),
+  finished: z.boolean(),
+  error: z.boolean(),
+  error_message: z.string().nullable(),
+  /** The tool output's `metadata` from the environment; null when it sent none or the call failed. */
+  metadata: z.record(z.string(), z.unknown()).nullable(),
+  duration_ms: nonNegative,
+});
+export type StepToolCall = z.infer<typeof StepToolCallSchema>;
+
+/** One model turn and the tool calls it made. Token data is null where the model server returned none. */
+export const TrajectoryStepSchema = z.object({
+  turn: z.number().int().positive(),
+  finish_reason: FinishReasonSchema,
+  /** The provider's own finish reason, e.g. `end_turn`; null when it gave none. */
+  raw_finish_reason: z.string().nullable(),
+  usage: z.object({ input_tokens: count, output_tokens: count, total_tokens: count }),
+  /** The step's tool-call rewards reduced with the record's `reward_reduction`; null when none scored. */
+  reward: z.number().nullable(),
+  tool_calls: z.array(StepToolCallSchema),
+  prompt_token_ids: z.array(z.number()).nullable(),
+  token_ids: z.array(z.number()).nullable(),
+  logprobs: z.array(z.number()).nullable(),
+  /** The provider's raw logprobs content, when it is richer than one number per token. */
+  logprobs_raw: z.unknown(),
+  model_ms: nonNegative,
+});
+export type TrajectoryStep = z.infer<typeof TrajectoryStepSchema>;
+
+/** `completed` episodes ran to a stop condition; `failed` ones hit an error or their time limit. */
+export const TrajectoryStatusSchema = z.enum(['completed', 'failed']);
+export type TrajectoryStatus = z.infer<typeof TrajectoryStatusSchema>;
+
+/** What ended the episode: a run's stop reason, `error`, or `timeout` (the per-rollout time limit). */
+export const TrajectoryStopReasonSchema = z.union([StopReasonSchema, z.enum(['error', 'timeout'])]);
+export type TrajectoryStopReason = z.infer<typeof TrajectoryStopReasonSchema>;
+
+/** One JSONL line: a finished episode, completed or failed (`docs/trajectory.md` explains every field). */
+export const TrajectoryRecordSchema = z.object({
+  schema_version: z.literal(TRAJECTORY_SCHEMA_VERSION),
+  /** Unique per written record (a retried episode gets a new one). */
+  rollout_id: z.string().min(1),
+  /** The same for every sample of one task: `<env>/<split>/<index>`. */
+  group_id: z.string().min(1),
+  sample_index: count,
+  /** 1 for a first attempt; n when n − 1 earlier attempts of this (task, sample) failed in the same run. */
+  attempt: z.number().int().positive(),
+  task: z.object({
+    env: z.string(),
+    split: z.string(),
+    index: count,
+    /** The task object as the ORS server lists it (`/{env}/task_range`); null when it could not be read. */
+    spec: z.unknown(),
+  }),
+  model: z.string(),
+  /** The sampling sent with every model call of the episode, `seed` being the one derived for this rollout. */
+  sampling: SamplingSchema.extend({ seed: z.number().int() }),
+  tools: z.array(ChatToolSchema),
+  messages: z.array(ChatMessageSchema),
+  steps: z.array(TrajectoryStepSchema),
+  /** Every tool call's reward, in call order. */
+  rewards: z.array(ToolRewardSchema),
+  reward: z.number().nullable(),
+  reward_reduction: RewardReductionSchema,
+  finished: z.boolean(),
+  status: TrajectoryStatusSchema,
+  stop_reason: TrajectoryStopReasonSchema,
+  error: z.object({ code: z.string(), message: z.string() }).nullable(),
+  /** The final assistant text. */
+  output: z.string(),
+  timing: z.object({
+    /** Epoch seconds. */
+    started_at: z.number(),
+    ended_at: z.number(),
+    total_ms: nonNegative,
+    model_ms: nonNegative,
+    env_ms: nonNegative,
+    /** `total_ms − model_ms − env_ms`: the bridge's own share (never below 0). */
+    overhead_ms: nonNegative,
+  }),
+  metrics: z.object({
+    turns: count,
+    tool_calls: count,
+    failed_tool_calls: count,
+    input_tokens: count,
+    output_tokens: count,
+    total_tokens: count,
+  }),
+});
+export type TrajectoryRecord = z.infer<typeof TrajectoryRecordSchema>;

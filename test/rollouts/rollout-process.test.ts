@@ -1,0 +1,86 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { manifestPathFor } from '../../src/rollouts/rollout-manifest.js';
+import { planRollouts } from '../../src/rollouts/rollout-plan.js';
+import { keysOf, readManifestFile, readRecords, startRolloutRig, type RolloutRig } from './rollout-rig.js';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+/** `node bin/runbridge.js rollout …` as a child process, with the offline model (and its real token delays). */
+function spawnRollout(args: string[], env: Record<string, string> = {}): { child: ChildProcess; exited: Promise<{ code: number | null; output: string }> } {
+  const child = spawn(process.execPath, ['bin/runbridge.js', 'rollout', '--model', 'offline', ...args], {
+    cwd: ROOT,
+    env: { ...process.env, ORS_URL: '', RUNBRIDGE_MODEL: 'offline', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<{ code: number | null; output: string }>((resolve) => child.once('close', (code) => resolve({ code, output })));
+  return { child, exited };
+}
+
+/** Complete lines in `path` so far (0 while it does not exist). */
+function completeLines(path: string): number {
+  if (!existsSync(path)) return 0;
+  return readFileSync(path, 'utf8').split('\n').length - 1;
+}
+
+/** Polls until `probe()` holds, or fails the test once the child has exited without it. */
+async function waitUntil(probe: () => boolean, child: ChildProcess, what: string): Promise<void> {
+  while (!probe()) {
+    if (child.exitCode !== null) throw new Error(`the rollout process exited (${child.exitCode}) before ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+describe('runbridge rollout as a process', () => {
+  let rig: RolloutRig;
+
+  beforeAll(async () => {
+    rig = await startRolloutRig();
+  });
+  afterAll(() => rig.close());
+
+  it('killed with SIGKILL midway and run again, leaves every (task, sample) exactly once', async () => {
+    const out = rig.path('killed.jsonl');
+    const args = ['--env', 'arith', '--split', 'train', '--tasks', '0:20', '--samples', '2', '--concurrency', '8', '--out', out];
+    const first = spawnRollout(args);
+    await waitUntil(() => completeLines(out) >= 5, first.child, 'writing 5 records');
+    first.child.kill('SIGKILL');
+    await first.exited;
+    const before = completeLines(out);
+    expect(before, 'the batch must still have been running when it was killed').toBeLessThan(40);
+
+    const second = await spawnRollout(args).exited;
+    expect(second.code, second.output).toBe(0);
+    const records = readRecords(out);
+    const expected = planRollouts({ env: 'arith', split: 'train', indices: [...Array(20).keys()], samples: 2, masterSeed: 0 }).map((rollout) => rollout.key);
+    expect(keysOf(records).sort()).toEqual([...expected].sort());
+    const manifest = readManifestFile(manifestPathFor(out));
+    expect(manifest).toMatchObject({ status: 'finished', progress: { planned: 40, completed: 40, remaining: 0, written: 40 - manifest.progress.skipped } });
+    expect(manifest.progress.skipped).toBeGreaterThanOrEqual(before);
+    expect(existsSync(`${out}.lock`)).toBe(false);
+  }, 120_000);
+
+  it('on SIGTERM cancels its episodes, deletes every ORS session, writes no half line and exits 143', async () => {
+    const out = rig.path('terminated.jsonl');
+    const { child, exited } = spawnRollout(['--tasks', '0:40', '--concurrency', '8', '--out', out], { ORS_URL: rig.url });
+    await waitUntil(() => completeLines(out) >= 2, child, 'writing 2 records');
+    // The sessions are on the test's own ORS server, so it can see them open and then deleted.
+    expect(rig.server.activeSessionIds().length).toBeGreaterThan(0);
+    child.kill('SIGTERM');
+    const { code, output } = await exited;
+
+    expect(code, output).toBe(143);
+    expect(rig.server.activeSessionIds()).toEqual([]);
+    const records = readRecords(out);
+    const manifest = readManifestFile(manifestPathFor(out));
+    expect(manifest.status).toBe('interrupted');
+    expect(manifest.progress).toMatchObject({ planned: 40, completed: records.length, remaining: 40 - records.length });
+    expect(manifest.progress.cancelled).toBeGreaterThan(0);
+    expect(output).toContain('SIGTERM: cancelling the episodes in flight');
+  }, 120_000);
+});

@@ -1,0 +1,29 @@
+import type { TrajectoryRecord } from '../../src/rollouts/trajectory-schema.js';
+
+/** A small valid trajectory record of task `index`, sample `sample` of `arith/train`, for store and manifest tests. */
+export function sampleRecord(index: number, sample: number, overrides: Partial<TrajectoryRecord> = {}): TrajectoryRecord {
+  return {
+    schema_version: 1,
+    rollout_id: `ro_${index}_${sample}`,
+    group_id: `arith/train/${index}`,
+    sample_index: sample,
+    attempt: 1,
+    task: { env: 'arith', split: 'train', index, spec: null },
+    model: 'offline',
+    sampling: { seed: 1 },
+    tools: [],
+    messages: [{ role: 'user', content: 'How many?' }],
+    steps: [],
+    rewards: [],
+    reward: 1,
+    reward_reduction: 'last',
+    finished: true,
+    status: 'completed',
+    stop_reason: 'finished',
+    error: null,
+    output: '',
+    timing: { started_at: 1, ended_at: 2, total_ms: 1000, model_ms: 500, env_ms: 400, overhead_ms: 100 },
+    metrics: { turns: 1, tool_calls: 0, failed_tool_calls: 0, input_tokens: 1, output_tokens: 1, total_tokens: 2 },
+    ...overrides,
+  };
+}
