@@ -1,17 +1,20 @@
 import { createServer } from 'node:http';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { z } from 'zod';
 import { defineEnvironment, defineTool, taskList } from '../../../src/ors/environment.js';
 import { createOrsServer } from '../../../src/ors/server/create-ors-server.js';
 import { createTestEnvironment } from '../../support/test-environment.js';
+import { trackSourceTimers } from '../../support/track-source-timers.js';
 import { eventsOf, openSse, send } from './ors-test-client.js';
 
 const sid = (id: string) => ({ 'X-Session-ID': id });
-const timers = () => process.getActiveResourcesInfo().filter((kind) => kind === 'Timeout').length;
 
 describe('close()', () => {
   it('ends every call and session, runs every teardown, and leaves no session and no timer behind', async () => {
-    const timersBefore = timers();
+    // Only the server's own timers count: a process-wide count also sees timers of fetch's
+    // connection pool and of other tests, which come and go on their own.
+    const timers = trackSourceTimers();
+    onTestFinished(() => timers.restore());
     const { environment, probe } = createTestEnvironment();
     const server = createOrsServer({ environments: [environment], pingIntervalMs: 50, sessionIdleMs: 60_000, logError: () => {} });
     const base = await server.listen();
@@ -35,7 +38,7 @@ describe('close()', () => {
     expect(signal.aborted).toBe(true);
     const events = eventsOf(await running.rest());
     expect(events.at(-1)).toEqual(['error', 'Session deleted: session "b" was closed because the ORS server shut down']);
-    expect(timers()).toBe(timersBefore);
+    expect(timers.pending()).toEqual([]);
     await expect(send(base, '/health')).rejects.toThrow();
   });
 
