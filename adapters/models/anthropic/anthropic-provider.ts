@@ -1,19 +1,10 @@
 import Anthropic from '@anthropic-ai/sdk';
 import type { ModelProvider } from '../../../src/models/model.js';
+import { sdkClientOptions, type SdkProviderOptions } from '../shared/sdk-client-options.js';
 import { AnthropicModel } from './anthropic-model.js';
 
 /** Factory options of {@link createAnthropicProvider}. */
-export interface AnthropicProviderOptions {
-  /** The key sent to Anthropic with every request. */
-  apiKey: string;
-  /** Another endpoint for the Messages API (a proxy, a gateway); Anthropic's when absent. */
-  baseUrl?: string;
-  /** Retries of the SDK for connection failures and 408/409/429/5xx answers; the SDK's default (2) when absent. */
-  maxRetries?: number;
-  /** Model names for `GET /v1/models` besides the default one. */
-  listedModels?: readonly string[];
-  /** The `fetch` the SDK uses (tests, proxies); the global one when absent. */
-  fetch?: typeof globalThis.fetch;
+export interface AnthropicProviderOptions extends SdkProviderOptions {
   /** The model used for a bare `anthropic` reference; {@link ANTHROPIC_DEFAULT_MODEL} when absent. */
   defaultModel?: string;
   /** `max_tokens` when a run's sampling sets none (the API requires one); 8192 when absent. */
@@ -39,12 +30,7 @@ export const ANTHROPIC_DEFAULT_MAX_TOKENS = 8192;
  * credentials from the environment or its config files. Any model name is accepted; the API decides.
  */
 export function createAnthropicProvider(options: AnthropicProviderOptions): ModelProvider {
-  const client = new Anthropic({
-    apiKey: options.apiKey,
-    ...(options.baseUrl === undefined ? {} : { baseURL: options.baseUrl }),
-    ...(options.maxRetries === undefined ? {} : { maxRetries: options.maxRetries }),
-    ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
-  });
+  const client = new Anthropic(sdkClientOptions(options));
   const defaultMaxTokens = options.defaultMaxTokens ?? ANTHROPIC_DEFAULT_MAX_TOKENS;
   return {
     name: ANTHROPIC_PROVIDER_NAME,

@@ -1,22 +1,13 @@
 import OpenAI from 'openai';
 import type { ModelProvider } from '../../../src/models/model.js';
 import { OPENAI_VENDOR } from '../shared/openai-error-to-model-error.js';
+import { sdkClientOptions, type SdkProviderOptions } from '../shared/sdk-client-options.js';
 import type { VendorInfo } from '../shared/vendor-failure.js';
 import type { MaxTokensParam } from './chat-message-converter.js';
 import { OpenAiChatModel } from './openai-chat-model.js';
 
 /** Factory options of {@link createOpenAiChatProvider}. */
-export interface OpenAiChatProviderOptions {
-  /** The key sent to OpenAI (or the compatible server) with every request. */
-  apiKey: string;
-  /** An OpenAI-compatible server (vLLM, SGLang, Ollama, …), e.g. `http://127.0.0.1:8000/v1`; OpenAI when absent. */
-  baseUrl?: string;
-  /** Retries of the SDK for connection failures and 408/409/429/5xx answers; the SDK's default (2) when absent. */
-  maxRetries?: number;
-  /** Model names for `GET /v1/models` besides the default one. */
-  listedModels?: readonly string[];
-  /** The `fetch` the SDK uses (tests, proxies); the global one when absent. */
-  fetch?: typeof globalThis.fetch;
+export interface OpenAiChatProviderOptions extends SdkProviderOptions {
   /** The model used for a bare `openai` reference; `gpt-4.1-mini` when absent. */
   defaultModel?: string;
   /**
@@ -38,12 +29,7 @@ export const OPENAI_CHAT_DEFAULT_MODEL = 'gpt-4.1-mini';
  * connections are pooled across runs. Any model name is accepted; the server decides.
  */
 export function createOpenAiChatProvider(options: OpenAiChatProviderOptions): ModelProvider {
-  const client = new OpenAI({
-    apiKey: options.apiKey,
-    ...(options.baseUrl === undefined ? {} : { baseURL: options.baseUrl }),
-    ...(options.maxRetries === undefined ? {} : { maxRetries: options.maxRetries }),
-    ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
-  });
+  const client = new OpenAI(sdkClientOptions(options));
   const isOpenAi = options.baseUrl === undefined || isOpenAiHost(options.baseUrl);
   const vendor: VendorInfo = isOpenAi
     ? OPENAI_VENDOR

@@ -1,19 +1,10 @@
 import OpenAI from 'openai';
 import type { ModelProvider } from '../../../src/models/model.js';
+import { sdkClientOptions, type SdkProviderOptions } from '../shared/sdk-client-options.js';
 import { OpenAiResponsesModel } from './openai-responses-model.js';
 
 /** Factory options of {@link createOpenAiResponsesProvider}. */
-export interface OpenAiResponsesProviderOptions {
-  /** The key sent to OpenAI with every request. */
-  apiKey: string;
-  /** Another endpoint for the Responses API (a proxy, a compatible server); OpenAI when absent. */
-  baseUrl?: string;
-  /** Retries of the SDK for connection failures and 408/409/429/5xx answers; the SDK's default (2) when absent. */
-  maxRetries?: number;
-  /** Model names for `GET /v1/models` besides the default one. */
-  listedModels?: readonly string[];
-  /** The `fetch` the SDK uses (tests, proxies); the global one when absent. */
-  fetch?: typeof globalThis.fetch;
+export interface OpenAiResponsesProviderOptions extends SdkProviderOptions {
   /** The model used for a bare `openai-responses` reference; `gpt-4.1-mini` when absent. */
   defaultModel?: string;
 }
@@ -30,12 +21,7 @@ export const OPENAI_RESPONSES_DEFAULT_MODEL = 'gpt-4.1-mini';
  * the provider. Any model name is accepted; the API decides.
  */
 export function createOpenAiResponsesProvider(options: OpenAiResponsesProviderOptions): ModelProvider {
-  const client = new OpenAI({
-    apiKey: options.apiKey,
-    ...(options.baseUrl === undefined ? {} : { baseURL: options.baseUrl }),
-    ...(options.maxRetries === undefined ? {} : { maxRetries: options.maxRetries }),
-    ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
-  });
+  const client = new OpenAI(sdkClientOptions(options));
   return {
     name: OPENAI_RESPONSES_PROVIDER_NAME,
     listedModels: options.listedModels ?? [],

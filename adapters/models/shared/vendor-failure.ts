@@ -113,3 +113,40 @@ function codeFor(failure: VendorFailure): ModelErrorCode {
       return 'model_error';
   }
 }
+
+/** What an SDK's API error says, read by the adapter that knows that SDK's error classes. */
+export interface SdkApiError {
+  /** The HTTP status; absent for an `error` event inside a stream that had started. */
+  status: number | undefined;
+  vendorType: string | undefined;
+  vendorMessage: string;
+  requestId: string | undefined;
+}
+
+/**
+ * An error thrown by an official SDK client → `ModelError`, once the adapter has said what it is
+ * (`seen`): a connection error is no answer at all (or, while streaming, a stream that broke off);
+ * an API error with a status is the answer the SDK gave up retrying on, one without came from an
+ * `error` event inside the stream; any other error while the stream is read (a socket closed
+ * mid-body, a frame cut in half) is a stream that broke off.
+ */
+export function sdkErrorToModelError(
+  error: unknown,
+  phase: 'request' | 'stream',
+  vendor: VendorInfo,
+  seen: 'connection' | SdkApiError | undefined,
+): ModelError {
+  if (typeof seen === 'object') {
+    return vendorFailureToModelError({
+      vendor,
+      kind: seen.status === undefined ? 'in-stream' : 'http',
+      ...(seen.status === undefined ? {} : { status: seen.status }),
+      ...(seen.vendorType ? { vendorType: seen.vendorType } : {}),
+      vendorMessage: seen.vendorMessage,
+      ...(seen.requestId ? { requestId: seen.requestId } : {}),
+      cause: error,
+    });
+  }
+  const kind = phase === 'stream' ? 'stream-cut' : seen === 'connection' ? 'connection' : 'other';
+  return vendorFailureToModelError({ vendor, kind, vendorMessage: error instanceof Error ? error.message : String(error), cause: error });
+}
