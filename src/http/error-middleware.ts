@@ -31,7 +31,9 @@ export function errorMiddleware(log: (error: unknown) => void) {
         if (error instanceof CapacityError) ctx.set('Retry-After', String(error.retryAfterSeconds));
         const body: ErrorBody = { error: { code: error.code, message: error.message } };
         if (error.details !== undefined) body.error.details = error.details;
-        if (error.status >= 500) log(error);
+        // Only our own failures go to the log: a 502 (a run's model or ORS server failed) or a 503
+        // (draining) is an expected answer, already told to the caller and kept in the run's log.
+        if (error.status === 500) log(error);
         answer(ctx, error.status, body);
         return;
       }
