@@ -1,36 +1,41 @@
 #!/bin/sh
-# Makes sure /usr/bin/chromium exists, so the browser EventSource test (test/clients/) can run:
-# installs the Debian package "chromium" with apt-get when it is missing (through sudo when not root).
-# Exits 0 when Chromium is there afterwards, non-zero with a message saying what to do otherwise.
+# Runs before `npm test` (the "pretest" script): makes sure the system programs that the tests of
+# clients we did not write need are installed — /usr/bin/chromium (the browser EventSource test,
+# driven by playwright-core) and python3 (the standard-library client test). Missing ones are
+# installed from the Debian packages with apt-get (through sudo when not root); when that is not
+# possible it exits non-zero with a message saying what to install by hand.
 set -eu
 
-CHROMIUM=/usr/bin/chromium
+missing=""
+[ -x /usr/bin/chromium ] || missing="$missing chromium"
+command -v python3 >/dev/null 2>&1 || missing="$missing python3"
 
-if [ -x "$CHROMIUM" ]; then
-  echo "ensure-chromium: $CHROMIUM is present ($("$CHROMIUM" --version 2>/dev/null || echo 'version unknown'))."
+if [ -z "$missing" ]; then
   exit 0
 fi
 
 fail() {
-  echo "ensure-chromium: $1" >&2
-  echo "ensure-chromium: install it by hand (Debian/Ubuntu: apt-get install -y chromium), then run the tests again." >&2
+  echo "ensure-test-tools: $1" >&2
+  echo "ensure-test-tools: install by hand (Debian/Ubuntu: apt-get install -y$missing), then run the tests again." >&2
   exit 1
 }
 
-command -v apt-get >/dev/null 2>&1 || fail "$CHROMIUM is missing and apt-get is not available on this machine."
+command -v apt-get >/dev/null 2>&1 || fail "missing:$missing, and apt-get is not available on this machine."
 
 if [ "$(id -u)" -eq 0 ]; then
   SUDO=""
 elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
   SUDO="sudo -n"
 else
-  fail "$CHROMIUM is missing and installing it needs root: run as root, or give this user password-less sudo."
+  fail "missing:$missing, and installing needs root: run as root, or give this user password-less sudo."
 fi
 
-echo "ensure-chromium: $CHROMIUM is missing; installing the Debian package chromium with apt-get."
+echo "ensure-test-tools: installing the Debian package(s)$missing with apt-get."
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -q || fail "apt-get update failed (no network, or no package mirror reachable)."
-$SUDO apt-get install -y -q --no-install-recommends chromium || fail "apt-get install chromium failed (see the apt-get output above)."
+# shellcheck disable=SC2086 # $missing is a list of package names
+$SUDO apt-get install -y -q --no-install-recommends $missing || fail "apt-get install failed (see the apt-get output above)."
 
-[ -x "$CHROMIUM" ] || fail "the chromium package installed, but $CHROMIUM is still missing (another distribution layout?)."
-echo "ensure-chromium: installed $("$CHROMIUM" --version 2>/dev/null || echo chromium)."
+[ -x /usr/bin/chromium ] || fail "the chromium package installed, but /usr/bin/chromium is still missing (another distribution layout?)."
+command -v python3 >/dev/null 2>&1 || fail "python3 is still missing after apt-get install."
+echo "ensure-test-tools: installed$missing."

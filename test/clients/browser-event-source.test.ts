@@ -54,7 +54,7 @@ describe('a browser EventSource in headless Chromium', () => {
   let releaseSecondTurn!: () => void;
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: run scripts/ensure-chromium.sh (it installs the Debian package chromium).`);
+    if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: run scripts/ensure-test-tools.sh (npm test runs it first; it installs the Debian package chromium).`);
     const secondTurn = new Promise<void>((resolve) => {
       releaseSecondTurn = resolve;
     });
