@@ -1,0 +1,120 @@
+import { createOpenAiChatProvider } from '../../adapters/models/openai-chat/openai-chat-provider.js';
+import { OrsClient } from '../../src/ors/client/ors-client.js';
+import { EventLog } from '../../src/runs/event-log.js';
+import { runEpisode } from '../../src/runs/run-episode.js';
+import { playHandWrittenEpisodes } from '../baselines/hand-written-episode.js';
+import { BENCH_ENV } from '../fakes/bench-environment.js';
+import { LoadClient } from '../load/load-client-api.js';
+import { formatNumber, formatRatio, type BenchContext, type BenchResult } from '../support/bench-result.js';
+import { alternate, measure, median, pairedRatio } from '../support/measure.js';
+import { startBenchBridge } from '../support/start-bench-bridge.js';
+
+/** Turns per episode: the fake model solves the bench environment in exactly this many. */
+const TURNS = 10;
+const TARGET = 1.3;
+
+interface Trial {
+  wallUsPerTurn: number;
+  cpuUsPerTurn: number;
+}
+
+/**
+ * Benchmark 2: what the bridge adds per turn over the least code making the same two HTTP exchanges
+ * per turn (a streaming model call and an ORS tool call), against a zero-latency fake model and
+ * fake ORS server in other processes. Episodes run one after another, so each figure is the time a
+ * turn takes end to end; CPU is this process's alone. Three ways are timed: a run through the HTTP
+ * API read by one subscriber (the load client drives it), `runEpisode` called directly (the
+ * orchestrator without the HTTP layer), and the hand-written loop.
+ */
+export async function benchOrchestratorOverhead(ctx: BenchContext): Promise<BenchResult> {
+  const episodes = ctx.quick ? 5 : 40;
+  const rounds = ctx.quick ? 1 : 3;
+  const model = `solve-in-${TURNS}`;
+  const load = new LoadClient(ctx.load);
+  const bridge = await startBenchBridge({ orsUrl: ctx.orsUrl, modelBaseUrl: ctx.modelBaseUrl });
+  const ors = new OrsClient({ baseUrl: ctx.orsUrl });
+  const chatModel = createOpenAiChatProvider({ apiKey: 'bench', baseUrl: ctx.modelBaseUrl }).create(model);
+  try {
+    const perTurn = (wallMs: number, cpuMs: number, turns: number): Trial => ({ wallUsPerTurn: (wallMs * 1000) / turns, cpuUsPerTurn: (cpuMs * 1000) / turns });
+    const expectTurns = (turns: number, what: string): number => {
+      if (turns !== episodes * TURNS) throw new Error(`Orchestrator overhead: ${what} played ${turns} turns; expected ${episodes * TURNS}.`);
+      return turns;
+    };
+    const variants = {
+      api: async () => {
+        const { value, cpuMs } = await measure(() => load.driveRuns({ baseUrl: bridge.url, body: { model: `openai:${model}`, max_turns: 20 }, runs: episodes, concurrency: 1 }));
+        if (value.failed > 0) throw new Error(`Orchestrator overhead: ${value.failed} runs failed, e.g. ${value.firstError}`);
+        return perTurn(value.elapsedMs, cpuMs, expectTurns(value.turns, 'the API'));
+      },
+      episode: async () => {
+        const { value, wallMs, cpuMs } = await measure(async () => {
+          let turns = 0;
+          for (let i = 0; i < episodes; i++) {
+            const log = new EventLog(`run_bench${i}`);
+            const record = await runEpisode({
+              ors,
+              model: chatModel,
+              env: BENCH_ENV,
+              task: { split: 'train', index: i },
+              maxTurns: 20,
+              toolOutputEventChars: 8192,
+              signal: new AbortController().signal,
+              emit: (event) => log.append(event),
+            });
+            if (record.end.status !== 'completed') throw new Error(`Orchestrator overhead: an episode ended ${JSON.stringify(record.end)}.`);
+            turns += record.turns;
+          }
+          return turns;
+        });
+        return perTurn(wallMs, cpuMs, expectTurns(value, 'runEpisode'));
+      },
+      loop: async () => {
+        const { value, wallMs, cpuMs } = await measure(async () => {
+          const played = await playHandWrittenEpisodes({ modelBaseUrl: ctx.modelBaseUrl, orsUrl: ctx.orsUrl, env: BENCH_ENV, model, maxTurns: 20 }, episodes, 1);
+          return played.reduce((sum, episode) => sum + (episode.finished ? episode.turns : 0), 0);
+        });
+        return perTurn(wallMs, cpuMs, expectTurns(value, 'the hand-written loop'));
+      },
+    };
+    ctx.progress('orchestrator overhead: warming up');
+    await alternate(1, variants);
+    ctx.progress(`orchestrator overhead: ${episodes} episodes × ${TURNS} turns, ${rounds} round(s)`);
+    const samples = await alternate(rounds, variants);
+    const wall = (trials: Trial[]) => median(trials.map((trial) => trial.wallUsPerTurn));
+    const cpu = (trials: Trial[]) => median(trials.map((trial) => trial.cpuUsPerTurn));
+    const vsLoop = (trials: Trial[], key: keyof Trial) =>
+      pairedRatio(
+        trials.map((trial) => trial[key]),
+        samples.loop.map((trial) => trial[key]),
+      );
+    const row = (name: string, trials: Trial[]) => [
+      name,
+      formatNumber(wall(trials)),
+      formatRatio(vsLoop(trials, 'wallUsPerTurn')),
+      formatNumber(cpu(trials)),
+      formatRatio(vsLoop(trials, 'cpuUsPerTurn')),
+    ];
+    const apiRatio = vsLoop(samples.api, 'wallUsPerTurn');
+    return {
+      title: '2. Orchestrator overhead per turn',
+      method:
+        `${episodes} episodes of ${TURNS} turns, one after another, each turn one streaming Chat Completions call and one ` +
+        'ORS tool call against zero-latency fakes in other processes, vs a hand-written loop (global `fetch` + eventsource-parser) ' +
+        `making the same exchanges. Medians, and medians of per-round ratios, over ${rounds} alternating round(s) after a warm-up round.`,
+      tables: [
+        {
+          columns: ['way', 'µs per turn', 'vs loop', 'CPU µs per turn', 'CPU vs loop'],
+          rows: [row('run via the HTTP API, 1 subscriber', samples.api), row('runEpisode in-process', samples.episode), row('hand-written loop', samples.loop)],
+        },
+      ],
+      verdicts: [{ target: `run via the API ≤ ${TARGET}× the hand-written loop per turn`, measured: formatRatio(apiRatio), met: apiRatio <= TARGET }],
+      notes: [
+        'Wall time per turn includes the fakes answering (the same for every way); CPU is the measuring process only.',
+        'The bridge also does what the loop skips: validating every ORS answer, a ping loop per session, retries and ' +
+          'timeouts, one event per step with its JSON and SSE frame, and (via the API) the POST and the subscriber stream.',
+      ],
+    };
+  } finally {
+    await bridge.shutdown();
+  }
+}

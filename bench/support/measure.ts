@@ -1,0 +1,57 @@
+import { performance } from 'node:perf_hooks';
+
+/** What one measured piece of work cost this process. */
+export interface Measured<T> {
+  value: T;
+  /** Wall-clock milliseconds. */
+  wallMs: number;
+  /** CPU milliseconds (user + system) of this process, all threads. */
+  cpuMs: number;
+}
+
+/** Runs `work` and reports its wall time and this process's CPU time over it. */
+export async function measure<T>(work: () => Promise<T>): Promise<Measured<T>> {
+  const cpu0 = process.cpuUsage();
+  const t0 = performance.now();
+  const value = await work();
+  const wallMs = performance.now() - t0;
+  const cpu = process.cpuUsage(cpu0);
+  return { value, wallMs, cpuMs: (cpu.user + cpu.system) / 1000 };
+}
+
+/** The median of `values` (the mean of the middle two for an even count); NaN for none. */
+export function median(values: readonly number[]): number {
+  return percentile(values, 50);
+}
+
+/** The `p`-th percentile of `values` by linear interpolation between ranks; NaN for none. */
+export function percentile(values: readonly number[], p: number): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  const rank = (p / 100) * (sorted.length - 1);
+  const low = Math.floor(rank);
+  const high = Math.ceil(rank);
+  return sorted[low]! + (sorted[high]! - sorted[low]!) * (rank - low);
+}
+
+/**
+ * Runs `rounds` rounds of every variant, in order within each round (A B A B …), so slow drift of a
+ * noisy machine falls on all variants alike; answers each variant's samples in round order.
+ */
+export async function alternate<K extends string, T>(rounds: number, variants: Record<K, () => Promise<T>>): Promise<Record<K, T[]>> {
+  const keys = Object.keys(variants) as K[];
+  const samples = Object.fromEntries(keys.map((key) => [key, [] as T[]])) as Record<K, T[]>;
+  for (let round = 0; round < rounds; round++) {
+    for (const key of keys) samples[key].push(await variants[key]());
+  }
+  return samples;
+}
+
+/**
+ * The median over rounds of `ours[i] / theirs[i]`: each round's pair ran back to back, so a ratio of
+ * pairs cancels most of what a shared, noisy machine does to both; NaN when there is no pair.
+ */
+export function pairedRatio(ours: readonly number[], theirs: readonly number[]): number {
+  const ratios = ours.flatMap((value, i) => (theirs[i] === undefined ? [] : [value / theirs[i]!]));
+  return median(ratios);
+}
