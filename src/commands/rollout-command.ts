@@ -37,7 +37,9 @@ Options:
 
 Rerunning with the same --out resumes: finished (task, sample) pairs are skipped.
 Exit code: 0 when every pair completed, 1 when some failed (rerun with --retry-failed), 2 for bad
-options, 130 / 143 when interrupted by SIGINT / SIGTERM (episodes in flight are cancelled; rerun to resume).`;
+options, 3 when the batch could not run (a locked or damaged file, an unreachable ORS server; the
+reason is on stderr), 130 / 143 when interrupted by SIGINT / SIGTERM (episodes in flight are
+cancelled; rerun to resume).`;
 
 const integer = z.coerce.number().int();
 const FlagsSchema = z.object({
@@ -193,7 +195,10 @@ export async function runRolloutCommand(args: string[], io: RolloutCommandIo): P
       return exitCodeOf(stoppedBy);
     }
     if (isUsageError(error)) return usageError((error as Error).message);
-    throw error;
+    // Not the caller's options and not the episodes: a pipeline must tell this apart from exit 1,
+    // where the batch ran and some episodes failed.
+    io.stderr(`runbridge rollout: the batch could not run: ${error instanceof Error ? error.message : String(error)}\n`);
+    return 3;
   } finally {
     stopListening();
     await orsServer?.close();

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runRolloutCommand, type RolloutCommandIo } from '../../src/commands/rollout-command.js';
 import type { Model, ModelProvider } from '../../src/models/model.js';
 import { manifestPathFor } from '../../src/rollouts/rollout-manifest.js';
+import { RolloutLock } from '../../src/rollouts/rollout-lock.js';
 import { planRollouts } from '../../src/rollouts/rollout-plan.js';
 import { createOfflineProvider } from '../../adapters/models/offline/offline-provider.js';
 import { misbehavingModel, offlineModel, readManifestFile, readRecords, startRolloutRig, type RolloutRig } from './rollout-rig.js';
@@ -58,6 +59,19 @@ describe('runbridge rollout', () => {
     expect(out()).toContain(`wrote 8 record(s) to ${file}`);
     expect(out()).toContain(`manifest: ${manifestPathFor(file)}`);
     expect(listening()).toBe(false);
+  });
+
+  it('exits 3 with the reason when the batch cannot run at all, e.g. another batch holds the file', async () => {
+    const file = rig.path('cli-locked.jsonl');
+    const lock = RolloutLock.acquire(file);
+    try {
+      const { io, err } = testIo();
+      expect(await runRolloutCommand(['--tasks', '0:2', '--out', file], io)).toBe(3);
+      expect(err()).toContain('runbridge rollout: the batch could not run: Another rollout batch');
+      expect(existsSync(file)).toBe(false);
+    } finally {
+      lock.release();
+    }
   });
 
   it('exits 1 and points at --retry-failed when episodes failed, then 0 once they ran again', async () => {
