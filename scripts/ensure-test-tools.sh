@@ -1,14 +1,15 @@
 #!/bin/sh
 # Runs before `npm test` (the "pretest" script): makes sure the system programs that the tests of
-# clients we did not write need are installed — /usr/bin/chromium (the browser EventSource test,
-# driven by playwright-core) and python3 (the standard-library client test). Missing ones are
-# installed from the Debian packages with apt-get (through sudo when not root); when that is not
-# possible it exits non-zero with a message saying what to install by hand.
+# clients we did not write need are installed — /usr/bin/chromium (the browser EventSource tests,
+# driven by playwright-core), python3 (the standard-library client test) and curl (the curl example's
+# test). Missing ones are installed from the Debian packages with apt-get (through sudo when not
+# root); when that is not possible it exits non-zero with a message saying what to install by hand.
 set -eu
 
 missing=""
 [ -x /usr/bin/chromium ] || missing="$missing chromium"
 command -v python3 >/dev/null 2>&1 || missing="$missing python3"
+command -v curl >/dev/null 2>&1 || missing="$missing curl"
 
 if [ -z "$missing" ]; then
   exit 0
@@ -38,4 +39,5 @@ $SUDO apt-get install -y -q --no-install-recommends $missing || fail "apt-get in
 
 [ -x /usr/bin/chromium ] || fail "the chromium package installed, but /usr/bin/chromium is still missing (another distribution layout?)."
 command -v python3 >/dev/null 2>&1 || fail "python3 is still missing after apt-get install."
+command -v curl >/dev/null 2>&1 || fail "curl is still missing after apt-get install."
 echo "ensure-test-tools: installed$missing."

@@ -1,17 +1,11 @@
-import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RunEventSchema } from '../../src/protocol/run-events.js';
+import { launchChromium, type LaunchedChromium } from '../support/launch-chromium.js';
 import { startPageProxy, type PageProxy } from '../support/page-proxy.js';
 import { probeEnvironment } from '../support/probe-environment.js';
 import { scriptedProvider } from '../support/scripted-model.js';
 import { startTestBridge, type TestBridge } from '../support/start-test-bridge.js';
-
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
 
 /**
  * The test page: a plain browser EventSource on the events URL in the page's hash, one
@@ -49,12 +43,10 @@ interface PageState {
 describe('a browser EventSource in headless Chromium', () => {
   let bridge: TestBridge;
   let proxy: PageProxy;
-  let profile: string;
-  let context: BrowserContext;
+  let browser: LaunchedChromium;
   let releaseSecondTurn!: () => void;
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: run scripts/ensure-test-tools.sh (npm test runs it first; it installs the Debian package chromium).`);
     const secondTurn = new Promise<void>((resolve) => {
       releaseSecondTurn = resolve;
     });
@@ -66,15 +58,13 @@ describe('a browser EventSource in headless Chromium', () => {
       },
     );
     proxy = await startPageProxy(bridge.url, testPage(RunEventSchema.options.map((option) => option.shape.event.value)));
-    profile = await mkdtemp(join(tmpdir(), 'runbridge-chromium-'));
-    context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: CHROMIUM_FLAGS });
+    browser = await launchChromium();
   });
 
   afterAll(async () => {
     releaseSecondTurn();
-    await context?.close();
+    await browser?.close();
     await proxy?.close();
-    if (profile) await rm(profile, { recursive: true, force: true });
     await bridge?.shutdown();
   });
 
@@ -83,7 +73,7 @@ describe('a browser EventSource in headless Chromium', () => {
   it('hears the typed events through addEventListener, resumes after a server-side drop with Last-Event-ID, and stops at the end', { timeout: 90_000 }, async () => {
     const runId = await bridge.startRun({ model: 'scripted:gated' });
     const eventsPath = `/v1/runs/${runId}/events`;
-    const page = await context.newPage();
+    const page = await browser.context.newPage();
     await page.goto(`${proxy.url}/#${encodeURIComponent(eventsPath)}`);
 
     // The run holds before its second turn; the browser has everything up to the first tool's result.

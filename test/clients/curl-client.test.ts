@@ -1,0 +1,44 @@
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseSseText } from '../support/parse-sse-text.js';
+import { startTestBridge, type TestBridge } from '../support/start-test-bridge.js';
+
+const SCRIPT = fileURLToPath(new URL('../../examples/curl/run.sh', import.meta.url));
+
+/** `examples/curl/run.sh` — POSIX sh, curl and sed — run by `sh` against a bridge that wants a key. */
+describe('the curl example', () => {
+  let bridge: TestBridge;
+
+  beforeAll(async () => {
+    bridge = await startTestBridge({ RUNBRIDGE_API_KEYS: 'curl-key' }, { apiKey: 'curl-key' });
+  });
+  afterAll(() => bridge.shutdown());
+
+  const run = (args: string[], env: Record<string, string>) =>
+    promisify(execFile)('sh', [SCRIPT, ...args], { env: { ...process.env, RUNBRIDGE_URL: `${bridge.url}/`, ...env }, timeout: 60_000 });
+
+  it('starts a run with the key and prints its whole event stream, run.started to run.completed', async () => {
+    const { stdout } = await run(['arith'], { RUNBRIDGE_API_KEY: 'curl-key' });
+    const frames = parseSseText(stdout);
+    expect(frames[0]?.event).toBe('run.started');
+    expect(frames.at(-1)?.event).toBe('run.completed');
+    expect(stdout).toMatch(/^event: run\.started$[\s\S]*^event: tool\.completed$[\s\S]*^event: run\.completed$/m);
+
+    const runId = (JSON.parse(frames[0]!.data) as { run_id: string }).run_id;
+    const log = await bridge.readEvents(runId);
+    expect(frames.map((frame) => `${frame.id} ${frame.event}`)).toEqual(log.map((event) => `${event.seq} ${event.event}`));
+    expect(log[0]).toMatchObject({ env: 'arith' });
+    expect(log.at(-1)).toMatchObject({ event: 'run.completed', reward: 1 });
+  });
+
+  it('stops with the bridge\'s own error when the run is refused', async () => {
+    const refused = await run([], { RUNBRIDGE_API_KEY: 'wrong-key' }).then(
+      () => undefined,
+      (error: { code: number; stderr: string }) => error,
+    );
+    expect(refused?.code).toBe(1);
+    expect(refused?.stderr).toContain('"code":"unauthorized"');
+  });
+});
