@@ -5,7 +5,18 @@ import { z } from 'zod';
  * default; a bad value stops start-up with a message naming the variable and what it accepts.
  */
 
-const seconds = (fallback: number) => z.coerce.number().positive().default(fallback);
+/** Node's timers hold at most 2^31 - 1 ms. */
+const MAX_TIMER_SECONDS = Math.floor((2 ** 31 - 1) / 1000);
+/**
+ * A duration in seconds, at least 1 ms (it is rounded to whole milliseconds, and 0 would spin a timer)
+ * and at most Node's longest timer, about 24.8 days (a longer one fires after 1 ms instead).
+ */
+const seconds = (fallback: number) =>
+  z.coerce
+    .number()
+    .min(0.001, 'must be at least 0.001 (one millisecond)')
+    .max(MAX_TIMER_SECONDS, `must be at most ${MAX_TIMER_SECONDS} (Node's longest timer)`)
+    .default(fallback);
 const count = (fallback: number) => z.coerce.number().int().positive().default(fallback);
 const optionalText = z
   .string()

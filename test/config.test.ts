@@ -1,0 +1,27 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../src/config.js';
+
+describe('loadConfig', () => {
+  it('reads durations in seconds as milliseconds, down to one millisecond', () => {
+    expect(loadConfig({ RUNBRIDGE_KEEPALIVE_SECONDS: '0.05' }).keepaliveMs).toBe(50);
+    expect(loadConfig({ RUNBRIDGE_STREAM_TOKEN_TTL_SECONDS: '0.001' }).streamTokenTtlMs).toBe(1);
+    expect(loadConfig({}).runTimeoutMs).toBe(3_600_000);
+  });
+
+  it.each([
+    ['RUNBRIDGE_RUN_TIMEOUT_SECONDS', '3000000', /at most 2147483/],
+    ['RUNBRIDGE_KEEPALIVE_SECONDS', '0.0001', /at least 0\.001/],
+    ['RUNBRIDGE_ORS_PING_SECONDS', '0', /at least 0\.001/],
+    ['RUNBRIDGE_RETENTION_SECONDS', 'soon', /number/],
+  ])('refuses %s=%s, which no timer can hold, naming the variable', (variable, value, reason) => {
+    let error: unknown;
+    try {
+      loadConfig({ [variable]: value });
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as Error).message).toContain(variable);
+    expect((error as Error).message).toMatch(reason);
+  });
+});
