@@ -92,11 +92,20 @@ export async function startRunbridge(options: StartOptions): Promise<Runbridge> 
   // never routes by Host, so such a request is served (or refused) like any other, with our error body.
   const server = createServer({ requireHostHeader: false }, app.callback());
   server.on('clientError', answerClientError);
-  // SSE streams idle between keep-alives; Node's default timeouts must not cut them.
-  server.requestTimeout = 0;
+  // These bound how long a client may take to *send* its request (a trickled body answers 408);
+  // neither applies to a response, so SSE streams idle between keep-alives are never cut by them.
+  server.requestTimeout = 120_000;
   server.headersTimeout = 60_000;
   server.keepAliveTimeout = 5_000;
-  await listen(server, config.port, config.host);
+  try {
+    await listen(server, config.port, config.host);
+  } catch (error) {
+    // The port is taken or refused: nothing was served yet. Stop what already runs — the built-in
+    // ORS server's socket and the registry's sweep would keep the process alive after the error.
+    await registry.shutdown(0);
+    await orsServer?.close();
+    throw error;
+  }
   const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
 

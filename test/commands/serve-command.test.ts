@@ -1,0 +1,33 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const BIN = fileURLToPath(new URL('../../bin/runbridge.js', import.meta.url));
+
+describe('runbridge serve as a process', () => {
+  it('exits 1 with the reason when its port is taken, instead of hanging on the built-in ORS server', async () => {
+    const taken = createServer();
+    taken.listen(0, '127.0.0.1');
+    await once(taken, 'listening');
+    const { port } = taken.address() as AddressInfo;
+    try {
+      const child = spawn(process.execPath, [BIN, 'serve'], {
+        env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', ORS_URL: '', RUNBRIDGE_API_KEYS: '' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let stderr = '';
+      child.stderr.setEncoding('utf8').on('data', (text: string) => (stderr += text));
+      // Without the fix the process never exits; the kill keeps a failing test from hanging the suite.
+      const killer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+      const [code] = (await once(child, 'exit')) as [number | null];
+      clearTimeout(killer);
+      expect(code).toBe(1);
+      expect(stderr).toContain('EADDRINUSE');
+    } finally {
+      taken.close();
+    }
+  }, 30_000);
+});
