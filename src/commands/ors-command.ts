@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { builtinEnvironments } from '../../adapters/environments/builtin-environments.js';
 import type { AnyEnvironment } from '../ors/server/environment-registry.js';
 import { createOrsServer } from '../ors/server/create-ors-server.js';
+import { nextStopSignal } from './on-stop-signal.js';
 
 const USAGE = `runbridge ors serve — serve the built-in ORS environments over the ORS HTTP API
 
@@ -97,18 +98,5 @@ function parse(args: string[]) {
       'ping-seconds': { type: 'string' },
       help: { type: 'boolean' },
     },
-  });
-}
-
-/** Resolves at the first SIGINT or SIGTERM, then stops listening for both. */
-function nextStopSignal(): Promise<string> {
-  return new Promise((resolve) => {
-    const stop = (signal: NodeJS.Signals) => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
-      resolve(signal);
-    };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
   });
 }

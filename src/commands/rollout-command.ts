@@ -9,6 +9,7 @@ import type { EnvironmentDefinition } from '../ors/environment.js';
 import { EnvNameSchema, ModelRefSchema, RewardReductionSchema } from '../protocol/run-request.js';
 import { generateRollouts, type RolloutResult } from '../rollouts/generate-rollouts.js';
 import { formatDuration, ProgressDisplay, type ProgressOutput } from '../rollouts/progress-display.js';
+import { exitCodeForSignal, onStopSignal } from './on-stop-signal.js';
 
 const USAGE = `runbridge rollout — play many ORS episodes and write one JSONL trajectory record per episode
 
@@ -100,22 +101,8 @@ export function rolloutCommand(args: string[]): Promise<number> {
     env: process.env,
     stdout: process.stdout,
     stderr: (text) => process.stderr.write(text),
-    onStop: (listener) => {
-      const stopListening = () => {
-        process.off('SIGINT', stop);
-        process.off('SIGTERM', stop);
-      };
-      const stop = (signal: NodeJS.Signals) => {
-        stopListening();
-        // A second signal means "now": lines are whole already; a remote server reaps the sessions.
-        process.once('SIGINT', () => process.exit(130));
-        process.once('SIGTERM', () => process.exit(143));
-        listener(signal);
-      };
-      process.on('SIGINT', stop);
-      process.on('SIGTERM', stop);
-      return stopListening;
-    },
+    // A second signal means "now": lines are whole already; a remote server reaps the sessions.
+    onStop: onStopSignal,
   });
 }
 
@@ -239,7 +226,7 @@ function isUsageError(error: unknown): boolean {
 }
 
 function exitCodeOf(signal: NodeJS.Signals | undefined): number {
-  return signal === 'SIGTERM' ? 143 : 130;
+  return exitCodeForSignal(signal ?? 'SIGINT');
 }
 
 function summarise(result: RolloutResult, stoppedBy: NodeJS.Signals | undefined): string {

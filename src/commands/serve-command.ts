@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config.js';
 import { startRunbridge } from '../main.js';
+import { nextStopSignal } from './on-stop-signal.js';
 
 const HELP = `runbridge serve — start the HTTP API
 
@@ -31,12 +32,8 @@ export async function serveCommand(args: string[]): Promise<number> {
     ].join('\n'),
   );
 
-  const signal = await new Promise<NodeJS.Signals>((resolve) => {
-    process.once('SIGTERM', () => resolve('SIGTERM'));
-    process.once('SIGINT', () => resolve('SIGINT'));
-  });
-  process.stdout.write(`${signal}: draining (up to ${config.shutdownGraceMs / 1000}s; send it again to exit at once)\n`);
-  process.once(signal, () => process.exit(130));
+  const signal = await nextStopSignal();
+  process.stdout.write(`${signal}: draining (up to ${config.shutdownGraceMs / 1000}s; send SIGINT or SIGTERM again to exit at once)\n`);
   await bridge.shutdown();
   process.stdout.write('runbridge stopped\n');
   return 0;
