@@ -74,7 +74,6 @@ const FlagsSchema = z.object({
   'retry-failed': z.boolean().optional(),
   'ors-url': z.url({ protocol: /^https?$/ }).optional(),
 });
-type Flags = z.infer<typeof FlagsSchema>;
 
 /** What {@link runRolloutCommand} talks to; {@link rolloutCommand} passes the process's own. */
 export interface RolloutCommandIo {

@@ -11,8 +11,6 @@ import type { StreamFormat } from './stream-format.js';
  * start; `?after=` and `Last-Event-ID` serve clients that keep their own state.
  */
 export const agUiFormat: StreamFormat = {
-  name: 'ag-ui',
-  carriesIds: true,
   frame({ event }, context) {
     const events = agUiEventsOf(event, context);
     return events

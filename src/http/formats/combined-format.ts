@@ -14,8 +14,6 @@ import type { StreamFormat } from './stream-format.js';
  * (`reasoning.delta`), so `onmessage` holds only the answer.
  */
 export const combinedFormat: StreamFormat = {
-  name: 'combined',
-  carriesIds: true,
   frame(entry, context) {
     const { event } = entry;
     if (event.event !== 'message.delta') return eventsFormat.frame(entry, context);

@@ -7,8 +7,6 @@ const frames = new WeakMap<LoggedEvent, string>();
 
 /** `format=events` (the default): typed events with `id:` = seq and `event:` = type (CONTRACT §3.1). */
 export const eventsFormat: StreamFormat = {
-  name: 'events',
-  carriesIds: true,
   frame(entry) {
     let frame = frames.get(entry);
     if (frame === undefined) {

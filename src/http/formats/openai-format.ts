@@ -20,8 +20,6 @@ function wantsAgentEvents(context: StreamContext): boolean {
  * and an `agent_event` field holding the typed event. Resume with `?after=`.
  */
 export const openaiFormat: StreamFormat = {
-  name: 'openai',
-  carriesIds: false,
   frame({ event }, context) {
     let frames = '';
     if (wantsAgentEvents(context) && event.event !== 'message.delta' && event.event !== 'reasoning.delta') {

@@ -23,9 +23,6 @@ export interface StreamContext {
  * any `seq`.
  */
 export interface StreamFormat {
-  readonly name: string;
-  /** Whether frames carry `id:` lines, so a browser can resume with `Last-Event-ID`. */
-  readonly carriesIds: boolean;
   /** The SSE text for one event; may be empty when the format has nothing to say about it. */
   frame(entry: LoggedEvent, context: StreamContext): string;
   /** The SSE text after the terminal event (e.g. `data: [DONE]`); may be empty. */

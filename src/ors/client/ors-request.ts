@@ -47,7 +47,7 @@ export interface OrsTextResponse {
 }
 
 /** `METHOD /path`, the way every ORS error message names the endpoint. */
-export function endpointName(request: Pick<OrsRequest, 'method' | 'path'>): string {
+function endpointName(request: Pick<OrsRequest, 'method' | 'path'>): string {
   return `${request.method} ${request.path}`;
 }
 
