@@ -83,6 +83,7 @@ const startErrors = {
   413: 'The body is larger than RUNBRIDGE_MAX_BODY_BYTES.',
   415: 'The body is not JSON.',
   429: 'All run slots are busy and the queue is full; see `Retry-After` (`queue_full`).',
+  502: 'The ORS server could not be reached, or answered nonsense, while the environment and task were checked (`ors_unavailable`, `ors_bad_response`).',
   503: 'The server is shutting down (`draining`).',
 };
 
