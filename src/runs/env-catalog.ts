@@ -3,6 +3,11 @@ import type { OrsClient } from '../ors/client/ors-client.js';
 import type { TaskRef } from '../protocol/run-events.js';
 
 const TTL_MS = 30_000;
+/**
+ * How long one lookup may take, retries included. A request waits on it, and the ORS client's own
+ * bounds (30 s per attempt, several retries) would hold a `POST /v1/runs` for minutes.
+ */
+const LOOKUP_TIMEOUT_MS = 10_000;
 
 /**
  * Answers "does this environment exist, and is this task in range?" before a run is accepted, so a
@@ -15,16 +20,17 @@ export class EnvCatalog {
   constructor(
     private readonly ors: OrsClient,
     private readonly now: () => number = Date.now,
+    private readonly lookupTimeoutMs = LOOKUP_TIMEOUT_MS,
   ) {}
 
   /** The task to play: `task` checked against the environment, or index 0 of its first split. */
   async resolve(env: string, task: TaskRef | undefined): Promise<TaskRef> {
-    const environments = await this.#cached('envs', () => this.ors.listEnvironments());
+    const environments = await this.#cached('envs', (signal) => this.ors.listEnvironments(signal));
     if (!environments.includes(env)) {
       throw new NotFoundError(`Unknown environment "${env}". Available: ${environments.join(', ') || '(none)'}.`, 'unknown_env');
     }
     if (task && 'spec' in task) return task;
-    const splits = await this.#cached(`splits\0${env}`, () => this.ors.splits(env));
+    const splits = await this.#cached(`splits\0${env}`, (signal) => this.ors.splits(env, signal));
     const split = task?.split ?? splits[0]?.name;
     if (split === undefined) throw new BadRequestError(`Environment "${env}" has no splits; pass task.spec instead.`, { code: 'invalid_task' });
     if (!splits.some((entry) => entry.name === split)) {
@@ -33,7 +39,7 @@ export class EnvCatalog {
       });
     }
     const index = task?.index ?? 0;
-    const count = await this.#cached(`count\0${env}\0${split}`, () => this.ors.numTasks(env, split));
+    const count = await this.#cached(`count\0${env}\0${split}`, (signal) => this.ors.numTasks(env, split, signal));
     if (index >= count) {
       throw new BadRequestError(`Task index ${index} is out of range: split "${split}" of "${env}" has ${count} tasks (0–${count - 1}).`, {
         code: 'invalid_task',
@@ -42,10 +48,22 @@ export class EnvCatalog {
     return { split, index };
   }
 
-  async #cached<T>(key: string, load: () => Promise<T>): Promise<T> {
+  /**
+   * The cached answer of `key`, loading it when missing or stale. The load is shared by every request
+   * that asks meanwhile, so it is bounded by its own time limit, not by one request's signal.
+   */
+  async #cached<T>(key: string, load: (signal: AbortSignal) => Promise<T>): Promise<T> {
     const hit = this.#cache.get(key);
     if (hit && hit.expires > this.now()) return hit.value as Promise<T>;
-    const value = load();
+    const signal = AbortSignal.timeout(this.lookupTimeoutMs);
+    const value = load(signal).catch((error: unknown) => {
+      if (!signal.aborted) throw error;
+      throw new OrsError(
+        `The ORS server did not answer within ${this.lookupTimeoutMs / 1000} s while the environment and task were checked; ` +
+          'check that it is running and reachable, then retry.',
+        { code: 'ors_unavailable', cause: error },
+      );
+    });
     this.#cache.set(key, { value, expires: this.now() + TTL_MS });
     try {
       return await value;
