@@ -122,7 +122,7 @@ class Episode {
           this.#pushToolMessage(call, 'Not run: the episode had already finished.', true);
           continue;
         }
-        step.record.toolCalls.push(await this.#toolCall(session, call, turn, signal, record.tools));
+        await this.#toolCall(session, step.record, call, turn, signal, record.tools);
       }
       if (record.finished) return 'finished';
     }
@@ -205,13 +205,18 @@ class Episode {
     return { text, calls, record: step };
   }
 
+  /**
+   * Sends one call and folds its result into `step` and the record — also when the call throws (a
+   * cancel, a lost result or session), so the call is counted wherever its reward and tool message are.
+   */
   async #toolCall(
     session: OrsSession,
+    step: EpisodeStep,
     call: ToolCall,
     turn: number,
     signal: AbortSignal,
     tools: readonly ToolDefinition[],
-  ): Promise<ToolCallRecord> {
+  ): Promise<void> {
     const o = this.#o;
     const callIndex = this.#callIndex++;
     const parsed = parseArguments(call.arguments);
@@ -272,13 +277,12 @@ class Episode {
     } finally {
       result.durationMs = this.#now() - started;
       this.#record.timing.envMs += result.durationMs;
-      this.#complete(call, turn, callIndex, result);
+      this.#complete(step, call, turn, callIndex, result);
     }
-    return result;
   }
 
-  /** Emits `tool.completed` and folds the result into the record and conversation. */
-  #complete(call: ToolCall, turn: number, callIndex: number, result: ToolCallRecord): void {
+  /** Emits `tool.completed` and folds the result into its step, the rewards and the conversation. */
+  #complete(step: EpisodeStep, call: ToolCall, turn: number, callIndex: number, result: ToolCallRecord): void {
     const o = this.#o;
     const text = result.error ? (result.errorMessage ?? 'The tool failed.') : result.output;
     const cut = text.length > o.toolOutputEventChars;
@@ -296,6 +300,7 @@ class Episode {
       turn,
       call_index: callIndex,
     });
+    step.toolCalls.push(result);
     this.#rewardValues.push(result.reward);
     this.#record.rewards.push({ tool_call_id: call.id, tool: call.name, turn, reward: result.reward } satisfies ToolReward);
     this.#record.reward = reduceRewards(this.#rewardValues, o.rewardReduction);
