@@ -46,7 +46,7 @@ export class NotFoundError extends RunbridgeError {
 
 /** The request conflicts with the current state (idempotency key reuse, deleting a live run). */
 export class ConflictError extends RunbridgeError {
-  constructor(message: string, code = 'conflict') {
+  constructor(message: string, code: string) {
     super(message, { code, status: 409 });
   }
 }

@@ -66,6 +66,7 @@ export async function startRunbridge(options: StartOptions): Promise<Runbridge> 
   const registry = new RunRegistry({
     ors,
     models,
+    log,
     defaultEnv: config.defaultEnv,
     limits: {
       maxConcurrentRuns: config.maxConcurrentRuns,

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { customAlphabet } from 'nanoid';
-import { CapacityError, ConflictError, DrainingError, NotFoundError } from '../errors.js';
+import { BadRequestError, CapacityError, ConflictError, DrainingError, NotFoundError } from '../errors.js';
 import type { Model } from '../models/model.js';
 import type { ModelRegistry } from '../models/model-registry.js';
 import type { OrsClient } from '../ors/client/ors-client.js';
@@ -19,8 +19,6 @@ export interface RunLimits {
   retentionMs: number;
   runTimeoutMs: number;
   toolOutputEventChars: number;
-  /** How often orphans and expired runs are swept; default 1 s. */
-  sweepIntervalMs?: number;
 }
 
 export interface RunRegistryOptions {
@@ -28,8 +26,9 @@ export interface RunRegistryOptions {
   models: ModelRegistry;
   defaultEnv: string;
   limits: RunLimits;
-  defaultMaxTurns?: number;
   now?: () => number;
+  /** Where a background task's unexpected failure is reported; default `console.error`. */
+  log?: (message: string, error?: unknown) => void;
 }
 
 export interface RunListQuery {
@@ -40,6 +39,10 @@ export interface RunListQuery {
 }
 
 const newRunId = customAlphabet('0123456789abcdefghijklmnopqrstuvwxyz', 24);
+/** CONTRACT §2: `max_turns` defaults to 20. */
+const DEFAULT_MAX_TURNS = 20;
+/** How often orphans and expired runs are swept. */
+const SWEEP_INTERVAL_MS = 1000;
 
 /**
  * Every run of the server: creates them (validated, queued behind a concurrency cap), runs each
@@ -51,10 +54,16 @@ export class RunRegistry {
   readonly #now: () => number;
   readonly #runs = new Map<string, Run>();
   readonly #queue: Run[] = [];
-  readonly #idempotency = new Map<string, { hash: string; runId: string }>();
+  /**
+   * Idempotency keys (`owner\0key`) by the creation they started. A key is taken before `create`'s
+   * first await, so a concurrent duplicate waits for that creation instead of starting a second run.
+   */
+  readonly #idempotency = new Map<string, { hash: string; run: Promise<Run> }>();
+  /** The idempotency key of each run that has one, so forgetting the run frees its key without a scan. */
+  readonly #idempotencyKeys = new Map<Run, string>();
   /** Models resolved at creation (so a bad reference is a 400 then), handed to the episode at start. */
   readonly #models = new Map<Run, Model>();
-  readonly #tasks = new TaskTracker();
+  readonly #tasks: TaskTracker;
   readonly #catalog: EnvCatalog;
   readonly #sweeper: NodeJS.Timeout;
   #active = 0;
@@ -65,7 +74,9 @@ export class RunRegistry {
     this.#o = options;
     this.#now = options.now ?? Date.now;
     this.#catalog = new EnvCatalog(options.ors, this.#now);
-    this.#sweeper = setInterval(() => this.sweep(), options.limits.sweepIntervalMs ?? 1000);
+    const log = options.log ?? ((message: string, error?: unknown) => console.error(message, error));
+    this.#tasks = new TaskTracker((error) => log('background task failed:', error));
+    this.#sweeper = setInterval(() => this.sweep(), SWEEP_INTERVAL_MS);
     // The sweeper must not keep a finished process alive; shutdown clears it anyway.
     this.#sweeper.unref();
   }
@@ -77,24 +88,39 @@ export class RunRegistry {
   /**
    * Validates `request` and starts its run, or queues it when `maxConcurrentRuns` are running.
    * With an idempotency key already used by `owner`: the same body answers the existing run
-   * (`created: false`), another body is a 409. Throws 503 while draining, 404 for an unknown
+   * (`created: false`; while that run is still being created, once it is, or with the error its
+   * creation failed with), another body is a 409. Throws 503 while draining, 404 for an unknown
    * environment, 400 for a bad task or model, 429 when the queue is full.
    */
   async create(request: RunRequest, owner: string, idempotencyKey?: string): Promise<{ run: Run; created: boolean }> {
     if (this.#draining) throw new DrainingError();
-    const idempotency = idempotencyKey === undefined ? undefined : { key: `${owner}\0${idempotencyKey}`, hash: hashRequest(request) };
-    if (idempotency) {
-      const seen = this.#idempotency.get(idempotency.key);
-      const existing = seen && this.#runs.get(seen.runId);
-      if (seen && existing) {
-        if (seen.hash !== idempotency.hash) {
-          throw new ConflictError('This Idempotency-Key was already used with a different body; use a new key for a new run.', 'idempotency_conflict');
-        }
-        existing.touch(this.#now());
-        return { run: existing, created: false };
-      }
-    }
+    if (idempotencyKey === undefined) return { run: await this.#create(request, owner), created: true };
 
+    const key = `${owner}\0${idempotencyKey}`;
+    const hash = hashRequest(request);
+    const seen = this.#idempotency.get(key);
+    if (seen) {
+      if (seen.hash !== hash) {
+        throw new ConflictError('This Idempotency-Key was already used with a different body; use a new key for a new run.', 'idempotency_conflict');
+      }
+      // Still being created (a concurrent duplicate) or created already: either way, the same run.
+      const existing = await seen.run;
+      existing.touch(this.#now());
+      return { run: existing, created: false };
+    }
+    const creating = this.#create(request, owner, key);
+    this.#idempotency.set(key, { hash, run: creating });
+    try {
+      return { run: await creating, created: true };
+    } catch (error) {
+      // No run holds the key, so a retry with it must be able to create one.
+      this.#idempotency.delete(key);
+      throw error;
+    }
+  }
+
+  /** Validates `request`, then registers its run and starts or queues it; `idempotencyKey` is freed with the run. */
+  async #create(request: RunRequest, owner: string, idempotencyKey?: string): Promise<Run> {
     const model = this.#o.models.resolve(request.model);
     const env = request.env ?? this.#o.defaultEnv;
     const task = await this.#catalog.resolve(env, request.task);
@@ -110,11 +136,11 @@ export class RunRegistry {
 
     const run = new Run({ id: `run_${newRunId()}`, owner, env, task, model: model.id, request, maxEvents: limits.maxEventsPerRun, now: this.#now });
     this.#runs.set(run.id, run);
-    if (idempotency) this.#idempotency.set(idempotency.key, { hash: idempotency.hash, runId: run.id });
+    if (idempotencyKey !== undefined) this.#idempotencyKeys.set(run, idempotencyKey);
     this.#models.set(run, model);
     if (this.#active < limits.maxConcurrentRuns) this.#start(run);
     else this.#queue.push(run);
-    return { run, created: true };
+    return run;
   }
 
   /** The run `id` if `owner` may see it (and touches it), else 404. */
@@ -125,13 +151,23 @@ export class RunRegistry {
     return run;
   }
 
-  /** `owner`'s runs, newest first, filtered by status, one page at a time. */
+  /**
+   * `owner`'s runs, newest first, filtered by status, one page at a time. A cursor naming no run of
+   * `owner`'s is a 400: the run may have been forgotten meanwhile, and an empty page would tell the
+   * client it has seen every run.
+   */
   list(owner: string, query: RunListQuery): { data: RunSnapshot[]; next: string | null } {
     const runs = [...this.#runs.values()].reverse();
     let start = 0;
     if (query.after !== undefined) {
-      const index = runs.findIndex((run) => run.id === query.after);
-      start = index < 0 ? runs.length : index + 1;
+      const index = runs.findIndex((run) => run.id === query.after && run.owner === owner);
+      if (index < 0) {
+        throw new BadRequestError(
+          `The cursor ?after=${query.after} names no run of yours: it is unknown or was forgotten after its retention or a DELETE. Restart from the first page (no ?after=).`,
+          { code: 'invalid_cursor' },
+        );
+      }
+      start = index + 1;
     }
     const data: RunSnapshot[] = [];
     let next: string | null = null;
@@ -229,7 +265,7 @@ export class RunRegistry {
       input: run.request.input,
       instructions: run.request.instructions,
       sampling: run.request.sampling,
-      maxTurns: run.request.max_turns ?? this.#o.defaultMaxTurns ?? 20,
+      maxTurns: run.request.max_turns ?? DEFAULT_MAX_TURNS,
       rewardReduction: run.request.reward_reduction,
       secrets: run.takeSecrets(),
       toolOutputEventChars: limits.toolOutputEventChars,
@@ -260,8 +296,10 @@ export class RunRegistry {
 
   #forget(run: Run): void {
     this.#runs.delete(run.id);
-    for (const [key, entry] of this.#idempotency) {
-      if (entry.runId === run.id) this.#idempotency.delete(key);
+    const key = this.#idempotencyKeys.get(run);
+    if (key !== undefined) {
+      this.#idempotency.delete(key);
+      this.#idempotencyKeys.delete(run);
     }
   }
 

@@ -6,12 +6,7 @@
 export class TaskTracker {
   readonly #tasks = new Set<Promise<unknown>>();
 
-  constructor(private readonly onError: (error: unknown) => void = (error) => console.error('background task failed:', error)) {}
-
-  /** Number of tracked tasks still running. */
-  get size(): number {
-    return this.#tasks.size;
-  }
+  constructor(private readonly onError: (error: unknown) => void) {}
 
   /** Tracks `task` until it settles. */
   track(task: Promise<unknown>): void {

@@ -110,6 +110,17 @@ describe('the runs API with the offline model and the built-in environments', ()
     expect(completed.data.every((run) => run.status === 'completed')).toBe(true);
   });
 
+  it('answers 400 invalid_cursor for a list cursor naming an unknown or forgotten run, rather than an empty last page', async () => {
+    const runId = await bridge.startRun({ env: 'arith' });
+    await bridge.readEvents(runId);
+    expect((await bridge.fetch(`/v1/runs/${runId}`, { method: 'DELETE' })).status).toBe(204);
+    for (const cursor of [runId, 'run_doesnotexist']) {
+      const page = await bridge.fetch(`/v1/runs?limit=1&after=${cursor}`);
+      expect(page.status).toBe(400);
+      expect(await page.json()).toMatchObject({ error: { code: 'invalid_cursor', message: expect.stringMatching(/unknown or was forgotten.*Restart from the first page/) } });
+    }
+  });
+
   it('deletes a finished run and refuses to delete a live one', async () => {
     const runId = await bridge.startRun({ env: 'arith' });
     await bridge.readEvents(runId);
@@ -284,6 +295,8 @@ describe('limits and access', () => {
       }
       const list = (await (await fetch(`${bridge.url}/v1/runs`, { headers: beta })).json()) as { data: unknown[] };
       expect(list.data).toEqual([]);
+      // Another key's run is unknown to this key, as a cursor too (where it sits among the runs is not ours to show).
+      expect((await fetch(`${bridge.url}/v1/runs?after=${runId}`, { headers: beta })).status).toBe(400);
       expect((await bridge.readEvents(runId)).at(-1)?.event).toBe('run.completed');
     } finally {
       await bridge.shutdown();

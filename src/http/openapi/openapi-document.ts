@@ -122,7 +122,10 @@ function paths(): Record<string, unknown> {
       get: {
         summary: "List the caller's runs, newest first",
         parameters: queryParameters(ListQuerySchema, { after: 'A run id: list the runs created before it (`next` of the previous page).' }),
-        responses: { 200: { description: 'One page.', content: json('RunList') }, ...errors({ 400: 'Bad query.', ...unauthorized }) },
+        responses: {
+          200: { description: 'One page.', content: json('RunList') },
+          ...errors({ 400: 'Bad query, or an `after` run that is unknown or was forgotten (`invalid_cursor`).', ...unauthorized }),
+        },
       },
     },
     '/v1/runs/{id}': {

@@ -1,0 +1,114 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { ModelRegistry } from '../../src/models/model-registry.js';
+import { OrsClient } from '../../src/ors/client/ors-client.js';
+import { createOrsServer, type OrsServer } from '../../src/ors/server/create-ors-server.js';
+import { isTerminalEvent } from '../../src/protocol/run-events.js';
+import { RunRegistry, type RunRegistryOptions } from '../../src/runs/run-registry.js';
+import { probeEnvironment } from '../support/probe-environment.js';
+import { scriptedProvider } from '../support/scripted-model.js';
+import { deferred } from '../support/test-environment.js';
+
+const OWNER = 'owner-1';
+/** Waits are ended by events; the bound only stops a broken test. */
+const patiently = { timeout: 20_000 };
+
+describe('RunRegistry', () => {
+  let orsServer: OrsServer;
+  let ors: OrsClient;
+  let registry: RunRegistry | undefined;
+
+  beforeEach(async () => {
+    orsServer = createOrsServer({ environments: [probeEnvironment] });
+    ors = new OrsClient({ baseUrl: await orsServer.listen(0, '127.0.0.1') });
+  });
+  afterEach(async () => {
+    await registry?.shutdown(0);
+    registry = undefined;
+    vi.restoreAllMocks();
+    await orsServer.close();
+  });
+
+  function start(options: Partial<RunRegistryOptions> = {}): RunRegistry {
+    registry = new RunRegistry({
+      ors,
+      // Without tool calls the scripted model answers at once, so every run completes in one turn.
+      models: new ModelRegistry([scriptedProvider({ done: [] })], 'scripted:done'),
+      defaultEnv: 'probe',
+      limits: { maxConcurrentRuns: 4, maxQueuedRuns: 4, maxEventsPerRun: 1000, orphanTtlMs: 60_000, retentionMs: 60_000, runTimeoutMs: 60_000, toolOutputEventChars: 100 },
+      log: () => undefined,
+      ...options,
+    });
+    return registry;
+  }
+
+  /** Holds the environment catalog's first ORS round trip (a cold cache) until the returned gate settles. */
+  function holdCatalog(): { release(): void; fail(error: Error): void } {
+    const gate = deferred<Error | undefined>();
+    const listEnvironments = ors.listEnvironments.bind(ors);
+    vi.spyOn(ors, 'listEnvironments').mockImplementationOnce(async (signal) => {
+      const error = await gate.promise;
+      if (error) throw error;
+      return listEnvironments(signal);
+    });
+    return { release: () => gate.resolve(undefined), fail: (error) => gate.resolve(error) };
+  }
+
+  describe('with an Idempotency-Key', () => {
+    it('starts one run for two concurrent requests while the catalog lookup is in flight, and answers both with it', async () => {
+      const runs = start();
+      const catalog = holdCatalog();
+      const first = runs.create({ metadata: { a: 1 } }, OWNER, 'key-1');
+      const second = runs.create({ metadata: { a: 1 } }, OWNER, 'key-1');
+      catalog.release();
+      const [a, b] = await Promise.all([first, second]);
+      expect(a.created).toBe(true);
+      expect(b).toEqual({ run: a.run, created: false });
+      expect(runs.list(OWNER, { limit: 100 }).data.map((run) => run.run_id)).toEqual([a.run.id]);
+    });
+
+    it('answers 409 for another body while the first request is still being created', async () => {
+      const runs = start();
+      const catalog = holdCatalog();
+      const first = runs.create({ metadata: { a: 1 } }, OWNER, 'key-1');
+      const other = runs.create({ metadata: { a: 2 } }, OWNER, 'key-1');
+      catalog.release();
+      await expect(other).rejects.toMatchObject({ status: 409, code: 'idempotency_conflict' });
+      await first;
+      expect(runs.list(OWNER, { limit: 100 }).data).toHaveLength(1);
+    });
+
+    it('frees the key of a request that failed, so its retry starts the run', async () => {
+      const runs = start();
+      const catalog = holdCatalog();
+      const first = runs.create({}, OWNER, 'key-1');
+      catalog.fail(new Error('ORS is down'));
+      await expect(first).rejects.toThrow('ORS is down');
+      const retry = await runs.create({}, OWNER, 'key-1');
+      expect(retry.created).toBe(true);
+    });
+
+    it('frees the key of a deleted run, so the key starts a new run', async () => {
+      const runs = start();
+      const { run } = await runs.create({}, OWNER, 'key-1');
+      await vi.waitFor(() => expect(run.finished).toBe(true), patiently);
+      runs.delete(run.id, OWNER);
+      const again = await runs.create({}, OWNER, 'key-1');
+      expect(again.created).toBe(true);
+      expect(again.run.id).not.toBe(run.id);
+    });
+  });
+
+  it('reports a background task that fails to its log, not the console', async () => {
+    const log = vi.fn();
+    const consoleError = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    const runs = start({ log });
+    const { run } = await runs.create({}, OWNER);
+    // A listener that throws on the terminal event makes the episode itself reject: a bug, reported.
+    const bug = new Error('listener bug');
+    run.log.onAppend(({ event }) => {
+      if (isTerminalEvent(event)) throw bug;
+    });
+    await vi.waitFor(() => expect(log).toHaveBeenCalledWith('background task failed:', bug), patiently);
+    expect(consoleError).not.toHaveBeenCalled();
+  });
+});
