@@ -96,8 +96,16 @@ export async function runBenchmarks(argv: string[]): Promise<number> {
   }
 
   process.stdout.write(renderConsole(outcomes, machine));
-  const command = `npm run bench${options.quick ? ' -- --quick' : ''}`;
-  writeFileSync(options.out, renderMarkdown({ outcomes, machine, command, fixesLog: readFileSync(FIXES_LOG, 'utf8') }));
+  writeFileSync(options.out, renderMarkdown({ outcomes, machine, command: benchCommand(argv), fixesLog: readFileSync(FIXES_LOG, 'utf8') }));
   process.stdout.write(`\nwrote ${options.out}\n`);
   return outcomes.some((outcome) => 'error' in outcome) ? 1 : 0;
+}
+
+/**
+ * The command line this run was started with, for the report: `npm run bench` and the arguments
+ * actually passed (`--quick`, `--only`, `--out`, as given), each quoted for a POSIX shell when needed.
+ */
+function benchCommand(argv: readonly string[]): string {
+  const quote = (arg: string) => (/^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replaceAll("'", `'\\''`)}'`);
+  return argv.length === 0 ? 'npm run bench' : `npm run bench -- ${argv.map(quote).join(' ')}`;
 }

@@ -1,6 +1,7 @@
 import { once } from 'node:events';
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { REPLAY_BATCH_BYTES } from '../../src/http/stream-run-events.js';
 import { SSE_HEADERS, SSE_PREAMBLE } from '../../src/sse/sse-headers.js';
 
 /**
@@ -9,7 +10,8 @@ import { SSE_HEADERS, SSE_PREAMBLE } from '../../src/sse/sse-headers.js';
  * limit to compare with. It writes the way the bridge does, so only the bridge's overhead differs:
  * `broadcast` sends each burst of frames as one write per held subscriber, with a macrotask pause
  * between bursts (live); with `replay` set, each new subscriber gets all frames at once in batches of
- * {@link REPLAY_BATCH_BYTES}, waiting for `drain` between batches (a finished run).
+ * {@link REPLAY_BATCH_BYTES} (imported from the bridge, so the two cannot drift), waiting for
+ * `drain` between batches (a finished run).
  */
 export interface BareSseServer {
   readonly url: string;
@@ -19,9 +21,6 @@ export interface BareSseServer {
   broadcast(frames: readonly string[], burst: number): Promise<void>;
   close(): Promise<void>;
 }
-
-/** The bridge's replay batch size (`src/http/stream-run-events.ts`). */
-export const REPLAY_BATCH_BYTES = 64 * 1024;
 
 /** Starts the baseline on a free loopback port. */
 export async function startBareSseServer(): Promise<BareSseServer> {

@@ -71,13 +71,15 @@ async function openStreams(params: unknown): Promise<{ job: number }> {
   const job = nextJob++;
   // Reading starts now, so no byte waits in the kernel while the parent prepares the next step.
   const done = Promise.all(responses.map((res) => readAllBytes(res))).then((bodies) => ({ bodies, endedAt: process.hrtime.bigint() }));
-  jobs.set(
-    job,
-    done.finally(() => {
-      agent.destroy();
-      streamAgents.delete(agent);
-    }),
-  );
+  const settled = done.finally(() => {
+    agent.destroy();
+    streamAgents.delete(agent);
+  });
+  // A stream can fail before `finishStreams` is called, or without it ever being called (a benchmark
+  // that throws in between; the bridge's shutdown then resets the streams). Marking the promise as
+  // handled keeps that rejection for `finishStreams` to report instead of it killing this process.
+  settled.catch(() => {});
+  jobs.set(job, settled);
   return { job };
 }
 

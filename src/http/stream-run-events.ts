@@ -20,7 +20,7 @@ export interface StreamOptions {
 }
 
 /** Bytes written per batch while catching up, so a long replay cannot balloon one socket's buffer. */
-const REPLAY_BATCH_BYTES = 64 * 1024;
+export const REPLAY_BATCH_BYTES = 64 * 1024;
 
 /**
  * Serves one subscriber: writes the SSE preamble, then every event after its cursor as the log grows,
