@@ -61,10 +61,20 @@ describe('runs scoped to their key', () => {
   });
 
   it('lists only the caller\'s runs, whatever the filter or cursor', async () => {
-    for (const query of ['', '?status=running', '?status=completed', `?after=${live}`, '?limit=100']) {
+    for (const query of ['', '?status=running', '?status=completed', '?limit=100']) {
       const list = (await (await fetch(`${bridge.url}/v1/runs${query}`, { headers: BETA })).json()) as { data: unknown[] };
       expect(list.data, query).toEqual([]);
     }
+    // Another key's run as a cursor is answered exactly like a run that never existed.
+    const cursors = await Promise.all(
+      [live, 'run_neverexisted'].map(async (id) => {
+        const response = await fetch(`${bridge.url}/v1/runs?after=${id}`, { headers: BETA });
+        const body = (await response.json()) as { error: { code: string; message: string } };
+        return { status: response.status, code: body.error.code, message: body.error.message.replace(id, '<id>') };
+      }),
+    );
+    expect(cursors[0]).toMatchObject({ status: 400, code: 'invalid_cursor' });
+    expect(cursors[0]).toEqual(cursors[1]);
     const mine = (await (await fetch(`${bridge.url}/v1/runs?limit=100`, { headers: ALPHA })).json()) as { data: Array<{ run_id: string }> };
     expect(mine.data.map((run) => run.run_id).sort()).toEqual([live, done].sort());
   });
