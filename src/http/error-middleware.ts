@@ -1,9 +1,16 @@
 import type { Context, Next } from 'koa';
+import type { z } from 'zod';
 import { CapacityError, RunbridgeError } from '../errors.js';
+import type { ErrorBodySchema } from './openapi/api-schemas.js';
 
 /** The error body of CONTRACT §2. */
-export interface ErrorBody {
-  error: { code: string; message: string; details?: unknown };
+export type ErrorBody = z.infer<typeof ErrorBodySchema>;
+
+/** The contract's error body of `error`: its code and message, and its details when it has any. */
+export function errorBody(error: RunbridgeError): ErrorBody {
+  const body: ErrorBody = { error: { code: error.code, message: error.message } };
+  if (error.details !== undefined) body.error.details = error.details;
+  return body;
 }
 
 /**
@@ -29,12 +36,10 @@ export function errorMiddleware(log: (error: unknown) => void) {
       if (!ctx.req.complete) ctx.set('Connection', 'close');
       if (error instanceof RunbridgeError) {
         if (error instanceof CapacityError) ctx.set('Retry-After', String(error.retryAfterSeconds));
-        const body: ErrorBody = { error: { code: error.code, message: error.message } };
-        if (error.details !== undefined) body.error.details = error.details;
         // Only our own failures go to the log: a 502 (a run's model or ORS server failed) or a 503
         // (draining) is an expected answer, already told to the caller and kept in the run's log.
         if (error.status === 500) log(error);
-        answer(ctx, error.status, body);
+        answer(ctx, error.status, errorBody(error));
         return;
       }
       const status = httpStatusOf(error);

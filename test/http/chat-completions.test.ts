@@ -80,6 +80,34 @@ describe('POST /v1/chat/completions', () => {
     expect(text).toBe(`retry: 3000\n\n${played.log.entries.map((entry) => openaiFormat.frame(entry, context)).join('')}data: [DONE]\n\n`);
   });
 
+  it('lets the typed events ride along in the stream with ?agent_events=1, with the SSE headers of every stream', async () => {
+    const response = await bridge.fetch('/v1/chat/completions?agent_events=1', {
+      method: 'POST',
+      headers: json,
+      body: JSON.stringify({ model: 'scripted:echo', stream: true, messages: [{ role: 'user', content: 'Echo hi.' }] }),
+    });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('cache-control')).toBe('no-cache');
+    expect(response.headers.get('x-accel-buffering')).toBe('no');
+    const text = await response.text();
+    const played = run(response.headers.get('x-run-id')!);
+    const context = streamContextOf(played, new URLSearchParams('agent_events=1'));
+    expect(text).toBe(`retry: 3000\n\n${played.log.entries.map((entry) => openaiFormat.frame(entry, context)).join('')}data: [DONE]\n\n`);
+    expect(text).toContain('"choices":[],"agent_event":{"event":"tool.completed"');
+  });
+
+  it('answers 400 naming an unknown query key, before starting a run', async () => {
+    const before = bridge.registry.list(LOCAL_OWNER, { limit: 100 }).data.length;
+    const response = await bridge.fetch('/v1/chat/completions?colour=red', {
+      method: 'POST',
+      headers: json,
+      body: JSON.stringify({ model: 'scripted:echo', messages: [{ role: 'user', content: 'Echo hi.' }] }),
+    });
+    expect(response.status).toBe(400);
+    expect(await response.json()).toMatchObject({ error: { code: 'invalid_request', message: expect.stringContaining('colour') } });
+    expect(bridge.registry.list(LOCAL_OWNER, { limit: 100 }).data).toHaveLength(before);
+  });
+
   it('makes system and developer messages the instructions, and user and assistant messages the turns after the prompt', async () => {
     const response = await post({
       model: 'scripted:echo',

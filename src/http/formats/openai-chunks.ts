@@ -1,7 +1,8 @@
 import type { ChatCompletionChunk, ChatDelta, ChatFinishReason, ChatToolCallDelta, ChatUsage } from '../../protocol/chat-completion.js';
 import type { RunEvent, RunEventOf, StopReason, Usage } from '../../protocol/run-events.js';
+import { RunbridgeError } from '../../errors.js';
 import { RunCancelledError } from '../../runs/run-cancelled-error.js';
-import type { ErrorBody } from '../error-middleware.js';
+import { errorBody, type ErrorBody } from '../error-middleware.js';
 import { hasEventBefore, openReasoningTurn, openTextTurn } from './open-streams.js';
 import type { StreamContext } from './stream-format.js';
 
@@ -105,15 +106,25 @@ export function agentEventChunk(event: RunEvent, context: StreamContext): ChatCo
 }
 
 /**
- * The contract's error body for a run that did not complete: `run.failed` with its code and message,
- * `run.cancelled` as code `cancelled` with why; undefined for every other event. OpenAI SDKs raise
- * it as an `APIError`.
+ * The error a run that did not complete ended with, as the HTTP layer answers it: `run.failed` with
+ * its code and message (status 500 for `internal_error`, a failure inside the bridge; 502 for one at
+ * the model or the ORS server), `run.cancelled` as code `cancelled` (409) with why in `details`;
+ * undefined for every other event.
  */
-export function errorBodyOf(event: RunEvent): ErrorBody | undefined {
-  if (event.event === 'run.failed') return { error: { code: event.code, message: event.error } };
+export function runErrorOf(event: RunEvent): RunbridgeError | undefined {
+  if (event.event === 'run.failed') return new RunbridgeError(event.error, { code: event.code, status: event.code === 'internal_error' ? 500 : 502 });
   if (event.event === 'run.cancelled') {
     const cancelled = new RunCancelledError(event.reason);
-    return { error: { code: cancelled.code, message: cancelled.message, details: { reason: event.reason } } };
+    return new RunbridgeError(cancelled.message, { code: cancelled.code, status: cancelled.status, details: { reason: event.reason } });
   }
   return undefined;
+}
+
+/**
+ * The contract's error body of {@link runErrorOf}, for a run that did not complete; undefined for
+ * every other event. OpenAI SDKs raise it as an `APIError`.
+ */
+export function errorBodyOf(event: RunEvent): ErrorBody | undefined {
+  const error = runErrorOf(event);
+  return error && errorBody(error);
 }

@@ -1,21 +1,18 @@
 import Router from 'koa-router';
-import { z } from 'zod';
-import { RunbridgeError } from '../../errors.js';
 import { ChatCompletionRequestSchema } from '../../protocol/chat-completion-request.js';
 import type { AppDeps, AppState } from '../app-deps.js';
 import { chatRequestToRunRequest } from '../chat-run-request.js';
-import { errorBodyOf } from '../formats/openai-chunks.js';
+import { runErrorOf } from '../formats/openai-chunks.js';
 import { chatCompletionOf } from '../formats/openai-completion.js';
 import { openaiFormat } from '../formats/openai-format.js';
 import { parseInput } from '../parse-input.js';
 import { readJsonBody } from '../read-json-body.js';
 import { serveRunStream, streamContextOf } from '../serve-run-stream.js';
 import { waitForTerminal } from '../wait-for-terminal.js';
+import { EventsQuerySchema } from './runs-routes.js';
 
 /** `?agent_events=1` works here as on the events route: the typed events ride along in the stream. */
-export const ChatQuerySchema = z.strictObject({
-  agent_events: z.enum(['0', '1', 'true', 'false']).optional(),
-});
+export const ChatQuerySchema = EventsQuerySchema.pick({ agent_events: true });
 
 /**
  * `POST /v1/chat/completions` (CONTRACT §4.2): an OpenAI chat completion request starts a run the
@@ -52,11 +49,8 @@ export function chatCompletionsRoutes(deps: AppDeps): Router<AppState> {
       ctx.respond = false;
       return;
     }
-    const failure = errorBodyOf(terminal);
-    if (failure) {
-      const status = terminal.event === 'run.cancelled' ? 409 : failure.error.code === 'internal_error' ? 500 : 502;
-      throw new RunbridgeError(failure.error.message, { code: failure.error.code, status, details: failure.error.details });
-    }
+    const failure = runErrorOf(terminal);
+    if (failure) throw failure;
     ctx.body = chatCompletionOf(streamContextOf(run, new URLSearchParams()));
   });
 
