@@ -185,24 +185,8 @@ export async function generateRollouts(options: GenerateRolloutsOptions): Promis
 }
 
 function parseSettings(options: GenerateRolloutsOptions): Settings {
-  const parsed = SettingsSchema.safeParse({
-    env: options.env,
-    split: options.split,
-    tasks: options.tasks,
-    samples: options.samples,
-    out: options.out,
-    concurrency: options.concurrency,
-    maxTurns: options.maxTurns,
-    sampling: options.sampling,
-    seed: options.seed,
-    instructions: options.instructions,
-    rewardReduction: options.rewardReduction,
-    retries: options.retries,
-    timeoutMs: options.timeoutMs,
-    retryFailed: options.retryFailed,
-    passThreshold: options.passThreshold,
-    manifestIntervalMs: options.manifestIntervalMs,
-  });
+  // The schema keeps only the settings; the client, model, signal and callbacks are left out.
+  const parsed = SettingsSchema.safeParse(options);
   if (!parsed.success) {
     const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
     throw new BadRequestError(`Invalid rollout options: ${problems.join('; ')}.`, { details: parsed.error.issues });

@@ -82,7 +82,6 @@ export class RolloutBatch {
   readonly #inFlight = new Set<AbortController>();
   #head = 0;
   #rewardSum = 0;
-  #faultError: unknown;
 
   /** Queues every pending pair; nothing runs before {@link RolloutBatch.run}. */
   constructor(options: RolloutBatchOptions) {
@@ -102,7 +101,7 @@ export class RolloutBatch {
   async run(): Promise<void> {
     const workers = Array.from({ length: Math.min(this.#o.concurrency, this.#queue.length) }, () => this.#work());
     await Promise.all(workers);
-    if (this.#fault.signal.aborted) throw this.#faultError;
+    if (this.#fault.signal.aborted) throw this.#fault.signal.reason;
   }
 
   async #work(): Promise<void> {
@@ -111,10 +110,7 @@ export class RolloutBatch {
       try {
         await this.#play(job);
       } catch (error) {
-        if (!this.#fault.signal.aborted) {
-          this.#faultError = error;
-          this.#fault.abort(error);
-        }
+        if (!this.#fault.signal.aborted) this.#fault.abort(error);
       }
     }
   }

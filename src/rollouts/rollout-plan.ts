@@ -83,7 +83,7 @@ export function deriveSeed(masterSeed: number, env: string, split: string, index
 }
 
 /** The group id shared by every sample of one task: `<env>/<split>/<index>`. */
-export function groupIdOf(env: string, split: string, index: number): string {
+function groupIdOf(env: string, split: string, index: number): string {
   return `${env}/${split}/${index}`;
 }
 

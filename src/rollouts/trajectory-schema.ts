@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ChatToolCallSchema } from '../protocol/chat-completion.js';
 import { FinishReasonSchema, StopReasonSchema, ToolRewardSchema } from '../protocol/run-events.js';
 import { RewardReductionSchema, SamplingSchema } from '../protocol/run-request.js';
 
@@ -21,15 +22,6 @@ export type ChatContentPart = z.infer<typeof ChatContentPartSchema>;
 /** Text-only content is one string; content with images is a list of parts. */
 const ChatContentSchema = z.union([z.string(), z.array(ChatContentPartSchema)]);
 
-/** A tool call of an assistant message. */
-export const ChatToolCallSchema = z.object({
-  id: z.string(),
-  type: z.literal('function'),
-  /** `arguments` is the raw text the model produced, even when it is not valid JSON. */
-  function: z.object({ name: z.string(), arguments: z.string() }),
-});
-export type ChatToolCall = z.infer<typeof ChatToolCallSchema>;
-
 /** An OpenAI chat message; assistant reasoning rides in `reasoning_content`, as vLLM and DeepSeek write it. */
 export const ChatMessageSchema = z.discriminatedUnion('role', [
   z.object({ role: z.literal('system'), content: z.string() }),
@@ -39,6 +31,7 @@ export const ChatMessageSchema = z.discriminatedUnion('role', [
     /** Null for a message that only calls tools, as OpenAI writes it. */
     content: z.string().nullable(),
     reasoning_content: z.string().optional(),
+    /** Each call's `arguments` is the raw text the model produced, even when it is not valid JSON. */
     tool_calls: z.array(ChatToolCallSchema).min(1).optional(),
   }),
   z.object({ role: z.literal('tool'), tool_call_id: z.string(), content: ChatContentSchema }),
@@ -46,7 +39,7 @@ export const ChatMessageSchema = z.discriminatedUnion('role', [
 export type ChatMessage = z.infer<typeof ChatMessageSchema>;
 
 /** A tool offered to the model, as an OpenAI function tool (the schema exactly as the environment gave it). */
-export const ChatToolSchema = z.object({
+const ChatToolSchema = z.object({
   type: z.literal('function'),
   function: z.object({ name: z.string(), description: z.string(), parameters: z.record(z.string(), z.unknown()) }),
 });
@@ -56,7 +49,7 @@ const nonNegative = z.number().nonnegative();
 const count = z.number().int().nonnegative();
 
 /** How one tool call of a step went; its output is the `tool` message with the same `tool_call_id`. */
-export const StepToolCallSchema = z.object({
+const StepToolCallSchema = z.object({
   tool_call_id: z.string(),
   name: z.string(),
   reward: z.number().nullable(),
@@ -67,10 +60,9 @@ export const StepToolCallSchema = z.object({
   metadata: z.record(z.string(), z.unknown()).nullable(),
   duration_ms: nonNegative,
 });
-export type StepToolCall = z.infer<typeof StepToolCallSchema>;
 
 /** One model turn and the tool calls it made. Token data is null where the model server returned none. */
-export const TrajectoryStepSchema = z.object({
+const TrajectoryStepSchema = z.object({
   turn: z.number().int().positive(),
   finish_reason: FinishReasonSchema,
   /** The provider's own finish reason, e.g. `end_turn`; null when it gave none. */
@@ -89,11 +81,11 @@ export const TrajectoryStepSchema = z.object({
 export type TrajectoryStep = z.infer<typeof TrajectoryStepSchema>;
 
 /** `completed` episodes ran to a stop condition; `failed` ones hit an error or their time limit. */
-export const TrajectoryStatusSchema = z.enum(['completed', 'failed']);
+const TrajectoryStatusSchema = z.enum(['completed', 'failed']);
 export type TrajectoryStatus = z.infer<typeof TrajectoryStatusSchema>;
 
 /** What ended the episode: a run's stop reason, `error`, or `timeout` (the per-rollout time limit). */
-export const TrajectoryStopReasonSchema = z.union([StopReasonSchema, z.enum(['error', 'timeout'])]);
+const TrajectoryStopReasonSchema = z.union([StopReasonSchema, z.enum(['error', 'timeout'])]);
 export type TrajectoryStopReason = z.infer<typeof TrajectoryStopReasonSchema>;
 
 /** One JSONL line: a finished episode, completed or failed (`docs/trajectory.md` explains every field). */

@@ -41,9 +41,7 @@ describe('generateRollouts on a file that already has records', () => {
     const failing = misbehavingModel(offlineModel(), (request) => (doomed.has(request.sampling.seed!) ? 'fail' : 'play'));
     const options = { ors: rig.ors, env: 'arith', tasks: '0:6', samples: 2, retries: 0, out };
     await generateRollouts({ ...options, model: failing });
-    const failedKeys = readRecords(out)
-      .filter((record) => record.status === 'failed')
-      .map((record) => `${record.group_id}#${record.sample_index}`);
+    const failedKeys = keysOf(readRecords(out).filter((record) => record.status === 'failed'));
     expect(failedKeys.sort()).toEqual(['arith/train/1#1', 'arith/train/3#1', 'arith/train/5#1']);
 
     const rerun = await generateRollouts({ ...options, model: offlineModel() });

@@ -1,10 +1,11 @@
+import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BadRequestError, ConflictError, NotFoundError } from '../../src/errors.js';
 import type { ModelRequest } from '../../src/models/model.js';
 import { generateRollouts, type RolloutProgress } from '../../src/rollouts/generate-rollouts.js';
 import { manifestPathFor } from '../../src/rollouts/rollout-manifest.js';
 import { RolloutLock } from '../../src/rollouts/rollout-lock.js';
-import { planRollouts } from '../../src/rollouts/rollout-plan.js';
+import { planRollouts, rolloutKey } from '../../src/rollouts/rollout-plan.js';
 import type { TrajectoryRecord } from '../../src/rollouts/trajectory-schema.js';
 import { keysOf, misbehavingModel, offlineModel, readManifestFile, readRecords, startRolloutRig, type RolloutRig } from './rollout-rig.js';
 
@@ -21,7 +22,7 @@ function withoutIdsAndTimings(record: TrajectoryRecord): unknown {
 }
 
 function byKey(records: readonly TrajectoryRecord[]): Map<string, unknown> {
-  return new Map(records.map((record) => [`${record.group_id}#${record.sample_index}`, withoutIdsAndTimings(record)]));
+  return new Map(records.map((record) => [rolloutKey(record.group_id, record.sample_index), withoutIdsAndTimings(record)]));
 }
 
 describe('generateRollouts', () => {
@@ -161,6 +162,29 @@ describe('generateRollouts', () => {
     });
     expect(peak).toBe(3);
     expect(readRecords(rig.path('bound.jsonl'))).toHaveLength(12);
+  });
+
+  it('stops when the batch itself fails (a callback throws): episodes in flight cancelled, sessions deleted, lock released, whole lines only', async () => {
+    const out = rig.path('fault.jsonl');
+    const [first] = planRollouts({ env: 'arith', split: 'train', indices: [0], samples: 1, masterSeed: 0 });
+    // Every episode but the first hangs, so some are still in flight when the fault comes.
+    const model = misbehavingModel(offlineModel(), (request) => (request.sampling.seed === first!.seed ? 'play' : 'hang'));
+    const batch = generateRollouts({
+      ors: rig.ors,
+      model,
+      env: 'arith',
+      tasks: '0:4',
+      concurrency: 4,
+      out,
+      onRecord: () => {
+        throw new Error('the callback broke');
+      },
+    });
+
+    await expect(batch).rejects.toThrow('the callback broke');
+    expect(rig.server.activeSessionIds()).toEqual([]);
+    expect(existsSync(`${out}.lock`)).toBe(false);
+    expect(keysOf(readRecords(out))).toEqual([first!.key]);
   });
 
   it('refuses bad settings before running anything, saying what is wrong', async () => {

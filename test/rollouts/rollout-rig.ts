@@ -8,6 +8,7 @@ import type { Model, ModelPart, ModelRequest } from '../../src/models/model.js';
 import { OrsClient } from '../../src/ors/client/ors-client.js';
 import { createOrsServer, type OrsServer } from '../../src/ors/server/create-ors-server.js';
 import { RolloutManifestSchema, type RolloutManifest } from '../../src/rollouts/rollout-manifest.js';
+import { rolloutKey } from '../../src/rollouts/rollout-plan.js';
 import { TrajectoryRecordSchema, type TrajectoryRecord } from '../../src/rollouts/trajectory-schema.js';
 
 /** The built-in ORS server on loopback, a client of it, and a scratch folder for rollout files. */
@@ -96,5 +97,5 @@ export function readManifestFile(path: string): RolloutManifest {
 
 /** `<group id>#<sample>` of each record. */
 export function keysOf(records: readonly TrajectoryRecord[]): string[] {
-  return records.map((record) => `${record.group_id}#${record.sample_index}`);
+  return records.map((record) => rolloutKey(record.group_id, record.sample_index));
 }
