@@ -1,4 +1,5 @@
-import { createParser, type EventSourceMessage } from 'eventsource-parser';
+import type { EventSourceMessage } from 'eventsource-parser';
+import { parseSseText } from '../../test/support/parse-sse-text.js';
 import { runPool } from '../support/run-pool.js';
 import { BENCH_TASKS } from '../fakes/bench-environment.js';
 
@@ -25,9 +26,9 @@ interface ChatChunk {
 type ChatMessage = Record<string, unknown>;
 
 /** Plays one episode and answers how many turns it took and whether a tool said it finished. */
-export async function playHandWrittenEpisode(options: HandWrittenEpisodeOptions): Promise<{ turns: number; finished: boolean }> {
+async function playHandWrittenEpisode(options: HandWrittenEpisodeOptions): Promise<{ turns: number; finished: boolean }> {
   const { orsUrl, env } = options;
-  const sid = (await sseEvents(await post(`${orsUrl}/create_session`, undefined))).find((event) => event.event === 'task_id')?.data ?? '';
+  const sid = (parseSseText(await post(`${orsUrl}/create_session`, undefined))).find((event) => event.event === 'task_id')?.data ?? '';
   const headers = { 'x-session-id': sid };
   try {
     await post(`${orsUrl}/create`, { env_name: env, ...options.task }, headers);
@@ -39,12 +40,12 @@ export async function playHandWrittenEpisode(options: HandWrittenEpisodeOptions)
     const chatTools = tools.tools.map((tool) => ({ type: 'function', function: { name: tool.name, description: tool.description, parameters: tool.input_schema } }));
     for (let turn = 1; turn <= options.maxTurns; turn++) {
       const body = { model: options.model, messages, tools: chatTools, stream: true, stream_options: { include_usage: true } };
-      const answer = assemble(await sseEvents(await post(`${options.modelBaseUrl}/chat/completions`, body)));
+      const answer = assemble(parseSseText(await post(`${options.modelBaseUrl}/chat/completions`, body)));
       messages.push({ role: 'assistant', content: answer.text || null, tool_calls: answer.calls.map((call) => ({ id: call.id, type: 'function', function: { name: call.name, arguments: call.arguments } })) });
       if (answer.calls.length === 0) return { turns: turn, finished: false };
       let finished = false;
       for (const call of answer.calls) {
-        const events = await sseEvents(await post(`${orsUrl}/${env}/call`, { name: call.name, input: JSON.parse(call.arguments) as unknown }, headers));
+        const events = parseSseText(await post(`${orsUrl}/${env}/call`, { name: call.name, input: JSON.parse(call.arguments) as unknown }, headers));
         const result = JSON.parse(events.filter((event) => event.event === 'chunk' || event.event === 'end').map((event) => event.data).join('')) as {
           output?: { blocks: Array<{ text?: string }>; finished: boolean };
         };
@@ -89,12 +90,6 @@ async function getJson<T>(url: string, headers: Record<string, string>): Promise
   const response = await fetch(url, { headers });
   if (!response.ok) throw new Error(`GET ${url} answered ${response.status}`);
   return (await response.json()) as T;
-}
-
-function sseEvents(text: string): EventSourceMessage[] {
-  const events: EventSourceMessage[] = [];
-  createParser({ onEvent: (event) => events.push(event) }).feed(text);
-  return events;
 }
 
 /** A Chat Completions stream's text and tool calls, arguments joined per index. */

@@ -1,4 +1,5 @@
 import type { Model, ModelPart, ModelProvider } from '../../src/models/model.js';
+import { deferred } from '../../test/support/test-environment.js';
 
 /**
  * An in-process model for the fan-out benchmark: each stream waits at a gate the benchmark opens,
@@ -47,12 +48,4 @@ export function createBurstModel(deltas: readonly string[], burst: number): Burs
     waiting: () => arrived.promise,
     release: () => gate.resolve(),
   };
-}
-
-function deferred(): { promise: Promise<void>; resolve: () => void } {
-  let resolve!: () => void;
-  const promise = new Promise<void>((done) => {
-    resolve = done;
-  });
-  return { promise, resolve };
 }

@@ -3,6 +3,7 @@ import { Agent, type IncomingMessage } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { isTerminalEvent, RunCompletedEventSchema } from '../../src/protocol/run-events.js';
 import { RunCreatedSchema } from '../../src/protocol/run-snapshot.js';
+import { parseSseText } from '../../test/support/parse-sse-text.js';
 import { BENCH_TASKS } from '../fakes/bench-environment.js';
 import { serveBenchCalls } from '../support/bench-child.js';
 import { openStream, postJson, readAllBytes } from './http-exchange.js';
@@ -14,7 +15,6 @@ import {
   type DriveRunsResult,
   type FinishStreamsResult,
 } from './load-client-api.js';
-import { summariseSse } from './sse-summary.js';
 
 /**
  * The load client: opens subscribers, drives runs through the bridge's HTTP API and times first
@@ -93,9 +93,10 @@ async function finishStreams(params: unknown): Promise<FinishStreamsResult> {
   let events = 0;
   let complete = 0;
   for (const body of bodies) {
-    const summary = summariseSse(body.toString('utf8'));
-    events += summary.events;
-    if (summary.lastEvent !== undefined && isTerminalEvent({ event: summary.lastEvent })) complete++;
+    const messages = parseSseText(body.toString('utf8'));
+    events += messages.length;
+    const last = messages.at(-1)?.event;
+    if (last !== undefined && isTerminalEvent({ event: last })) complete++;
   }
   return { streams: bodies.length, events, complete, endedAt: String(endedAt), body: keepBody && bodies[0] ? bodies[0].toString('utf8') : null };
 }
@@ -105,11 +106,9 @@ async function playRun(agent: Agent, baseUrl: string, body: Record<string, unkno
   const created = await postJson(agent, `${baseUrl}/v1/runs`, body);
   if (created.status !== 202) return { turns: 0, error: `POST /v1/runs answered ${created.status}: ${JSON.stringify(created.body)}` };
   const { events_url } = RunCreatedSchema.parse(created.body);
-  const summary = summariseSse((await readAllBytes(await openStream(agent, `${baseUrl}${events_url}`))).toString('utf8'));
-  if (summary.lastEvent !== 'run.completed' || summary.lastData === undefined) {
-    return { turns: 0, error: `the run ended with ${summary.lastEvent ?? 'nothing'}: ${summary.lastData ?? ''}` };
-  }
-  return { turns: RunCompletedEventSchema.parse(JSON.parse(summary.lastData)).turns, error: null };
+  const last = parseSseText((await readAllBytes(await openStream(agent, `${baseUrl}${events_url}`))).toString('utf8')).at(-1);
+  if (last?.event !== 'run.completed') return { turns: 0, error: `the run ended with ${last?.event ?? 'nothing'}: ${last?.data ?? ''}` };
+  return { turns: RunCompletedEventSchema.parse(JSON.parse(last.data)).turns, error: null };
 }
 
 async function driveRuns(params: unknown): Promise<DriveRunsResult> {

@@ -5,14 +5,14 @@ import type { MachineInfo } from './machine-info.js';
 export type BenchOutcome = { id: string; result: BenchResult } | { id: string; error: string };
 
 /** A table as aligned plain text for a terminal. */
-export function renderTextTable(table: BenchTable): string {
+function renderTextTable(table: BenchTable): string {
   const widths = table.columns.map((column, i) => Math.max(column.length, ...table.rows.map((row) => (row[i] ?? '').length)));
   const line = (cells: readonly string[]) => cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  ');
   return [line(table.columns), widths.map((width) => '-'.repeat(width)).join('  '), ...table.rows.map(line)].join('\n');
 }
 
 /** A table as GitHub markdown. */
-export function renderMarkdownTable(table: BenchTable): string {
+function renderMarkdownTable(table: BenchTable): string {
   const line = (cells: readonly string[]) => `| ${cells.join(' | ')} |`;
   return [line(table.columns), line(table.columns.map((_, i) => (i === 0 ? '---' : '---:'))), ...table.rows.map(line)].join('\n');
 }

@@ -2,9 +2,8 @@ import { HttpAgent, type AgentSubscriber, type Message } from '@ag-ui/client';
 import { EventSchema } from '@ag-ui/core/schemas';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ModelError } from '../../src/errors.js';
-import type { ModelProvider } from '../../src/models/model.js';
 import { readSseEvents } from '../../src/sse/read-sse-events.js';
-import { scriptedProvider } from '../support/scripted-model.js';
+import { scriptedProvider, singleModelProvider } from '../support/scripted-model.js';
 import { startTestBridge, type TestBridge } from '../support/start-test-bridge.js';
 
 /**
@@ -20,18 +19,10 @@ class RunEventsAgent extends HttpAgent {
 }
 
 /** A model that starts its answer, then fails: the stream breaks in the middle of a text message. */
-const failsMidwayProvider: ModelProvider = {
-  name: 'fails-midway',
-  listedModels: [],
-  defaultModel: '',
-  create: () => ({
-    id: 'fails-midway',
-    async *stream() {
-      yield { type: 'text-delta', delta: 'Let me th' };
-      throw new ModelError('The model stream broke off.', { code: 'model_stream_interrupted' });
-    },
-  }),
-};
+const failsMidwayProvider = singleModelProvider('fails-midway', async function* () {
+  yield { type: 'text-delta', delta: 'Let me th' };
+  throw new ModelError('The model stream broke off.', { code: 'model_stream_interrupted' });
+});
 
 describe('AG-UI clients', () => {
   let bridge: TestBridge;

@@ -1,8 +1,7 @@
-import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseSseText } from '../support/parse-sse-text.js';
+import { exampleFailure, runExample } from '../support/run-example.js';
 import { startTestBridge, type TestBridge } from '../support/start-test-bridge.js';
 
 const SCRIPT = fileURLToPath(new URL('../../examples/curl/run.sh', import.meta.url));
@@ -16,11 +15,10 @@ describe('the curl example', () => {
   });
   afterAll(() => bridge.shutdown());
 
-  const run = (args: string[], env: Record<string, string>) =>
-    promisify(execFile)('sh', [SCRIPT, ...args], { env: { ...process.env, RUNBRIDGE_URL: `${bridge.url}/`, ...env }, timeout: 60_000 });
+  const env = (key: string) => ({ RUNBRIDGE_URL: `${bridge.url}/`, RUNBRIDGE_API_KEY: key });
 
   it('starts a run with the key and prints its whole event stream, run.started to run.completed', async () => {
-    const { stdout } = await run(['arith'], { RUNBRIDGE_API_KEY: 'curl-key' });
+    const { stdout } = await runExample('sh', [SCRIPT, 'arith'], env('curl-key'));
     const frames = parseSseText(stdout);
     expect(frames[0]?.event).toBe('run.started');
     expect(frames.at(-1)?.event).toBe('run.completed');
@@ -34,10 +32,7 @@ describe('the curl example', () => {
   });
 
   it('stops with the bridge\'s own error when the run is refused', async () => {
-    const refused = await run([], { RUNBRIDGE_API_KEY: 'wrong-key' }).then(
-      () => undefined,
-      (error: { code: number; stderr: string }) => error,
-    );
+    const refused = await exampleFailure('sh', [SCRIPT], env('wrong-key'));
     expect(refused?.code).toBe(1);
     expect(refused?.stderr).toContain('"code":"unauthorized"');
   });

@@ -1,7 +1,6 @@
-import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { exampleFailure, runExample } from '../support/run-example.js';
 import { startTestBridge, type TestBridge } from '../support/start-test-bridge.js';
 import { textByTurn } from '../support/text-by-turn.js';
 
@@ -17,10 +16,7 @@ describe('the Node example', () => {
   afterAll(() => bridge.shutdown());
 
   it('prints tool calls with their arguments, results with reward, streamed text on one line, and the reward at the end', async () => {
-    const { stdout } = await promisify(execFile)(process.execPath, [SCRIPT, 'arith'], {
-      env: { ...process.env, RUNBRIDGE_URL: bridge.url, RUNBRIDGE_API_KEY: 'node-key' },
-      timeout: 60_000,
-    });
+    const { stdout } = await runExample(process.execPath, [SCRIPT, 'arith'], { RUNBRIDGE_URL: bridge.url, RUNBRIDGE_API_KEY: 'node-key' });
     const [first, ...lines] = stdout.trimEnd().split('\n');
     const runId = /^run (run_\w+)$/.exec(first!)?.[1];
     expect(runId).toBeDefined();
@@ -45,10 +41,7 @@ describe('the Node example', () => {
   });
 
   it('exits 1 with the bridge\'s message when the run is refused', async () => {
-    const refused = await promisify(execFile)(process.execPath, [SCRIPT], { env: { ...process.env, RUNBRIDGE_URL: bridge.url, RUNBRIDGE_API_KEY: 'wrong' } }).then(
-      () => undefined,
-      (error: { code: number; stderr: string }) => error,
-    );
+    const refused = await exampleFailure(process.execPath, [SCRIPT], { RUNBRIDGE_URL: bridge.url, RUNBRIDGE_API_KEY: 'wrong' });
     expect(refused?.code).toBe(1);
     expect(refused?.stderr).toMatch(/^stream-run: POST \/v1\/runs answered 401: The API key is not valid\./);
   });

@@ -1,7 +1,6 @@
-import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runExample } from '../support/run-example.js';
 import { startTestBridge, type TestBridge } from '../support/start-test-bridge.js';
 
 const SCRIPT = fileURLToPath(new URL('../../examples/python/stream_run.py', import.meta.url));
@@ -19,10 +18,7 @@ describe('a Python standard-library client', () => {
   afterAll(() => bridge.shutdown());
 
   it('starts a run and prints every event of its stream, in order, to the result', async () => {
-    const { stdout } = await promisify(execFile)('python3', [SCRIPT, 'arith'], {
-      env: { ...process.env, RUNBRIDGE_URL: bridge.url, RUNBRIDGE_API_KEY: 'py-key' },
-      timeout: 60_000,
-    });
+    const { stdout } = await runExample('python3', [SCRIPT, 'arith'], { RUNBRIDGE_URL: bridge.url, RUNBRIDGE_API_KEY: 'py-key' });
     const [first, ...lines] = stdout.trimEnd().split('\n');
     const runId = /^run (run_\w+)$/.exec(first!)?.[1];
     expect(runId).toBeDefined();

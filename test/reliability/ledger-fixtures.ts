@@ -1,6 +1,7 @@
 import { z } from 'zod';
-import type { Model, ModelPart, ModelProvider, ModelRequest } from '../../src/models/model.js';
+import type { ModelPart, ModelProvider, ModelRequest } from '../../src/models/model.js';
 import { defineEnvironment, defineTool, taskList, type EnvironmentDefinition } from '../../src/ors/environment.js';
+import { singleModelProvider } from '../support/scripted-model.js';
 
 /**
  * An ORS environment and a model made for fault tests. The environment's tools write every start
@@ -96,8 +97,7 @@ export function createLedger(): Ledger {
     prompt: () => [{ type: 'text', text: 'Follow the plan.', detail: null }],
   });
 
-  const model: Model = { id: 'ledger', stream: (request) => playPlan(request, gate) };
-  const provider: ModelProvider = { name: 'ledger', listedModels: [], defaultModel: '', create: () => model };
+  const provider = singleModelProvider('ledger', (request) => playPlan(request, gate));
   return {
     environment,
     provider,

@@ -3,6 +3,7 @@ import { createOfflineProvider } from '../../adapters/models/offline/offline-pro
 import type { ModelPart, ModelProvider } from '../../src/models/model.js';
 import type { RunEvent } from '../../src/protocol/run-events.js';
 import { assertEventOrder } from '../../src/protocol/verify-event-order.js';
+import { singleModelProvider } from '../support/scripted-model.js';
 import { startTestBridge, type TestBridge } from '../support/start-test-bridge.js';
 
 /**
@@ -18,18 +19,10 @@ afterEach(async () => {
 /** The offline model (no token delay) held at its first turn until `gate` opens. */
 function gatedOfflineProvider(gate: Promise<void>): ModelProvider {
   const offline = createOfflineProvider({ tokenDelayMs: 0 }).create('');
-  return {
-    name: 'gated',
-    listedModels: [],
-    defaultModel: '',
-    create: () => ({
-      id: 'gated',
-      async *stream(request): AsyncGenerator<ModelPart> {
-        await gate;
-        yield* offline.stream(request);
-      },
-    }),
-  };
+  return singleModelProvider('gated', async function* (request): AsyncGenerator<ModelPart> {
+    await gate;
+    yield* offline.stream(request);
+  });
 }
 
 describe('500 concurrent runs and 200 subscribers on one run', () => {

@@ -1,12 +1,13 @@
 import { once } from 'node:events';
 import net from 'node:net';
-import { createParser } from 'eventsource-parser';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createOfflineProvider } from '../../adapters/models/offline/offline-provider.js';
 import type { ModelPart, ModelProvider } from '../../src/models/model.js';
 import { RunEventSchema, type RunEvent } from '../../src/protocol/run-events.js';
 import { assertEventOrder } from '../../src/protocol/verify-event-order.js';
+import { parseSseText } from '../support/parse-sse-text.js';
+import { singleModelProvider } from '../support/scripted-model.js';
 import { startTestBridge, type TestBridge } from '../support/start-test-bridge.js';
 
 /**
@@ -22,25 +23,17 @@ const DELTA_CHARS = 16 * 1024;
  * attach its subscribers first), then answers without tool calls.
  */
 function firehoseProvider(deltas: number, gate: Promise<void>): ModelProvider {
-  return {
-    name: 'firehose',
-    listedModels: [],
-    defaultModel: '',
-    create: () => ({
-      id: 'firehose',
-      async *stream(request): AsyncGenerator<ModelPart> {
-        await gate;
-        for (let index = 0; index < deltas; index++) {
-          // One delta per turn of the event loop: a reader in good health keeps up, a stalled one cannot.
-          await new Promise((resolve) => setImmediate(resolve));
-          request.signal.throwIfAborted();
-          yield { type: 'text-delta', delta: `${String(index).padStart(6, '0')}${'y'.repeat(DELTA_CHARS - 6)}` };
-        }
-        yield { type: 'usage', usage: { inputTokens: 1, outputTokens: deltas } };
-        yield { type: 'finish', reason: 'stop' };
-      },
-    }),
-  };
+  return singleModelProvider('firehose', async function* (request): AsyncGenerator<ModelPart> {
+    await gate;
+    for (let index = 0; index < deltas; index++) {
+      // One delta per turn of the event loop: a reader in good health keeps up, a stalled one cannot.
+      await new Promise((resolve) => setImmediate(resolve));
+      request.signal.throwIfAborted();
+      yield { type: 'text-delta', delta: `${String(index).padStart(6, '0')}${'y'.repeat(DELTA_CHARS - 6)}` };
+    }
+    yield { type: 'usage', usage: { inputTokens: 1, outputTokens: deltas } };
+    yield { type: 'finish', reason: 'stop' };
+  });
 }
 
 /** A raw HTTP/1.1 GET of a run's events on a socket that reads nothing until `drain()` is called. */
@@ -78,10 +71,7 @@ function eventsInRawResponse(raw: Buffer): RunEvent[] {
     pieces.push(raw.subarray(lineEnd + 2, Math.min(lineEnd + 2 + size, raw.length)));
     at = lineEnd + 2 + size + 2;
   }
-  const events: RunEvent[] = [];
-  const parser = createParser({ onEvent: (frame) => events.push(RunEventSchema.parse(JSON.parse(frame.data))) });
-  parser.feed(Buffer.concat(pieces).toString('utf8'));
-  return events;
+  return parseSseText(Buffer.concat(pieces).toString('utf8')).map((frame) => RunEventSchema.parse(JSON.parse(frame.data)));
 }
 
 const bridges: TestBridge[] = [];

@@ -98,6 +98,18 @@ describe('RunRegistry', () => {
     });
   });
 
+  it('refuses with 503 a request (and its waiting duplicate) whose lookup was in flight when shutdown began, and registers no run', async () => {
+    const runs = start();
+    const catalog = holdCatalog();
+    const first = runs.create({}, OWNER, 'key-1');
+    const duplicate = runs.create({}, OWNER, 'key-1');
+    await runs.shutdown(0);
+    catalog.release();
+    await expect(first).rejects.toMatchObject({ status: 503, code: 'draining' });
+    await expect(duplicate).rejects.toMatchObject({ status: 503, code: 'draining' });
+    expect(runs.list(OWNER, { limit: 100 }).data).toEqual([]);
+  });
+
   it('reports a background task that fails to its log, not the console', async () => {
     const log = vi.fn();
     const consoleError = vi.spyOn(console, 'error').mockImplementation(() => undefined);

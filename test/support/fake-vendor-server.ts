@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
-import { createParser, type EventSourceMessage } from 'eventsource-parser';
+import type { EventSourceMessage } from 'eventsource-parser';
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { parseSseText } from './parse-sse-text.js';
 
 /**
  * A loopback stand-in for an LLM vendor's HTTP API (OpenAI, Anthropic, an OpenAI-compatible
@@ -71,10 +72,7 @@ export function sseFrames(text: string): string[] {
  * pure stream mappers the same bytes the fake server replays.
  */
 export function readSseFixture(fixture: string): EventSourceMessage[] {
-  const events: EventSourceMessage[] = [];
-  const parser = createParser({ onEvent: (event) => events.push(event) });
-  parser.feed(readFileSync(new URL(fixture, FIXTURES), 'utf8'));
-  return events;
+  return parseSseText(readFileSync(new URL(fixture, FIXTURES), 'utf8'));
 }
 
 /** The JSON payloads of a fixture's events, without the `[DONE]` sentinel of Chat Completions. */

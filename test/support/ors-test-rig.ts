@@ -3,6 +3,9 @@ import type { OrsSession } from '../../src/ors/client/ors-session.js';
 import { OrsFaultProxy } from './ors-fault-proxy.js';
 import { ScriptedOrsServer, type ScriptedOrsServerOptions } from './scripted-ors-server.js';
 
+/** Re-exported for the tests that hold their tools with it alongside a rig. */
+export { deferred } from './test-environment.js';
+
 /** A scripted ORS server, a fault proxy in front of it, and a client pointed at the proxy. */
 export interface OrsTestRig {
   server: ScriptedOrsServer;
@@ -50,15 +53,6 @@ export async function startOrsTestRig(
       await server.close();
     },
   };
-}
-
-/** A promise with its resolve function outside, for tools that wait until a test lets them finish. */
-export function deferred<T = void>(): { promise: Promise<T>; resolve: (value: T) => void } {
-  let resolve!: (value: T) => void;
-  const promise = new Promise<T>((settle) => {
-    resolve = settle;
-  });
-  return { promise, resolve };
 }
 
 /** The rejection of `promise` (fails the test if it resolves). */

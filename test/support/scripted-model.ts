@@ -30,6 +30,14 @@ export function scriptedProvider(scripts: Record<string, ScriptedTurn[]>): Model
   };
 }
 
+/**
+ * A provider named `name` whose one model (id `name`) streams with `stream`: for a test model no
+ * script can express (one that breaks mid-stream, waits on the test, or floods).
+ */
+export function singleModelProvider(name: string, stream: Model['stream']): ModelProvider {
+  return { name, listedModels: [], defaultModel: '', create: () => ({ id: name, stream }) };
+}
+
 async function* play(script: ScriptedTurn[], request: ModelRequest): AsyncGenerator<ModelPart> {
   const turn = request.messages.filter((message) => message.role === 'assistant').length;
   const step = script[turn] ?? { text: 'done' };
