@@ -8,10 +8,10 @@ import { benchOrchestratorOverhead } from './benchmarks/orchestrator-overhead.js
 import { benchRolloutThroughput } from './benchmarks/rollout-throughput.js';
 import { benchScale } from './benchmarks/scale.js';
 import { benchTimeToFirstEvent } from './benchmarks/time-to-first-event.js';
-import { startBenchChild, type BenchChild } from './support/bench-child.js';
+import { type BenchChild, startBenchChild } from './support/bench-child.js';
 import type { BenchContext, BenchResult } from './support/bench-result.js';
 import { machineInfo } from './support/machine-info.js';
-import { renderConsole, renderMarkdown, type BenchOutcome } from './support/render-report.js';
+import { type BenchOutcome, renderConsole, renderMarkdown } from './support/render-report.js';
 
 /** Every benchmark, in the order they run; `--only` takes these ids. */
 const BENCHMARKS: ReadonlyArray<{ id: string; run: (ctx: BenchContext) => Promise<BenchResult> }> = [
@@ -44,7 +44,12 @@ export async function runBenchmarks(argv: string[]): Promise<number> {
     const { values } = parseArgs({
       args: argv,
       strict: true,
-      options: { quick: { type: 'boolean' }, only: { type: 'string' }, out: { type: 'string' }, help: { type: 'boolean' } },
+      options: {
+        quick: { type: 'boolean' },
+        only: { type: 'string' },
+        out: { type: 'string' },
+        help: { type: 'boolean' },
+      },
     });
     if (values.help) {
       process.stdout.write(`${USAGE}\n`);
@@ -96,7 +101,10 @@ export async function runBenchmarks(argv: string[]): Promise<number> {
   }
 
   process.stdout.write(renderConsole(outcomes, machine));
-  writeFileSync(options.out, renderMarkdown({ outcomes, machine, command: benchCommand(argv), fixesLog: readFileSync(FIXES_LOG, 'utf8') }));
+  writeFileSync(
+    options.out,
+    renderMarkdown({ outcomes, machine, command: benchCommand(argv), fixesLog: readFileSync(FIXES_LOG, 'utf8') }),
+  );
   process.stdout.write(`\nwrote ${options.out}\n`);
   return outcomes.some((outcome) => 'error' in outcome) ? 1 : 0;
 }

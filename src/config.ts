@@ -103,7 +103,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const parsed = EnvSchema.safeParse(env);
   if (!parsed.success) {
     throw new ConfigError(
-      parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message} (got ${JSON.stringify(env[String(issue.path[0])])})`),
+      parsed.error.issues.map(
+        (issue) => `${issue.path.join('.')}: ${issue.message} (got ${JSON.stringify(env[String(issue.path[0])])})`,
+      ),
     );
   }
   const e = parsed.data;
@@ -114,8 +116,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     orsUrl: e.ORS_URL?.replace(/\/+$/, ''),
     defaultEnv: e.RUNBRIDGE_DEFAULT_ENV,
     apiKeys: list(e.RUNBRIDGE_API_KEYS),
-    defaultModel:
-      e.RUNBRIDGE_MODEL ?? (e.OPENAI_API_KEY ? 'openai' : e.ANTHROPIC_API_KEY ? 'anthropic' : 'offline'),
+    defaultModel: e.RUNBRIDGE_MODEL ?? (e.OPENAI_API_KEY ? 'openai' : e.ANTHROPIC_API_KEY ? 'anthropic' : 'offline'),
     keepaliveMs: ms(e.RUNBRIDGE_KEEPALIVE_SECONDS),
     maxConcurrentRuns: e.RUNBRIDGE_MAX_CONCURRENT_RUNS,
     maxQueuedRuns: e.RUNBRIDGE_MAX_QUEUED_RUNS,

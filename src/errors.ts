@@ -11,10 +11,7 @@ export class RunbridgeError extends Error {
   /** Extra structured detail, safe to show to the caller (never secrets). */
   readonly details: unknown;
 
-  constructor(
-    message: string,
-    options: { code: string; status?: number; details?: unknown; cause?: unknown },
-  ) {
+  constructor(message: string, options: { code: string; status?: number; details?: unknown; cause?: unknown }) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = new.target.name;
     this.code = options.code;
@@ -26,7 +23,11 @@ export class RunbridgeError extends Error {
 /** The caller sent something we cannot accept (bad body, bad cursor, bad header). */
 export class BadRequestError extends RunbridgeError {
   constructor(message: string, options: { code?: string; details?: unknown; status?: number } = {}) {
-    super(message, { code: options.code ?? 'invalid_request', status: options.status ?? 400, details: options.details });
+    super(message, {
+      code: options.code ?? 'invalid_request',
+      status: options.status ?? 400,
+      details: options.details,
+    });
   }
 }
 
@@ -87,7 +88,5 @@ export class ModelError extends RunbridgeError {
 
 /** True when `error` is the rejection an aborted `AbortSignal` produces (ours or fetch's). */
 export function isAbortError(error: unknown): boolean {
-  return (
-    error instanceof Error && (error.name === 'AbortError' || error.name === 'APIUserAbortError')
-  );
+  return error instanceof Error && (error.name === 'AbortError' || error.name === 'APIUserAbortError');
 }

@@ -1,10 +1,10 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { builtinEnvironments } from '../adapters/environments/builtin-environments.js';
 import { createAnthropicProvider } from '../adapters/models/anthropic/anthropic-provider.js';
 import { createOfflineProvider } from '../adapters/models/offline/offline-provider.js';
 import { createOpenAiChatProvider } from '../adapters/models/openai-chat/openai-chat-provider.js';
 import { createOpenAiResponsesProvider } from '../adapters/models/openai-responses/openai-responses-provider.js';
-import { builtinEnvironments } from '../adapters/environments/builtin-environments.js';
 import type { Config } from './config.js';
 import { ConfigError } from './config.js';
 import { answerClientError } from './http/answer-client-error.js';
@@ -13,8 +13,8 @@ import { createApp } from './http/create-app.js';
 import type { ModelProvider } from './models/model.js';
 import { ModelRegistry } from './models/model-registry.js';
 import { OrsClient } from './ors/client/ors-client.js';
-import type { EnvironmentDefinition } from './ors/environment.js';
 import { createOrsServer, type OrsServer } from './ors/server/create-ors-server.js';
+import type { AnyEnvironment } from './ors/server/environment-registry.js';
 import { RunRegistry } from './runs/run-registry.js';
 
 export interface StartOptions {
@@ -22,7 +22,7 @@ export interface StartOptions {
   /** Providers to use instead of the configured ones (tests point real SDK clients at fakes this way). */
   providers?: ModelProvider[];
   /** Environments for the built-in ORS server instead of the built-in ones (tests shorten slow tools). */
-  environments?: EnvironmentDefinition<any, any>[];
+  environments?: AnyEnvironment[];
   /** Where operational messages and unexpected errors go; default `console.error`. */
   log?: (message: string, error?: unknown) => void;
 }
@@ -136,14 +136,21 @@ export interface OrsConnection {
  * A client of the ORS server at `config.orsUrl` or, with none configured, of the built-in server
  * (serving `environments`, default the built-in ones) started on a free loopback port.
  */
-export async function connectOrs(config: Config, environments: EnvironmentDefinition<any, any>[] = builtinEnvironments): Promise<OrsConnection> {
+export async function connectOrs(
+  config: Config,
+  environments: AnyEnvironment[] = builtinEnvironments,
+): Promise<OrsConnection> {
   let orsServer: OrsServer | undefined;
   let orsUrl = config.orsUrl;
   if (orsUrl === undefined) {
     orsServer = createOrsServer({ environments, pingIntervalMs: config.orsPingMs });
     orsUrl = await orsServer.listen(0, '127.0.0.1');
   }
-  const ors = new OrsClient({ baseUrl: orsUrl, pingIntervalMs: config.orsPingMs, callSilenceTimeoutMs: config.orsCallSilenceMs });
+  const ors = new OrsClient({
+    baseUrl: orsUrl,
+    pingIntervalMs: config.orsPingMs,
+    callSilenceTimeoutMs: config.orsCallSilenceMs,
+  });
   return { ors, orsUrl, orsServer };
 }
 

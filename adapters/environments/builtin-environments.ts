@@ -1,4 +1,4 @@
-import type { EnvironmentDefinition } from '../../src/ors/environment.js';
+import type { AnyEnvironment } from '../../src/ors/server/environment-registry.js';
 import { arithEnvironment } from './arith/arith-environment.js';
 import { workspaceEnvironment } from './workspace/workspace-environment.js';
 
@@ -7,4 +7,4 @@ import { workspaceEnvironment } from './workspace/workspace-environment.js';
  * (the default environment). Each has its own task and state types; `any` is what lets them share one
  * list, since a definition is both produced and consumed in its `State` and so fits no common type.
  */
-export const builtinEnvironments: EnvironmentDefinition<any, any>[] = [arithEnvironment, workspaceEnvironment];
+export const builtinEnvironments: AnyEnvironment[] = [arithEnvironment, workspaceEnvironment];

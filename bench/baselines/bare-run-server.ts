@@ -21,8 +21,17 @@ export async function startBareRunServer(startedFrame: string): Promise<BareRunS
     req.once('end', () => {
       if (req.method === 'POST') {
         const id = `run_bare${serial++}`;
-        const body = JSON.stringify({ run_id: id, status: 'running', events_url: `/v1/runs/${id}/events`, created_at: Date.now() / 1000 });
-        res.writeHead(202, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), location: `/v1/runs/${id}` });
+        const body = JSON.stringify({
+          run_id: id,
+          status: 'running',
+          events_url: `/v1/runs/${id}/events`,
+          created_at: Date.now() / 1000,
+        });
+        res.writeHead(202, {
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(body),
+          location: `/v1/runs/${id}`,
+        });
         res.end(body);
         return;
       }

@@ -1,7 +1,7 @@
 import type { EventSourceMessage } from 'eventsource-parser';
 import { parseSseText } from '../../test/support/parse-sse-text.js';
-import { runPool } from '../support/run-pool.js';
 import { BENCH_TASKS } from '../fakes/bench-environment.js';
+import { runPool } from '../support/run-pool.js';
 
 /**
  * The orchestrator baseline: the least code that plays the same episode over the same HTTP
@@ -20,36 +20,81 @@ export interface HandWrittenEpisodeOptions {
 }
 
 interface ChatChunk {
-  choices: Array<{ delta?: { content?: string | null; tool_calls?: Array<{ index: number; id?: string; function?: { name?: string; arguments?: string } }> }; finish_reason?: string | null }>;
+  choices: Array<{
+    delta?: {
+      content?: string | null;
+      tool_calls?: Array<{ index: number; id?: string; function?: { name?: string; arguments?: string } }>;
+    };
+    finish_reason?: string | null;
+  }>;
 }
 
 type ChatMessage = Record<string, unknown>;
 
 /** Plays one episode and answers how many turns it took and whether a tool said it finished. */
-async function playHandWrittenEpisode(options: HandWrittenEpisodeOptions): Promise<{ turns: number; finished: boolean }> {
+async function playHandWrittenEpisode(
+  options: HandWrittenEpisodeOptions,
+): Promise<{ turns: number; finished: boolean }> {
   const { orsUrl, env } = options;
-  const sid = (parseSseText(await post(`${orsUrl}/create_session`, undefined))).find((event) => event.event === 'task_id')?.data ?? '';
+  const sid =
+    parseSseText(await post(`${orsUrl}/create_session`, undefined)).find((event) => event.event === 'task_id')?.data ??
+    '';
   const headers = { 'x-session-id': sid };
   try {
     await post(`${orsUrl}/create`, { env_name: env, ...options.task }, headers);
     const [prompt, tools] = await Promise.all([
       getJson<Array<{ text?: string }>>(`${orsUrl}/${env}/prompt`, headers),
-      getJson<{ tools: Array<{ name: string; description: string; input_schema: unknown }> }>(`${orsUrl}/${env}/task_tools`, headers),
+      getJson<{ tools: Array<{ name: string; description: string; input_schema: unknown }> }>(
+        `${orsUrl}/${env}/task_tools`,
+        headers,
+      ),
     ]);
     const messages: ChatMessage[] = [{ role: 'user', content: prompt.map((block) => block.text ?? '').join('\n') }];
-    const chatTools = tools.tools.map((tool) => ({ type: 'function', function: { name: tool.name, description: tool.description, parameters: tool.input_schema } }));
+    const chatTools = tools.tools.map((tool) => ({
+      type: 'function',
+      function: { name: tool.name, description: tool.description, parameters: tool.input_schema },
+    }));
     for (let turn = 1; turn <= options.maxTurns; turn++) {
-      const body = { model: options.model, messages, tools: chatTools, stream: true, stream_options: { include_usage: true } };
+      const body = {
+        model: options.model,
+        messages,
+        tools: chatTools,
+        stream: true,
+        stream_options: { include_usage: true },
+      };
       const answer = assemble(parseSseText(await post(`${options.modelBaseUrl}/chat/completions`, body)));
-      messages.push({ role: 'assistant', content: answer.text || null, tool_calls: answer.calls.map((call) => ({ id: call.id, type: 'function', function: { name: call.name, arguments: call.arguments } })) });
+      messages.push({
+        role: 'assistant',
+        content: answer.text || null,
+        tool_calls: answer.calls.map((call) => ({
+          id: call.id,
+          type: 'function',
+          function: { name: call.name, arguments: call.arguments },
+        })),
+      });
       if (answer.calls.length === 0) return { turns: turn, finished: false };
       let finished = false;
       for (const call of answer.calls) {
-        const events = parseSseText(await post(`${orsUrl}/${env}/call`, { name: call.name, input: JSON.parse(call.arguments) as unknown }, headers));
-        const result = JSON.parse(events.filter((event) => event.event === 'chunk' || event.event === 'end').map((event) => event.data).join('')) as {
+        const events = parseSseText(
+          await post(
+            `${orsUrl}/${env}/call`,
+            { name: call.name, input: JSON.parse(call.arguments) as unknown },
+            headers,
+          ),
+        );
+        const result = JSON.parse(
+          events
+            .filter((event) => event.event === 'chunk' || event.event === 'end')
+            .map((event) => event.data)
+            .join(''),
+        ) as {
           output?: { blocks: Array<{ text?: string }>; finished: boolean };
         };
-        messages.push({ role: 'tool', tool_call_id: call.id, content: result.output?.blocks.map((block) => block.text ?? '').join('\n') ?? '' });
+        messages.push({
+          role: 'tool',
+          tool_call_id: call.id,
+          content: result.output?.blocks.map((block) => block.text ?? '').join('\n') ?? '',
+        });
         finished ||= result.output?.finished ?? false;
       }
       if (finished) return { turns: turn, finished };
@@ -71,7 +116,10 @@ export function playHandWrittenEpisodes(
   concurrency: number,
 ): Promise<Array<{ turns: number; finished: boolean }>> {
   return runPool(runs, concurrency, (index) =>
-    playHandWrittenEpisode({ ...options, task: { split: 'train', index: index % BENCH_TASKS } }).catch(() => ({ turns: 0, finished: false })),
+    playHandWrittenEpisode({ ...options, task: { split: 'train', index: index % BENCH_TASKS } }).catch(() => ({
+      turns: 0,
+      finished: false,
+    })),
   );
 }
 
@@ -93,7 +141,10 @@ async function getJson<T>(url: string, headers: Record<string, string>): Promise
 }
 
 /** A Chat Completions stream's text and tool calls, arguments joined per index. */
-function assemble(events: readonly EventSourceMessage[]): { text: string; calls: Array<{ id: string; name: string; arguments: string }> } {
+function assemble(events: readonly EventSourceMessage[]): {
+  text: string;
+  calls: Array<{ id: string; name: string; arguments: string }>;
+} {
   let text = '';
   const calls: Array<{ id: string; name: string; arguments: string }> = [];
   for (const event of events) {

@@ -1,9 +1,9 @@
 import Anthropic from '@anthropic-ai/sdk';
-import OpenAI from 'openai';
 import type { RawMessageStreamEvent } from '@anthropic-ai/sdk/resources/messages';
+import OpenAI from 'openai';
 import type { ResponseStreamEvent } from 'openai/resources/responses/responses';
-import { createAnthropicProvider } from '../../adapters/models/anthropic/anthropic-provider.js';
 import { toAnthropicParams } from '../../adapters/models/anthropic/anthropic-message-converter.js';
+import { createAnthropicProvider } from '../../adapters/models/anthropic/anthropic-provider.js';
 import { AnthropicStreamMapper } from '../../adapters/models/anthropic/anthropic-stream-mapper.js';
 import { toChatCompletionParams } from '../../adapters/models/openai-chat/chat-message-converter.js';
 import { ChatStreamMapper, type CompatChatChunk } from '../../adapters/models/openai-chat/chat-stream-mapper.js';
@@ -11,11 +11,11 @@ import { createOpenAiChatProvider } from '../../adapters/models/openai-chat/open
 import { createOpenAiResponsesProvider } from '../../adapters/models/openai-responses/openai-responses-provider.js';
 import { toResponsesParams } from '../../adapters/models/openai-responses/responses-message-converter.js';
 import { ResponsesStreamMapper } from '../../adapters/models/openai-responses/responses-stream-mapper.js';
+import type { StreamMapper } from '../../adapters/models/shared/stream-model-parts.js';
 import type { Message, ToolDefinition } from '../../src/models/conversation.js';
 import type { Model, ModelRequest } from '../../src/models/model.js';
-import type { StreamMapper } from '../../adapters/models/shared/stream-model-parts.js';
 import { readSseFixtureData } from '../../test/support/fake-vendor-server.js';
-import { formatNumber, formatRatio, type BenchContext, type BenchResult } from '../support/bench-result.js';
+import { type BenchContext, type BenchResult, formatNumber, formatRatio } from '../support/bench-result.js';
 import { alternate, measure, median, pairedRatio } from '../support/measure.js';
 
 const TARGET = 1.1;
@@ -44,7 +44,11 @@ const tools: ToolDefinition[] = [
   {
     name: 'lookup',
     description: 'Looks a book up.',
-    inputSchema: { type: 'object', properties: { title: { type: 'string' }, year: { type: 'number' } }, required: ['title'] },
+    inputSchema: {
+      type: 'object',
+      properties: { title: { type: 'string' }, year: { type: 'number' } },
+      required: ['title'],
+    },
   },
 ];
 
@@ -108,11 +112,27 @@ export async function benchAdapterCost(ctx: BenchContext): Promise<BenchResult> 
       'over the same events, parsed once beforehand.',
     tables: [
       {
-        columns: ['adapter', 'fixture', 'adapter µs/turn', 'bare SDK µs/turn', 'ratio', 'adapter CPU µs', 'bare CPU µs', 'CPU ratio', 'mapper alone µs'],
+        columns: [
+          'adapter',
+          'fixture',
+          'adapter µs/turn',
+          'bare SDK µs/turn',
+          'ratio',
+          'adapter CPU µs',
+          'bare CPU µs',
+          'CPU ratio',
+          'mapper alone µs',
+        ],
         rows,
       },
     ],
-    verdicts: [{ target: `adapter within ${TARGET}× of the bare SDK (CPU per turn)`, measured: `worst ${formatRatio(worst)}`, met: worst <= TARGET }],
+    verdicts: [
+      {
+        target: `adapter within ${TARGET}× of the bare SDK (CPU per turn)`,
+        measured: `worst ${formatRatio(worst)}`,
+        met: worst <= TARGET,
+      },
+    ],
     notes: ['Wall time includes the fake vendor answering (the same for both); CPU per turn is the sharper figure.'],
   };
 }
@@ -122,7 +142,11 @@ function adapterCases(baseUrl: string): AdapterCase[] {
   const sampling = {};
   const chatFixture = 'parallel-tool-calls';
   const chatClient = new OpenAI({ apiKey: 'bench', baseURL: baseUrl });
-  const chatParams = toChatCompletionParams(`replay-${chatFixture}`, { messages, tools, sampling }, { maxTokensParam: 'max_tokens' });
+  const chatParams = toChatCompletionParams(
+    `replay-${chatFixture}`,
+    { messages, tools, sampling },
+    { maxTokensParam: 'max_tokens' },
+  );
   const chatEvents = readSseFixtureData<CompatChatChunk>(`openai-chat/${chatFixture}.sse`);
 
   const responsesFixture = 'reasoning-function-calls';
@@ -132,7 +156,11 @@ function adapterCases(baseUrl: string): AdapterCase[] {
 
   const anthropicFixture = 'thinking-tool-use';
   const anthropicClient = new Anthropic({ apiKey: 'bench', baseURL: origin });
-  const anthropicParams = toAnthropicParams(`replay-${anthropicFixture}`, { messages, tools, sampling }, { defaultMaxTokens: 8192 });
+  const anthropicParams = toAnthropicParams(
+    `replay-${anthropicFixture}`,
+    { messages, tools, sampling },
+    { defaultMaxTokens: 8192 },
+  );
   const anthropicEvents = readSseFixtureData<RawMessageStreamEvent>(`anthropic/${anthropicFixture}.sse`);
 
   return [

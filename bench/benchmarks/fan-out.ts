@@ -1,10 +1,10 @@
 import { RunCreatedSchema } from '../../src/protocol/run-snapshot.js';
 import { SSE_PREAMBLE } from '../../src/sse/sse-headers.js';
 import { sseFrames } from '../../test/support/fake-vendor-server.js';
-import { startBareSseServer, type BareSseServer } from '../baselines/bare-sse-server.js';
-import { BURST_PROVIDER, createBurstModel, type BurstModel } from '../fakes/burst-model.js';
+import { type BareSseServer, startBareSseServer } from '../baselines/bare-sse-server.js';
+import { BURST_PROVIDER, type BurstModel, createBurstModel } from '../fakes/burst-model.js';
 import { LoadClient } from '../load/load-client-api.js';
-import { formatNumber, formatRatio, type BenchContext, type BenchResult } from '../support/bench-result.js';
+import { type BenchContext, type BenchResult, formatNumber, formatRatio } from '../support/bench-result.js';
 import { alternate, median, pairedRatio } from '../support/measure.js';
 import { startBenchBridge } from '../support/start-bench-bridge.js';
 
@@ -40,7 +40,11 @@ export async function benchFanOut(ctx: BenchContext): Promise<BenchResult> {
   const eventsPerRun = deltaCount + 3;
   const load = new LoadClient(ctx.load);
   const burstModel = createBurstModel(makeDeltas(deltaCount), BURST);
-  const bridge = await startBenchBridge({ orsUrl: ctx.orsUrl, modelBaseUrl: ctx.modelBaseUrl, extraProviders: [burstModel.provider] });
+  const bridge = await startBenchBridge({
+    orsUrl: ctx.orsUrl,
+    modelBaseUrl: ctx.modelBaseUrl,
+    extraProviders: [burstModel.provider],
+  });
   const bare = await startBareSseServer();
   try {
     const timed = async (start: () => Promise<number>, keepBody = false) => {
@@ -50,7 +54,9 @@ export async function benchFanOut(ctx: BenchContext): Promise<BenchResult> {
       const finish = await load.finishStreams(job, keepBody);
       const cpu = process.cpuUsage(cpu0);
       if (finish.complete !== finish.streams || finish.events !== finish.streams * eventsPerRun) {
-        throw new Error(`Fan-out: ${finish.complete}/${finish.streams} streams complete, ${finish.events} events; expected ${eventsPerRun} each.`);
+        throw new Error(
+          `Fan-out: ${finish.complete}/${finish.streams} streams complete, ${finish.events} events; expected ${eventsPerRun} each.`,
+        );
       }
       const seconds = Number(BigInt(finish.endedAt) - t0) / 1e9;
       const trial: Trial = { rate: finish.events / seconds, cpuUsPerEvent: (cpu.user + cpu.system) / finish.events };
@@ -71,7 +77,9 @@ export async function benchFanOut(ctx: BenchContext): Promise<BenchResult> {
     const first = await liveBridge(1, true);
     const [preamble, ...frames] = sseFrames(first.body ?? '');
     if (preamble !== SSE_PREAMBLE || frames.length !== eventsPerRun) {
-      throw new Error(`Fan-out: the captured stream has ${frames.length} frames after "${preamble}"; expected ${eventsPerRun}.`);
+      throw new Error(
+        `Fan-out: the captured stream has ${frames.length} frames after "${preamble}"; expected ${eventsPerRun}.`,
+      );
     }
     // The captured run is finished; its log is what replay subscribers read.
     const replayUrl = await capturedRunUrl(bridge.url);
@@ -88,7 +96,8 @@ export async function benchFanOut(ctx: BenchContext): Promise<BenchResult> {
       return result;
     };
     const replayBridge = (subscribers: number) => timed(() => load.openStreams(replayUrl, subscribers));
-    const replayBare = (subscribers: number) => timedReplay(bare, frames, () => timed(() => load.openStreams(bare.url, subscribers)));
+    const replayBare = (subscribers: number) =>
+      timedReplay(bare, frames, () => timed(() => load.openStreams(bare.url, subscribers)));
 
     const variants = (subscribers: number) => ({
       liveBridge: async () => (await liveBridge(subscribers)).trial,
@@ -134,13 +143,29 @@ export async function benchFanOut(ctx: BenchContext): Promise<BenchResult> {
         `alternating round(s) after ${warmUps} warm-up round(s).`,
       tables: [
         {
-          columns: ['mode', 'subscribers', 'bridge events/s', 'bare events/s', 'ratio', 'bridge CPU µs/event', 'bare CPU µs/event'],
+          columns: [
+            'mode',
+            'subscribers',
+            'bridge events/s',
+            'bare events/s',
+            'ratio',
+            'bridge CPU µs/event',
+            'bare CPU µs/event',
+          ],
           rows,
         },
       ],
       verdicts: [
-        { target: `live: ≥ ${TARGET} of bare at 1, 10 and 100 subscribers`, measured: `worst ${formatRatio(worst.live)}`, met: worst.live >= TARGET },
-        { target: `replay: ≥ ${TARGET} of bare at 1, 10 and 100 subscribers`, measured: `worst ${formatRatio(worst.replay)}`, met: worst.replay >= TARGET },
+        {
+          target: `live: ≥ ${TARGET} of bare at 1, 10 and 100 subscribers`,
+          measured: `worst ${formatRatio(worst.live)}`,
+          met: worst.live >= TARGET,
+        },
+        {
+          target: `replay: ≥ ${TARGET} of bare at 1, 10 and 100 subscribers`,
+          measured: `worst ${formatRatio(worst.replay)}`,
+          met: worst.replay >= TARGET,
+        },
       ],
       notes: [
         'Events/s are deliveries summed over subscribers. CPU is the serving process only; subscribers run in the load client process.',
@@ -184,12 +209,27 @@ async function capturedRunUrl(baseUrl: string): Promise<string> {
   const response = await fetch(`${baseUrl}/v1/runs?limit=1`);
   const { data } = (await response.json()) as { data: Array<{ run_id: string; status: string }> };
   const run = data[0];
-  if (!run || run.status !== 'completed') throw new Error(`Fan-out: the capture run is ${run?.status ?? 'missing'}, not completed.`);
+  if (run?.status !== 'completed')
+    throw new Error(`Fan-out: the capture run is ${run?.status ?? 'missing'}, not completed.`);
   return `${baseUrl}/v1/runs/${run.run_id}/events`;
 }
 
 /** `count` word-sized text deltas, like tokens of a streamed answer. */
 function makeDeltas(count: number): string[] {
-  const words = ['The', ' answer', ' is', ' built', ' from', ' several', ' small', ' steps', ',', ' each', ' checked', ' twice', '.'];
+  const words = [
+    'The',
+    ' answer',
+    ' is',
+    ' built',
+    ' from',
+    ' several',
+    ' small',
+    ' steps',
+    ',',
+    ' each',
+    ' checked',
+    ' twice',
+    '.',
+  ];
   return Array.from({ length: count }, (_, i) => words[i % words.length]!);
 }

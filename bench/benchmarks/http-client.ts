@@ -2,7 +2,7 @@ import { Agent, fetch as undiciFetch } from 'undici';
 import { createAnthropicProvider } from '../../adapters/models/anthropic/anthropic-provider.js';
 import { createOpenAiChatProvider } from '../../adapters/models/openai-chat/openai-chat-provider.js';
 import type { Model, ModelRequest } from '../../src/models/model.js';
-import { formatNumber, formatRatio, type BenchContext, type BenchResult } from '../support/bench-result.js';
+import { type BenchContext, type BenchResult, formatNumber, formatRatio } from '../support/bench-result.js';
 import { alternate, measure, median, pairedRatio } from '../support/measure.js';
 import { runPool } from '../support/run-pool.js';
 
@@ -32,12 +32,20 @@ export async function benchHttpClient(ctx: BenchContext): Promise<BenchResult> {
     {
       name: 'openai',
       model: (fetchImpl: typeof fetch | undefined) =>
-        createOpenAiChatProvider({ apiKey: 'bench', baseUrl: ctx.modelBaseUrl, ...(fetchImpl ? { fetch: fetchImpl } : {}) }).create('replay-parallel-tool-calls'),
+        createOpenAiChatProvider({
+          apiKey: 'bench',
+          baseUrl: ctx.modelBaseUrl,
+          ...(fetchImpl ? { fetch: fetchImpl } : {}),
+        }).create('replay-parallel-tool-calls'),
     },
     {
       name: 'anthropic',
       model: (fetchImpl: typeof fetch | undefined) =>
-        createAnthropicProvider({ apiKey: 'bench', baseUrl: origin, ...(fetchImpl ? { fetch: fetchImpl } : {}) }).create('replay-thinking-tool-use'),
+        createAnthropicProvider({
+          apiKey: 'bench',
+          baseUrl: origin,
+          ...(fetchImpl ? { fetch: fetchImpl } : {}),
+        }).create('replay-thinking-tool-use'),
     },
   ];
   try {
@@ -86,7 +94,16 @@ export async function benchHttpClient(ctx: BenchContext): Promise<BenchResult> {
         `is faster), median of ${rounds} alternating round(s) after a warm-up round.`,
       tables: [
         {
-          columns: ['SDK', 'mode', 'global fetch µs/call', 'undici µs/call', 'global ÷ undici', 'global CPU µs', 'undici CPU µs', 'CPU global ÷ undici'],
+          columns: [
+            'SDK',
+            'mode',
+            'global fetch µs/call',
+            'undici µs/call',
+            'global ÷ undici',
+            'global CPU µs',
+            'undici CPU µs',
+            'CPU global ÷ undici',
+          ],
           rows,
         },
       ],

@@ -5,7 +5,7 @@ import { runEpisode } from '../../src/runs/run-episode.js';
 import { playHandWrittenEpisodes } from '../baselines/hand-written-episode.js';
 import { BENCH_ENV } from '../fakes/bench-environment.js';
 import { LoadClient } from '../load/load-client-api.js';
-import { formatNumber, formatRatio, type BenchContext, type BenchResult } from '../support/bench-result.js';
+import { type BenchContext, type BenchResult, formatNumber, formatRatio } from '../support/bench-result.js';
 import { alternate, measure, median, pairedRatio } from '../support/measure.js';
 import { startBenchBridge } from '../support/start-bench-bridge.js';
 
@@ -35,15 +35,27 @@ export async function benchOrchestratorOverhead(ctx: BenchContext): Promise<Benc
   const ors = new OrsClient({ baseUrl: ctx.orsUrl });
   const chatModel = createOpenAiChatProvider({ apiKey: 'bench', baseUrl: ctx.modelBaseUrl }).create(model);
   try {
-    const perTurn = (wallMs: number, cpuMs: number, turns: number): Trial => ({ wallUsPerTurn: (wallMs * 1000) / turns, cpuUsPerTurn: (cpuMs * 1000) / turns });
+    const perTurn = (wallMs: number, cpuMs: number, turns: number): Trial => ({
+      wallUsPerTurn: (wallMs * 1000) / turns,
+      cpuUsPerTurn: (cpuMs * 1000) / turns,
+    });
     const expectTurns = (turns: number, what: string): number => {
-      if (turns !== episodes * TURNS) throw new Error(`Orchestrator overhead: ${what} played ${turns} turns; expected ${episodes * TURNS}.`);
+      if (turns !== episodes * TURNS)
+        throw new Error(`Orchestrator overhead: ${what} played ${turns} turns; expected ${episodes * TURNS}.`);
       return turns;
     };
     const variants = {
       api: async () => {
-        const { value, cpuMs } = await measure(() => load.driveRuns({ baseUrl: bridge.url, body: { model: `openai:${model}`, max_turns: 20 }, runs: episodes, concurrency: 1 }));
-        if (value.failed > 0) throw new Error(`Orchestrator overhead: ${value.failed} runs failed, e.g. ${value.firstError}`);
+        const { value, cpuMs } = await measure(() =>
+          load.driveRuns({
+            baseUrl: bridge.url,
+            body: { model: `openai:${model}`, max_turns: 20 },
+            runs: episodes,
+            concurrency: 1,
+          }),
+        );
+        if (value.failed > 0)
+          throw new Error(`Orchestrator overhead: ${value.failed} runs failed, e.g. ${value.firstError}`);
         return perTurn(value.elapsedMs, cpuMs, expectTurns(value.turns, 'the API'));
       },
       episode: async () => {
@@ -61,7 +73,8 @@ export async function benchOrchestratorOverhead(ctx: BenchContext): Promise<Benc
               signal: new AbortController().signal,
               emit: (event) => log.append(event),
             });
-            if (record.end.status !== 'completed') throw new Error(`Orchestrator overhead: an episode ended ${JSON.stringify(record.end)}.`);
+            if (record.end.status !== 'completed')
+              throw new Error(`Orchestrator overhead: an episode ended ${JSON.stringify(record.end)}.`);
             turns += record.turns;
           }
           return turns;
@@ -70,7 +83,11 @@ export async function benchOrchestratorOverhead(ctx: BenchContext): Promise<Benc
       },
       loop: async () => {
         const { value, wallMs, cpuMs } = await measure(async () => {
-          const played = await playHandWrittenEpisodes({ modelBaseUrl: ctx.modelBaseUrl, orsUrl: ctx.orsUrl, env: BENCH_ENV, model, maxTurns: 20 }, episodes, 1);
+          const played = await playHandWrittenEpisodes(
+            { modelBaseUrl: ctx.modelBaseUrl, orsUrl: ctx.orsUrl, env: BENCH_ENV, model, maxTurns: 20 },
+            episodes,
+            1,
+          );
           return played.reduce((sum, episode) => sum + (episode.finished ? episode.turns : 0), 0);
         });
         return perTurn(wallMs, cpuMs, expectTurns(value, 'the hand-written loop'));
@@ -104,10 +121,20 @@ export async function benchOrchestratorOverhead(ctx: BenchContext): Promise<Benc
       tables: [
         {
           columns: ['way', 'µs per turn', 'vs loop', 'CPU µs per turn', 'CPU vs loop'],
-          rows: [row('run via the HTTP API, 1 subscriber', samples.api), row('runEpisode in-process', samples.episode), row('hand-written loop', samples.loop)],
+          rows: [
+            row('run via the HTTP API, 1 subscriber', samples.api),
+            row('runEpisode in-process', samples.episode),
+            row('hand-written loop', samples.loop),
+          ],
         },
       ],
-      verdicts: [{ target: `run via the API ≤ ${TARGET}× the hand-written loop per turn`, measured: formatRatio(apiRatio), met: apiRatio <= TARGET }],
+      verdicts: [
+        {
+          target: `run via the API ≤ ${TARGET}× the hand-written loop per turn`,
+          measured: formatRatio(apiRatio),
+          met: apiRatio <= TARGET,
+        },
+      ],
       notes: [
         'Wall time per turn includes the fakes answering (the same for every way); CPU is the measuring process only.',
         'The bridge also does what the loop skips: validating every ORS answer, a ping loop per session, retries and ' +

@@ -6,7 +6,7 @@ import { OrsClient } from '../../src/ors/client/ors-client.js';
 import { generateRollouts } from '../../src/rollouts/generate-rollouts.js';
 import { playHandWrittenEpisodes } from '../baselines/hand-written-episode.js';
 import { BENCH_ENV } from '../fakes/bench-environment.js';
-import { formatNumber, formatPercent, type BenchContext, type BenchResult } from '../support/bench-result.js';
+import { type BenchContext, type BenchResult, formatNumber, formatPercent } from '../support/bench-result.js';
 import { measure } from '../support/measure.js';
 
 const LATENCY_MS = 50;
@@ -42,8 +42,15 @@ export async function benchRolloutThroughput(ctx: BenchContext): Promise<BenchRe
       return result.manifest.progress.completed;
     };
     const loopEpisodes = async (episodes: number, concurrency: number) => {
-      const options = { modelBaseUrl: ctx.modelBaseUrl, orsUrl: ctx.orsUrl, env: BENCH_ENV, model: modelName, maxTurns: 20 };
-      return (await playHandWrittenEpisodes(options, episodes, concurrency)).filter((episode) => episode.finished).length;
+      const options = {
+        modelBaseUrl: ctx.modelBaseUrl,
+        orsUrl: ctx.orsUrl,
+        env: BENCH_ENV,
+        model: modelName,
+        maxTurns: 20,
+      };
+      return (await playHandWrittenEpisodes(options, episodes, concurrency)).filter((episode) => episode.finished)
+        .length;
     };
 
     const rows: string[][] = [];
@@ -80,7 +87,16 @@ export async function benchRolloutThroughput(ctx: BenchContext): Promise<BenchRe
         'fakes. Each level starts with an untimed wave at its concurrency.',
       tables: [
         {
-          columns: ['concurrency', 'ideal episodes/s', 'rollouts episodes/s', 'vs ideal', 'loop episodes/s', 'loop vs ideal', 'failed episodes', 'CPU ms per episode'],
+          columns: [
+            'concurrency',
+            'ideal episodes/s',
+            'rollouts episodes/s',
+            'vs ideal',
+            'loop episodes/s',
+            'loop vs ideal',
+            'failed episodes',
+            'CPU ms per episode',
+          ],
           rows,
         },
       ],
@@ -91,7 +107,9 @@ export async function benchRolloutThroughput(ctx: BenchContext): Promise<BenchRe
           met: Number.isNaN(atTarget) ? null : atTarget >= TARGET,
         },
       ],
-      notes: ['Each episode also opens and deletes an ORS session (four requests besides the turn’s two), as every rollout does.'],
+      notes: [
+        'Each episode also opens and deletes an ORS session (four requests besides the turn’s two), as every rollout does.',
+      ],
     };
   } finally {
     await rm(dir, { recursive: true, force: true });

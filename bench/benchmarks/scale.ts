@@ -1,12 +1,12 @@
+import type { Runbridge } from '../../src/main.js';
 import { playHandWrittenEpisodes } from '../baselines/hand-written-episode.js';
 import { BENCH_ENV } from '../fakes/bench-environment.js';
 import { LoadClient } from '../load/load-client-api.js';
 import type { BenchChild } from '../support/bench-child.js';
-import { formatNumber, formatPercent, type BenchContext, type BenchResult } from '../support/bench-result.js';
-import { measure } from '../support/measure.js';
+import { type BenchContext, type BenchResult, formatNumber, formatPercent } from '../support/bench-result.js';
 import { collectGarbage } from '../support/collect-garbage.js';
+import { measure } from '../support/measure.js';
 import { startBenchBridge } from '../support/start-bench-bridge.js';
-import type { Runbridge } from '../../src/main.js';
 
 /** Turns per episode (each one 50 ms model call and one instant tool call). */
 const TURNS = 5;
@@ -27,7 +27,11 @@ export async function benchScale(ctx: BenchContext): Promise<BenchResult> {
   const model = `solve-in-${TURNS}-after-${LATENCY_MS}ms`;
   const warmModel = `solve-in-1-after-${LATENCY_MS}ms`;
   // Finished runs are forgotten two seconds after they end, so the heap holds the live ones.
-  const bridge = await startBenchBridge({ orsUrl: ctx.orsUrl, modelBaseUrl: ctx.modelBaseUrl, env: { RUNBRIDGE_RETENTION_SECONDS: '2' } });
+  const bridge = await startBenchBridge({
+    orsUrl: ctx.orsUrl,
+    modelBaseUrl: ctx.modelBaseUrl,
+    env: { RUNBRIDGE_RETENTION_SECONDS: '2' },
+  });
   const helpers = [ctx.model, ctx.ors, ctx.load];
   try {
     const rows: string[][] = [];
@@ -40,11 +44,18 @@ export async function benchScale(ctx: BenchContext): Promise<BenchResult> {
       ctx.progress(`scale: ${concurrency} concurrent run(s), ${runs} runs of ${TURNS} turns`);
       // One untimed wave at this concurrency first: every connection pool then holds as many
       // connections as the level needs, and the timed waves start without a burst of connects.
-      await load.driveRuns({ baseUrl: bridge.url, body: { model: `openai:${warmModel}` }, runs: concurrency, concurrency });
+      await load.driveRuns({
+        baseUrl: bridge.url,
+        body: { model: `openai:${warmModel}` },
+        runs: concurrency,
+        concurrency,
+      });
       await loopRuns(ctx, warmModel, concurrency, concurrency);
 
       const helpersBefore = await helpersCpu(helpers);
-      const { value: driven, cpuMs } = await measure(() => load.driveRuns({ baseUrl: bridge.url, body: { model: `openai:${model}` }, runs, concurrency }));
+      const { value: driven, cpuMs } = await measure(() =>
+        load.driveRuns({ baseUrl: bridge.url, body: { model: `openai:${model}` }, runs, concurrency }),
+      );
       const helpersMs = (await helpersCpu(helpers)) - helpersBefore;
       const memory = await liveRunMemory(bridge, load, concurrency);
       if (driven.firstError !== null) failures.push(`at ${concurrency}: ${driven.firstError}`);
@@ -126,13 +137,22 @@ const holdModel = (concurrency: number) => `openai:solve-in-2-after-${2000 + 10 
  * model calls are in flight, collects garbage, and answers the heap they hold per run and the
  * process's RSS then (RSS per run is not worth giving: freed heap pages return to the OS unpredictably).
  */
-async function liveRunMemory(bridge: Runbridge, load: LoadClient, concurrency: number): Promise<{ heapPerRun: number; rssBytes: number }> {
+async function liveRunMemory(
+  bridge: Runbridge,
+  load: LoadClient,
+  concurrency: number,
+): Promise<{ heapPerRun: number; rssBytes: number }> {
   // Finished runs of the timed waves are swept after their 2 s retention; wait them out.
   while (bridge.registry.stats().finished > 0 || bridge.registry.stats().running > 0) await delay(250);
   collectGarbage();
   const before = process.memoryUsage();
   let ended = false;
-  const driving = load.driveRuns({ baseUrl: bridge.url, body: { model: holdModel(concurrency) }, runs: concurrency, concurrency });
+  const driving = load.driveRuns({
+    baseUrl: bridge.url,
+    body: { model: holdModel(concurrency) },
+    runs: concurrency,
+    concurrency,
+  });
   driving.then(
     () => (ended = true),
     () => (ended = true),
@@ -142,7 +162,9 @@ async function liveRunMemory(bridge: Runbridge, load: LoadClient, concurrency: n
     // waiting forever; say what happened instead.
     if (ended) {
       const driven = await driving;
-      throw new Error(`Scale: the memory wave ended before its ${concurrency} runs were all running (${driven.failed} failed, e.g. ${driven.firstError})`);
+      throw new Error(
+        `Scale: the memory wave ended before its ${concurrency} runs were all running (${driven.failed} failed, e.g. ${driven.firstError})`,
+      );
     }
     await delay(20);
   }
@@ -151,7 +173,8 @@ async function liveRunMemory(bridge: Runbridge, load: LoadClient, concurrency: n
   collectGarbage();
   const during = process.memoryUsage();
   const driven = await driving;
-  if (driven.completed !== concurrency) throw new Error(`Scale: ${driven.failed} of the memory wave's runs failed, e.g. ${driven.firstError}`);
+  if (driven.completed !== concurrency)
+    throw new Error(`Scale: ${driven.failed} of the memory wave's runs failed, e.g. ${driven.firstError}`);
   return { heapPerRun: (during.heapUsed - before.heapUsed) / concurrency, rssBytes: during.rss };
 }
 
@@ -166,6 +189,10 @@ async function helpersCpu(helpers: BenchChild[]): Promise<number> {
 
 /** Plays `runs` episodes with the hand-written loop, `concurrency` at once; answers the turns of those that finished. */
 async function loopRuns(ctx: BenchContext, model: string, runs: number, concurrency: number): Promise<number> {
-  const episodes = await playHandWrittenEpisodes({ modelBaseUrl: ctx.modelBaseUrl, orsUrl: ctx.orsUrl, env: BENCH_ENV, model, maxTurns: 20 }, runs, concurrency);
+  const episodes = await playHandWrittenEpisodes(
+    { modelBaseUrl: ctx.modelBaseUrl, orsUrl: ctx.orsUrl, env: BENCH_ENV, model, maxTurns: 20 },
+    runs,
+    concurrency,
+  );
   return episodes.reduce((sum, episode) => sum + (episode.finished ? episode.turns : 0), 0);
 }

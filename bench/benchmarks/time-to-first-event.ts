@@ -2,7 +2,7 @@ import { formatSseFrame } from '../../src/sse/format-sse-frame.js';
 import { startBareRunServer } from '../baselines/bare-run-server.js';
 import { BENCH_ENV } from '../fakes/bench-environment.js';
 import { LoadClient } from '../load/load-client-api.js';
-import { formatNumber, formatRatio, type BenchContext, type BenchResult } from '../support/bench-result.js';
+import { type BenchContext, type BenchResult, formatNumber, formatRatio } from '../support/bench-result.js';
 import { alternate, percentile } from '../support/measure.js';
 import { startBenchBridge } from '../support/start-bench-bridge.js';
 
@@ -16,7 +16,15 @@ export async function benchTimeToFirstEvent(ctx: BenchContext): Promise<BenchRes
   const rounds = ctx.quick ? 1 : 4;
   const load = new LoadClient(ctx.load);
   const bridge = await startBenchBridge({ orsUrl: ctx.orsUrl, modelBaseUrl: ctx.modelBaseUrl });
-  const started = { event: 'run.started', seq: 0, run_id: 'run_bare', timestamp: Date.now() / 1000, env: BENCH_ENV, task: { split: 'train', index: 0 }, model: 'openai:solve-in-1' };
+  const started = {
+    event: 'run.started',
+    seq: 0,
+    run_id: 'run_bare',
+    timestamp: Date.now() / 1000,
+    env: BENCH_ENV,
+    task: { split: 'train', index: 0 },
+    model: 'openai:solve-in-1',
+  };
   const bare = await startBareRunServer(formatSseFrame({ id: 0, event: 'run.started', data: JSON.stringify(started) }));
   try {
     const body = { model: 'openai:solve-in-1' };
@@ -42,7 +50,13 @@ export async function benchTimeToFirstEvent(ctx: BenchContext): Promise<BenchRes
         `is answered, on an idle bridge, vs a bare \`node:http\` server answering the same two requests with prepared bytes. ` +
         `${ours.length} samples each, one at a time, alternating in rounds of ${perRound}, after a warm-up round.`,
       tables: [{ columns: ['percentile', 'bridge ms', 'bare ms', 'ratio'], rows }],
-      verdicts: [{ target: 'none set; reported against the bare server', measured: `p50 ${formatRatio(percentile(ours, 50) / percentile(theirs, 50))}`, met: null }],
+      verdicts: [
+        {
+          target: 'none set; reported against the bare server',
+          measured: `p50 ${formatRatio(percentile(ours, 50) / percentile(theirs, 50))}`,
+          met: null,
+        },
+      ],
       notes: [
         'The bridge validates the request, resolves the environment and task (cached after the first run), queues and starts the run, ' +
           'and `run.started` is in the log before the POST is answered; the subscriber then gets it from the log.',

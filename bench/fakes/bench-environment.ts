@@ -1,4 +1,4 @@
-import { textBlock, type ScriptedEnvironment } from '../../test/support/scripted-ors-environment.js';
+import { type ScriptedEnvironment, textBlock } from '../../test/support/scripted-ors-environment.js';
 
 /** The name the fake ORS server serves the bench environment under. */
 export const BENCH_ENV = 'bench';
@@ -32,7 +32,11 @@ export function benchEnvironment(): ScriptedEnvironment {
         },
         run: (input) => ({
           ok: true,
-          output: { blocks: [textBlock(input.answer === 42 ? 'Correct!' : 'Wrong.')], reward: input.answer === 42 ? 1 : 0, finished: true },
+          output: {
+            blocks: [textBlock(input.answer === 42 ? 'Correct!' : 'Wrong.')],
+            reward: input.answer === 42 ? 1 : 0,
+            finished: true,
+          },
         }),
       },
     },

@@ -51,8 +51,12 @@ export async function startFakeModelServer(): Promise<FakeModelServer> {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const api = APIS[(req.url ?? '').split('?')[0] ?? ''];
-    if (req.method !== 'POST' || api === undefined) return sendError(res, 404, `No route ${req.method} ${req.url} on the fake model.`);
-    const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { model?: string; messages?: Array<{ role?: string }> };
+    if (req.method !== 'POST' || api === undefined)
+      return sendError(res, 404, `No route ${req.method} ${req.url} on the fake model.`);
+    const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
+      model?: string;
+      messages?: Array<{ role?: string }>;
+    };
     const model = body.model ?? '';
 
     const replay = REPLAY.exec(model);
@@ -95,7 +99,10 @@ export async function startFakeModelServer(): Promise<FakeModelServer> {
 /** The Chat Completions stream of turn `turn` of `turns`: a little text, then one tool call, then usage. */
 function solverStream(model: string, turn: number, turns: number, serial: number): string {
   const base = { id: `chatcmpl-bench${serial}`, object: 'chat.completion.chunk', created: 1764000000, model };
-  const choice = (delta: Record<string, unknown>, finish: string | null = null) => ({ ...base, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }] });
+  const choice = (delta: Record<string, unknown>, finish: string | null = null) => ({
+    ...base,
+    choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
+  });
   const last = turn >= turns;
   const name = last ? 'submit' : 'step';
   const args = last ? ['{"answer": ', '42}'] : ['{"n": ', `${turn}}`];
@@ -107,7 +114,11 @@ function solverStream(model: string, turn: number, turns: number, serial: number
     choice({ tool_calls: [{ index: 0, function: { arguments: args[0] } }] }),
     choice({ tool_calls: [{ index: 0, function: { arguments: args[1] } }] }),
     choice({}, 'tool_calls'),
-    { ...base, choices: [], usage: { prompt_tokens: 40 + 30 * turn, completion_tokens: 12, total_tokens: 52 + 30 * turn } },
+    {
+      ...base,
+      choices: [],
+      usage: { prompt_tokens: 40 + 30 * turn, completion_tokens: 12, total_tokens: 52 + 30 * turn },
+    },
   ];
   return `${chunks.map((chunk) => `data: ${JSON.stringify(chunk)}\n\n`).join('')}data: [DONE]\n\n`;
 }

@@ -1,4 +1,4 @@
-import { request, type Agent, type IncomingMessage } from 'node:http';
+import { type Agent, type IncomingMessage, request } from 'node:http';
 
 /** A finished JSON exchange. */
 export interface JsonAnswer {
@@ -14,9 +14,20 @@ export interface JsonAnswer {
 export function postJson(agent: Agent, url: string, body: unknown): Promise<JsonAnswer> {
   const payload = JSON.stringify(body);
   return new Promise((resolve, reject) => {
-    const req = request(url, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } }, (res) => {
-      readAll(res).then((text) => resolve({ status: res.statusCode ?? 0, body: text === '' ? undefined : JSON.parse(text) }), reject);
-    });
+    const req = request(
+      url,
+      {
+        method: 'POST',
+        agent,
+        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) },
+      },
+      (res) => {
+        readAll(res).then(
+          (text) => resolve({ status: res.statusCode ?? 0, body: text === '' ? undefined : JSON.parse(text) }),
+          reject,
+        );
+      },
+    );
     req.once('error', reject);
     req.end(payload);
   });

@@ -41,7 +41,11 @@ export const DriveRunsResultSchema = z.object({
 });
 export type DriveRunsResult = z.infer<typeof DriveRunsResultSchema>;
 
-export const FirstEventParamsSchema = z.object({ baseUrl: z.string(), body: z.record(z.string(), z.unknown()), samples: z.number().int().positive() });
+export const FirstEventParamsSchema = z.object({
+  baseUrl: z.string(),
+  body: z.record(z.string(), z.unknown()),
+  samples: z.number().int().positive(),
+});
 export const FirstEventResultSchema = z.object({ samplesMs: z.array(z.number()) });
 
 /** The parent's view of the load client process. */

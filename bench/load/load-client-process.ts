@@ -1,6 +1,6 @@
-import { createParser } from 'eventsource-parser';
 import { Agent, type IncomingMessage } from 'node:http';
 import { performance } from 'node:perf_hooks';
+import { createParser } from 'eventsource-parser';
 import { isTerminalEvent, RunCompletedEventSchema } from '../../src/protocol/run-events.js';
 import { RunCreatedSchema } from '../../src/protocol/run-snapshot.js';
 import { parseSseText } from '../../test/support/parse-sse-text.js';
@@ -9,11 +9,11 @@ import { serveBenchCalls } from '../support/bench-child.js';
 import { openStream, postJson, readAllBytes } from './http-exchange.js';
 import {
   DriveRunsParamsSchema,
+  type DriveRunsResult,
   FinishStreamsParamsSchema,
+  type FinishStreamsResult,
   FirstEventParamsSchema,
   OpenStreamsParamsSchema,
-  type DriveRunsResult,
-  type FinishStreamsResult,
 } from './load-client-api.js';
 
 /**
@@ -29,7 +29,11 @@ import {
  * as it is reused (a "socket hang up" that has nothing to do with what is measured).
  */
 async function withAgent<T>(work: (agent: Agent) => Promise<T>): Promise<T> {
-  const agent = new Agent({ keepAlive: true, maxSockets: Number.POSITIVE_INFINITY, maxFreeSockets: Number.POSITIVE_INFINITY });
+  const agent = new Agent({
+    keepAlive: true,
+    maxSockets: Number.POSITIVE_INFINITY,
+    maxFreeSockets: Number.POSITIVE_INFINITY,
+  });
   try {
     return await work(agent);
   } finally {
@@ -70,7 +74,10 @@ async function openStreams(params: unknown): Promise<{ job: number }> {
   }
   const job = nextJob++;
   // Reading starts now, so no byte waits in the kernel while the parent prepares the next step.
-  const done = Promise.all(responses.map((res) => readAllBytes(res))).then((bodies) => ({ bodies, endedAt: process.hrtime.bigint() }));
+  const done = Promise.all(responses.map((res) => readAllBytes(res))).then((bodies) => ({
+    bodies,
+    endedAt: process.hrtime.bigint(),
+  }));
   const settled = done.finally(() => {
     agent.destroy();
     streamAgents.delete(agent);
@@ -98,16 +105,30 @@ async function finishStreams(params: unknown): Promise<FinishStreamsResult> {
     const last = messages.at(-1)?.event;
     if (last !== undefined && isTerminalEvent({ event: last })) complete++;
   }
-  return { streams: bodies.length, events, complete, endedAt: String(endedAt), body: keepBody && bodies[0] ? bodies[0].toString('utf8') : null };
+  return {
+    streams: bodies.length,
+    events,
+    complete,
+    endedAt: String(endedAt),
+    body: keepBody && bodies[0] ? bodies[0].toString('utf8') : null,
+  };
 }
 
 /** One run through the API: POST, then its event stream read to the end. */
-async function playRun(agent: Agent, baseUrl: string, body: Record<string, unknown>): Promise<{ turns: number; error: string | null }> {
+async function playRun(
+  agent: Agent,
+  baseUrl: string,
+  body: Record<string, unknown>,
+): Promise<{ turns: number; error: string | null }> {
   const created = await postJson(agent, `${baseUrl}/v1/runs`, body);
-  if (created.status !== 202) return { turns: 0, error: `POST /v1/runs answered ${created.status}: ${JSON.stringify(created.body)}` };
+  if (created.status !== 202)
+    return { turns: 0, error: `POST /v1/runs answered ${created.status}: ${JSON.stringify(created.body)}` };
   const { events_url } = RunCreatedSchema.parse(created.body);
-  const last = parseSseText((await readAllBytes(await openStream(agent, `${baseUrl}${events_url}`))).toString('utf8')).at(-1);
-  if (last?.event !== 'run.completed') return { turns: 0, error: `the run ended with ${last?.event ?? 'nothing'}: ${last?.data ?? ''}` };
+  const last = parseSseText(
+    (await readAllBytes(await openStream(agent, `${baseUrl}${events_url}`))).toString('utf8'),
+  ).at(-1);
+  if (last?.event !== 'run.completed')
+    return { turns: 0, error: `the run ended with ${last?.event ?? 'nothing'}: ${last?.data ?? ''}` };
   return { turns: RunCompletedEventSchema.parse(JSON.parse(last.data)).turns, error: null };
 }
 
@@ -119,14 +140,23 @@ async function driveRuns(params: unknown): Promise<DriveRunsResult> {
   });
 }
 
-async function playRuns(agent: Agent, baseUrl: string, body: Record<string, unknown>, runs: number, concurrency: number): Promise<DriveRunsResult> {
+async function playRuns(
+  agent: Agent,
+  baseUrl: string,
+  body: Record<string, unknown>,
+  runs: number,
+  concurrency: number,
+): Promise<DriveRunsResult> {
   let started = 0;
   const result: DriveRunsResult = { elapsedMs: 0, completed: 0, failed: 0, turns: 0, firstError: null };
   const t0 = performance.now();
   const worker = async (): Promise<void> => {
     while (started < runs) {
       const index = started++;
-      const outcome = await playRun(agent, baseUrl, { task: { split: 'train', index: index % BENCH_TASKS }, ...body }).catch((error: unknown) => ({
+      const outcome = await playRun(agent, baseUrl, {
+        task: { split: 'train', index: index % BENCH_TASKS },
+        ...body,
+      }).catch((error: unknown) => ({
         turns: 0,
         error: String(error),
       }));
@@ -151,7 +181,8 @@ async function timeToFirstEvent(params: unknown): Promise<{ samplesMs: number[] 
     for (let i = 0; i < samples; i++) {
       const t0 = performance.now();
       const created = await postJson(agent, `${baseUrl}/v1/runs`, body);
-      if (created.status !== 202) throw new Error(`POST /v1/runs answered ${created.status}: ${JSON.stringify(created.body)}`);
+      if (created.status !== 202)
+        throw new Error(`POST /v1/runs answered ${created.status}: ${JSON.stringify(created.body)}`);
       const res = await openStream(agent, `${baseUrl}${RunCreatedSchema.parse(created.body).events_url}`);
       samplesMs.push(await firstEventArrival(res, t0));
     }

@@ -1,4 +1,4 @@
-import { fork, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, fork } from 'node:child_process';
 import { once } from 'node:events';
 import { z } from 'zod';
 
@@ -14,7 +14,12 @@ const ChildMessageSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('failure'), id: z.number(), message: z.string() }),
 ]);
 
-const ParentMessageSchema = z.object({ kind: z.literal('call'), id: z.number(), method: z.string(), params: z.unknown() });
+const ParentMessageSchema = z.object({
+  kind: z.literal('call'),
+  id: z.number(),
+  method: z.string(),
+  params: z.unknown(),
+});
 
 /** CPU time a process has used, in microseconds, as `process.cpuUsage()` reports it. */
 export const CpuUsageSchema = z.object({ user: z.number(), system: z.number() });
@@ -38,19 +43,25 @@ const TSX = import.meta.resolve('tsx');
  * ready. A child that exits before that rejects with its exit code; its stderr goes to ours.
  */
 export async function startBenchChild(name: string, entry: URL, args: string[] = []): Promise<BenchChild> {
-  const child: ChildProcess = fork(entry, args, { execArgv: ['--import', TSX], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child: ChildProcess = fork(entry, args, {
+    execArgv: ['--import', TSX],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   const pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
   let nextId = 0;
   let exited = false;
   const exit = once(child, 'exit');
   void exit.then(() => {
     exited = true;
-    for (const waiter of pending.values()) waiter.reject(new Error(`The ${name} process exited while a call was pending.`));
+    for (const waiter of pending.values())
+      waiter.reject(new Error(`The ${name} process exited while a call was pending.`));
     pending.clear();
   });
 
   const ready = new Promise<void>((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`The ${name} process exited with code ${code} before it was ready; see its output above.`)));
+    child.once('exit', (code) =>
+      reject(new Error(`The ${name} process exited with code ${code} before it was ready; see its output above.`)),
+    );
     child.on('message', (raw) => {
       const message = ChildMessageSchema.parse(raw);
       if (message.kind === 'ready') {
@@ -107,7 +118,8 @@ export function serveBenchCalls(handlers: BenchHandlers, close: () => Promise<vo
       .then(() => handler(message.params))
       .then(
         (value) => send({ kind: 'result', id: message.id, value: value ?? null }),
-        (error: unknown) => send({ kind: 'failure', id: message.id, message: error instanceof Error ? error.message : String(error) }),
+        (error: unknown) =>
+          send({ kind: 'failure', id: message.id, message: error instanceof Error ? error.message : String(error) }),
       );
   });
   process.once('disconnect', () => {

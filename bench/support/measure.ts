@@ -38,7 +38,10 @@ export function percentile(values: readonly number[], p: number): number {
  * Runs `rounds` rounds of every variant, in order within each round (A B A B …), so slow drift of a
  * noisy machine falls on all variants alike; answers each variant's samples in round order.
  */
-export async function alternate<K extends string, T>(rounds: number, variants: Record<K, () => Promise<T>>): Promise<Record<K, T[]>> {
+export async function alternate<K extends string, T>(
+  rounds: number,
+  variants: Record<K, () => Promise<T>>,
+): Promise<Record<K, T[]>> {
   const keys = Object.keys(variants) as K[];
   const samples = Object.fromEntries(keys.map((key) => [key, [] as T[]])) as Record<K, T[]>;
   for (let round = 0; round < rounds; round++) {

@@ -6,15 +6,22 @@ export type BenchOutcome = { id: string; result: BenchResult } | { id: string; e
 
 /** A table as aligned plain text for a terminal. */
 function renderTextTable(table: BenchTable): string {
-  const widths = table.columns.map((column, i) => Math.max(column.length, ...table.rows.map((row) => (row[i] ?? '').length)));
-  const line = (cells: readonly string[]) => cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  ');
+  const widths = table.columns.map((column, i) =>
+    Math.max(column.length, ...table.rows.map((row) => (row[i] ?? '').length)),
+  );
+  const line = (cells: readonly string[]) =>
+    cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  ');
   return [line(table.columns), widths.map((width) => '-'.repeat(width)).join('  '), ...table.rows.map(line)].join('\n');
 }
 
 /** A table as GitHub markdown. */
 function renderMarkdownTable(table: BenchTable): string {
   const line = (cells: readonly string[]) => `| ${cells.join(' | ')} |`;
-  return [line(table.columns), line(table.columns.map((_, i) => (i === 0 ? '---' : '---:'))), ...table.rows.map(line)].join('\n');
+  return [
+    line(table.columns),
+    line(table.columns.map((_, i) => (i === 0 ? '---' : '---:'))),
+    ...table.rows.map(line),
+  ].join('\n');
 }
 
 function verdictMark(met: boolean | null): string {
@@ -32,13 +39,19 @@ export function renderConsole(outcomes: readonly BenchOutcome[], machine: Machin
     const { result } = outcome;
     parts.push(`\n${result.title}`);
     for (const table of result.tables) parts.push(renderTextTable(table));
-    for (const verdict of result.verdicts) parts.push(`target ${verdict.target}: ${verdict.measured} — ${verdictMark(verdict.met)}`);
+    for (const verdict of result.verdicts)
+      parts.push(`target ${verdict.target}: ${verdict.measured} — ${verdictMark(verdict.met)}`);
   }
   return `${parts.join('\n')}\n`;
 }
 
 /** The whole of `BENCHMARKS.md`: machine, summary of targets, each benchmark, then the fixes log. */
-export function renderMarkdown(options: { outcomes: readonly BenchOutcome[]; machine: MachineInfo; command: string; fixesLog: string }): string {
+export function renderMarkdown(options: {
+  outcomes: readonly BenchOutcome[];
+  machine: MachineInfo;
+  command: string;
+  fixesLog: string;
+}): string {
   const { outcomes, machine } = options;
   const out: string[] = [
     '# Benchmarks',

@@ -1,5 +1,5 @@
 import { loadConfig } from '../../src/config.js';
-import { configuredProviders, startRunbridge, type Runbridge } from '../../src/main.js';
+import { configuredProviders, type Runbridge, startRunbridge } from '../../src/main.js';
 import type { ModelProvider } from '../../src/models/model.js';
 import { BENCH_ENV } from '../fakes/bench-environment.js';
 

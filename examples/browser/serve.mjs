@@ -22,11 +22,15 @@ const server = createServer(async (req, res) => {
     const page = await readFile(PAGE);
     res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-store' }).end(page);
   } catch (error) {
-    res.writeHead(500, { 'Content-Type': 'text/plain; charset=utf-8' }).end(`Could not read ${PAGE.pathname}: ${error.message}\n`);
+    res
+      .writeHead(500, { 'Content-Type': 'text/plain; charset=utf-8' })
+      .end(`Could not read ${PAGE.pathname}: ${error.message}\n`);
   }
 });
 
 server.listen(port, '127.0.0.1', () => {
   const origin = `http://127.0.0.1:${server.address().port}`;
-  console.log(`${origin}/ serves the runbridge example page; start the bridge with RUNBRIDGE_CORS_ORIGINS=${origin} so the page may call it.`);
+  console.log(
+    `${origin}/ serves the runbridge example page; start the bridge with RUNBRIDGE_CORS_ORIGINS=${origin} so the page may call it.`,
+  );
 });

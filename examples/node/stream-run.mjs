@@ -20,12 +20,16 @@ const started = await fetch(`${baseUrl}/v1/runs`, {
   body: JSON.stringify(env ? { env } : {}),
 });
 const run = await started.json();
-if (started.status !== 202) fail(`POST /v1/runs answered ${started.status}: ${run.error?.message ?? JSON.stringify(run)}`);
+if (started.status !== 202)
+  fail(`POST /v1/runs answered ${started.status}: ${run.error?.message ?? JSON.stringify(run)}`);
 console.log(`run ${run.run_id}`);
 
 // events_url is a path; it is resolved against the bridge, not against this process.
-const stream = await fetch(new URL(run.events_url, `${baseUrl}/`), { headers: { ...auth, Accept: 'text/event-stream' } });
-if (stream.status !== 200 || !stream.body) fail(`GET ${run.events_url} answered ${stream.status}: ${await stream.text()}`);
+const stream = await fetch(new URL(run.events_url, `${baseUrl}/`), {
+  headers: { ...auth, Accept: 'text/event-stream' },
+});
+if (stream.status !== 200 || !stream.body)
+  fail(`GET ${run.events_url} answered ${stream.status}: ${await stream.text()}`);
 
 /** Whether the last thing written is message text still waiting for its line break. */
 let inText = false;

@@ -32,11 +32,14 @@ try {
     sampling: { temperature: 1 },
     out,
     signal: stop.signal,
-    onRecord: (record) => console.log(`${record.group_id} sample ${record.sample_index}: ${record.status}, reward ${record.reward}`),
+    onRecord: (record) =>
+      console.log(`${record.group_id} sample ${record.sample_index}: ${record.status}, reward ${record.reward}`),
   });
   const { mean_reward, pass_at_k } = manifest.results;
   const passAtK = Object.entries(pass_at_k).map(([k, value]) => `pass@${k} ${value.toFixed(3)}`);
-  console.log(`${status}: mean reward ${mean_reward?.toFixed(3) ?? 'n/a'} · ${passAtK.join(' · ')} · manifest ${manifestPath}`);
+  console.log(
+    `${status}: mean reward ${mean_reward?.toFixed(3) ?? 'n/a'} · ${passAtK.join(' · ')} · manifest ${manifestPath}`,
+  );
 } finally {
   await orsServer?.close();
 }

@@ -1,8 +1,8 @@
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { builtinEnvironments } from '../../adapters/environments/builtin-environments.js';
-import type { AnyEnvironment } from '../ors/server/environment-registry.js';
 import { createOrsServer } from '../ors/server/create-ors-server.js';
+import type { AnyEnvironment } from '../ors/server/environment-registry.js';
 import { nextStopSignal } from './on-stop-signal.js';
 
 const USAGE = `runbridge ors serve — serve the built-in ORS environments over the ORS HTTP API
@@ -65,7 +65,11 @@ export async function runOrsCommand(args: string[], io: OrsCommandIo): Promise<n
     return 0;
   }
   if (positionals[0] !== 'serve' || positionals.length > 1) {
-    return usageError(positionals.length === 0 ? 'say what to do: "serve".' : `unknown arguments "${positionals.join(' ')}"; the only sub-command is "serve".`);
+    return usageError(
+      positionals.length === 0
+        ? 'say what to do: "serve".'
+        : `unknown arguments "${positionals.join(' ')}"; the only sub-command is "serve".`,
+    );
   }
   const flags = FlagsSchema.safeParse(values);
   if (!flags.success) {
@@ -77,7 +81,9 @@ export async function runOrsCommand(args: string[], io: OrsCommandIo): Promise<n
     const url = await server.listen(flags.data.port, flags.data.host);
     // Only now: a signal before this point finds no session to close, and its default (exit) is right.
     const stopped = io.waitForStop();
-    io.stdout(`ORS server listening on ${url}\n  environments: ${io.environments.map((environment) => environment.name).join(', ')}\n`);
+    io.stdout(
+      `ORS server listening on ${url}\n  environments: ${io.environments.map((environment) => environment.name).join(', ')}\n`,
+    );
     const reason = await stopped;
     io.stdout(`${reason}: closing ${server.activeSessionIds().length} session(s)\n`);
   } finally {

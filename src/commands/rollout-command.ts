@@ -1,11 +1,11 @@
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
-import { ConfigError, loadConfig, type Config } from '../config.js';
+import { type Config, ConfigError, loadConfig } from '../config.js';
 import { RunbridgeError } from '../errors.js';
 import { configuredProviders, connectOrs } from '../main.js';
 import type { Model, ModelProvider } from '../models/model.js';
 import { ModelRegistry } from '../models/model-registry.js';
-import type { EnvironmentDefinition } from '../ors/environment.js';
+import type { AnyEnvironment } from '../ors/server/environment-registry.js';
 import { EnvNameSchema, ModelRefSchema, RewardReductionSchema } from '../protocol/run-request.js';
 import { generateRollouts, type RolloutResult } from '../rollouts/generate-rollouts.js';
 import { formatDuration, ProgressDisplay, type ProgressOutput } from '../rollouts/progress-display.js';
@@ -59,11 +59,15 @@ const FlagsSchema = z.object({
     .transform((text, ctx) => {
       try {
         const value: unknown = JSON.parse(text);
-        if (value !== null && typeof value === 'object' && !Array.isArray(value)) return value as Record<string, unknown>;
+        if (value !== null && typeof value === 'object' && !Array.isArray(value))
+          return value as Record<string, unknown>;
       } catch {
         // Reported below, like any other value that is not an object.
       }
-      ctx.addIssue({ code: 'custom', message: `must be a JSON object, e.g. '{"logprobs": true}'; got ${text.slice(0, 80)}` });
+      ctx.addIssue({
+        code: 'custom',
+        message: `must be a JSON object, e.g. '{"logprobs": true}'; got ${text.slice(0, 80)}`,
+      });
       return z.NEVER;
     })
     .optional(),
@@ -87,7 +91,7 @@ export interface RolloutCommandIo {
   /** Model providers instead of the configured ones (tests use the offline model without token delays). */
   providers?: ModelProvider[];
   /** Environments for the built-in ORS server instead of the built-in ones. */
-  environments?: EnvironmentDefinition<any, any>[];
+  environments?: AnyEnvironment[];
 }
 
 /**
@@ -142,7 +146,9 @@ export async function runRolloutCommand(args: string[], io: RolloutCommandIo): P
   let stoppedBy: NodeJS.Signals | undefined;
   const stopListening = io.onStop((signal) => {
     stoppedBy = signal;
-    io.stderr(`\n${signal}: cancelling the episodes in flight and closing their sessions (send it again to exit at once)…\n`);
+    io.stderr(
+      `\n${signal}: cancelling the episodes in flight and closing their sessions (send it again to exit at once)…\n`,
+    );
     controller.abort();
   });
   const display = new ProgressDisplay({ output: io.stdout });
@@ -183,7 +189,9 @@ export async function runRolloutCommand(args: string[], io: RolloutCommandIo): P
     if (isUsageError(error)) return usageError((error as Error).message);
     // Not the caller's options and not the episodes: a pipeline must tell this apart from exit 1,
     // where the batch ran and some episodes failed.
-    io.stderr(`runbridge rollout: the batch could not run: ${error instanceof Error ? error.message : String(error)}\n`);
+    io.stderr(
+      `runbridge rollout: the batch could not run: ${error instanceof Error ? error.message : String(error)}\n`,
+    );
     return 3;
   } finally {
     stopListening();
@@ -231,8 +239,12 @@ function exitCodeOf(signal: NodeJS.Signals | undefined): number {
 function summarise(result: RolloutResult, stoppedBy: NodeJS.Signals | undefined): string {
   const { progress, results } = result.manifest;
   const lines: string[] = [];
-  if (progress.torn_bytes > 0) lines.push(`repaired ${result.out}: cut off an unfinished last line (${progress.torn_bytes} bytes) left by a crash`);
-  if (progress.dropped_failed > 0) lines.push(`removed ${progress.dropped_failed} failed record(s) to run them again (--retry-failed)`);
+  if (progress.torn_bytes > 0)
+    lines.push(
+      `repaired ${result.out}: cut off an unfinished last line (${progress.torn_bytes} bytes) left by a crash`,
+    );
+  if (progress.dropped_failed > 0)
+    lines.push(`removed ${progress.dropped_failed} failed record(s) to run them again (--retry-failed)`);
   lines.push(
     `wrote ${progress.written} record(s) to ${result.out} in ${formatDuration(progress.elapsed_seconds)} ` +
       `(${progress.episodes_per_second.toFixed(2)} episodes/s); ${progress.skipped} pair(s) were already done`,

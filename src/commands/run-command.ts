@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config.js';
-import { startRunbridge, type Runbridge } from '../main.js';
-import { RunEventSchema, isTerminalEvent, type RunEvent } from '../protocol/run-events.js';
+import { type Runbridge, startRunbridge } from '../main.js';
+import { isTerminalEvent, type RunEvent, RunEventSchema } from '../protocol/run-events.js';
 import type { RunRequest } from '../protocol/run-request.js';
 import { readSseEvents } from '../sse/read-sse-events.js';
 import { RunRenderer } from './run-renderer.js';
@@ -54,7 +54,9 @@ export async function runCommand(args: string[]): Promise<number> {
 
   let bridge: Runbridge | undefined;
   if (values.server === undefined) {
-    bridge = await startRunbridge({ config: loadConfig({ ...process.env, PORT: '0', HOST: '127.0.0.1', RUNBRIDGE_API_KEYS: '' }) });
+    bridge = await startRunbridge({
+      config: loadConfig({ ...process.env, PORT: '0', HOST: '127.0.0.1', RUNBRIDGE_API_KEYS: '' }),
+    });
   }
   const base = (values.server ?? bridge!.url).replace(/\/+$/, '');
   const apiKey = values['api-key'] ?? process.env.RUNBRIDGE_API_KEY;
@@ -89,7 +91,9 @@ async function follow(base: string, runId: string, headers: Record<string, strin
   try {
     // Reconnect from the cursor if the stream drops: the log is the source of truth, not the socket.
     for (let attempt = 0; attempt < 5; attempt++) {
-      const response = await fetch(`${base}/v1/runs/${runId}/events?after=${cursor}`, { headers: { ...headers, Accept: 'text/event-stream' } });
+      const response = await fetch(`${base}/v1/runs/${runId}/events?after=${cursor}`, {
+        headers: { ...headers, Accept: 'text/event-stream' },
+      });
       if (!response.ok || !response.body) throw new Error(`cannot read the run's events (${response.status})`);
       for await (const frame of readSseEvents(response.body)) {
         const event = RunEventSchema.parse(JSON.parse(frame.data));

@@ -1,6 +1,13 @@
 import type { RunEvent } from '../protocol/run-events.js';
 
-const STYLES = { dim: [2, 22], bold: [1, 22], red: [31, 39], green: [32, 39], yellow: [33, 39], cyan: [36, 39] } as const;
+const STYLES = {
+  dim: [2, 22],
+  bold: [1, 22],
+  red: [31, 39],
+  green: [32, 39],
+  yellow: [33, 39],
+  cyan: [36, 39],
+} as const;
 type Style = keyof typeof STYLES;
 
 /**
@@ -29,7 +36,9 @@ export class RunRenderer {
         return this.#enter('text', '  ') + event.delta;
       case 'reasoning.available':
         // Already streamed as deltas when the provider streams reasoning; printed whole otherwise.
-        return this.#streamedTurn === event.turn ? '' : `${this.#enter('reasoning', this.#paint('dim', '  thinking: '))}${this.#paint('dim', event.text)}`;
+        return this.#streamedTurn === event.turn
+          ? ''
+          : `${this.#enter('reasoning', this.#paint('dim', '  thinking: '))}${this.#paint('dim', event.text)}`;
       case 'tool.started':
         return `${this.#leave()}${this.#paint('cyan', `  ⚙ ${event.tool}`)} ${this.#paint('dim', event.preview)}\n`;
       case 'tool.completed': {

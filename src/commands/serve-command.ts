@@ -11,12 +11,19 @@ Configuration comes from environment variables (see README, "Configuration"); fl
 
 /** `runbridge serve`: starts the bridge, prints where and how to try it, drains on SIGTERM/SIGINT. */
 export async function serveCommand(args: string[]): Promise<number> {
-  const { values } = parseArgs({ args, options: { port: { type: 'string' }, host: { type: 'string' }, help: { type: 'boolean' } } });
+  const { values } = parseArgs({
+    args,
+    options: { port: { type: 'string' }, host: { type: 'string' }, help: { type: 'boolean' } },
+  });
   if (values.help) {
     process.stdout.write(`${HELP}\n`);
     return 0;
   }
-  const config = loadConfig({ ...process.env, ...(values.port ? { PORT: values.port } : {}), ...(values.host ? { HOST: values.host } : {}) });
+  const config = loadConfig({
+    ...process.env,
+    ...(values.port ? { PORT: values.port } : {}),
+    ...(values.host ? { HOST: values.host } : {}),
+  });
   const bridge = await startRunbridge({ config });
   const auth = config.apiKeys.length > 0 ? ` -H 'Authorization: Bearer <key>'` : '';
   process.stdout.write(
@@ -33,7 +40,9 @@ export async function serveCommand(args: string[]): Promise<number> {
   );
 
   const signal = await nextStopSignal();
-  process.stdout.write(`${signal}: draining (up to ${config.shutdownGraceMs / 1000}s; send SIGINT or SIGTERM again to exit at once)\n`);
+  process.stdout.write(
+    `${signal}: draining (up to ${config.shutdownGraceMs / 1000}s; send SIGINT or SIGTERM again to exit at once)\n`,
+  );
   await bridge.shutdown();
   process.stdout.write('runbridge stopped\n');
   return 0;

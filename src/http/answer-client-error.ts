@@ -1,10 +1,14 @@
-import { STATUS_CODES, type ServerResponse } from 'node:http';
+import { type ServerResponse, STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { ErrorBody } from './error-middleware.js';
 
 /** What Node's HTTP parser reports, and how each answers: the status and our error code and message. */
 const ANSWERS: Record<string, [number, string, string]> = {
-  HPE_HEADER_OVERFLOW: [431, 'headers_too_large', 'The request line and headers are larger than the server accepts (16 KiB); send a shorter URL or fewer headers.'],
+  HPE_HEADER_OVERFLOW: [
+    431,
+    'headers_too_large',
+    'The request line and headers are larger than the server accepts (16 KiB); send a shorter URL or fewer headers.',
+  ],
   ERR_HTTP_REQUEST_TIMEOUT: [408, 'request_timeout', 'The request was not received in time; send it again.'],
 };
 

@@ -32,7 +32,10 @@ export class Authenticator {
     for (const known of this.#digests) {
       if (timingSafeEqual(known, presented) && !matched) matched = known;
     }
-    if (!matched) throw new UnauthorizedError('The API key is not valid. Send "Authorization: Bearer <key>" with a configured key.');
+    if (!matched)
+      throw new UnauthorizedError(
+        'The API key is not valid. Send "Authorization: Bearer <key>" with a configured key.',
+      );
     return `key_${matched.subarray(0, 8).toString('hex')}`;
   }
 }

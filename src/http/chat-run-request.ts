@@ -9,7 +9,9 @@ import type { InputMessage, RunRequest, Sampling } from '../protocol/run-request
  * `max_tokens`; fields the bridge ignores are not carried over.
  */
 export function chatRequestToRunRequest(request: ChatCompletionRequest): RunRequest {
-  const instructions = request.messages.flatMap((message) => (message.role === 'system' || message.role === 'developer' ? [instructionText(message)] : []));
+  const instructions = request.messages.flatMap((message) =>
+    message.role === 'system' || message.role === 'developer' ? [instructionText(message)] : [],
+  );
   const input = request.messages.flatMap(toInputMessage);
   const sampling: Sampling = {};
   if (request.temperature != null) sampling.temperature = request.temperature;

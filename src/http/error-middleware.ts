@@ -24,7 +24,9 @@ export function errorMiddleware(log: (error: unknown) => void) {
     try {
       await next();
       if (ctx.status === 404 && ctx.body === undefined && ctx.respond !== false) {
-        answer(ctx, 404, { error: { code: 'not_found', message: `No route ${ctx.method} ${ctx.path}. See GET /v1/openapi.json.` } });
+        answer(ctx, 404, {
+          error: { code: 'not_found', message: `No route ${ctx.method} ${ctx.path}. See GET /v1/openapi.json.` },
+        });
       }
     } catch (error) {
       if (ctx.headerSent || ctx.respond === false) {
@@ -48,7 +50,9 @@ export function errorMiddleware(log: (error: unknown) => void) {
         return;
       }
       log(error);
-      answer(ctx, 500, { error: { code: 'internal_error', message: 'Internal server error; the details are in the server log.' } });
+      answer(ctx, 500, {
+        error: { code: 'internal_error', message: 'Internal server error; the details are in the server log.' },
+      });
     }
   };
 }

@@ -9,9 +9,12 @@ export function parseCursor(lastEventId: string | undefined, after: string | und
   const raw = lastEventId ?? after;
   if (raw === undefined || raw === '') return -1;
   if (!/^-?\d{1,15}$/.test(raw.trim())) {
-    throw new BadRequestError('The cursor (Last-Event-ID or ?after=) must be a whole number: the seq of the last event you have.', {
-      code: 'invalid_cursor',
-    });
+    throw new BadRequestError(
+      'The cursor (Last-Event-ID or ?after=) must be a whole number: the seq of the last event you have.',
+      {
+        code: 'invalid_cursor',
+      },
+    );
   }
   const cursor = Number(raw.trim());
   if (cursor < -1) throw new BadRequestError('The cursor must be -1 or more.', { code: 'invalid_cursor' });

@@ -30,10 +30,13 @@ export async function readJsonBody(req: IncomingMessage, limitBytes: number): Pr
   if (size === 0) return {};
   const type = req.headers['content-type'] ?? '';
   if (!/^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i.test(type)) {
-    throw new BadRequestError(`Send the body as JSON with "Content-Type: application/json" (got "${type.slice(0, 100)}").`, {
-      code: 'unsupported_media_type',
-      status: 415,
-    });
+    throw new BadRequestError(
+      `Send the body as JSON with "Content-Type: application/json" (got "${type.slice(0, 100)}").`,
+      {
+        code: 'unsupported_media_type',
+        status: 415,
+      },
+    );
   }
   const text = Buffer.concat(chunks).toString('utf8');
   try {

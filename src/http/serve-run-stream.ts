@@ -16,7 +16,13 @@ export function streamContextOf(run: Run, options: URLSearchParams): StreamConte
  * `x-run-id`) go out with the stream's own. The client's going away is read from the response's
  * `close`, not the request's: a request whose body was read (a POST) closes at once.
  */
-export async function serveRunStream(ctx: Context, deps: AppDeps, run: Run, format: StreamFormat, after: number): Promise<void> {
+export async function serveRunStream(
+  ctx: Context,
+  deps: AppDeps,
+  run: Run,
+  format: StreamFormat,
+  after: number,
+): Promise<void> {
   ctx.respond = false;
   const closed = new AbortController();
   ctx.res.once('close', () => closed.abort());

@@ -1,8 +1,8 @@
-import type { ServerResponse } from 'node:http';
 import { once } from 'node:events';
+import type { ServerResponse } from 'node:http';
 import type { Run } from '../runs/run.js';
-import type { StreamContext, StreamFormat } from './formats/stream-format.js';
 import { SSE_HEADERS, SSE_KEEPALIVE, SSE_PREAMBLE } from '../sse/sse-headers.js';
+import type { StreamContext, StreamFormat } from './formats/stream-format.js';
 
 export interface StreamOptions {
   run: Run;

@@ -6,7 +6,10 @@ import type { Run } from '../runs/run.js';
  * aborts first (the client went away; the run goes on). The wait counts as a subscriber, so a run
  * someone is waiting on is never swept as an orphan. `wakeMs` only bounds each wait on the log.
  */
-export async function waitForTerminal(run: Run, options: { signal: AbortSignal; now: () => number; wakeMs: number }): Promise<RunEvent | undefined> {
+export async function waitForTerminal(
+  run: Run,
+  options: { signal: AbortSignal; now: () => number; wakeMs: number },
+): Promise<RunEvent | undefined> {
   const detach = run.attach(options.now);
   try {
     while (!run.log.terminal) {

@@ -26,7 +26,7 @@ export class ModelRegistry {
     if (!provider) {
       throw new BadRequestError(
         `Unknown model provider "${providerName}". Available: ${[...this.#providers.keys()].join(', ')}. ` +
-          'Set the provider\'s API key (e.g. OPENAI_API_KEY) to enable it.',
+          "Set the provider's API key (e.g. OPENAI_API_KEY) to enable it.",
         { code: 'unknown_model' },
       );
     }

@@ -1,5 +1,5 @@
-import type { Sampling } from '../protocol/run-request.js';
 import type { FinishReason } from '../protocol/run-events.js';
+import type { Sampling } from '../protocol/run-request.js';
 import type { Message, ReasoningBlock, ToolCall, ToolDefinition } from './conversation.js';
 
 /** Token counts of one model call, in the provider's own accounting. */

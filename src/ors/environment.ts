@@ -69,8 +69,10 @@ export interface EnvironmentDefinition<Task = unknown, State = unknown> {
   /** Validates a `task_spec` given to `/create`; a spec that fails is a 400. */
   taskSchema: z.ZodType<Task>;
   /** Shared tools, listed by `/{env}/tools` and `/{env}/task_tools`. */
+  // biome-ignore lint/suspicious/noExplicitAny: each tool has its own Input type, checked where it is defined.
   tools: ToolDefinition<State, any>[];
   /** Task-specific tools, listed only by `/{env}/task_tools` of a session. */
+  // biome-ignore lint/suspicious/noExplicitAny: as `tools`.
   taskTools?(state: State): ToolDefinition<State, any>[];
   /** Builds the episode's state; runs asynchronously after `/create`, and session endpoints wait for it. */
   setup(args: SetupArgs<Task>): State | Promise<State>;
@@ -79,7 +81,9 @@ export interface EnvironmentDefinition<Task = unknown, State = unknown> {
 }
 
 /** Identity helper that lets TypeScript infer `Task` and `State` from the definition. */
-export function defineEnvironment<Task, State>(definition: EnvironmentDefinition<Task, State>): EnvironmentDefinition<Task, State> {
+export function defineEnvironment<Task, State>(
+  definition: EnvironmentDefinition<Task, State>,
+): EnvironmentDefinition<Task, State> {
   return definition;
 }
 

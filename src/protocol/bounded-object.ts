@@ -6,8 +6,10 @@ import { z } from 'zod';
  */
 export function boundedObject(what: string, maxDepth: number, maxBytes: number) {
   return z.record(z.string(), z.unknown()).superRefine((value, ctx) => {
-    if (exceedsDepth(value, maxDepth)) ctx.addIssue({ code: 'custom', message: `${what} may nest at most ${maxDepth} levels deep` });
-    else if (Buffer.byteLength(JSON.stringify(value)) > maxBytes) ctx.addIssue({ code: 'custom', message: `${what} may hold at most ${maxBytes} bytes of JSON` });
+    if (exceedsDepth(value, maxDepth))
+      ctx.addIssue({ code: 'custom', message: `${what} may nest at most ${maxDepth} levels deep` });
+    else if (Buffer.byteLength(JSON.stringify(value)) > maxBytes)
+      ctx.addIssue({ code: 'custom', message: `${what} may hold at most ${maxBytes} bytes of JSON` });
   });
 }
 

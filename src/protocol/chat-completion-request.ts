@@ -32,7 +32,8 @@ function ignored<T extends z.ZodType>(schema: T) {
   return schema.nullish().describe('Accepted and ignored.');
 }
 
-const TOOLS_COME_FROM_ENV = 'the tools of a run are those of its ORS environment ("env"); the bridge calls them itself, so a request cannot declare tools';
+const TOOLS_COME_FROM_ENV =
+  'the tools of a run are those of its ORS environment ("env"); the bridge calls them itself, so a request cannot declare tools';
 const NO_PER_TOKEN_CONTROL = 'the bridge does not pass per-token controls to its model providers';
 const ONLY_TEXT = 'only text output is supported: the episode decides what the model writes';
 
@@ -79,7 +80,8 @@ export const ChatMessageSchema = z.discriminatedUnion(
   [SystemMessageSchema, DeveloperMessageSchema, UserMessageSchema, AssistantMessageSchema],
   {
     error: (issue) => {
-      const role = issue.input !== null && typeof issue.input === 'object' ? (issue.input as { role?: unknown }).role : undefined;
+      const role =
+        issue.input !== null && typeof issue.input === 'object' ? (issue.input as { role?: unknown }).role : undefined;
       if (role === 'tool' || role === 'function') {
         return `"${role}" messages are not accepted: every chat completion plays a fresh ORS episode, whose tools the bridge calls itself, so earlier tool results have nothing to answer`;
       }
@@ -94,13 +96,21 @@ export const ChatCompletionRequestSchema = z.strictObject({
   messages: z.array(ChatMessageSchema).min(1).max(1000),
   stream: z.boolean().nullish(),
   // The usage chunk is always sent (CONTRACT §3.2); these switches change nothing.
-  stream_options: ignored(z.strictObject({ include_usage: z.boolean().nullish(), include_obfuscation: z.boolean().nullish() })),
+  stream_options: ignored(
+    z.strictObject({ include_usage: z.boolean().nullish(), include_obfuscation: z.boolean().nullish() }),
+  ),
   temperature: SamplingSchema.shape.temperature.unwrap().nullish(),
   top_p: SamplingSchema.shape.top_p.unwrap().nullish(),
   max_tokens: SamplingSchema.shape.max_tokens.unwrap().nullish().describe('Per model call, not per episode.'),
-  max_completion_tokens: SamplingSchema.shape.max_tokens.unwrap().nullish().describe('Per model call; wins over max_tokens when both are set.'),
+  max_completion_tokens: SamplingSchema.shape.max_tokens
+    .unwrap()
+    .nullish()
+    .describe('Per model call; wins over max_tokens when both are set.'),
   seed: SamplingSchema.shape.seed.unwrap().nullish(),
-  metadata: RunRequestSchema.shape.metadata.unwrap().nullish().describe("Stored as the run's metadata (echoed in its snapshot)."),
+  metadata: RunRequestSchema.shape.metadata
+    .unwrap()
+    .nullish()
+    .describe("Stored as the run's metadata (echoed in its snapshot)."),
   env: RunRequestSchema.shape.env,
   task: RunRequestSchema.shape.task,
   max_turns: RunRequestSchema.shape.max_turns,
@@ -131,6 +141,6 @@ export const ChatCompletionRequestSchema = z.strictObject({
   prediction: refused('predicted outputs are not supported'),
   reasoning_effort: refused('reasoning_effort is not passed to model providers; configure the model instead'),
   verbosity: refused('verbosity is not passed to model providers; configure the model instead'),
-  web_search_options: refused('web search is not supported: a run\'s tools are those of its ORS environment'),
+  web_search_options: refused("web search is not supported: a run's tools are those of its ORS environment"),
 });
 export type ChatCompletionRequest = z.infer<typeof ChatCompletionRequestSchema>;

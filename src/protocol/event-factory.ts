@@ -21,6 +21,12 @@ export class RunEventFactory {
   build(input: RunEventInput): RunEvent {
     const { event, ...fields } = input;
     // Envelope first so every serialised event reads `event, seq, run_id, timestamp, …`.
-    return { event, seq: this.#nextSeq++, run_id: this.runId, timestamp: Math.round(this.now()) / 1000, ...fields } as RunEvent;
+    return {
+      event,
+      seq: this.#nextSeq++,
+      run_id: this.runId,
+      timestamp: Math.round(this.now()) / 1000,
+      ...fields,
+    } as RunEvent;
   }
 }

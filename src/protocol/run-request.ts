@@ -28,7 +28,10 @@ const ImagePartSchema = z.strictObject({
   image_url: z.strictObject({
     // The bridge never fetches URLs on a caller's behalf (no request may point it elsewhere), so
     // images come inline.
-    url: z.string().max(20_000_000).regex(/^data:[^;,]+;base64,/, 'images must be data: URIs with base64 content'),
+    url: z
+      .string()
+      .max(20_000_000)
+      .regex(/^data:[^;,]+;base64,/, 'images must be data: URIs with base64 content'),
     detail: z.enum(['auto', 'low', 'high']).optional(),
   }),
 });

@@ -27,9 +27,11 @@ export function findEventOrderViolations(events: readonly RunEvent[], options: {
     if (event.run_id !== events[0]?.run_id) violations.push(`seq ${event.seq} belongs to run ${event.run_id}`);
     if (position === 0 && event.event !== 'run.started') violations.push(`seq 0 is ${event.event}, not run.started`);
     if (position > 0 && event.event === 'run.started') violations.push(`run.started repeated at seq ${event.seq}`);
-    if (terminalAt >= 0) violations.push(`${event.event} at seq ${event.seq} follows the terminal event at seq ${terminalAt}`);
+    if (terminalAt >= 0)
+      violations.push(`${event.event} at seq ${event.seq} follows the terminal event at seq ${terminalAt}`);
     if ('turn' in event) {
-      if (event.turn < lastTurn) violations.push(`turn goes back from ${lastTurn} to ${event.turn} at seq ${event.seq}`);
+      if (event.turn < lastTurn)
+        violations.push(`turn goes back from ${lastTurn} to ${event.turn} at seq ${event.seq}`);
       lastTurn = Math.max(lastTurn, event.turn);
     }
     if (event.event === 'tool.started') {

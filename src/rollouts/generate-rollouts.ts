@@ -4,20 +4,32 @@ import { z } from 'zod';
 import { BadRequestError } from '../errors.js';
 import type { Model } from '../models/model.js';
 import type { OrsClient } from '../ors/client/ors-client.js';
-import { EnvNameSchema, RewardReductionSchema, SamplingSchema, type RewardReduction, type Sampling } from '../protocol/run-request.js';
+import {
+  EnvNameSchema,
+  type RewardReduction,
+  RewardReductionSchema,
+  type Sampling,
+  SamplingSchema,
+} from '../protocol/run-request.js';
 import { EnvCatalog } from '../runs/env-catalog.js';
 import { RolloutBatch, type RolloutProgress } from './rollout-batch.js';
 import { RolloutLock } from './rollout-lock.js';
 import {
   configMismatches,
   manifestPathFor,
-  readManifest,
   ROLLOUT_MANIFEST_VERSION,
-  writeManifest,
   type RolloutConfig,
   type RolloutManifest,
+  readManifest,
+  writeManifest,
 } from './rollout-manifest.js';
-import { formatTaskIndices, parseTaskSelection, planRollouts, resolveTaskIndices, type PlannedRollout } from './rollout-plan.js';
+import {
+  formatTaskIndices,
+  type PlannedRollout,
+  parseTaskSelection,
+  planRollouts,
+  resolveTaskIndices,
+} from './rollout-plan.js';
 import { summarizeOutcomes } from './rollout-stats.js';
 import { RolloutStore } from './rollout-store.js';
 import type { TrajectoryRecord } from './trajectory-schema.js';
@@ -95,7 +107,11 @@ const SettingsSchema = z.object({
   instructions: z.string().optional(),
   rewardReduction: RewardReductionSchema.default('last'),
   retries: z.number().int().min(0).max(100).default(2),
-  timeoutMs: z.number().positive().max(2 ** 31 - 1).default(600_000),
+  timeoutMs: z
+    .number()
+    .positive()
+    .max(2 ** 31 - 1)
+    .default(600_000),
   retryFailed: z.boolean().default(false),
   passThreshold: z.number().finite().default(1),
   manifestIntervalMs: z.number().nonnegative().default(1000),
@@ -117,7 +133,13 @@ export async function generateRollouts(options: GenerateRolloutsOptions): Promis
   const now = options.now ?? Date.now;
   const startedAt = now();
   const { split, indices } = await resolveTasks(options.ors, settings, options.signal);
-  const plan = planRollouts({ env: settings.env, split, indices, samples: settings.samples, masterSeed: settings.seed });
+  const plan = planRollouts({
+    env: settings.env,
+    split,
+    indices,
+    samples: settings.samples,
+    masterSeed: settings.seed,
+  });
   const config = configOf(settings, options.model, split, indices);
   const manifestPath = manifestPathFor(settings.out);
 
@@ -195,12 +217,17 @@ function parseSettings(options: GenerateRolloutsOptions): Settings {
 }
 
 /** The split (the first one when none was named) and the task indices, checked against the ORS server. */
-async function resolveTasks(ors: OrsClient, settings: Settings, signal: AbortSignal | undefined): Promise<{ split: string; indices: number[] }> {
+async function resolveTasks(
+  ors: OrsClient,
+  settings: Settings,
+  signal: AbortSignal | undefined,
+): Promise<{ split: string; indices: number[] }> {
   const requested = settings.split === undefined ? undefined : { split: settings.split, index: 0 };
   // Asked without a spec, the catalog answers a split and an index.
   const { split } = (await new EnvCatalog(ors).resolve(settings.env, requested)) as { split: string; index: number };
   const count = await ors.numTasks(settings.env, split, signal);
-  const selection = typeof settings.tasks === 'string' ? parseTaskSelection(settings.tasks) : (settings.tasks ?? [{ start: 0 }]);
+  const selection =
+    typeof settings.tasks === 'string' ? parseTaskSelection(settings.tasks) : (settings.tasks ?? [{ start: 0 }]);
   return { split, indices: resolveTaskIndices(selection, count) };
 }
 

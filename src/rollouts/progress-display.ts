@@ -107,7 +107,10 @@ export function formatDuration(seconds: number | undefined): string {
   return `${Math.floor(whole / 3600)}h${String(Math.floor((whole % 3600) / 60)).padStart(2, '0')}m`;
 }
 
-function figuresOf(progress: RolloutProgress, now: number): { done: number; rate: number; etaSeconds: number | undefined } {
+function figuresOf(
+  progress: RolloutProgress,
+  now: number,
+): { done: number; rate: number; etaSeconds: number | undefined } {
   const ran = progress.completed + progress.failed;
   const done = progress.skipped + ran;
   const elapsedSeconds = Math.max(0, now - progress.startedAt) / 1000;

@@ -37,7 +37,16 @@ const RolloutConfigSchema = z.object({
 export type RolloutConfig = z.infer<typeof RolloutConfigSchema>;
 
 /** The settings that shape an episode: a file's records must all agree on them. */
-const EPISODE_SETTINGS = ['env', 'split', 'model', 'sampling', 'seed', 'max_turns', 'instructions', 'reward_reduction'] as const;
+const EPISODE_SETTINGS = [
+  'env',
+  'split',
+  'model',
+  'sampling',
+  'seed',
+  'max_turns',
+  'instructions',
+  'reward_reduction',
+] as const;
 
 const count = z.number().int().nonnegative();
 const seconds = z.number().nullable();
@@ -130,7 +139,7 @@ export function writeManifest(path: string, manifest: RolloutManifest): void {
  */
 export function configMismatches(previous: RolloutConfig, next: RolloutConfig): string[] {
   const json = (value: unknown): string => JSON.stringify(value) ?? 'null';
-  return EPISODE_SETTINGS.filter((key) => !isDeepStrictEqual(JSON.parse(json(previous[key])), JSON.parse(json(next[key])))).map(
-    (key) => `${key} was ${json(previous[key])}, now ${json(next[key])}`,
-  );
+  return EPISODE_SETTINGS.filter(
+    (key) => !isDeepStrictEqual(JSON.parse(json(previous[key])), JSON.parse(json(next[key]))),
+  ).map((key) => `${key} was ${json(previous[key])}, now ${json(next[key])}`);
 }

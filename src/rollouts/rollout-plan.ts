@@ -33,7 +33,10 @@ export function parseTaskSelection(text: string): TaskRange[] {
     const start = match[1] === '' ? 0 : Number(match[1]);
     if (match[2] === '') return { start };
     const stop = Number(match[2]);
-    if (stop <= start) throw new BadRequestError(`The task range "${piece}" is empty: its stop (${stop}) must be above its start (${start}).`);
+    if (stop <= start)
+      throw new BadRequestError(
+        `The task range "${piece}" is empty: its stop (${stop}) must be above its start (${start}).`,
+      );
     return { start, stop };
   });
 }
@@ -47,7 +50,13 @@ export function resolveTaskIndices(selection: readonly TaskRange[] | readonly nu
   for (const entry of selection) {
     const range = typeof entry === 'number' ? { start: entry, stop: entry + 1 } : entry;
     const stop = range.stop ?? count;
-    if (!Number.isSafeInteger(range.start) || range.start < 0 || !Number.isSafeInteger(stop) || stop > count || range.start >= stop) {
+    if (
+      !Number.isSafeInteger(range.start) ||
+      range.start < 0 ||
+      !Number.isSafeInteger(stop) ||
+      stop > count ||
+      range.start >= stop
+    ) {
       throw new BadRequestError(
         `Task ${describeRange(range)} is out of range: the split has ${count} tasks (indices 0 to ${count - 1}).`,
         { code: 'invalid_task' },
@@ -55,7 +64,10 @@ export function resolveTaskIndices(selection: readonly TaskRange[] | readonly nu
     }
     for (let index = range.start; index < stop; index++) picked.add(index);
   }
-  if (picked.size === 0) throw new BadRequestError('The task selection picks no task; name at least one, e.g. "0:10".', { code: 'invalid_task' });
+  if (picked.size === 0)
+    throw new BadRequestError('The task selection picks no task; name at least one, e.g. "0:10".', {
+      code: 'invalid_task',
+    });
   return [...picked].sort((a, b) => a - b);
 }
 
@@ -78,7 +90,9 @@ export function formatTaskIndices(indices: readonly number[]): string {
  * sample, and a valid `seed` for every provider that takes one (a non-negative 32-bit integer).
  */
 export function deriveSeed(masterSeed: number, env: string, split: string, index: number, sample: number): number {
-  const digest = createHash('sha256').update(['runbridge-rollout', masterSeed, env, split, index, sample].join('\0')).digest();
+  const digest = createHash('sha256')
+    .update(['runbridge-rollout', masterSeed, env, split, index, sample].join('\0'))
+    .digest();
   return digest.readUInt32BE(0) >>> 1;
 }
 

@@ -1,5 +1,5 @@
-import type { TrajectoryRecord, TrajectoryStatus, TrajectoryStopReason } from './trajectory-schema.js';
 import { rolloutKey } from './rollout-plan.js';
+import type { TrajectoryRecord, TrajectoryStatus, TrajectoryStopReason } from './trajectory-schema.js';
 
 /**
  * The statistics a rollout manifest reports, computed from compact per-record outcomes so a batch
@@ -40,7 +40,8 @@ export function outcomeOf(record: TrajectoryRecord): RolloutOutcome {
  * computed as a product so it never overflows. Throws a `RangeError` unless `0 ≤ c ≤ n` and `1 ≤ k ≤ n`.
  */
 export function passAtK(n: number, c: number, k: number): number {
-  if (!(c >= 0 && c <= n && k >= 1 && k <= n)) throw new RangeError(`pass@k needs 0 ≤ c ≤ n and 1 ≤ k ≤ n; got n=${n}, c=${c}, k=${k}.`);
+  if (!(c >= 0 && c <= n && k >= 1 && k <= n))
+    throw new RangeError(`pass@k needs 0 ≤ c ≤ n and 1 ≤ k ≤ n; got n=${n}, c=${c}, k=${k}.`);
   if (n - c < k) return 1;
   let allFail = 1;
   for (let i = n - c + 1; i <= n; i++) allFail *= 1 - k / i;

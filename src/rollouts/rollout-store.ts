@@ -1,8 +1,19 @@
-import { closeSync, createReadStream, ftruncateSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  createReadStream,
+  fsyncSync,
+  ftruncateSync,
+  mkdirSync,
+  openSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeSync,
+} from 'node:fs';
 import { dirname } from 'node:path';
 import { RunbridgeError } from '../errors.js';
 import { outcomeOf, type RolloutOutcome } from './rollout-stats.js';
-import { TrajectoryRecordSchema, type TrajectoryRecord } from './trajectory-schema.js';
+import { type TrajectoryRecord, TrajectoryRecordSchema } from './trajectory-schema.js';
 
 /** What opening a rollout file had to repair, and what {@link RolloutStore.dropFailed} removed. */
 export interface StoreRecovery {
@@ -29,7 +40,12 @@ export class RolloutStore {
   #fd: number | undefined;
   #size: number;
 
-  private constructor(path: string, outcomes: Map<string, RolloutOutcome>, failedLines: Map<number, string>, tornBytes: number) {
+  private constructor(
+    path: string,
+    outcomes: Map<string, RolloutOutcome>,
+    failedLines: Map<number, string>,
+    tornBytes: number,
+  ) {
     this.path = path;
     this.#outcomes = outcomes;
     this.#failedLines = failedLines;
@@ -173,7 +189,11 @@ function parseRecord(path: string, number: number, text: string): TrajectoryReco
   const parsed = TrajectoryRecordSchema.safeParse(value);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    throw invalidLine(path, number, `it is not a trajectory record (${issue ? `${issue.path.join('.') || 'record'}: ${issue.message}` : 'invalid'})`);
+    throw invalidLine(
+      path,
+      number,
+      `it is not a trajectory record (${issue ? `${issue.path.join('.') || 'record'}: ${issue.message}` : 'invalid'})`,
+    );
   }
   return parsed.data;
 }

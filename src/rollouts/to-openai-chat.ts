@@ -58,6 +58,8 @@ type TextPart = Extract<ContentPart, { type: 'text' }>;
 function toChatContent(parts: readonly ContentPart[]): string | ChatContentPart[] {
   if (parts.every((part): part is TextPart => part.type === 'text')) return parts.map((part) => part.text).join('\n');
   return parts.map((part) =>
-    part.type === 'text' ? { type: 'text', text: part.text } : { type: 'image_url', image_url: { url: `data:${part.mimeType};base64,${part.data}` } },
+    part.type === 'text'
+      ? { type: 'text', text: part.text }
+      : { type: 'image_url', image_url: { url: `data:${part.mimeType};base64,${part.data}` } },
   );
 }

@@ -110,6 +110,10 @@ function endFields(end: EpisodeEnd, timeoutMs: number): Pick<TrajectoryRecord, '
           },
         };
       }
-      return { status: 'failed', stop_reason: 'error', error: { code: 'cancelled', message: `The episode was cancelled (${end.reason}).` } };
+      return {
+        status: 'failed',
+        stop_reason: 'error',
+        error: { code: 'cancelled', message: `The episode was cancelled (${end.reason}).` },
+      };
   }
 }

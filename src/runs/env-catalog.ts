@@ -27,23 +27,35 @@ export class EnvCatalog {
   async resolve(env: string, task: TaskRef | undefined): Promise<TaskRef> {
     const environments = await this.#cached('envs', (signal) => this.ors.listEnvironments(signal));
     if (!environments.includes(env)) {
-      throw new NotFoundError(`Unknown environment "${env}". Available: ${environments.join(', ') || '(none)'}.`, 'unknown_env');
+      throw new NotFoundError(
+        `Unknown environment "${env}". Available: ${environments.join(', ') || '(none)'}.`,
+        'unknown_env',
+      );
     }
     if (task && 'spec' in task) return task;
     const splits = await this.#cached(`splits\0${env}`, (signal) => this.ors.splits(env, signal));
     const split = task?.split ?? splits[0]?.name;
-    if (split === undefined) throw new BadRequestError(`Environment "${env}" has no splits; pass task.spec instead.`, { code: 'invalid_task' });
-    if (!splits.some((entry) => entry.name === split)) {
-      throw new BadRequestError(`Environment "${env}" has no split "${split}". Splits: ${splits.map((entry) => entry.name).join(', ')}.`, {
+    if (split === undefined)
+      throw new BadRequestError(`Environment "${env}" has no splits; pass task.spec instead.`, {
         code: 'invalid_task',
       });
+    if (!splits.some((entry) => entry.name === split)) {
+      throw new BadRequestError(
+        `Environment "${env}" has no split "${split}". Splits: ${splits.map((entry) => entry.name).join(', ')}.`,
+        {
+          code: 'invalid_task',
+        },
+      );
     }
     const index = task?.index ?? 0;
     const count = await this.#cached(`count\0${env}\0${split}`, (signal) => this.ors.numTasks(env, split, signal));
     if (index >= count) {
-      throw new BadRequestError(`Task index ${index} is out of range: split "${split}" of "${env}" has ${count} tasks (0–${count - 1}).`, {
-        code: 'invalid_task',
-      });
+      throw new BadRequestError(
+        `Task index ${index} is out of range: split "${split}" of "${env}" has ${count} tasks (0–${count - 1}).`,
+        {
+          code: 'invalid_task',
+        },
+      );
     }
     return { split, index };
   }

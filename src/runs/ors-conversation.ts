@@ -10,7 +10,9 @@ import type { InputMessage } from '../protocol/run-request.js';
 /** ORS prompt or tool-result blocks → content parts (text and base64 images, in order). */
 export function blocksToContent(blocks: readonly Block[]): ContentPart[] {
   return blocks.map((block) =>
-    block.type === 'text' ? { type: 'text', text: block.text } : { type: 'image', mimeType: block.mimeType, data: block.data },
+    block.type === 'text'
+      ? { type: 'text', text: block.text }
+      : { type: 'image', mimeType: block.mimeType, data: block.data },
   );
 }
 
@@ -25,7 +27,11 @@ export function blocksToText(blocks: readonly Block[]): string {
  */
 export function toolSpecToDefinition(spec: ToolSpec): ToolDefinition {
   const schema = spec.input_schema ?? { type: 'object', properties: {} };
-  return { name: spec.name, description: spec.description, inputSchema: schema.type === undefined ? { type: 'object', ...schema } : schema };
+  return {
+    name: spec.name,
+    description: spec.description,
+    inputSchema: schema.type === undefined ? { type: 'object', ...schema } : schema,
+  };
 }
 
 const DATA_URI = /^data:([^;,]+);base64,(.*)$/s;

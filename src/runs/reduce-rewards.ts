@@ -5,7 +5,10 @@ import type { RewardReduction } from '../protocol/run-request.js';
  * score) are skipped; with no reward at all the result is null. `last` (the default) takes the last
  * non-null reward, which suits environments that score once at `submit`.
  */
-export function reduceRewards(rewards: ReadonlyArray<number | null>, reduction: RewardReduction = 'last'): number | null {
+export function reduceRewards(
+  rewards: ReadonlyArray<number | null>,
+  reduction: RewardReduction = 'last',
+): number | null {
   const scored = rewards.filter((reward): reward is number => reward !== null);
   if (scored.length === 0) return null;
   switch (reduction) {

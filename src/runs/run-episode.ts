@@ -6,7 +6,13 @@ import type { OrsSession } from '../ors/client/ors-session.js';
 import type { FinishReason, RunEventInput, StopReason, TaskRef, ToolReward, Usage } from '../protocol/run-events.js';
 import type { RewardReduction, RunRequest, Sampling } from '../protocol/run-request.js';
 import type { EpisodeEnd, EpisodeRecord, EpisodeStep, ToolCallRecord } from './episode-record.js';
-import { blocksToContent, blocksToText, inputToMessages, toolPreview, toolSpecToDefinition } from './ors-conversation.js';
+import {
+  blocksToContent,
+  blocksToText,
+  inputToMessages,
+  toolPreview,
+  toolSpecToDefinition,
+} from './ors-conversation.js';
 import { reduceRewards } from './reduce-rewards.js';
 import { RunCancelledError } from './run-cancelled-error.js';
 
@@ -129,7 +135,10 @@ class Episode {
     return 'max_turns';
   }
 
-  async #modelTurn(turn: number, signal: AbortSignal): Promise<{ text: string; calls: ToolCall[]; record: EpisodeStep }> {
+  async #modelTurn(
+    turn: number,
+    signal: AbortSignal,
+  ): Promise<{ text: string; calls: ToolCall[]; record: EpisodeStep }> {
     const o = this.#o;
     const started = this.#now();
     let text = '';
@@ -140,7 +149,12 @@ class Episode {
     let finish: { reason: FinishReason; raw?: string } | undefined;
     let tokenData: TokenData | undefined;
 
-    const stream = o.model.stream({ messages: this.#record.messages, tools: this.#record.tools, sampling: this.#record.sampling, signal });
+    const stream = o.model.stream({
+      messages: this.#record.messages,
+      tools: this.#record.tools,
+      sampling: this.#record.sampling,
+      signal,
+    });
     try {
       for await (const part of stream) {
         switch (part.type) {
@@ -272,7 +286,11 @@ class Episode {
         }
       }
     } catch (error) {
-      result.errorMessage = signal.aborted ? abortMessage(signal) : error instanceof Error ? error.message : String(error);
+      result.errorMessage = signal.aborted
+        ? abortMessage(signal)
+        : error instanceof Error
+          ? error.message
+          : String(error);
       throw error;
     } finally {
       result.durationMs = this.#now() - started;
@@ -302,7 +320,12 @@ class Episode {
     });
     step.toolCalls.push(result);
     this.#rewardValues.push(result.reward);
-    this.#record.rewards.push({ tool_call_id: call.id, tool: call.name, turn, reward: result.reward } satisfies ToolReward);
+    this.#record.rewards.push({
+      tool_call_id: call.id,
+      tool: call.name,
+      turn,
+      reward: result.reward,
+    } satisfies ToolReward);
     this.#record.reward = reduceRewards(this.#rewardValues, o.rewardReduction);
     if (result.finished) this.#record.finished = true;
     if (result.error) {
@@ -319,7 +342,13 @@ class Episode {
   }
 
   #pushToolMessage(call: ToolCall, text: string, isError: boolean): void {
-    const message: Message = { role: 'tool', toolCallId: call.id, toolName: call.name, content: [{ type: 'text', text }], isError };
+    const message: Message = {
+      role: 'tool',
+      toolCallId: call.id,
+      toolName: call.name,
+      content: [{ type: 'text', text }],
+      isError,
+    };
     this.#record.messages.push(message);
   }
 
@@ -363,7 +392,9 @@ function parseArguments(text: string): Record<string, unknown> | null {
   if (text.trim() === '') return {};
   try {
     const value: unknown = JSON.parse(text);
-    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+    return value !== null && typeof value === 'object' && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : null;
   } catch {
     return null;
   }

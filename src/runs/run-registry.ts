@@ -101,7 +101,10 @@ export class RunRegistry {
     const seen = this.#idempotency.get(key);
     if (seen) {
       if (seen.hash !== hash) {
-        throw new ConflictError('This Idempotency-Key was already used with a different body; use a new key for a new run.', 'idempotency_conflict');
+        throw new ConflictError(
+          'This Idempotency-Key was already used with a different body; use a new key for a new run.',
+          'idempotency_conflict',
+        );
       }
       // Still being created (a concurrent duplicate) or created already: either way, the same run.
       const existing = await seen.run;
@@ -134,7 +137,16 @@ export class RunRegistry {
       );
     }
 
-    const run = new Run({ id: `run_${newRunId()}`, owner, env, task, model: model.id, request, maxEvents: limits.maxEventsPerRun, now: this.#now });
+    const run = new Run({
+      id: `run_${newRunId()}`,
+      owner,
+      env,
+      task,
+      model: model.id,
+      request,
+      maxEvents: limits.maxEventsPerRun,
+      now: this.#now,
+    });
     this.#runs.set(run.id, run);
     if (idempotencyKey !== undefined) this.#idempotencyKeys.set(run, idempotencyKey);
     this.#models.set(run, model);
@@ -146,7 +158,11 @@ export class RunRegistry {
   /** The run `id` if `owner` may see it (and touches it), else 404. */
   get(id: string, owner: string): Run {
     const run = this.#runs.get(id);
-    if (!run || run.owner !== owner) throw new NotFoundError(`No run "${id}" here: it never existed, was forgotten after its retention, or belongs to another key.`, 'run_not_found');
+    if (!run || run.owner !== owner)
+      throw new NotFoundError(
+        `No run "${id}" here: it never existed, was forgotten after its retention, or belongs to another key.`,
+        'run_not_found',
+      );
     run.touch(this.#now());
     return run;
   }
@@ -193,7 +209,11 @@ export class RunRegistry {
   /** Forgets a finished run of `owner`; 409 while it is still queued or running. */
   delete(id: string, owner: string): void {
     const run = this.get(id, owner);
-    if (!run.finished) throw new ConflictError(`Run "${id}" is ${run.status}; cancel it first, then delete it once it has ended.`, 'run_active');
+    if (!run.finished)
+      throw new ConflictError(
+        `Run "${id}" is ${run.status}; cancel it first, then delete it once it has ended.`,
+        'run_active',
+      );
     this.#forget(run);
   }
 

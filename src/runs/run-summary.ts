@@ -44,8 +44,16 @@ export function applyEvent(summary: RunSummary, event: RunEvent, reduction: Rewa
       };
       break;
     case 'tool.completed':
-      summary.rewards.push({ tool_call_id: event.tool_call_id, tool: event.tool, turn: event.turn, reward: event.reward });
-      summary.reward = reduceRewards(summary.rewards.map((entry) => entry.reward), reduction);
+      summary.rewards.push({
+        tool_call_id: event.tool_call_id,
+        tool: event.tool,
+        turn: event.turn,
+        reward: event.reward,
+      });
+      summary.reward = reduceRewards(
+        summary.rewards.map((entry) => entry.reward),
+        reduction,
+      );
       summary.finished ||= event.finished;
       break;
     case 'run.completed':

@@ -1,10 +1,9 @@
-import type { TaskRef } from '../protocol/run-events.js';
+import type { CancelReason, TaskRef } from '../protocol/run-events.js';
 import type { RunRequest } from '../protocol/run-request.js';
 import { isFinishedStatus, type RunSnapshot, type RunStatus } from '../protocol/run-snapshot.js';
 import type { EpisodeRecord } from './episode-record.js';
 import { EventLog } from './event-log.js';
 import { RunCancelledError } from './run-cancelled-error.js';
-import type { CancelReason } from '../protocol/run-events.js';
 import { applyEvent, emptySummary, type RunSummary } from './run-summary.js';
 
 export interface RunInit {

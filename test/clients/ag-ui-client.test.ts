@@ -1,4 +1,4 @@
-import { HttpAgent, type AgentSubscriber, type Message } from '@ag-ui/client';
+import { type AgentSubscriber, HttpAgent, type Message } from '@ag-ui/client';
 import { EventSchema } from '@ag-ui/core/schemas';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ModelError } from '../../src/errors.js';
@@ -14,7 +14,11 @@ import { startTestBridge, type TestBridge } from '../support/start-test-bridge.j
  */
 class RunEventsAgent extends HttpAgent {
   protected override requestInit(): RequestInit {
-    return { method: 'GET', headers: { ...this.headers, Accept: 'text/event-stream' }, signal: this.abortController.signal };
+    return {
+      method: 'GET',
+      headers: { ...this.headers, Accept: 'text/event-stream' },
+      signal: this.abortController.signal,
+    };
   }
 }
 
@@ -33,7 +37,14 @@ describe('AG-UI clients', () => {
       {
         providers: [
           scriptedProvider({
-            story: [{ reasoning: 'Add first.', text: 'Let me add. ', toolCalls: [{ name: 'calculator', arguments: '{"expression":"2 + 2"}' }] }, { text: 'It is 4.' }],
+            story: [
+              {
+                reasoning: 'Add first.',
+                text: 'Let me add. ',
+                toolCalls: [{ name: 'calculator', arguments: '{"expression":"2 + 2"}' }],
+              },
+              { text: 'It is 4.' },
+            ],
             hang: [{ hang: true }],
           }),
           failsMidwayProvider,
@@ -51,7 +62,13 @@ describe('AG-UI clients', () => {
   }
 
   /** Plays the run's stream through AG-UI's HttpAgent; returns what it resolved with and every event type it applied. */
-  async function play(runId: string): Promise<{ result: unknown; messages: Message[]; types: string[]; outcome?: string; error?: { message: string; code?: string } }> {
+  async function play(runId: string): Promise<{
+    result: unknown;
+    messages: Message[];
+    types: string[];
+    outcome?: string;
+    error?: { message: string; code?: string };
+  }> {
     const agent = new RunEventsAgent({ url: `${bridge.url}/v1/runs/${runId}/events?format=ag-ui` });
     const seen: { types: string[]; outcome?: string; error?: { message: string; code?: string } } = { types: [] };
     const subscriber: AgentSubscriber = {
@@ -86,22 +103,40 @@ describe('AG-UI clients', () => {
       }
     }
     expect([...types].sort()).toEqual([
-      'REASONING_END', 'REASONING_MESSAGE_CONTENT', 'REASONING_MESSAGE_END', 'REASONING_MESSAGE_START', 'REASONING_START',
-      'RUN_ERROR', 'RUN_FINISHED', 'RUN_STARTED',
-      'TEXT_MESSAGE_CONTENT', 'TEXT_MESSAGE_END', 'TEXT_MESSAGE_START',
-      'TOOL_CALL_ARGS', 'TOOL_CALL_END', 'TOOL_CALL_RESULT', 'TOOL_CALL_START',
+      'REASONING_END',
+      'REASONING_MESSAGE_CONTENT',
+      'REASONING_MESSAGE_END',
+      'REASONING_MESSAGE_START',
+      'REASONING_START',
+      'RUN_ERROR',
+      'RUN_FINISHED',
+      'RUN_STARTED',
+      'TEXT_MESSAGE_CONTENT',
+      'TEXT_MESSAGE_END',
+      'TEXT_MESSAGE_START',
+      'TOOL_CALL_ARGS',
+      'TOOL_CALL_END',
+      'TOOL_CALL_RESULT',
+      'TOOL_CALL_START',
     ]);
   });
 
-  it.each(['arith', 'workspace'])('HttpAgent plays a whole %s episode to RUN_FINISHED with the episode as result', async (env) => {
-    const runId = await finishedRun({ env });
-    const completed = (await bridge.readEvents(runId)).at(-1)!;
-    const played = await play(runId);
-    expect(played.types[0]).toBe('RUN_STARTED');
-    expect(played.types.at(-1)).toBe('RUN_FINISHED');
-    expect(played.outcome).toBe('success');
-    expect(played.result).toMatchObject({ output: completed.event === 'run.completed' ? completed.output : null, reward: 1, finished: true });
-  });
+  it.each(['arith', 'workspace'])(
+    'HttpAgent plays a whole %s episode to RUN_FINISHED with the episode as result',
+    async (env) => {
+      const runId = await finishedRun({ env });
+      const completed = (await bridge.readEvents(runId)).at(-1)!;
+      const played = await play(runId);
+      expect(played.types[0]).toBe('RUN_STARTED');
+      expect(played.types.at(-1)).toBe('RUN_FINISHED');
+      expect(played.outcome).toBe('success');
+      expect(played.result).toMatchObject({
+        output: completed.event === 'run.completed' ? completed.output : null,
+        reward: 1,
+        finished: true,
+      });
+    },
+  );
 
   it('HttpAgent rebuilds the conversation: reasoning, the assistant text and tool call of each turn, and the tool result', async () => {
     const runId = await finishedRun({ env: 'arith', model: 'scripted:story' });
@@ -113,7 +148,12 @@ describe('AG-UI clients', () => {
       ['assistant', `${runId}:turn-2`],
     ]);
     expect(messages[0]).toMatchObject({ content: 'Add first.' });
-    expect(messages[1]).toMatchObject({ content: 'Let me add. ', toolCalls: [{ id: 'call_0_0', type: 'function', function: { name: 'calculator', arguments: '{"expression":"2 + 2"}' } }] });
+    expect(messages[1]).toMatchObject({
+      content: 'Let me add. ',
+      toolCalls: [
+        { id: 'call_0_0', type: 'function', function: { name: 'calculator', arguments: '{"expression":"2 + 2"}' } },
+      ],
+    });
     expect(messages[2]).toMatchObject({ toolCallId: 'call_0_0', content: '2 + 2 = 4' });
     expect(messages[3]).toMatchObject({ content: 'It is 4.' });
   });
@@ -121,7 +161,13 @@ describe('AG-UI clients', () => {
   it('HttpAgent hears a failed run as RUN_ERROR with its message and code, after the open text is closed', async () => {
     const runId = await finishedRun({ env: 'arith', model: 'fails-midway' });
     const played = await play(runId);
-    expect(played.types).toEqual(['RUN_STARTED', 'TEXT_MESSAGE_START', 'TEXT_MESSAGE_CONTENT', 'TEXT_MESSAGE_END', 'RUN_ERROR']);
+    expect(played.types).toEqual([
+      'RUN_STARTED',
+      'TEXT_MESSAGE_START',
+      'TEXT_MESSAGE_CONTENT',
+      'TEXT_MESSAGE_END',
+      'RUN_ERROR',
+    ]);
     expect(played.error).toEqual({ message: 'The model stream broke off.', code: 'model_stream_interrupted' });
     expect(played.messages).toEqual([{ id: `${runId}:turn-1`, role: 'assistant', content: 'Let me th' }]);
   });

@@ -1,8 +1,8 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RunEventSchema } from '../../src/protocol/run-events.js';
-import { launchChromium, type LaunchedChromium } from '../support/launch-chromium.js';
-import { startPageProxy, type PageProxy } from '../support/page-proxy.js';
+import { type LaunchedChromium, launchChromium } from '../support/launch-chromium.js';
+import { type PageProxy, startPageProxy } from '../support/page-proxy.js';
 import { probeEnvironment } from '../support/probe-environment.js';
 import { scriptedProvider } from '../support/scripted-model.js';
 import { startTestBridge, type TestBridge } from '../support/start-test-bridge.js';
@@ -54,10 +54,20 @@ describe('a browser EventSource in headless Chromium', () => {
       { RUNBRIDGE_DEFAULT_ENV: 'probe' },
       {
         environments: [probeEnvironment],
-        providers: [scriptedProvider({ gated: [{ text: 'Echoing. ', toolCalls: [{ name: 'echo', arguments: '{"text":"hi"}' }] }, { gate: secondTurn, text: 'Done.' }] })],
+        providers: [
+          scriptedProvider({
+            gated: [
+              { text: 'Echoing. ', toolCalls: [{ name: 'echo', arguments: '{"text":"hi"}' }] },
+              { gate: secondTurn, text: 'Done.' },
+            ],
+          }),
+        ],
       },
     );
-    proxy = await startPageProxy(bridge.url, testPage(RunEventSchema.options.map((option) => option.shape.event.value)));
+    proxy = await startPageProxy(
+      bridge.url,
+      testPage(RunEventSchema.options.map((option) => option.shape.event.value)),
+    );
     browser = await launchChromium();
   });
 
@@ -68,29 +78,38 @@ describe('a browser EventSource in headless Chromium', () => {
     await bridge?.shutdown();
   });
 
-  const state = async (page: Page) => JSON.parse((await page.evaluate('JSON.stringify(window.state)')) as string) as PageState;
+  const state = async (page: Page) =>
+    JSON.parse((await page.evaluate('JSON.stringify(window.state)')) as string) as PageState;
 
-  it('hears the typed events through addEventListener, resumes after a server-side drop with Last-Event-ID, and stops at the end', { timeout: 90_000 }, async () => {
+  it('hears the typed events through addEventListener, resumes after a server-side drop with Last-Event-ID, and stops at the end', {
+    timeout: 90_000,
+  }, async () => {
     const runId = await bridge.startRun({ model: 'scripted:gated' });
     const eventsPath = `/v1/runs/${runId}/events`;
     const page = await browser.context.newPage();
     await page.goto(`${proxy.url}/#${encodeURIComponent(eventsPath)}`);
 
     // The run holds before its second turn; the browser has everything up to the first tool's result.
-    await page.waitForFunction('window.state.received.some((entry) => entry.event === "tool.completed")', undefined, { timeout: 60_000 });
+    await page.waitForFunction('window.state.received.some((entry) => entry.event === "tool.completed")', undefined, {
+      timeout: 60_000,
+    });
     const beforeDrop = await state(page);
     const lastBeforeDrop = beforeDrop.received.at(-1)!.seq;
     expect(proxy.dropOpenResponses()).toBe(1);
 
     // The browser reconnects by itself, naming the last event it has; then the run goes on.
-    await expect.poll(() => proxy.requests.filter((request) => request.url === eventsPath).length, { timeout: 60_000 }).toBe(2);
+    await expect
+      .poll(() => proxy.requests.filter((request) => request.url === eventsPath).length, { timeout: 60_000 })
+      .toBe(2);
     releaseSecondTurn();
     await page.waitForFunction('window.state.closed', undefined, { timeout: 60_000 });
 
     const log = await bridge.readEvents(runId);
     const heard = await state(page);
     expect(heard.received.map((entry) => entry.seq)).toEqual(log.map((event) => event.seq));
-    expect(heard.received.every((entry) => entry.listener === entry.event && entry.lastEventId === String(entry.seq))).toBe(true);
+    expect(
+      heard.received.every((entry) => entry.listener === entry.event && entry.lastEventId === String(entry.seq)),
+    ).toBe(true);
     expect(heard.received.map((entry) => entry.event)).toEqual(log.map((event) => event.event));
     expect(log.at(-1)).toMatchObject({ event: 'run.completed', output: 'Done.' });
 

@@ -1,11 +1,11 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunEvent } from '../../src/protocol/run-events.js';
-import { launchChromium, type LaunchedChromium } from '../support/launch-chromium.js';
+import { type LaunchedChromium, launchChromium } from '../support/launch-chromium.js';
 import { startTestBridge, type TestBridge } from '../support/start-test-bridge.js';
 import { textByTurn } from '../support/text-by-turn.js';
 
@@ -13,7 +13,10 @@ const SERVE = fileURLToPath(new URL('../../examples/browser/serve.mjs', import.m
 
 /** Starts `serve.mjs` on a free port; resolves to its process, the page's origin and its start-up line. */
 async function servePage(): Promise<{ child: ChildProcess; origin: string; banner: string }> {
-  const child = spawn(process.execPath, [SERVE], { env: { ...process.env, PORT: '0' }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [SERVE], {
+    env: { ...process.env, PORT: '0' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const exited = once(child, 'exit').then(([code]) => {
     throw new Error(`serve.mjs exited (${code}) before it printed its URL`);
   });
@@ -51,7 +54,10 @@ describe('the browser example page', () => {
   beforeAll(async () => {
     page = await servePage();
     open = await startTestBridge({ RUNBRIDGE_CORS_ORIGINS: page.origin });
-    keyed = await startTestBridge({ RUNBRIDGE_CORS_ORIGINS: page.origin, RUNBRIDGE_API_KEYS: 'page-key' }, { apiKey: 'page-key' });
+    keyed = await startTestBridge(
+      { RUNBRIDGE_CORS_ORIGINS: page.origin, RUNBRIDGE_API_KEYS: 'page-key' },
+      { apiKey: 'page-key' },
+    );
     browser = await launchChromium();
   });
 
@@ -66,7 +72,10 @@ describe('the browser example page', () => {
   });
 
   /** Opens the page, starts an arith run on `bridge` through the form, and waits for the result row. */
-  async function runThroughForm(bridge: TestBridge, key?: string): Promise<{ tab: Page; runId: string; log: RunEvent[] }> {
+  async function runThroughForm(
+    bridge: TestBridge,
+    key?: string,
+  ): Promise<{ tab: Page; runId: string; log: RunEvent[] }> {
     const tab = await browser.context.newPage();
     await tab.addInitScript(RECORD_EVENT_SOURCES);
     await tab.goto(`${page.origin}/`);
@@ -75,7 +84,7 @@ describe('the browser example page', () => {
     if (key) await tab.fill('#key', key);
     await tab.click('button');
     await tab.waitForSelector('#transcript .result', { timeout: 30_000 });
-    const runId = /^(run_\w+) /.exec(await tab.textContent('#status') ?? '')?.[1];
+    const runId = /^(run_\w+) /.exec((await tab.textContent('#status')) ?? '')?.[1];
     expect(runId).toBeDefined();
     return { tab, runId: runId!, log: await bridge.readEvents(runId!) };
   }
@@ -91,23 +100,33 @@ describe('the browser example page', () => {
   it('shows the streamed text, a row per tool call with its duration and reward, and the result; then closes the stream', async () => {
     const { tab, log } = await runThroughForm(open);
 
-    const toolRows = await tab.$$eval('#transcript .tool', (rows) => rows.map((row) => ({ className: row.className, text: row.textContent })));
+    const toolRows = await tab.$$eval('#transcript .tool', (rows) =>
+      rows.map((row) => ({ className: row.className, text: row.textContent })),
+    );
     const completed = log.filter((event) => event.event === 'tool.completed');
     expect(completed.length).toBeGreaterThanOrEqual(2);
     expect(toolRows).toEqual(
       completed.map((event) => ({
         className: 'tool done',
-        text: expect.stringMatching(new RegExp(`^${event.tool} .* · ${event.duration.toFixed(2)}s${event.reward === null ? '' : ` · reward ${event.reward}`}\\n→ `)),
+        text: expect.stringMatching(
+          new RegExp(
+            `^${event.tool} .* · ${event.duration.toFixed(2)}s${event.reward === null ? '' : ` · reward ${event.reward}`}\\n→ `,
+          ),
+        ),
       })),
     );
     expect(toolRows.at(-1)?.text).toContain('submit');
     expect(toolRows.at(-1)?.text).toContain('· reward 1\n→ Correct');
 
-    expect(await tab.$$eval('#transcript .message', (rows) => rows.map((row) => row.textContent))).toEqual(textByTurn(log));
+    expect(await tab.$$eval('#transcript .message', (rows) => rows.map((row) => row.textContent))).toEqual(
+      textByTurn(log),
+    );
     const last = log.at(-1)!;
     expect(last.event).toBe('run.completed');
     expect(await tab.textContent('#transcript .result')).toBe(
-      last.event === 'run.completed' ? `completed · reward 1 · ${last.turns} turns · ${last.usage.total_tokens} tokens · stop: finished` : '',
+      last.event === 'run.completed'
+        ? `completed · reward 1 · ${last.turns} turns · ${last.usage.total_tokens} tokens · stop: finished`
+        : '',
     );
 
     // Closed at the terminal event: one stream, and no reconnect to be answered 204.
@@ -125,7 +144,7 @@ describe('the browser example page', () => {
     await tab.close();
   });
 
-  it('tells what to set when the bridge does not allow the page\'s origin', async () => {
+  it("tells what to set when the bridge does not allow the page's origin", async () => {
     const tab = await browser.context.newPage();
     const otherOrigin = page.origin.replace('127.0.0.1', 'localhost');
     await tab.goto(`${otherOrigin}/`);

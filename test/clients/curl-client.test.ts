@@ -26,12 +26,14 @@ describe('the curl example', () => {
 
     const runId = (JSON.parse(frames[0]!.data) as { run_id: string }).run_id;
     const log = await bridge.readEvents(runId);
-    expect(frames.map((frame) => `${frame.id} ${frame.event}`)).toEqual(log.map((event) => `${event.seq} ${event.event}`));
+    expect(frames.map((frame) => `${frame.id} ${frame.event}`)).toEqual(
+      log.map((event) => `${event.seq} ${event.event}`),
+    );
     expect(log[0]).toMatchObject({ env: 'arith' });
     expect(log.at(-1)).toMatchObject({ event: 'run.completed', reward: 1 });
   });
 
-  it('stops with the bridge\'s own error when the run is refused', async () => {
+  it("stops with the bridge's own error when the run is refused", async () => {
     const refused = await exampleFailure('sh', [SCRIPT], env('wrong-key'));
     expect(refused?.code).toBe(1);
     expect(refused?.stderr).toContain('"code":"unauthorized"');

@@ -16,37 +16,55 @@ describe('the Node example', () => {
   afterAll(() => bridge.shutdown());
 
   it('prints tool calls with their arguments, results with reward, streamed text on one line, and the reward at the end', async () => {
-    const { stdout } = await runExample(process.execPath, [SCRIPT, 'arith'], { RUNBRIDGE_URL: bridge.url, RUNBRIDGE_API_KEY: 'node-key' });
+    const { stdout } = await runExample(process.execPath, [SCRIPT, 'arith'], {
+      RUNBRIDGE_URL: bridge.url,
+      RUNBRIDGE_API_KEY: 'node-key',
+    });
     const [first, ...lines] = stdout.trimEnd().split('\n');
     const runId = /^run (run_\w+)$/.exec(first!)?.[1];
     expect(runId).toBeDefined();
     const log = await bridge.readEvents(runId!);
 
     const tools = log.flatMap((event) => {
-      if (event.event === 'tool.started') return [`${event.seq} tool.started ${event.tool} ${JSON.stringify(event.arguments)}`];
-      if (event.event === 'tool.completed') return [`${event.seq} tool.completed ${event.tool} ${event.duration}s error=false reward=${event.reward} → `];
+      if (event.event === 'tool.started')
+        return [`${event.seq} tool.started ${event.tool} ${JSON.stringify(event.arguments)}`];
+      if (event.event === 'tool.completed')
+        return [`${event.seq} tool.completed ${event.tool} ${event.duration}s error=false reward=${event.reward} → `];
       return [];
     });
     expect(tools.length).toBeGreaterThanOrEqual(4);
-    expect(lines.filter((line) => /^\d+ tool\./.test(line))).toEqual(tools.map((expected) => expect.stringMatching(`^${escape(expected)}`)));
-    expect(lines.filter((line) => /^\d+ tool\.completed submit /.test(line))).toEqual([expect.stringContaining('reward=1 → Correct')]);
+    expect(lines.filter((line) => /^\d+ tool\./.test(line))).toEqual(
+      tools.map((expected) => expect.stringMatching(`^${escapeRegExp(expected)}`)),
+    );
+    expect(lines.filter((line) => /^\d+ tool\.completed submit /.test(line))).toEqual([
+      expect.stringContaining('reward=1 → Correct'),
+    ]);
 
     const texts = textByTurn(log);
     expect(texts.length).toBeGreaterThan(0);
-    expect(lines.filter((line) => /^\d+ message: /.test(line)).map((line) => line.replace(/^\d+ message: /, ''))).toEqual(texts);
+    expect(
+      lines.filter((line) => /^\d+ message: /.test(line)).map((line) => line.replace(/^\d+ message: /, '')),
+    ).toEqual(texts);
 
     const completed = log.at(-1)!;
     expect(completed.event).toBe('run.completed');
-    expect(lines.at(-1)).toBe(completed.event === 'run.completed' ? `${completed.seq} run.completed reward=1 turns=${completed.turns} stop=finished` : '');
+    expect(lines.at(-1)).toBe(
+      completed.event === 'run.completed'
+        ? `${completed.seq} run.completed reward=1 turns=${completed.turns} stop=finished`
+        : '',
+    );
   });
 
-  it('exits 1 with the bridge\'s message when the run is refused', async () => {
-    const refused = await exampleFailure(process.execPath, [SCRIPT], { RUNBRIDGE_URL: bridge.url, RUNBRIDGE_API_KEY: 'wrong' });
+  it("exits 1 with the bridge's message when the run is refused", async () => {
+    const refused = await exampleFailure(process.execPath, [SCRIPT], {
+      RUNBRIDGE_URL: bridge.url,
+      RUNBRIDGE_API_KEY: 'wrong',
+    });
     expect(refused?.code).toBe(1);
     expect(refused?.stderr).toMatch(/^stream-run: POST \/v1\/runs answered 401: The API key is not valid\./);
   });
 });
 
-function escape(text: string): string {
+function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }

@@ -15,7 +15,10 @@ import { startTestBridge, type TestBridge } from '../support/start-test-bridge.j
 describe('the official openai SDK', () => {
   let bridge: TestBridge;
   let client: OpenAI;
-  const request = { model: 'scripted:story', messages: [{ role: 'user' as const, content: 'Echo hi, then tell me what it said.' }] };
+  const request = {
+    model: 'scripted:story',
+    messages: [{ role: 'user' as const, content: 'Echo hi, then tell me what it said.' }],
+  };
   const failing = { model: 'scripted:unavailable', messages: [{ role: 'user' as const, content: 'Anything.' }] };
   /** What the scripted story says over its two turns, as one message. */
   const storyText = 'Let me echo. \n\nIt said hi.';
@@ -27,8 +30,17 @@ describe('the official openai SDK', () => {
         environments: [probeEnvironment],
         providers: [
           scriptedProvider({
-            story: [{ reasoning: 'Echo first.', text: 'Let me echo. ', toolCalls: [{ name: 'echo', arguments: '{"text":"hi"}' }] }, { text: 'It said hi.' }],
-            unavailable: [{ error: new ModelError('The model provider is unavailable.', { code: 'model_unavailable' }) }],
+            story: [
+              {
+                reasoning: 'Echo first.',
+                text: 'Let me echo. ',
+                toolCalls: [{ name: 'echo', arguments: '{"text":"hi"}' }],
+              },
+              { text: 'It said hi.' },
+            ],
+            unavailable: [
+              { error: new ModelError('The model provider is unavailable.', { code: 'model_unavailable' }) },
+            ],
           }),
         ],
       },
@@ -39,7 +51,9 @@ describe('the official openai SDK', () => {
   afterAll(() => bridge.shutdown());
 
   it('streams with chat.completions.create({stream: true}) and rebuilds the text, the tool calls and the usage', async () => {
-    const { data: stream, response } = await client.chat.completions.create({ ...request, stream: true }).withResponse();
+    const { data: stream, response } = await client.chat.completions
+      .create({ ...request, stream: true })
+      .withResponse();
     const runId = response.headers.get('x-run-id')!;
     let text = '';
     const toolCalls: string[] = [];
@@ -47,7 +61,8 @@ describe('the official openai SDK', () => {
     let finishReason: string | null = null;
     for await (const chunk of stream) {
       text += chunk.choices[0]?.delta.content ?? '';
-      for (const call of chunk.choices[0]?.delta.tool_calls ?? []) toolCalls.push(`${call.index}:${call.function?.name}`);
+      for (const call of chunk.choices[0]?.delta.tool_calls ?? [])
+        toolCalls.push(`${call.index}:${call.function?.name}`);
       finishReason = chunk.choices[0]?.finish_reason ?? finishReason;
       usage = chunk.usage ?? usage;
     }
@@ -65,13 +80,17 @@ describe('the official openai SDK', () => {
     for (const completion of [streamed, answered]) {
       const [choice] = completion.choices;
       expect(choice!.message.content).toBe(storyText);
-      expect(choice!.message.tool_calls?.map((call) => call.type === 'function' && [call.id, call.function.name, call.function.arguments])).toEqual([['call_0_0', 'echo', '{"text":"hi"}']]);
+      expect(
+        choice!.message.tool_calls?.map(
+          (call) => call.type === 'function' && [call.id, call.function.name, call.function.arguments],
+        ),
+      ).toEqual([['call_0_0', 'echo', '{"text":"hi"}']]);
       expect(choice!.finish_reason).toBe('stop');
       expect(completion.usage).toEqual({ prompt_tokens: 20, completion_tokens: 10, total_tokens: 30 });
     }
   });
 
-  it('reads format=openai of the events route with the SDK\'s own stream reader and accumulator', async () => {
+  it("reads format=openai of the events route with the SDK's own stream reader and accumulator", async () => {
     const runId = await bridge.startRun({ model: 'scripted:story' });
     await bridge.readEvents(runId);
     const response = await bridge.fetch(`/v1/runs/${runId}/events?format=openai`);
@@ -87,7 +106,9 @@ describe('the official openai SDK', () => {
       for await (const chunk of await client.chat.completions.create({ ...failing, stream: true })) void chunk;
     };
     const expected = { code: 'model_unavailable', message: 'The model provider is unavailable.' };
-    await expect(streaming()).rejects.toSatisfy((error) => error instanceof APIError && error.code === expected.code && error.message === expected.message);
+    await expect(streaming()).rejects.toSatisfy(
+      (error) => error instanceof APIError && error.code === expected.code && error.message === expected.message,
+    );
     await expect(client.chat.completions.stream(failing).finalChatCompletion()).rejects.toBeInstanceOf(APIError);
     const answered = await client.chat.completions.create(failing).then(
       () => undefined,
@@ -100,7 +121,10 @@ describe('the official openai SDK', () => {
   it('raises a failed run read as format=openai from the events route as an APIError', async () => {
     const runId = await bridge.startRun({ model: 'scripted:unavailable' });
     await bridge.readEvents(runId);
-    const chunks = Stream.fromSSEResponse<ChatCompletionChunk>(await bridge.fetch(`/v1/runs/${runId}/events?format=openai`), new AbortController());
+    const chunks = Stream.fromSSEResponse<ChatCompletionChunk>(
+      await bridge.fetch(`/v1/runs/${runId}/events?format=openai`),
+      new AbortController(),
+    );
     const read = async () => {
       for await (const chunk of chunks) void chunk;
     };

@@ -19,7 +19,9 @@ describe('the rollout example script', () => {
   });
   afterAll(() => rm(dir, { recursive: true, force: true }));
 
-  it('writes one JSONL line per episode and prints the mean reward and pass@k of its manifest', { timeout: 60_000 }, async () => {
+  it('writes one JSONL line per episode and prints the mean reward and pass@k of its manifest', {
+    timeout: 60_000,
+  }, async () => {
     const out = join(dir, 'arith.jsonl');
     const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', SCRIPT, out, '0:3', '2'], {
       cwd: ROOT,
@@ -30,13 +32,17 @@ describe('the rollout example script', () => {
     const records = (await readFile(out, 'utf8')).trimEnd().split('\n');
     expect(records).toHaveLength(6);
     const manifest = RolloutManifestSchema.parse(JSON.parse(await readFile(join(dir, 'arith.manifest.json'), 'utf8')));
-    expect(manifest).toMatchObject({ status: 'finished', config: { env: 'arith', tasks: '0:3', samples: 2, model: 'offline' } });
+    expect(manifest).toMatchObject({
+      status: 'finished',
+      config: { env: 'arith', tasks: '0:3', samples: 2, model: 'offline' },
+    });
 
     const lines = stdout.trimEnd().split('\n');
     expect(lines.slice(0, -1).sort()).toEqual(
-      records.map((line) => JSON.parse(line) as { group_id: string; sample_index: number; reward: number | null }).map(
-        (record) => `${record.group_id} sample ${record.sample_index}: completed, reward ${record.reward}`,
-      ).sort(),
+      records
+        .map((line) => JSON.parse(line) as { group_id: string; sample_index: number; reward: number | null })
+        .map((record) => `${record.group_id} sample ${record.sample_index}: completed, reward ${record.reward}`)
+        .sort(),
     );
     const { mean_reward, pass_at_k } = manifest.results;
     expect(Object.keys(pass_at_k)).toEqual(['1', '2']);

@@ -15,7 +15,10 @@ console.log('ready');
 
 describe('onStopSignal in a process', () => {
   it('hands the first signal to the command, and exits at once on a second one with 128 + its number', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', SCRIPT], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', SCRIPT], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     const killer = setTimeout(() => child.kill('SIGKILL'), 20_000);
     let output = '';
     const waiters: Array<() => void> = [];

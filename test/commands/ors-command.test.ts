@@ -1,9 +1,9 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it, vi } from 'vitest';
-import { orsCommand, runOrsCommand, type OrsCommandIo } from '../../src/commands/ors-command.js';
-import { createTestEnvironment, deferred } from '../support/test-environment.js';
+import { type OrsCommandIo, orsCommand, runOrsCommand } from '../../src/commands/ors-command.js';
 import { send } from '../ors/server/ors-test-client.js';
+import { createTestEnvironment, deferred } from '../support/test-environment.js';
 
 /** An io that records output, serves the test environment, and stops when the test says so. */
 function testIo() {
@@ -32,7 +32,11 @@ describe('runbridge ors', () => {
     const base = await listening.promise;
     expect(base).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect((await send(base, '/list_environments')).json()).toEqual(['testenv']);
-    await send(base, '/create', { method: 'POST', headers: { 'X-Session-ID': 'cli' }, body: { split: 'train', index: 0 } });
+    await send(base, '/create', {
+      method: 'POST',
+      headers: { 'X-Session-ID': 'cli' },
+      body: { split: 'train', index: 0 },
+    });
     await send(base, '/testenv/prompt', { headers: { 'X-Session-ID': 'cli' } });
     stop.resolve('SIGTERM');
     expect(await exit).toBe(0);
@@ -43,7 +47,15 @@ describe('runbridge ors', () => {
   });
 
   it('exits 2 with the problem and the usage for a bad flag, a bad value or a missing sub-command', async () => {
-    for (const args of [['serve', '--bogus'], ['serve', '--port', 'eighty'], ['serve', '--port', '70000'], ['serve', '--ping-seconds', '0'], [], ['start'], ['serve', 'now']]) {
+    for (const args of [
+      ['serve', '--bogus'],
+      ['serve', '--port', 'eighty'],
+      ['serve', '--port', '70000'],
+      ['serve', '--ping-seconds', '0'],
+      [],
+      ['start'],
+      ['serve', 'now'],
+    ]) {
       const { io, err } = testIo();
       expect(await runOrsCommand(args, io), args.join(' ')).toBe(2);
       expect(err.join('')).toMatch(/^runbridge ors: .+\n\nrunbridge ors serve — /);

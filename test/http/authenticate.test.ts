@@ -16,7 +16,10 @@ describe('bearer authentication', () => {
     expect(auth.authenticate('Bearer alpha-key')).toBe(alpha);
   });
 
-  it.each([undefined, '', 'Basic abc', 'Bearer', 'Bearer wrong-key', 'Bearer alpha-key extra'])('rejects %j with a 401', (header) => {
-    expect(() => new Authenticator(['alpha-key']).authenticate(header)).toThrow(UnauthorizedError);
-  });
+  it.each([undefined, '', 'Basic abc', 'Bearer', 'Bearer wrong-key', 'Bearer alpha-key extra'])(
+    'rejects %j with a 401',
+    (header) => {
+      expect(() => new Authenticator(['alpha-key']).authenticate(header)).toThrow(UnauthorizedError);
+    },
+  );
 });

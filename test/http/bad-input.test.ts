@@ -28,7 +28,10 @@ const BAD_BODIES: Array<[string, string, string?]> = [
   ['input message without role', '{"input":[{"content":"hi"}]}'],
   ['input message with tool role', '{"input":[{"role":"tool","content":"hi"}]}'],
   ['input message with an unknown part', '{"input":[{"role":"user","content":[{"type":"audio","audio":"x"}]}]}'],
-  ['input image by http URL', '{"input":[{"role":"user","content":[{"type":"image_url","image_url":{"url":"http://example.com/a.png"}}]}]}'],
+  [
+    'input image by http URL',
+    '{"input":[{"role":"user","content":[{"type":"image_url","image_url":{"url":"http://example.com/a.png"}}]}]}',
+  ],
   ['input with empty part list', '{"input":[{"role":"user","content":[]}]}'],
   ['instructions as an object', '{"instructions":{}}'],
   ['model as a number', '{"model":7}'],
@@ -71,7 +74,11 @@ describe('bad input to the runs API', () => {
     const runId = await bridge.startRun({ env: 'workspace' });
     const reading = bridge.readEvents(runId);
     for (const [what, body, contentType] of BAD_BODIES) {
-      const response = await bridge.fetch('/v1/runs', { method: 'POST', headers: { 'Content-Type': contentType ?? 'application/json' }, body });
+      const response = await bridge.fetch('/v1/runs', {
+        method: 'POST',
+        headers: { 'Content-Type': contentType ?? 'application/json' },
+        body,
+      });
       expect(response.status, what).toBeGreaterThanOrEqual(400);
       expect(response.status, what).toBeLessThan(500);
       const answer = (await response.json()) as { error: { code: string; message: string } };
@@ -85,7 +92,11 @@ describe('bad input to the runs API', () => {
   });
 
   it('names the offending field', async () => {
-    const response = await bridge.fetch('/v1/runs', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"max_turns":0,"envv":1}' });
+    const response = await bridge.fetch('/v1/runs', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: '{"max_turns":0,"envv":1}',
+    });
     const answer = (await response.json()) as { error: { message: string; details: Array<{ path: string }> } };
     expect(answer.error.message).toContain('max_turns');
     expect(answer.error.message).toContain('envv');
@@ -113,7 +124,11 @@ describe('bad input to the runs API', () => {
   });
 
   it('answers 400 to a bad Idempotency-Key', async () => {
-    const response = await bridge.fetch('/v1/runs', { method: 'POST', headers: { 'Content-Type': 'application/json', 'Idempotency-Key': 'x'.repeat(300) }, body: '{}' });
+    const response = await bridge.fetch('/v1/runs', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', 'Idempotency-Key': 'x'.repeat(300) },
+      body: '{}',
+    });
     expect(response.status).toBe(400);
   });
 });

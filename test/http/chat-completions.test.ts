@@ -8,8 +8,8 @@ import { RunSnapshotSchema } from '../../src/protocol/run-snapshot.js';
 import { readSseEvents } from '../../src/sse/read-sse-events.js';
 import { probeEnvironment } from '../support/probe-environment.js';
 import { scriptedProvider } from '../support/scripted-model.js';
-import { deferred } from '../support/test-environment.js';
 import { startTestBridge, type TestBridge } from '../support/start-test-bridge.js';
+import { deferred } from '../support/test-environment.js';
 
 const json = { 'Content-Type': 'application/json' };
 /** Waits are ended by events; the bound only stops a broken test, and is generous for busy machines. */
@@ -18,7 +18,9 @@ const patiently = { timeout: 20_000 };
 /** The running run of `model` (the one a waiting chat completion request started). */
 function runningRunOf(bridge: TestBridge, model: string): Promise<string> {
   return vi.waitFor(() => {
-    const found = bridge.registry.list(LOCAL_OWNER, { limit: 100 }).data.find((entry) => entry.model === model && entry.status === 'running');
+    const found = bridge.registry
+      .list(LOCAL_OWNER, { limit: 100 })
+      .data.find((entry) => entry.model === model && entry.status === 'running');
     expect(found).toBeDefined();
     return found!.run_id;
   }, patiently);
@@ -37,7 +39,9 @@ describe('POST /v1/chat/completions', () => {
           scriptedProvider({
             echo: [{ text: 'Echoing. ', toolCalls: [{ name: 'echo', arguments: '{"text":"hi"}' }] }, { text: 'Done.' }],
             held: [{ text: 'Released.', gate: held.promise }],
-            unavailable: [{ error: new ModelError('The model provider is unavailable.', { code: 'model_unavailable' }) }],
+            unavailable: [
+              { error: new ModelError('The model provider is unavailable.', { code: 'model_unavailable' }) },
+            ],
             broken: [{ error: new Error('a bug') }],
             hang: [{ hang: true }],
           }),
@@ -59,25 +63,39 @@ describe('POST /v1/chat/completions', () => {
     expect(response.status).toBe(200);
     const runId = response.headers.get('x-run-id')!;
     const completion = ChatCompletionSchema.parse(await response.json());
-    expect(completion).toMatchObject({ id: `chatcmpl-${runId}`, model: 'scripted:echo', usage: { prompt_tokens: 20, completion_tokens: 10, total_tokens: 30 } });
+    expect(completion).toMatchObject({
+      id: `chatcmpl-${runId}`,
+      model: 'scripted:echo',
+      usage: { prompt_tokens: 20, completion_tokens: 10, total_tokens: 30 },
+    });
     expect(completion.choices[0]).toMatchObject({
       finish_reason: 'stop',
-      message: { content: 'Echoing. \n\nDone.', tool_calls: [{ id: 'call_0_0', type: 'function', function: { name: 'echo', arguments: '{"text":"hi"}' } }] },
+      message: {
+        content: 'Echoing. \n\nDone.',
+        tool_calls: [{ id: 'call_0_0', type: 'function', function: { name: 'echo', arguments: '{"text":"hi"}' } }],
+      },
     });
     const listed = (await (await bridge.fetch('/v1/runs?limit=100')).json()) as { data: unknown[] };
     const snapshot = listed.data.map((entry) => RunSnapshotSchema.parse(entry)).find((entry) => entry.run_id === runId);
     expect(snapshot).toMatchObject({ status: 'completed', output: 'Done.', model: 'scripted:echo', env: 'probe' });
   });
 
-  it('streams the run\'s format=openai stream from its first event when stream is true, with x-run-id', async () => {
-    const response = await post({ model: 'scripted:echo', stream: true, stream_options: { include_usage: true }, messages: [{ role: 'user', content: 'Echo hi.' }] });
+  it("streams the run's format=openai stream from its first event when stream is true, with x-run-id", async () => {
+    const response = await post({
+      model: 'scripted:echo',
+      stream: true,
+      stream_options: { include_usage: true },
+      messages: [{ role: 'user', content: 'Echo hi.' }],
+    });
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
     const runId = response.headers.get('x-run-id')!;
     const text = await response.text();
     const played = run(runId);
     const context = streamContextOf(played, new URLSearchParams());
-    expect(text).toBe(`retry: 3000\n\n${played.log.entries.map((entry) => openaiFormat.frame(entry, context)).join('')}data: [DONE]\n\n`);
+    expect(text).toBe(
+      `retry: 3000\n\n${played.log.entries.map((entry) => openaiFormat.frame(entry, context)).join('')}data: [DONE]\n\n`,
+    );
   });
 
   it('lets the typed events ride along in the stream with ?agent_events=1, with the SSE headers of every stream', async () => {
@@ -92,7 +110,9 @@ describe('POST /v1/chat/completions', () => {
     const text = await response.text();
     const played = run(response.headers.get('x-run-id')!);
     const context = streamContextOf(played, new URLSearchParams('agent_events=1'));
-    expect(text).toBe(`retry: 3000\n\n${played.log.entries.map((entry) => openaiFormat.frame(entry, context)).join('')}data: [DONE]\n\n`);
+    expect(text).toBe(
+      `retry: 3000\n\n${played.log.entries.map((entry) => openaiFormat.frame(entry, context)).join('')}data: [DONE]\n\n`,
+    );
     expect(text).toContain('"choices":[],"agent_event":{"event":"tool.completed"');
   });
 
@@ -104,7 +124,9 @@ describe('POST /v1/chat/completions', () => {
       body: JSON.stringify({ model: 'scripted:echo', messages: [{ role: 'user', content: 'Echo hi.' }] }),
     });
     expect(response.status).toBe(400);
-    expect(await response.json()).toMatchObject({ error: { code: 'invalid_request', message: expect.stringContaining('colour') } });
+    expect(await response.json()).toMatchObject({
+      error: { code: 'invalid_request', message: expect.stringContaining('colour') },
+    });
     expect(bridge.registry.list(LOCAL_OWNER, { limit: 100 }).data).toHaveLength(before);
   });
 
@@ -114,7 +136,12 @@ describe('POST /v1/chat/completions', () => {
       messages: [
         { role: 'system', content: 'Be brief.' },
         { role: 'user', content: 'Echo hi.' },
-        { role: 'assistant', content: 'Earlier answer.', refusal: null, tool_calls: [{ id: 'old', type: 'function', function: { name: 'x', arguments: '{}' } }] },
+        {
+          role: 'assistant',
+          content: 'Earlier answer.',
+          refusal: null,
+          tool_calls: [{ id: 'old', type: 'function', function: { name: 'x', arguments: '{}' } }],
+        },
         { role: 'assistant', content: null },
         { role: 'developer', content: [{ type: 'text', text: 'Answer in English.' }] },
         { role: 'user', content: [{ type: 'text', text: 'Again.' }] },
@@ -146,7 +173,9 @@ describe('POST /v1/chat/completions', () => {
     const played = run(response.headers.get('x-run-id')!);
     expect(played.request.sampling).toEqual({ temperature: 0.2, top_p: 0.9, max_tokens: 50, seed: 7 });
     expect(played.snapshot()).toMatchObject({ turns: 1, metadata: { experiment: 'a' } });
-    expect(((await response.json()) as { choices: Array<{ finish_reason: string }> }).choices[0]!.finish_reason).toBe('length');
+    expect(((await response.json()) as { choices: Array<{ finish_reason: string }> }).choices[0]!.finish_reason).toBe(
+      'length',
+    );
   });
 
   it('accepts the neutral values and bookkeeping fields OpenAI clients send, and ignores them', async () => {
@@ -180,7 +209,9 @@ describe('POST /v1/chat/completions', () => {
       colour: 'blue',
     });
     expect(response.status).toBe(400);
-    const body = (await response.json()) as { error: { code: string; details: Array<{ path: string; message: string }> } };
+    const body = (await response.json()) as {
+      error: { code: string; details: Array<{ path: string; message: string }> };
+    };
     expect(body.error.code).toBe('invalid_request');
     const byPath = Object.fromEntries(body.error.details.map((detail) => [detail.path, detail.message]));
     expect(byPath['messages.0.role']).toMatch(/"tool" messages are not accepted/);
@@ -194,18 +225,27 @@ describe('POST /v1/chat/completions', () => {
   it('answers a run that failed at the model with 502 and its code when not streaming, and 500 for a failure inside the bridge', async () => {
     const unavailable = await post({ model: 'scripted:unavailable', messages: [{ role: 'user', content: 'x' }] });
     expect(unavailable.status).toBe(502);
-    expect(await unavailable.json()).toEqual({ error: { code: 'model_unavailable', message: 'The model provider is unavailable.' } });
+    expect(await unavailable.json()).toEqual({
+      error: { code: 'model_unavailable', message: 'The model provider is unavailable.' },
+    });
     expect(unavailable.headers.get('x-run-id')).toMatch(/^run_/);
     const broken = await post({ model: 'scripted:broken', messages: [{ role: 'user', content: 'x' }] });
     expect(broken.status).toBe(500);
     expect(await broken.json()).toMatchObject({ error: { code: 'internal_error' } });
   });
 
-  it('streams a failed run\'s error body as the last frame before [DONE]', async () => {
-    const response = await post({ model: 'scripted:unavailable', stream: true, messages: [{ role: 'user', content: 'x' }] });
+  it("streams a failed run's error body as the last frame before [DONE]", async () => {
+    const response = await post({
+      model: 'scripted:unavailable',
+      stream: true,
+      messages: [{ role: 'user', content: 'x' }],
+    });
     const frames: string[] = [];
     for await (const frame of readSseEvents(response.body!)) frames.push(frame.data);
-    expect(frames.slice(-2)).toEqual([JSON.stringify({ error: { code: 'model_unavailable', message: 'The model provider is unavailable.' } }), '[DONE]']);
+    expect(frames.slice(-2)).toEqual([
+      JSON.stringify({ error: { code: 'model_unavailable', message: 'The model provider is unavailable.' } }),
+      '[DONE]',
+    ]);
   });
 
   it('answers 409 with code "cancelled" and the reason when the run it waits on is cancelled', async () => {
@@ -214,12 +254,17 @@ describe('POST /v1/chat/completions', () => {
     await bridge.fetch(`/v1/runs/${runId}/cancel`, { method: 'POST' });
     const response = await answer;
     expect(response.status).toBe(409);
-    expect(await response.json()).toEqual({ error: { code: 'cancelled', message: 'The run was cancelled by the client.', details: { reason: 'client' } } });
+    expect(await response.json()).toEqual({
+      error: { code: 'cancelled', message: 'The run was cancelled by the client.', details: { reason: 'client' } },
+    });
   });
 
   it('keeps playing the run of a streaming client that went away', async () => {
     const client = new AbortController();
-    const response = await post({ model: 'scripted:held', stream: true, messages: [{ role: 'user', content: 'x' }] }, { signal: client.signal });
+    const response = await post(
+      { model: 'scripted:held', stream: true, messages: [{ role: 'user', content: 'x' }] },
+      { signal: client.signal },
+    );
     const runId = response.headers.get('x-run-id')!;
     for await (const frame of readSseEvents(response.body!)) {
       if (frame.data.includes('"role":"assistant"')) break; // leaving the loop closes the connection
@@ -234,7 +279,10 @@ describe('POST /v1/chat/completions', () => {
 
   it('keeps playing the run of a waiting client that went away', async () => {
     const client = new AbortController();
-    const answer = post({ model: 'scripted:hang', messages: [{ role: 'user', content: 'x' }] }, { signal: client.signal });
+    const answer = post(
+      { model: 'scripted:hang', messages: [{ role: 'user', content: 'x' }] },
+      { signal: client.signal },
+    );
     const runId = await runningRunOf(bridge, 'scripted:hang');
     await expect.poll(() => run(runId).subscribers, patiently).toBe(1);
     client.abort();
@@ -249,11 +297,17 @@ describe('POST /v1/chat/completions', () => {
 describe('POST /v1/chat/completions shares the limits and access rules of POST /v1/runs', () => {
   it('answers 429 with Retry-After when the queue is full, 404 for an unknown env, and 503 while draining', async () => {
     const bridge = await startTestBridge(
-      { RUNBRIDGE_MAX_CONCURRENT_RUNS: '1', RUNBRIDGE_MAX_QUEUED_RUNS: '0', RUNBRIDGE_DEFAULT_ENV: 'probe', RUNBRIDGE_SHUTDOWN_GRACE_SECONDS: '0.1' },
+      {
+        RUNBRIDGE_MAX_CONCURRENT_RUNS: '1',
+        RUNBRIDGE_MAX_QUEUED_RUNS: '0',
+        RUNBRIDGE_DEFAULT_ENV: 'probe',
+        RUNBRIDGE_SHUTDOWN_GRACE_SECONDS: '0.1',
+      },
       { environments: [probeEnvironment], providers: [scriptedProvider({ hang: [{ hang: true }] })] },
     );
     try {
-      const post = (body: unknown) => bridge.fetch('/v1/chat/completions', { method: 'POST', headers: json, body: JSON.stringify(body) });
+      const post = (body: unknown) =>
+        bridge.fetch('/v1/chat/completions', { method: 'POST', headers: json, body: JSON.stringify(body) });
       const busy = post({ model: 'scripted:hang', messages: [{ role: 'user', content: 'x' }] });
       await expect.poll(() => bridge.registry.stats().running, patiently).toBe(1);
       const refused = await post({ model: 'scripted:hang', messages: [{ role: 'user', content: 'x' }] });
@@ -275,13 +329,23 @@ describe('POST /v1/chat/completions shares the limits and access rules of POST /
   it('gives the run to the key that asked: another key does not see it', async () => {
     const bridge = await startTestBridge({ RUNBRIDGE_API_KEYS: 'alpha,beta' }, { apiKey: 'alpha' });
     try {
-      const anonymous = await fetch(`${bridge.url}/v1/chat/completions`, { method: 'POST', headers: json, body: JSON.stringify({ messages: [{ role: 'user', content: 'x' }] }) });
+      const anonymous = await fetch(`${bridge.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: json,
+        body: JSON.stringify({ messages: [{ role: 'user', content: 'x' }] }),
+      });
       expect(anonymous.status).toBe(401);
-      const response = await bridge.fetch('/v1/chat/completions', { method: 'POST', headers: json, body: JSON.stringify({ env: 'arith', messages: [{ role: 'user', content: 'x' }] }) });
+      const response = await bridge.fetch('/v1/chat/completions', {
+        method: 'POST',
+        headers: json,
+        body: JSON.stringify({ env: 'arith', messages: [{ role: 'user', content: 'x' }] }),
+      });
       expect(response.status).toBe(200);
       const runId = response.headers.get('x-run-id')!;
       expect((await bridge.fetch(`/v1/runs/${runId}`)).status).toBe(200);
-      expect((await fetch(`${bridge.url}/v1/runs/${runId}`, { headers: { Authorization: 'Bearer beta' } })).status).toBe(404);
+      expect(
+        (await fetch(`${bridge.url}/v1/runs/${runId}`, { headers: { Authorization: 'Bearer beta' } })).status,
+      ).toBe(404);
     } finally {
       await bridge.shutdown();
     }

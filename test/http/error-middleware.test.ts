@@ -37,14 +37,20 @@ describe('the error middleware', () => {
 
   it('answers an upstream failure (502) and draining (503) with their codes and keeps them out of the server log', async () => {
     logged.length = 0;
-    expect(await get('/model')).toEqual({ status: 502, body: { error: { code: 'model_unavailable', message: 'The model provider is unavailable.' } } });
+    expect(await get('/model')).toEqual({
+      status: 502,
+      body: { error: { code: 'model_unavailable', message: 'The model provider is unavailable.' } },
+    });
     expect((await get('/draining')).status).toBe(503);
     expect(logged).toEqual([]);
   });
 
   it('logs our own 500s, and hides an unknown error behind a generic message', async () => {
     logged.length = 0;
-    expect(await get('/ours')).toEqual({ status: 500, body: { error: { code: 'internal_error', message: 'The run broke.' } } });
+    expect(await get('/ours')).toEqual({
+      status: 500,
+      body: { error: { code: 'internal_error', message: 'The run broke.' } },
+    });
     const bug = await get('/bug');
     expect(bug.status).toBe(500);
     expect(JSON.stringify(bug.body)).not.toContain('secret internals');

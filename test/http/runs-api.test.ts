@@ -26,25 +26,46 @@ describe('the runs API with the offline model and the built-in environments', ()
   });
   afterAll(() => bridge.shutdown());
 
-  it.each(['arith', 'workspace'])('plays a whole %s episode: ordered events, a reward, the session deleted', async (env) => {
-    const runId = await bridge.startRun({ env, task: { split: 'train', index: 1 } });
-    const events = await bridge.readEvents(runId);
-    assertEventOrder(events);
-    expect(events[0]).toMatchObject({ event: 'run.started', env, task: { split: 'train', index: 1 }, model: 'offline' });
-    const types = new Set(events.map((event) => event.event));
-    for (const type of ['message.delta', 'reasoning.available', 'tool.started', 'tool.completed', 'turn.completed']) expect(types).toContain(type);
-    const completed = events.at(-1)!;
-    expect(completed).toMatchObject({ event: 'run.completed', reward: 1, finished: true, stop_reason: 'finished' });
-    expect(events.filter((event) => event.event === 'tool.started').length).toBeGreaterThanOrEqual(2);
-    expect(bridge.orsServer!.activeSessionIds()).toEqual([]);
+  it.each(['arith', 'workspace'])(
+    'plays a whole %s episode: ordered events, a reward, the session deleted',
+    async (env) => {
+      const runId = await bridge.startRun({ env, task: { split: 'train', index: 1 } });
+      const events = await bridge.readEvents(runId);
+      assertEventOrder(events);
+      expect(events[0]).toMatchObject({
+        event: 'run.started',
+        env,
+        task: { split: 'train', index: 1 },
+        model: 'offline',
+      });
+      const types = new Set(events.map((event) => event.event));
+      for (const type of ['message.delta', 'reasoning.available', 'tool.started', 'tool.completed', 'turn.completed'])
+        expect(types).toContain(type);
+      const completed = events.at(-1)!;
+      expect(completed).toMatchObject({ event: 'run.completed', reward: 1, finished: true, stop_reason: 'finished' });
+      expect(events.filter((event) => event.event === 'tool.started').length).toBeGreaterThanOrEqual(2);
+      expect(bridge.orsServer!.activeSessionIds()).toEqual([]);
 
-    const snapshot = RunSnapshotSchema.parse(await (await bridge.fetch(`/v1/runs/${runId}`)).json());
-    expect(snapshot).toMatchObject({ run_id: runId, status: 'completed', env, reward: 1, finished: true, last_seq: completed.seq, error: null });
-    expect(snapshot.turns).toBe(completed.event === 'run.completed' ? completed.turns : -1);
-  });
+      const snapshot = RunSnapshotSchema.parse(await (await bridge.fetch(`/v1/runs/${runId}`)).json());
+      expect(snapshot).toMatchObject({
+        run_id: runId,
+        status: 'completed',
+        env,
+        reward: 1,
+        finished: true,
+        last_seq: completed.seq,
+        error: null,
+      });
+      expect(snapshot.turns).toBe(completed.event === 'run.completed' ? completed.turns : -1);
+    },
+  );
 
   it('answers 202 with the run id, its events URL and a Location header', async () => {
-    const response = await bridge.fetch('/v1/runs', { method: 'POST', headers: json, body: JSON.stringify({ env: 'arith' }) });
+    const response = await bridge.fetch('/v1/runs', {
+      method: 'POST',
+      headers: json,
+      body: JSON.stringify({ env: 'arith' }),
+    });
     expect(response.status).toBe(202);
     const body = (await response.json()) as { run_id: string; status: string; events_url: string; created_at: number };
     expect(body.events_url).toBe(`/v1/runs/${body.run_id}/events`);
@@ -67,11 +88,13 @@ describe('the runs API with the offline model and the built-in environments', ()
     const whole = await bridge.readEvents(runId);
     // Deterministic pseudo-random cut points, so a failure replays the same way.
     let seed = 42;
-    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     const pieces: RunEvent[] = [];
     let cursor = -1;
     while (cursor < whole.at(-1)!.seq) {
-      const response = await bridge.fetch(`/v1/runs/${runId}/events`, { headers: cursor < 0 ? {} : { 'Last-Event-ID': String(cursor) } });
+      const response = await bridge.fetch(`/v1/runs/${runId}/events`, {
+        headers: cursor < 0 ? {} : { 'Last-Event-ID': String(cursor) },
+      });
       const take = 1 + Math.floor(random() * 5);
       let taken = 0;
       for await (const frame of readSseEvents(response.body!)) {
@@ -90,7 +113,9 @@ describe('the runs API with the offline model and the built-in environments', ()
   it('serves the stored events as a JSON page on Accept: application/json', async () => {
     const runId = await bridge.startRun({ env: 'arith' });
     const whole = await bridge.readEvents(runId);
-    const page = (await (await bridge.fetch(`/v1/runs/${runId}/events?after=2&limit=3`, { headers: { Accept: 'application/json' } })).json()) as {
+    const page = (await (
+      await bridge.fetch(`/v1/runs/${runId}/events?after=2&limit=3`, { headers: { Accept: 'application/json' } })
+    ).json()) as {
       data: RunEvent[];
       has_more: boolean;
       next_after: number | null;
@@ -99,14 +124,21 @@ describe('the runs API with the offline model and the built-in environments', ()
     expect(page).toMatchObject({ has_more: true, next_after: 5 });
   });
 
-  it('lists the caller\'s runs newest first, page by page', async () => {
+  it("lists the caller's runs newest first, page by page", async () => {
     const ids = [await bridge.startRun({ env: 'arith' }), await bridge.startRun({ env: 'arith' })];
     await Promise.all(ids.map((id) => bridge.readEvents(id)));
-    const first = (await (await bridge.fetch('/v1/runs?limit=1')).json()) as { data: Array<{ run_id: string }>; next: string };
+    const first = (await (await bridge.fetch('/v1/runs?limit=1')).json()) as {
+      data: Array<{ run_id: string }>;
+      next: string;
+    };
     expect(first.data.map((run) => run.run_id)).toEqual([ids[1]]);
-    const second = (await (await bridge.fetch(`/v1/runs?limit=1&after=${first.next}`)).json()) as { data: Array<{ run_id: string }> };
+    const second = (await (await bridge.fetch(`/v1/runs?limit=1&after=${first.next}`)).json()) as {
+      data: Array<{ run_id: string }>;
+    };
     expect(second.data.map((run) => run.run_id)).toEqual([ids[0]]);
-    const completed = (await (await bridge.fetch('/v1/runs?status=completed&limit=100')).json()) as { data: Array<{ status: string }> };
+    const completed = (await (await bridge.fetch('/v1/runs?status=completed&limit=100')).json()) as {
+      data: Array<{ status: string }>;
+    };
     expect(completed.data.every((run) => run.status === 'completed')).toBe(true);
   });
 
@@ -117,7 +149,12 @@ describe('the runs API with the offline model and the built-in environments', ()
     for (const cursor of [runId, 'run_doesnotexist']) {
       const page = await bridge.fetch(`/v1/runs?limit=1&after=${cursor}`);
       expect(page.status).toBe(400);
-      expect(await page.json()).toMatchObject({ error: { code: 'invalid_cursor', message: expect.stringMatching(/unknown or was forgotten.*Restart from the first page/) } });
+      expect(await page.json()).toMatchObject({
+        error: {
+          code: 'invalid_cursor',
+          message: expect.stringMatching(/unknown or was forgotten.*Restart from the first page/),
+        },
+      });
     }
   });
 
@@ -130,7 +167,11 @@ describe('the runs API with the offline model and the built-in environments', ()
 
   it('answers the same run for a repeated Idempotency-Key and 409 for another body', async () => {
     const post = (body: object) =>
-      bridge.fetch('/v1/runs', { method: 'POST', headers: { ...json, 'Idempotency-Key': 'key-1' }, body: JSON.stringify(body) });
+      bridge.fetch('/v1/runs', {
+        method: 'POST',
+        headers: { ...json, 'Idempotency-Key': 'key-1' },
+        body: JSON.stringify(body),
+      });
     const first = await post({ env: 'arith', metadata: { a: 1 } });
     const again = await post({ metadata: { a: 1 }, env: 'arith' });
     expect(first.status).toBe(202);
@@ -147,10 +188,18 @@ describe('the runs API with the offline model and the built-in environments', ()
     const unknownRun = await bridge.fetch('/v1/runs/run_doesnotexist');
     expect(unknownRun.status).toBe(404);
     expect(await unknownRun.json()).toMatchObject({ error: { code: 'run_not_found' } });
-    const unknownEnv = await bridge.fetch('/v1/runs', { method: 'POST', headers: json, body: JSON.stringify({ env: 'nope' }) });
+    const unknownEnv = await bridge.fetch('/v1/runs', {
+      method: 'POST',
+      headers: json,
+      body: JSON.stringify({ env: 'nope' }),
+    });
     expect(unknownEnv.status).toBe(404);
     expect(await unknownEnv.json()).toMatchObject({ error: { code: 'unknown_env' } });
-    const badTask = await bridge.fetch('/v1/runs', { method: 'POST', headers: json, body: JSON.stringify({ env: 'arith', task: { split: 'train', index: 10 ** 9 } }) });
+    const badTask = await bridge.fetch('/v1/runs', {
+      method: 'POST',
+      headers: json,
+      body: JSON.stringify({ env: 'arith', task: { split: 'train', index: 10 ** 9 } }),
+    });
     expect(badTask.status).toBe(400);
     expect(await badTask.json()).toMatchObject({ error: { code: 'invalid_task' } });
     expect((await bridge.fetch('/v1/nothing')).status).toBe(404);
@@ -164,7 +213,10 @@ describe('the runs API with the offline model and the built-in environments', ()
   });
 
   it('lists the models it can drive and reports health', async () => {
-    const models = (await (await bridge.fetch('/v1/models')).json()) as { object: string; data: Array<{ id: string; object: string }> };
+    const models = (await (await bridge.fetch('/v1/models')).json()) as {
+      object: string;
+      data: Array<{ id: string; object: string }>;
+    };
     expect(models.object).toBe('list');
     expect(models.data.map((model) => model.id)).toContain('offline');
     const health = (await (await bridge.fetch('/health')).json()) as { status: string; runs: Record<string, number> };
@@ -231,7 +283,10 @@ describe('orphaned runs', () => {
   it('cancels a run nobody watches or asks about within the orphan TTL', async () => {
     const bridge = await startTestBridge(
       { RUNBRIDGE_ORPHAN_TTL_SECONDS: '0.2', RUNBRIDGE_DEFAULT_ENV: 'probe', RUNBRIDGE_MODEL: 'scripted:stuck' },
-      { environments: [probeEnvironment], providers: [scriptedProvider({ stuck: [{ toolCalls: [{ name: 'sleep', arguments: '{"ms":600000}' }] }] })] },
+      {
+        environments: [probeEnvironment],
+        providers: [scriptedProvider({ stuck: [{ toolCalls: [{ name: 'sleep', arguments: '{"ms":600000}' }] }] })],
+      },
     );
     try {
       const runId = await bridge.startRun({});
@@ -253,7 +308,12 @@ describe('orphaned runs', () => {
 describe('limits and access', () => {
   it('queues runs past the concurrency cap and answers 429 with Retry-After when the queue is full', async () => {
     const bridge = await startTestBridge(
-      { RUNBRIDGE_MAX_CONCURRENT_RUNS: '1', RUNBRIDGE_MAX_QUEUED_RUNS: '1', RUNBRIDGE_DEFAULT_ENV: 'probe', RUNBRIDGE_MODEL: 'scripted:stuck' },
+      {
+        RUNBRIDGE_MAX_CONCURRENT_RUNS: '1',
+        RUNBRIDGE_MAX_QUEUED_RUNS: '1',
+        RUNBRIDGE_DEFAULT_ENV: 'probe',
+        RUNBRIDGE_MODEL: 'scripted:stuck',
+      },
       { environments: [probeEnvironment], providers: [scriptedProvider({ stuck: [{ hang: true }] })] },
     );
     try {
@@ -314,7 +374,10 @@ describe('limits and access', () => {
     });
     const bridge = await startTestBridge(
       { RUNBRIDGE_DEFAULT_ENV: 'probe', RUNBRIDGE_MODEL: 'scripted:slow' },
-      { environments: [probeEnvironment], providers: [scriptedProvider({ slow: [{ gate, text: 'finished in time' }] })] },
+      {
+        environments: [probeEnvironment],
+        providers: [scriptedProvider({ slow: [{ gate, text: 'finished in time' }] })],
+      },
     );
     const runId = await bridge.startRun({});
     const reading = bridge.readEvents(runId);

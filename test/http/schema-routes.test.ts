@@ -24,7 +24,9 @@ interface OpenApi {
 
 /** A validator for one component of the document, built from the served JSON Schema (not from our zod). */
 function componentValidator(document: OpenApi, name: string): z.ZodType {
-  const defs = JSON.parse(JSON.stringify(document.components.schemas).replaceAll('#/components/schemas/', '#/$defs/')) as Record<string, JsonSchema>;
+  const defs = JSON.parse(
+    JSON.stringify(document.components.schemas).replaceAll('#/components/schemas/', '#/$defs/'),
+  ) as Record<string, JsonSchema>;
   return z.fromJSONSchema({ $ref: `#/$defs/${name}`, $defs: defs });
 }
 
@@ -35,7 +37,15 @@ async function appRoutes(): Promise<string[]> {
     ors: new OrsClient({ baseUrl: 'http://127.0.0.1:9' }),
     models: new ModelRegistry([createOfflineProvider()], 'offline'),
     defaultEnv: 'arith',
-    limits: { maxConcurrentRuns: 1, maxQueuedRuns: 0, maxEventsPerRun: 10, orphanTtlMs: 1000, retentionMs: 1000, runTimeoutMs: 1000, toolOutputEventChars: 10 },
+    limits: {
+      maxConcurrentRuns: 1,
+      maxQueuedRuns: 0,
+      maxEventsPerRun: 10,
+      orphanTtlMs: 1000,
+      retentionMs: 1000,
+      runTimeoutMs: 1000,
+      toolOutputEventChars: 10,
+    },
   });
   try {
     const app = createApp({
@@ -53,7 +63,9 @@ async function appRoutes(): Promise<string[]> {
     });
     return routers.flatMap((router) =>
       router.stack.flatMap((layer) =>
-        layer.methods.filter((method) => method !== 'HEAD').map((method) => `${method} ${layer.path.replace(/:(\w+)/g, '{$1}')}`),
+        layer.methods
+          .filter((method) => method !== 'HEAD')
+          .map((method) => `${method} ${layer.path.replace(/:(\w+)/g, '{$1}')}`),
       ),
     );
   } finally {
@@ -91,20 +103,30 @@ describe('GET /v1/openapi.json', () => {
     };
     check('Health', await (await bridge.fetch('/health')).json());
     check('ModelList', await (await bridge.fetch('/v1/models')).json());
-    const created = await (await bridge.fetch('/v1/runs', { method: 'POST', headers: json, body: JSON.stringify({ env: 'arith' }) })).json();
+    const created = await (
+      await bridge.fetch('/v1/runs', { method: 'POST', headers: json, body: JSON.stringify({ env: 'arith' }) })
+    ).json();
     check('RunCreated', created);
     const runId = (created as { run_id: string }).run_id;
     await bridge.readEvents(runId);
     check('RunSnapshot', await (await bridge.fetch(`/v1/runs/${runId}`)).json());
     check('RunList', await (await bridge.fetch('/v1/runs')).json());
-    check('EventsPage', await (await bridge.fetch(`/v1/runs/${runId}/events`, { headers: { Accept: 'application/json' } })).json());
+    check(
+      'EventsPage',
+      await (await bridge.fetch(`/v1/runs/${runId}/events`, { headers: { Accept: 'application/json' } })).json(),
+    );
     check('CancelAnswer', await (await bridge.fetch(`/v1/runs/${runId}/cancel`, { method: 'POST' })).json());
     check('StreamTokenAnswer', await (await bridge.fetch(`/v1/runs/${runId}/stream-token`, { method: 'POST' })).json());
     check('ErrorBody', await (await bridge.fetch('/v1/runs/run_missing')).json());
-    const chat = await bridge.fetch('/v1/chat/completions', { method: 'POST', headers: json, body: JSON.stringify({ env: 'arith', messages: [{ role: 'user', content: 'hi' }] }) });
+    const chat = await bridge.fetch('/v1/chat/completions', {
+      method: 'POST',
+      headers: json,
+      body: JSON.stringify({ env: 'arith', messages: [{ role: 'user', content: 'hi' }] }),
+    });
     check('ChatCompletion', await chat.json());
     const chunks = await (await bridge.fetch(`/v1/runs/${runId}/events?format=openai&agent_events=1`)).text();
-    for (const line of chunks.split('\n').filter((candidate) => candidate.startsWith('data: {'))) check('ChatCompletionChunk', JSON.parse(line.slice(6)));
+    for (const line of chunks.split('\n').filter((candidate) => candidate.startsWith('data: {')))
+      check('ChatCompletionChunk', JSON.parse(line.slice(6)));
   });
 
   it('describes the request bodies with the schemas the server validates them with', () => {
@@ -112,15 +134,27 @@ describe('GET /v1/openapi.json', () => {
     expect(runRequest.safeParse({ env: 'arith', task: { split: 'train', index: 0 }, max_turns: 3 }).success).toBe(true);
     expect(runRequest.safeParse({ env: 'arith', colour: 'blue' }).success).toBe(false);
     const chatRequest = componentValidator(document, 'ChatCompletionRequest');
-    expect(chatRequest.safeParse({ model: 'offline', messages: [{ role: 'user', content: 'hi' }], stream: true }).success).toBe(true);
+    expect(
+      chatRequest.safeParse({ model: 'offline', messages: [{ role: 'user', content: 'hi' }], stream: true }).success,
+    ).toBe(true);
     expect(chatRequest.safeParse({ messages: [{ role: 'user', content: 'hi' }], tools: [] }).success).toBe(false);
   });
 
-  it('takes the query parameters from the routes\' own query schemas', () => {
+  it("takes the query parameters from the routes' own query schemas", () => {
     const names = (path: string, method: string) =>
-      ((document.paths[path]![method] as { parameters: Array<{ name: string; in: string }> }).parameters ?? []).map((parameter) => `${parameter.in}:${parameter.name}`);
+      ((document.paths[path]![method] as { parameters: Array<{ name: string; in: string }> }).parameters ?? []).map(
+        (parameter) => `${parameter.in}:${parameter.name}`,
+      );
     expect(names('/v1/runs', 'get')).toEqual(['query:status', 'query:limit', 'query:after']);
-    expect(names('/v1/runs/{id}/events', 'get')).toEqual(expect.arrayContaining(['query:format', 'query:after', 'query:limit', 'query:agent_events', 'header:Last-Event-ID']));
+    expect(names('/v1/runs/{id}/events', 'get')).toEqual(
+      expect.arrayContaining([
+        'query:format',
+        'query:after',
+        'query:limit',
+        'query:agent_events',
+        'header:Last-Event-ID',
+      ]),
+    );
   });
 });
 
@@ -128,16 +162,32 @@ describe('GET /v1/schema/events', () => {
   let bridge: TestBridge;
 
   beforeAll(async () => {
-    bridge = await startTestBridge({}, { providers: [scriptedProvider({ hang: [{ hang: true }], broken: [{ error: new Error('a bug') }] })] });
+    bridge = await startTestBridge(
+      {},
+      { providers: [scriptedProvider({ hang: [{ hang: true }], broken: [{ error: new Error('a bug') }] })] },
+    );
   });
   afterAll(() => bridge.shutdown());
 
   it('is a JSON Schema with one definition per event type, open to every client', async () => {
-    const schema = (await (await fetch(`${bridge.url}/v1/schema/events`)).json()) as { $schema: string; oneOf: unknown[]; $defs: Record<string, unknown> };
+    const schema = (await (await fetch(`${bridge.url}/v1/schema/events`)).json()) as {
+      $schema: string;
+      oneOf: unknown[];
+      $defs: Record<string, unknown>;
+    };
     expect(schema.$schema).toBe('https://json-schema.org/draft/2020-12/schema');
-    expect(Object.keys(schema.$defs).sort()).toEqual(
-      ['message.delta', 'reasoning.available', 'reasoning.delta', 'run.cancelled', 'run.completed', 'run.failed', 'run.started', 'tool.completed', 'tool.started', 'turn.completed'],
-    );
+    expect(Object.keys(schema.$defs).sort()).toEqual([
+      'message.delta',
+      'reasoning.available',
+      'reasoning.delta',
+      'run.cancelled',
+      'run.completed',
+      'run.failed',
+      'run.started',
+      'tool.completed',
+      'tool.started',
+      'turn.completed',
+    ]);
     expect(schema.oneOf).toHaveLength(10);
   });
 
@@ -150,11 +200,35 @@ describe('GET /v1/schema/events', () => {
     await bridge.fetch(`/v1/runs/${hanging}/cancel`, { method: 'POST' });
     events.push(...(await bridge.readEvents(hanging)));
     expect(new Set(events.map((event) => event.event))).toEqual(
-      new Set(['run.started', 'message.delta', 'reasoning.delta', 'reasoning.available', 'tool.started', 'tool.completed', 'turn.completed', 'run.completed', 'run.failed', 'run.cancelled']),
+      new Set([
+        'run.started',
+        'message.delta',
+        'reasoning.delta',
+        'reasoning.available',
+        'tool.started',
+        'tool.completed',
+        'turn.completed',
+        'run.completed',
+        'run.failed',
+        'run.cancelled',
+      ]),
     );
     for (const event of events) expect(validator.safeParse(event).error).toBeUndefined();
     expect(validator.safeParse({ event: 'run.failed', seq: 1, run_id: 'run_x', timestamp: 1 }).success).toBe(false);
-    expect(validator.safeParse({ event: 'tool.started', seq: -1, run_id: 'run_x', timestamp: 1, tool: 't', tool_call_id: 'c', arguments: {}, preview: '', turn: 1, call_index: 0 }).success).toBe(false);
+    expect(
+      validator.safeParse({
+        event: 'tool.started',
+        seq: -1,
+        run_id: 'run_x',
+        timestamp: 1,
+        tool: 't',
+        tool_call_id: 'c',
+        arguments: {},
+        preview: '',
+        turn: 1,
+        call_index: 0,
+      }).success,
+    ).toBe(false);
     expect(validator.safeParse({ event: 'run.exploded', seq: 1, run_id: 'run_x', timestamp: 1 }).success).toBe(false);
   });
 });

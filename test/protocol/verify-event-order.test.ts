@@ -8,12 +8,32 @@ function log(...inputs: RunEventInput[]): RunEvent[] {
   return inputs.map((input) => factory.build(input));
 }
 
-const started: RunEventInput = { event: 'run.started', env: 'arith', task: { split: 'train', index: 0 }, model: 'offline' };
+const started: RunEventInput = {
+  event: 'run.started',
+  env: 'arith',
+  task: { split: 'train', index: 0 },
+  model: 'offline',
+};
 const toolStarted: RunEventInput = {
-  event: 'tool.started', tool: 'submit', tool_call_id: 'c1', arguments: { answer: 4 }, preview: '4', turn: 1, call_index: 0,
+  event: 'tool.started',
+  tool: 'submit',
+  tool_call_id: 'c1',
+  arguments: { answer: 4 },
+  preview: '4',
+  turn: 1,
+  call_index: 0,
 };
 const toolCompleted: RunEventInput = {
-  event: 'tool.completed', tool: 'submit', tool_call_id: 'c1', duration: 0.01, error: false, output: 'Correct', reward: 1, finished: true, turn: 1, call_index: 0,
+  event: 'tool.completed',
+  tool: 'submit',
+  tool_call_id: 'c1',
+  duration: 0.01,
+  error: false,
+  output: 'Correct',
+  reward: 1,
+  finished: true,
+  turn: 1,
+  call_index: 0,
 };
 const cancelled: RunEventInput = { event: 'run.cancelled', reason: 'client' };
 
@@ -46,7 +66,9 @@ describe('the event order verifier', () => {
     expect(findEventOrderViolations(log(started, toolCompleted, cancelled))).toContain(
       'tool.completed for c1 at seq 1 has no open tool.started',
     );
-    expect(findEventOrderViolations(log(started, toolStarted, cancelled))).toContain('tool call c1 started at seq 1 never completed');
+    expect(findEventOrderViolations(log(started, toolStarted, cancelled))).toContain(
+      'tool call c1 started at seq 1 never completed',
+    );
   });
 
   it('finds gaps in seq', () => {

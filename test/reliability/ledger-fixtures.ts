@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { ModelPart, ModelProvider, ModelRequest } from '../../src/models/model.js';
-import { defineEnvironment, defineTool, taskList, type EnvironmentDefinition } from '../../src/ors/environment.js';
+import { defineEnvironment, defineTool, type EnvironmentDefinition, taskList } from '../../src/ors/environment.js';
 import { singleModelProvider } from '../support/scripted-model.js';
 
 /**
@@ -46,7 +46,10 @@ export function recordOutput(id: string, size = 0): string {
 /** A fresh environment named `ledger`, the model provider `ledger`, and their shared ledger. */
 export function createLedger(): Ledger {
   const starts = new Map<string, number>();
-  const gates = new Map<string, { started: () => void; startedP: Promise<void>; release: () => void; released: Promise<void> }>();
+  const gates = new Map<
+    string,
+    { started: () => void; startedP: Promise<void>; release: () => void; released: Promise<void> }
+  >();
   const gate = (id: string) => {
     let entry = gates.get(id);
     if (!entry) {
@@ -61,7 +64,11 @@ export function createLedger(): Ledger {
   };
   const count = (id: string) => starts.set(id, (starts.get(id) ?? 0) + 1);
 
-  const CallInput = z.strictObject({ id: z.string(), size: z.number().int().min(0).optional(), finished: z.boolean().optional() });
+  const CallInput = z.strictObject({
+    id: z.string(),
+    size: z.number().int().min(0).optional(),
+    finished: z.boolean().optional(),
+  });
   const environment = defineEnvironment<Record<string, never>, Record<string, never>>({
     name: 'ledger',
     splits: [{ name: 'train', type: 'train' }],
@@ -74,7 +81,11 @@ export function createLedger(): Ledger {
         input: CallInput,
         run: ({ id, size, finished }) => {
           count(id);
-          return { blocks: [{ type: 'text', text: recordOutput(id, size), detail: null }], reward: 1, finished: finished ?? false };
+          return {
+            blocks: [{ type: 'text', text: recordOutput(id, size), detail: null }],
+            reward: 1,
+            finished: finished ?? false,
+          };
         },
       }),
       defineTool<Record<string, never>, z.infer<typeof CallInput>>({
@@ -87,9 +98,15 @@ export function createLedger(): Ledger {
           entry.started();
           await Promise.race([
             entry.released,
-            new Promise((_, reject) => signal.addEventListener('abort', () => reject(new Error('session closed')), { once: true })),
+            new Promise((_, reject) =>
+              signal.addEventListener('abort', () => reject(new Error('session closed')), { once: true }),
+            ),
           ]);
-          return { blocks: [{ type: 'text', text: `held ${id}`, detail: null }], reward: 1, finished: finished ?? false };
+          return {
+            blocks: [{ type: 'text', text: `held ${id}`, detail: null }],
+            reward: 1,
+            finished: finished ?? false,
+          };
         },
       }),
     ],

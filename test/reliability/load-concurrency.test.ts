@@ -29,13 +29,18 @@ describe('500 concurrent runs and 200 subscribers on one run', () => {
   it('gives every subscriber the complete, ordered log of its run', async () => {
     let open!: () => void;
     const gate = new Promise<void>((resolve) => (open = resolve));
-    const bridge = await startTestBridge({ RUNBRIDGE_MAX_CONCURRENT_RUNS: '501' }, { providers: [gatedOfflineProvider(gate)] });
+    const bridge = await startTestBridge(
+      { RUNBRIDGE_MAX_CONCURRENT_RUNS: '501' },
+      { providers: [gatedOfflineProvider(gate)] },
+    );
     bridges.push(bridge);
 
     const hub = await bridge.startRun({ env: 'workspace', model: 'gated', task: { split: 'train', index: 3 } });
     const hubReaders = Array.from({ length: 200 }, () => bridge.readEvents(hub));
     const runs = await Promise.all(
-      Array.from({ length: 500 }, (_, index) => bridge.startRun({ env: index % 2 === 0 ? 'arith' : 'workspace', task: { split: 'train', index } })),
+      Array.from({ length: 500 }, (_, index) =>
+        bridge.startRun({ env: index % 2 === 0 ? 'arith' : 'workspace', task: { split: 'train', index } }),
+      ),
     );
     const readers = runs.map((runId) => bridge.readEvents(runId));
     while (bridge.registry.stats().subscribers < 200) await new Promise((resolve) => setTimeout(resolve, 10));
@@ -54,7 +59,8 @@ describe('500 concurrent runs and 200 subscribers on one run', () => {
     for (const log of hubLogs) expect(log).toEqual(hubLog);
     expect(bridge.orsServer!.activeSessionIds()).toEqual([]);
     const events = logs.reduce((sum, log: RunEvent[]) => sum + log.length, 0);
-    console.info(`load: 500 concurrent runs (${events} events) + 200 subscribers on one run (${hubLog.length} events each), all complete and ordered`);
+    console.info(
+      `load: 500 concurrent runs (${events} events) + 200 subscribers on one run (${hubLog.length} events each), all complete and ordered`,
+    );
   }, 180_000);
 });
-

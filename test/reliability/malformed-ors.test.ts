@@ -3,9 +3,13 @@ import type { Block } from '../../src/ors/ors-schemas.js';
 import type { RunEvent } from '../../src/protocol/run-events.js';
 import { assertEventOrder } from '../../src/protocol/verify-event-order.js';
 import { OrsFaultProxy } from '../support/ors-fault-proxy.js';
-import { arithEnvironment, type ScriptedEnvironment, type ScriptedToolReply } from '../support/scripted-ors-environment.js';
-import { ScriptedOrsServer } from '../support/scripted-ors-server.js';
 import { scriptedProvider } from '../support/scripted-model.js';
+import {
+  arithEnvironment,
+  type ScriptedEnvironment,
+  type ScriptedToolReply,
+} from '../support/scripted-ors-environment.js';
+import { ScriptedOrsServer } from '../support/scripted-ors-server.js';
 import { startTestBridge, type TestBridge } from '../support/start-test-bridge.js';
 
 /**
@@ -53,8 +57,16 @@ async function failure(rig: Rig): Promise<{ events: RunEvent[]; code: string; er
 describe('malformed tool results', () => {
   it.each<[string, ScriptedToolReply, RegExp]>([
     ['an end that is not JSON', { rawEnd: '{"ok": true, "output": ' }, /malformed JSON/],
-    ['an end with blocks of the wrong type', { rawEnd: '{"ok": true, "output": {"blocks": "Correct!", "reward": 1, "finished": true}}' }, /blocks/],
-    ['an end with a reward that is not a number', { rawEnd: '{"ok": true, "output": {"blocks": [], "reward": "1", "finished": true}}' }, /reward/],
+    [
+      'an end with blocks of the wrong type',
+      { rawEnd: '{"ok": true, "output": {"blocks": "Correct!", "reward": 1, "finished": true}}' },
+      /blocks/,
+    ],
+    [
+      'an end with a reward that is not a number',
+      { rawEnd: '{"ok": true, "output": {"blocks": [], "reward": "1", "finished": true}}' },
+      /reward/,
+    ],
     ['an end without ok', { rawEnd: '{"output": {"blocks": []}}' }, /ok/],
     ['an end that is a bare string', { rawEnd: '"done"' }, /does not match the ORS wire format/],
   ])('fail the run with ors_bad_response for %s', async (_what, reply, detail) => {
@@ -73,7 +85,9 @@ describe('malformed tool results', () => {
     rig.proxy.inject({ path: '/arith/call', fault: { type: 'end-after-task-id' }, times: 100 });
     const { code, error } = await failure(rig);
     expect(code).toBe('ors_bad_response');
-    expect(error).toMatch(/POST \/arith\/call.*ended the stream without an end or error event.*does not follow the ORS call protocol/);
+    expect(error).toMatch(
+      /POST \/arith\/call.*ended the stream without an end or error event.*does not follow the ORS call protocol/,
+    );
     // Resent by task_id each time: the tool itself ran once.
     expect(rig.server.executions('submit')).toBe(1);
     expect(rig.proxy.requestsTo('/arith/call').length).toBeGreaterThan(1);
@@ -93,7 +107,10 @@ describe('malformed episode answers', () => {
 
   it('fails the run with ors_bad_response for a tool list of the wrong shape', async () => {
     const environment = arithEnvironment();
-    environment.tools.submit!.spec = { name: 42, description: ['not', 'text'] } as unknown as ScriptedEnvironment['tools'][string]['spec'];
+    environment.tools.submit!.spec = {
+      name: 42,
+      description: ['not', 'text'],
+    } as unknown as ScriptedEnvironment['tools'][string]['spec'];
     const rig = await startRig(environment);
     const { code, error } = await failure(rig);
     expect(code).toBe('ors_bad_response');

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createOpenAiChatProvider } from '../../adapters/models/openai-chat/openai-chat-provider.js';
 import type { RunEvent } from '../../src/protocol/run-events.js';
 import { assertEventOrder } from '../../src/protocol/verify-event-order.js';
-import { startFakeVendorServer, type FakeReply, type FakeVendorServer } from '../support/fake-vendor-server.js';
+import { type FakeReply, type FakeVendorServer, startFakeVendorServer } from '../support/fake-vendor-server.js';
 import { startTestBridge, type TestBridge } from '../support/start-test-bridge.js';
 
 /**
@@ -46,15 +46,32 @@ afterEach(async () => {
 describe('model faults the SDK retries', () => {
   it('waits out a 429 with Retry-After and completes the run', async () => {
     await startBridge();
-    vendor.reply(ROUTE, { kind: 'json', status: 429, body: { error: { message: 'Rate limit reached', type: 'requests' } }, headers: { 'Retry-After': '1' } }, TEXT);
+    vendor.reply(
+      ROUTE,
+      {
+        kind: 'json',
+        status: 429,
+        body: { error: { message: 'Rate limit reached', type: 'requests' } },
+        headers: { 'Retry-After': '1' },
+      },
+      TEXT,
+    );
     const events = await play();
-    expect(events.at(-1)).toMatchObject({ event: 'run.completed', output: 'Hello, world! 👋', stop_reason: 'no_tool_calls' });
+    expect(events.at(-1)).toMatchObject({
+      event: 'run.completed',
+      output: 'Hello, world! 👋',
+      stop_reason: 'no_tool_calls',
+    });
     expect(vendor.bodiesOf(ROUTE)).toHaveLength(2);
   });
 
   it('retries a 500 and completes the run', async () => {
     await startBridge();
-    vendor.reply(ROUTE, { kind: 'json', status: 500, body: { error: { message: 'boom', type: 'server_error' } }, headers: FAST_RETRY }, TEXT);
+    vendor.reply(
+      ROUTE,
+      { kind: 'json', status: 500, body: { error: { message: 'boom', type: 'server_error' } }, headers: FAST_RETRY },
+      TEXT,
+    );
     const events = await play();
     expect(events.at(-1)).toMatchObject({ event: 'run.completed', output: 'Hello, world! 👋' });
     expect(vendor.bodiesOf(ROUTE)).toHaveLength(2);
@@ -66,7 +83,12 @@ describe('model faults the SDK retries', () => {
     [503, 'Overloaded'],
   ])('fails the run with model_unavailable after 1 + 2 attempts when %i persists', async (status, message) => {
     await startBridge();
-    vendor.reply(ROUTE, { kind: 'json', status, body: { error: { message, type: 'server_error' } }, headers: FAST_RETRY });
+    vendor.reply(ROUTE, {
+      kind: 'json',
+      status,
+      body: { error: { message, type: 'server_error' } },
+      headers: FAST_RETRY,
+    });
     const events = await play();
     const failed = events.at(-1);
     expect(failed).toMatchObject({ event: 'run.failed', code: 'model_unavailable' });
@@ -78,7 +100,11 @@ describe('model faults the SDK retries', () => {
 
   it('does not retry a refused request (400) and says what to check', async () => {
     await startBridge();
-    vendor.reply(ROUTE, { kind: 'json', status: 400, body: { error: { message: "Unsupported parameter: 'seed'", type: 'invalid_request_error' } } });
+    vendor.reply(ROUTE, {
+      kind: 'json',
+      status: 400,
+      body: { error: { message: "Unsupported parameter: 'seed'", type: 'invalid_request_error' } },
+    });
     const events = await play();
     expect(events.at(-1)).toMatchObject({ event: 'run.failed', code: 'model_bad_request' });
     expect(vendor.bodiesOf(ROUTE)).toHaveLength(1);
@@ -102,7 +128,7 @@ describe('model streams that break', () => {
     expect(events.at(-1)).toMatchObject({ event: 'run.failed', code: 'model_stream_interrupted' });
   });
 
-  it('fails with the vendor\'s reason when it reports an error inside the stream', async () => {
+  it("fails with the vendor's reason when it reports an error inside the stream", async () => {
     await startBridge();
     vendor.reply(ROUTE, { kind: 'stream', fixture: 'openai-chat/error-midway.sse' });
     const events = await play();
@@ -115,15 +141,21 @@ describe('model streams that break', () => {
 describe('a model that hangs', () => {
   it.each<[string, FakeReply]>([
     ['before answering', { kind: 'hang' }],
-    ['midway through its stream', { kind: 'stream', fixture: 'openai-chat/text.sse', stopAfterFrames: 2, then: 'hang' }],
-  ])('is cut by the run\'s time limit %s: run.cancelled with reason timeout, and the request is closed', async (_when, reply) => {
-    await startBridge({ RUNBRIDGE_RUN_TIMEOUT_SECONDS: '0.5' });
-    vendor.reply(ROUTE, reply);
-    const events = await play();
-    expect(events.at(-1)).toMatchObject({ event: 'run.cancelled', reason: 'timeout' });
-    await vendor.responseClosed(0);
-    expect(vendor.bodiesOf(ROUTE)).toHaveLength(1);
-    const snapshot = (await (await bridge.fetch(`/v1/runs/${events[0]!.run_id}`)).json()) as { status: string };
-    expect(snapshot.status).toBe('cancelled');
-  });
+    [
+      'midway through its stream',
+      { kind: 'stream', fixture: 'openai-chat/text.sse', stopAfterFrames: 2, then: 'hang' },
+    ],
+  ])(
+    "is cut by the run's time limit %s: run.cancelled with reason timeout, and the request is closed",
+    async (_when, reply) => {
+      await startBridge({ RUNBRIDGE_RUN_TIMEOUT_SECONDS: '0.5' });
+      vendor.reply(ROUTE, reply);
+      const events = await play();
+      expect(events.at(-1)).toMatchObject({ event: 'run.cancelled', reason: 'timeout' });
+      await vendor.responseClosed(0);
+      expect(vendor.bodiesOf(ROUTE)).toHaveLength(1);
+      const snapshot = (await (await bridge.fetch(`/v1/runs/${events[0]!.run_id}`)).json()) as { status: string };
+      expect(snapshot.status).toBe('cancelled');
+    },
+  );
 });

@@ -3,9 +3,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createOrsServer, type OrsServer } from '../../src/ors/server/create-ors-server.js';
 import type { RunEvent, RunEventOf } from '../../src/protocol/run-events.js';
 import { assertEventOrder } from '../../src/protocol/verify-event-order.js';
-import { OrsFaultProxy, type FaultRule, type OrsFault } from '../support/ors-fault-proxy.js';
+import { type FaultRule, type OrsFault, OrsFaultProxy } from '../support/ors-fault-proxy.js';
 import { startTestBridge, type TestBridge } from '../support/start-test-bridge.js';
-import { createLedger, planInput, recordOutput, type Ledger, type PlannedCall } from './ledger-fixtures.js';
+import { createLedger, type Ledger, type PlannedCall, planInput, recordOutput } from './ledger-fixtures.js';
 
 /**
  * The bridge against the real built-in ORS server with a fault proxy in between (CONTRACT §5, §6):
@@ -25,7 +25,12 @@ const rigs: Rig[] = [];
 async function startRig(options: { env?: Record<string, string>; sessionIdleMs?: number } = {}): Promise<Rig> {
   const ledger = createLedger();
   // Pings every 100 ms keep healthy call streams far from the bridge's silence limit.
-  const ors = createOrsServer({ environments: [ledger.environment], pingIntervalMs: 100, sessionIdleMs: options.sessionIdleMs, logError: () => undefined });
+  const ors = createOrsServer({
+    environments: [ledger.environment],
+    pingIntervalMs: 100,
+    sessionIdleMs: options.sessionIdleMs,
+    logError: () => undefined,
+  });
   const proxy = await OrsFaultProxy.start(await ors.listen(0, '127.0.0.1'));
   const bridge = await startTestBridge(
     {
@@ -69,7 +74,10 @@ function expectCleanCompletion(rig: Rig, calls: PlannedCall[], events: RunEvent[
   for (const call of calls) expect(rig.ledger.starts.get(call.id), call.id).toBe(1);
   const outputs = completions(events).map((event) => ({ error: event.error, output: event.output }));
   expect(outputs).toEqual(
-    calls.map((call) => ({ error: false, output: call.tool === 'hold' ? `held ${call.id}` : recordOutput(call.id, call.size) })),
+    calls.map((call) => ({
+      error: false,
+      output: call.tool === 'hold' ? `held ${call.id}` : recordOutput(call.id, call.size),
+    })),
   );
   expect(rig.ors.activeSessionIds()).toEqual([]);
 }
@@ -80,7 +88,10 @@ describe('ORS faults the bridge recovers from', () => {
   it('resumes a call stream dropped right after task_id without running the tool again', async () => {
     const rig = await startRig();
     rig.proxy.inject({ path: CALL, fault: { type: 'drop-after-task-id' } });
-    const calls: PlannedCall[] = [{ tool: 'record', id: 'a' }, { tool: 'record', id: 'b', finished: true }];
+    const calls: PlannedCall[] = [
+      { tool: 'record', id: 'a' },
+      { tool: 'record', id: 'b', finished: true },
+    ];
     const events = await play(rig, calls);
     expectCleanCompletion(rig, calls, events);
     expect(rig.proxy.requestsTo(CALL)).toHaveLength(3);
@@ -96,7 +107,10 @@ describe('ORS faults the bridge recovers from', () => {
 
   it.each<[string, OrsFault]>([
     ['reattaches to a tool still running when its stream drops', { type: 'drop-after-task-id' }],
-    ['gives up on a silent stream after the silence limit and collects the result by task_id', { type: 'silent-after-task-id' }],
+    [
+      'gives up on a silent stream after the silence limit and collects the result by task_id',
+      { type: 'silent-after-task-id' },
+    ],
   ])('%s', async (_behaviour, fault) => {
     const rig = await startRig();
     rig.proxy.inject({ path: CALL, fault });
@@ -138,21 +152,39 @@ describe('ORS faults the bridge recovers from', () => {
 /** Faults a run survives, by endpoint; each is retried (idempotent or surely unseen) or resumed by task_id. */
 const RECOVERABLE: Record<string, fc.Arbitrary<OrsFault>> = {
   '/create_session': fc.oneof(
-    fc.constantFrom<OrsFault>({ type: 'status', status: 503 }, { type: 'status', status: 500 }, { type: 'reset-before-response' }),
+    fc.constantFrom<OrsFault>(
+      { type: 'status', status: 503 },
+      { type: 'status', status: 500 },
+      { type: 'reset-before-response' },
+    ),
     fc.integer({ min: 1, max: 60 }).map((bytes): OrsFault => ({ type: 'drop-after-bytes', bytes })),
   ),
-  '/create': fc.constantFrom<OrsFault>({ type: 'status', status: 503 }, { type: 'status', status: 429, retryAfter: '0' }),
-  '/ledger/prompt': fc.constantFrom<OrsFault>({ type: 'status', status: 502 }, { type: 'reset-before-response' }, { type: 'drop-after-bytes', bytes: 10 }),
+  '/create': fc.constantFrom<OrsFault>(
+    { type: 'status', status: 503 },
+    { type: 'status', status: 429, retryAfter: '0' },
+  ),
+  '/ledger/prompt': fc.constantFrom<OrsFault>(
+    { type: 'status', status: 502 },
+    { type: 'reset-before-response' },
+    { type: 'drop-after-bytes', bytes: 10 },
+  ),
   '/ledger/task_tools': fc.constantFrom<OrsFault>({ type: 'status', status: 503 }, { type: 'reset-before-response' }),
   [CALL]: fc.oneof(
-    fc.constantFrom<OrsFault>({ type: 'drop-after-task-id' }, { type: 'silent-after-task-id' }, { type: 'status', status: 503 }, { type: 'status', status: 500 }),
+    fc.constantFrom<OrsFault>(
+      { type: 'drop-after-task-id' },
+      { type: 'silent-after-task-id' },
+      { type: 'status', status: 503 },
+      { type: 'status', status: 500 },
+    ),
     fc.integer({ min: 100, max: 30_000 }).map((bytes): OrsFault => ({ type: 'drop-after-bytes', bytes })),
   ),
   '/delete': fc.constantFrom<OrsFault>({ type: 'status', status: 503 }, { type: 'reset-before-response' }),
   '/delete_session': fc.constantFrom<OrsFault>({ type: 'status', status: 500 }, { type: 'reset-before-response' }),
 };
 
-const faultRule = fc.constantFrom(...Object.keys(RECOVERABLE)).chain((path) => RECOVERABLE[path]!.map((fault): FaultRule => ({ path, fault })));
+const faultRule = fc
+  .constantFrom(...Object.keys(RECOVERABLE))
+  .chain((path) => RECOVERABLE[path]!.map((fault): FaultRule => ({ path, fault })));
 
 describe('random recoverable ORS faults', () => {
   it('never fail a run, run a tool twice or leave a session open', async () => {
@@ -166,7 +198,14 @@ describe('random recoverable ORS faults', () => {
         fc.array(faultRule, { minLength: 1, maxLength: 4 }),
         async (sizes, faults) => {
           const run = ++serial;
-          const calls = sizes.map((size, index): PlannedCall => ({ tool: 'record', id: `${run}.${index}`, size, finished: index === sizes.length - 1 }));
+          const calls = sizes.map(
+            (size, index): PlannedCall => ({
+              tool: 'record',
+              id: `${run}.${index}`,
+              size,
+              finished: index === sizes.length - 1,
+            }),
+          );
           const before = rig.proxy.requests.filter((request) => request.fault !== undefined).length;
           for (const rule of faults) rig.proxy.inject(rule);
           const events = await play(rig, calls);
@@ -201,14 +240,19 @@ describe('ORS faults that end a run', () => {
     const events = await play(rig, [{ tool: 'record', id: 'never' }]);
     const failed = events.at(-1);
     expect(failed).toMatchObject({ event: 'run.failed', code: 'ors_unavailable' });
-    expect(failed?.event === 'run.failed' && failed.error).toMatch(/503: overloaded.*5 attempts.*running and reachable/);
+    expect(failed?.event === 'run.failed' && failed.error).toMatch(
+      /503: overloaded.*5 attempts.*running and reachable/,
+    );
     expect(rig.ledger.starts.get('never')).toBeUndefined();
     expect(rig.ors.activeSessionIds()).toEqual([]);
   });
 
   it('fails with ors_session_lost when the server expires the session mid-episode', async () => {
     const rig = await startRig({ sessionIdleMs: 1000 });
-    const calls: PlannedCall[] = [{ tool: 'record', id: 'before' }, { tool: 'record', id: 'after', waitFor: 'expired' }];
+    const calls: PlannedCall[] = [
+      { tool: 'record', id: 'before' },
+      { tool: 'record', id: 'after', waitFor: 'expired' },
+    ];
     const runId = await rig.bridge.startRun({ input: planInput(calls) });
     await rig.ledger.started('expired');
     // The model now waits; the bridge pings every 600 s, so the server reaps the idle session.
@@ -227,8 +271,15 @@ describe('ORS faults that end a run', () => {
 
   it('fails with ors_session_lost when pings answer 404, and still deletes the session on the server', async () => {
     const rig = await startRig({ env: { RUNBRIDGE_ORS_PING_SECONDS: '0.05' } });
-    rig.proxy.inject({ path: '/ping', fault: { type: 'status', status: 404, detail: 'Session not found' }, times: 1000 });
-    const events = await play(rig, [{ tool: 'record', id: 'a' }, { tool: 'record', id: 'b', waitFor: 'forever' }]);
+    rig.proxy.inject({
+      path: '/ping',
+      fault: { type: 'status', status: 404, detail: 'Session not found' },
+      times: 1000,
+    });
+    const events = await play(rig, [
+      { tool: 'record', id: 'a' },
+      { tool: 'record', id: 'b', waitFor: 'forever' },
+    ]);
     expect(events.at(-1)).toMatchObject({ event: 'run.failed', code: 'ors_session_lost' });
     expect(rig.ledger.starts.get('b')).toBeUndefined();
     expect(rig.ors.activeSessionIds()).toEqual([]);
@@ -259,7 +310,12 @@ describe('ORS faults that end a run', () => {
       { providers: [ledger.provider] },
     );
     try {
-      const runId = await bridge.startRun({ input: planInput([{ tool: 'hold', id: 'cut' }, { tool: 'record', id: 'next' }]) });
+      const runId = await bridge.startRun({
+        input: planInput([
+          { tool: 'hold', id: 'cut' },
+          { tool: 'record', id: 'next' },
+        ]),
+      });
       await ledger.started('cut');
       await ors.close();
       const events = await bridge.readEvents(runId);

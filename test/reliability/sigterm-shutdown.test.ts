@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { builtinEnvironments } from '../../adapters/environments/builtin-environments.js';
 import { createOrsServer } from '../../src/ors/server/create-ors-server.js';
-import { RunEventSchema, type RunEvent } from '../../src/protocol/run-events.js';
+import { type RunEvent, RunEventSchema } from '../../src/protocol/run-events.js';
 import { assertEventOrder } from '../../src/protocol/verify-event-order.js';
 import { readSseEvents } from '../../src/sse/read-sse-events.js';
 
@@ -82,7 +82,9 @@ async function startRecordedOrsServer() {
 }
 
 /** Starts `runbridge serve` and resolves with its URL once it prints that it listens. */
-async function startServe(env: Record<string, string>): Promise<{ child: ChildProcess; url: string; output: () => string; exited: Promise<number | null> }> {
+async function startServe(
+  env: Record<string, string>,
+): Promise<{ child: ChildProcess; url: string; output: () => string; exited: Promise<number | null> }> {
   const child = spawn(process.execPath, [BIN, 'serve'], {
     env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -173,6 +175,8 @@ describe('runbridge serve under SIGTERM', () => {
     expect(opened).toHaveLength(RUNS);
     expect(opened.every((session) => session.deleted && session.sessionDeleted)).toBe(true);
     expect(ors.ors.activeSessionIds()).toEqual([]);
-    console.info(`SIGTERM: ${RUNS} runs ${JSON.stringify(Object.fromEntries(endings))}, ${opened.length} sessions all deleted, exit after ${tookMs} ms (grace ${GRACE_SECONDS} s)`);
+    console.info(
+      `SIGTERM: ${RUNS} runs ${JSON.stringify(Object.fromEntries(endings))}, ${opened.length} sessions all deleted, exit after ${tookMs} ms (grace ${GRACE_SECONDS} s)`,
+    );
   }, 120_000);
 });

@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createOfflineProvider } from '../../adapters/models/offline/offline-provider.js';
 import type { ModelPart, ModelProvider } from '../../src/models/model.js';
-import { RunEventSchema, type RunEvent } from '../../src/protocol/run-events.js';
+import { type RunEvent, RunEventSchema } from '../../src/protocol/run-events.js';
 import { assertEventOrder } from '../../src/protocol/verify-event-order.js';
 import { parseSseText } from '../support/parse-sse-text.js';
 import { singleModelProvider } from '../support/scripted-model.js';
@@ -71,7 +71,9 @@ function eventsInRawResponse(raw: Buffer): RunEvent[] {
     pieces.push(raw.subarray(lineEnd + 2, Math.min(lineEnd + 2 + size, raw.length)));
     at = lineEnd + 2 + size + 2;
   }
-  return parseSseText(Buffer.concat(pieces).toString('utf8')).map((frame) => RunEventSchema.parse(JSON.parse(frame.data)));
+  return parseSseText(Buffer.concat(pieces).toString('utf8')).map((frame) =>
+    RunEventSchema.parse(JSON.parse(frame.data)),
+  );
 }
 
 const bridges: TestBridge[] = [];
@@ -120,7 +122,11 @@ describe('a subscriber that stops reading', () => {
 
   it('is cut off while catching up on a long finished log it stopped reading', async () => {
     const bridge = await startTestBridge(
-      { RUNBRIDGE_MODEL: 'firehose', RUNBRIDGE_SUBSCRIBER_BUFFER_BYTES: String(256 * 1024), RUNBRIDGE_KEEPALIVE_SECONDS: '0.02' },
+      {
+        RUNBRIDGE_MODEL: 'firehose',
+        RUNBRIDGE_SUBSCRIBER_BUFFER_BYTES: String(256 * 1024),
+        RUNBRIDGE_KEEPALIVE_SECONDS: '0.02',
+      },
       { providers: [firehoseProvider(800, Promise.resolve())] },
     );
     bridges.push(bridge);
@@ -148,7 +154,12 @@ describe('random disconnects and resumes', () => {
      * Reads a run's events over raw TCP from `cursor`, cutting the connection after `bytes` bytes of
      * body (`cut` says whether it came to that, or the stream ended first).
      */
-    const readUntilCut = async (runId: string, cursor: number, bytes: number, viaHeader: boolean): Promise<{ status: number; cut: boolean; events: RunEvent[] }> => {
+    const readUntilCut = async (
+      runId: string,
+      cursor: number,
+      bytes: number,
+      viaHeader: boolean,
+    ): Promise<{ status: number; cut: boolean; events: RunEvent[] }> => {
       const socket = net.connect({ host: '127.0.0.1', port: Number(port) });
       const query = cursor >= 0 && !viaHeader ? `?after=${cursor}` : '';
       const header = cursor >= 0 && viaHeader ? `Last-Event-ID: ${cursor}\r\n` : '';

@@ -4,7 +4,15 @@ import { generateRollouts } from '../../src/rollouts/generate-rollouts.js';
 import { manifestPathFor } from '../../src/rollouts/rollout-manifest.js';
 import { planRollouts } from '../../src/rollouts/rollout-plan.js';
 import { trackSourceTimers } from '../support/track-source-timers.js';
-import { keysOf, misbehavingModel, offlineModel, readManifestFile, readRecords, startRolloutRig, type RolloutRig } from './rollout-rig.js';
+import {
+  keysOf,
+  misbehavingModel,
+  offlineModel,
+  type RolloutRig,
+  readManifestFile,
+  readRecords,
+  startRolloutRig,
+} from './rollout-rig.js';
 
 describe('generateRollouts on a file that already has records', () => {
   let rig: RolloutRig;
@@ -18,7 +26,9 @@ describe('generateRollouts on a file that already has records', () => {
     const out = rig.path('torn.jsonl');
     const options = { ors: rig.ors, model: offlineModel(), env: 'arith', tasks: '0:6', samples: 2, out };
     await generateRollouts(options);
-    const lines = readFileSync(out, 'utf8').split('\n').filter((line) => line !== '');
+    const lines = readFileSync(out, 'utf8')
+      .split('\n')
+      .filter((line) => line !== '');
     expect(lines).toHaveLength(12);
     // As a crash leaves it: the last three records missing and the next one half written.
     const kept = lines.slice(0, 9);
@@ -26,7 +36,14 @@ describe('generateRollouts on a file that already has records', () => {
     writeFileSync(out, `${kept.join('\n')}\n${torn}`);
 
     const result = await generateRollouts(options);
-    expect(result.manifest.progress).toMatchObject({ planned: 12, skipped: 9, written: 3, completed: 12, remaining: 0, torn_bytes: Buffer.byteLength(torn) });
+    expect(result.manifest.progress).toMatchObject({
+      planned: 12,
+      skipped: 9,
+      written: 3,
+      completed: 12,
+      remaining: 0,
+      torn_bytes: Buffer.byteLength(torn),
+    });
     const records = readRecords(out);
     expect(records).toHaveLength(12);
     expect(new Set(keysOf(records)).size).toBe(12);
@@ -37,8 +54,12 @@ describe('generateRollouts on a file that already has records', () => {
   it('leaves failed pairs alone on a rerun, and runs exactly those again with retryFailed', async () => {
     const out = rig.path('retry.jsonl');
     const plan = planRollouts({ env: 'arith', split: 'train', indices: [0, 1, 2, 3, 4, 5], samples: 2, masterSeed: 0 });
-    const doomed = new Set(plan.filter((rollout) => rollout.index % 2 === 1 && rollout.sample === 1).map((rollout) => rollout.seed));
-    const failing = misbehavingModel(offlineModel(), (request) => (doomed.has(request.sampling.seed!) ? 'fail' : 'play'));
+    const doomed = new Set(
+      plan.filter((rollout) => rollout.index % 2 === 1 && rollout.sample === 1).map((rollout) => rollout.seed),
+    );
+    const failing = misbehavingModel(offlineModel(), (request) =>
+      doomed.has(request.sampling.seed!) ? 'fail' : 'play',
+    );
     const options = { ors: rig.ors, env: 'arith', tasks: '0:6', samples: 2, retries: 0, out };
     await generateRollouts({ ...options, model: failing });
     const failedKeys = keysOf(readRecords(out).filter((record) => record.status === 'failed'));
@@ -49,7 +70,13 @@ describe('generateRollouts on a file that already has records', () => {
     expect(readRecords(out)).toHaveLength(12);
 
     const retried = await generateRollouts({ ...options, model: offlineModel(), retryFailed: true });
-    expect(retried.manifest.progress).toMatchObject({ skipped: 9, written: 3, completed: 12, failed: 0, dropped_failed: 3 });
+    expect(retried.manifest.progress).toMatchObject({
+      skipped: 9,
+      written: 3,
+      completed: 12,
+      failed: 0,
+      dropped_failed: 3,
+    });
     const records = readRecords(out);
     expect(records).toHaveLength(12);
     expect(new Set(keysOf(records)).size).toBe(12);
@@ -59,7 +86,13 @@ describe('generateRollouts on a file that already has records', () => {
 
   it('cancels the episodes in flight when interrupted: no half line, every session deleted, the manifest says how far it got', async () => {
     const out = rig.path('interrupted.jsonl');
-    const plan = planRollouts({ env: 'arith', split: 'train', indices: [...Array(10).keys()], samples: 2, masterSeed: 0 });
+    const plan = planRollouts({
+      env: 'arith',
+      split: 'train',
+      indices: [...Array(10).keys()],
+      samples: 2,
+      masterSeed: 0,
+    });
     // Second samples hang until cancelled; first samples finish. Tasks alternate, so both kinds are always under way.
     const hangs = new Set(plan.filter((rollout) => rollout.sample === 1).map((rollout) => rollout.seed));
     const hung = new Set<number>();
@@ -106,9 +139,23 @@ describe('generateRollouts on a file that already has records', () => {
     const manifest = readManifestFile(manifestPathFor(out));
     expect(manifest.status).toBe('interrupted');
     expect(manifest.progress.cancelled).toBeGreaterThanOrEqual(2);
-    expect(manifest.progress).toMatchObject({ planned: 20, completed: records.length, failed: 0, remaining: 20 - records.length, written: records.length });
+    expect(manifest.progress).toMatchObject({
+      planned: 20,
+      completed: records.length,
+      failed: 0,
+      remaining: 20 - records.length,
+      written: records.length,
+    });
 
-    const resumed = await generateRollouts({ ors: rig.ors, model: offlineModel(), env: 'arith', tasks: '0:10', samples: 2, concurrency: 4, out });
+    const resumed = await generateRollouts({
+      ors: rig.ors,
+      model: offlineModel(),
+      env: 'arith',
+      tasks: '0:10',
+      samples: 2,
+      concurrency: 4,
+      out,
+    });
     expect(resumed.status).toBe('finished');
     const all = readRecords(out);
     expect(all).toHaveLength(20);
@@ -118,12 +165,26 @@ describe('generateRollouts on a file that already has records', () => {
   it('cancels an episode that outlives its time limit and records it as a timeout, its session deleted', async () => {
     const out = rig.path('timeout.jsonl');
     const [, slow] = planRollouts({ env: 'arith', split: 'train', indices: [0, 1], samples: 1, masterSeed: 0 });
-    const model = misbehavingModel(offlineModel(), (request) => (request.sampling.seed === slow!.seed ? 'hang' : 'play'));
-    const result = await generateRollouts({ ors: rig.ors, model, env: 'arith', tasks: '0:2', retries: 0, timeoutMs: 200, out });
+    const model = misbehavingModel(offlineModel(), (request) =>
+      request.sampling.seed === slow!.seed ? 'hang' : 'play',
+    );
+    const result = await generateRollouts({
+      ors: rig.ors,
+      model,
+      env: 'arith',
+      tasks: '0:2',
+      retries: 0,
+      timeoutMs: 200,
+      out,
+    });
 
     const records = readRecords(out);
     expect(records.find((record) => record.task.index === 0)).toMatchObject({ status: 'completed', reward: 1 });
-    expect(records.find((record) => record.task.index === 1)).toMatchObject({ status: 'failed', stop_reason: 'timeout', error: { code: 'rollout_timeout' } });
+    expect(records.find((record) => record.task.index === 1)).toMatchObject({
+      status: 'failed',
+      stop_reason: 'timeout',
+      error: { code: 'rollout_timeout' },
+    });
     expect(result.manifest.results.stop_reasons).toEqual({ finished: 1, timeout: 1 });
     expect(rig.server.activeSessionIds()).toEqual([]);
   });

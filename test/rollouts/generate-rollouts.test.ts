@@ -3,11 +3,19 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BadRequestError, ConflictError, NotFoundError } from '../../src/errors.js';
 import type { ModelRequest } from '../../src/models/model.js';
 import { generateRollouts, type RolloutProgress } from '../../src/rollouts/generate-rollouts.js';
-import { manifestPathFor } from '../../src/rollouts/rollout-manifest.js';
 import { RolloutLock } from '../../src/rollouts/rollout-lock.js';
+import { manifestPathFor } from '../../src/rollouts/rollout-manifest.js';
 import { planRollouts, rolloutKey } from '../../src/rollouts/rollout-plan.js';
 import type { TrajectoryRecord } from '../../src/rollouts/trajectory-schema.js';
-import { keysOf, misbehavingModel, offlineModel, readManifestFile, readRecords, startRolloutRig, type RolloutRig } from './rollout-rig.js';
+import {
+  keysOf,
+  misbehavingModel,
+  offlineModel,
+  type RolloutRig,
+  readManifestFile,
+  readRecords,
+  startRolloutRig,
+} from './rollout-rig.js';
 
 /** A record without what differs between two runs of the same rollout: its id and its timings. */
 function withoutIdsAndTimings(record: TrajectoryRecord): unknown {
@@ -22,7 +30,9 @@ function withoutIdsAndTimings(record: TrajectoryRecord): unknown {
 }
 
 function byKey(records: readonly TrajectoryRecord[]): Map<string, unknown> {
-  return new Map(records.map((record) => [rolloutKey(record.group_id, record.sample_index), withoutIdsAndTimings(record)]));
+  return new Map(
+    records.map((record) => [rolloutKey(record.group_id, record.sample_index), withoutIdsAndTimings(record)]),
+  );
 }
 
 describe('generateRollouts', () => {
@@ -35,19 +45,44 @@ describe('generateRollouts', () => {
 
   it('plays 2 samples of 20 arith tasks with the offline model: 40 valid records with the expected rewards', async () => {
     const out = rig.path('offline.jsonl');
-    const result = await generateRollouts({ ors: rig.ors, model: offlineModel(), env: 'arith', split: 'train', tasks: '0:20', samples: 2, concurrency: 8, out });
+    const result = await generateRollouts({
+      ors: rig.ors,
+      model: offlineModel(),
+      env: 'arith',
+      split: 'train',
+      tasks: '0:20',
+      samples: 2,
+      concurrency: 8,
+      out,
+    });
 
     expect(result.status).toBe('finished');
     const records = readRecords(out);
     expect(records).toHaveLength(40);
-    expect(new Set(keysOf(records))).toEqual(new Set(planRollouts({ env: 'arith', split: 'train', indices: [...Array(20).keys()], samples: 2, masterSeed: 0 }).map((rollout) => rollout.key)));
+    expect(new Set(keysOf(records))).toEqual(
+      new Set(
+        planRollouts({ env: 'arith', split: 'train', indices: [...Array(20).keys()], samples: 2, masterSeed: 0 }).map(
+          (rollout) => rollout.key,
+        ),
+      ),
+    );
     for (const record of records) {
       const index = record.task.index;
       // The offline model cannot read the `ages` problems, dealt to exactly the indices ending in 9.
       if (index % 10 === 9) {
-        expect(record, `task ${index}`).toMatchObject({ status: 'completed', reward: null, finished: false, stop_reason: 'no_tool_calls' });
+        expect(record, `task ${index}`).toMatchObject({
+          status: 'completed',
+          reward: null,
+          finished: false,
+          stop_reason: 'no_tool_calls',
+        });
       } else {
-        expect(record, `task ${index}`).toMatchObject({ status: 'completed', reward: 1, finished: true, stop_reason: 'finished' });
+        expect(record, `task ${index}`).toMatchObject({
+          status: 'completed',
+          reward: 1,
+          finished: true,
+          stop_reason: 'finished',
+        });
         expect(record.rewards.at(-1)).toMatchObject({ tool: 'submit', reward: 1 });
       }
       const spec = record.task.spec as { question: string };
@@ -80,7 +115,16 @@ describe('generateRollouts', () => {
   });
 
   it('writes identical records apart from ids and timings for the same master seed, at concurrency 1 and 16', async () => {
-    const options = { ors: rig.ors, model: offlineModel(), env: 'arith', split: 'train', tasks: '0:10', samples: 4, seed: 7, sampling: { temperature: 1 } };
+    const options = {
+      ors: rig.ors,
+      model: offlineModel(),
+      env: 'arith',
+      split: 'train',
+      tasks: '0:10',
+      samples: 4,
+      seed: 7,
+      sampling: { temperature: 1 },
+    };
     await generateRollouts({ ...options, concurrency: 1, out: rig.path('seed7-c1.jsonl') });
     await generateRollouts({ ...options, concurrency: 16, out: rig.path('seed7-c16.jsonl') });
     await generateRollouts({ ...options, seed: 8, concurrency: 16, out: rig.path('seed8.jsonl') });
@@ -96,25 +140,59 @@ describe('generateRollouts', () => {
   });
 
   it('records the episodes of a failing model as errors after their retries, and completes the rest', async () => {
-    const plan = planRollouts({ env: 'arith', split: 'train', indices: [...Array(8).keys()], samples: 2, masterSeed: 0 });
-    const doomed = new Set(plan.filter((rollout) => rollout.index % 3 === 0 && rollout.sample === 0).map((rollout) => rollout.seed));
+    const plan = planRollouts({
+      env: 'arith',
+      split: 'train',
+      indices: [...Array(8).keys()],
+      samples: 2,
+      masterSeed: 0,
+    });
+    const doomed = new Set(
+      plan.filter((rollout) => rollout.index % 3 === 0 && rollout.sample === 0).map((rollout) => rollout.seed),
+    );
     const model = misbehavingModel(offlineModel(), (request) => (doomed.has(request.sampling.seed!) ? 'fail' : 'play'));
     const out = rig.path('failing.jsonl');
     const updates: RolloutProgress[] = [];
-    const result = await generateRollouts({ ors: rig.ors, model, env: 'arith', tasks: '0:8', samples: 2, retries: 1, concurrency: 4, out, onProgress: (progress) => updates.push(progress) });
+    const result = await generateRollouts({
+      ors: rig.ors,
+      model,
+      env: 'arith',
+      tasks: '0:8',
+      samples: 2,
+      retries: 1,
+      concurrency: 4,
+      out,
+      onProgress: (progress) => updates.push(progress),
+    });
 
     const records = readRecords(out);
     expect(records).toHaveLength(16);
     const failed = records.filter((record) => record.status === 'failed');
     expect(failed.map((record) => record.sampling.seed).sort()).toEqual([...doomed].sort());
     for (const record of failed) {
-      expect(record).toMatchObject({ stop_reason: 'error', attempt: 2, reward: null, error: { code: 'model_unavailable' } });
+      expect(record).toMatchObject({
+        stop_reason: 'error',
+        attempt: 2,
+        reward: null,
+        error: { code: 'model_unavailable' },
+      });
       expect(record.error!.message).toContain('503');
     }
     expect(records.filter((record) => record.status === 'completed')).toHaveLength(16 - doomed.size);
-    expect(result.manifest.progress).toMatchObject({ completed: 16 - doomed.size, failed: doomed.size, retried: doomed.size, remaining: 0 });
+    expect(result.manifest.progress).toMatchObject({
+      completed: 16 - doomed.size,
+      failed: doomed.size,
+      retried: doomed.size,
+      remaining: 0,
+    });
     expect(result.manifest.results.stop_reasons.error).toBe(doomed.size);
-    expect(updates.at(-1)).toMatchObject({ planned: 16, completed: 16 - doomed.size, failed: doomed.size, running: 0, retried: doomed.size });
+    expect(updates.at(-1)).toMatchObject({
+      planned: 16,
+      completed: 16 - doomed.size,
+      failed: doomed.size,
+      running: 0,
+      retried: doomed.size,
+    });
     expect(rig.server.activeSessionIds()).toEqual([]);
   });
 
@@ -127,7 +205,15 @@ describe('generateRollouts', () => {
       return 'fail';
     });
     const out = rig.path('flaky.jsonl');
-    const result = await generateRollouts({ ors: rig.ors, model, env: 'arith', tasks: '0:4', samples: 1, retries: 1, out });
+    const result = await generateRollouts({
+      ors: rig.ors,
+      model,
+      env: 'arith',
+      tasks: '0:4',
+      samples: 1,
+      retries: 1,
+      out,
+    });
     const records = readRecords(out);
     expect(records.map((record) => [record.status, record.attempt])).toEqual(Array(4).fill(['completed', 2]));
     expect(result.manifest.progress).toMatchObject({ completed: 4, retried: 4 });
@@ -168,7 +254,9 @@ describe('generateRollouts', () => {
     const out = rig.path('fault.jsonl');
     const [first] = planRollouts({ env: 'arith', split: 'train', indices: [0], samples: 1, masterSeed: 0 });
     // Every episode but the first hangs, so some are still in flight when the fault comes.
-    const model = misbehavingModel(offlineModel(), (request) => (request.sampling.seed === first!.seed ? 'play' : 'hang'));
+    const model = misbehavingModel(offlineModel(), (request) =>
+      request.sampling.seed === first!.seed ? 'play' : 'hang',
+    );
     const batch = generateRollouts({
       ors: rig.ors,
       model,
@@ -191,8 +279,12 @@ describe('generateRollouts', () => {
     const base = { ors: rig.ors, model: offlineModel(), env: 'arith', out: rig.path('refused.jsonl') };
     await expect(generateRollouts({ ...base, env: 'nowhere' })).rejects.toThrow(NotFoundError);
     await expect(generateRollouts({ ...base, split: 'dev' })).rejects.toThrow(/has no split "dev"/);
-    await expect(generateRollouts({ ...base, tasks: '990:1001' })).rejects.toThrow(/out of range: the split has 1000 tasks/);
-    await expect(generateRollouts({ ...base, samples: 0, concurrency: 1.5 })).rejects.toThrow(/samples: .*; concurrency: /);
+    await expect(generateRollouts({ ...base, tasks: '990:1001' })).rejects.toThrow(
+      /out of range: the split has 1000 tasks/,
+    );
+    await expect(generateRollouts({ ...base, samples: 0, concurrency: 1.5 })).rejects.toThrow(
+      /samples: .*; concurrency: /,
+    );
     await expect(generateRollouts({ ...base, sampling: { temperature: 9 } })).rejects.toThrow(BadRequestError);
     expect(rig.server.activeSessionIds()).toEqual([]);
   });
@@ -200,13 +292,23 @@ describe('generateRollouts', () => {
   it('refuses to add records made with other episode settings to a file, and a file another batch is writing', async () => {
     const out = rig.path('settings.jsonl');
     await generateRollouts({ ors: rig.ors, model: offlineModel(), env: 'arith', tasks: '0:2', out });
-    const mismatch = generateRollouts({ ors: rig.ors, model: offlineModel(), env: 'arith', tasks: '0:4', out, maxTurns: 5, seed: 3 });
+    const mismatch = generateRollouts({
+      ors: rig.ors,
+      model: offlineModel(),
+      env: 'arith',
+      tasks: '0:4',
+      out,
+      maxTurns: 5,
+      seed: 3,
+    });
     await expect(mismatch).rejects.toThrow(/other settings \(seed was 0, now 3; max_turns was 20, now 5\)/);
     expect(readRecords(out)).toHaveLength(2);
 
     const lock = RolloutLock.acquire(out);
     try {
-      await expect(generateRollouts({ ors: rig.ors, model: offlineModel(), env: 'arith', tasks: '0:4', out })).rejects.toThrow(ConflictError);
+      await expect(
+        generateRollouts({ ors: rig.ors, model: offlineModel(), env: 'arith', tasks: '0:4', out }),
+      ).rejects.toThrow(ConflictError);
     } finally {
       lock.release();
     }
@@ -215,6 +317,12 @@ describe('generateRollouts', () => {
 });
 
 function planSeed(masterSeed: number, record: TrajectoryRecord): number {
-  const [rollout] = planRollouts({ env: record.task.env, split: record.task.split, indices: [record.task.index], samples: record.sample_index + 1, masterSeed }).slice(-1);
+  const [rollout] = planRollouts({
+    env: record.task.env,
+    split: record.task.split,
+    indices: [record.task.index],
+    samples: record.sample_index + 1,
+    masterSeed,
+  }).slice(-1);
   return rollout!.seed;
 }

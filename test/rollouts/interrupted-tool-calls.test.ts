@@ -4,9 +4,9 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Model } from '../../src/models/model.js';
 import { generateRollouts } from '../../src/rollouts/generate-rollouts.js';
-import { deferred, startOrsTestRig, type OrsTestRig } from '../support/ors-test-rig.js';
-import { textBlock } from '../support/scripted-ors-environment.js';
+import { deferred, type OrsTestRig, startOrsTestRig } from '../support/ors-test-rig.js';
 import { scriptedProvider } from '../support/scripted-model.js';
+import { textBlock } from '../support/scripted-ors-environment.js';
 import { readRecords } from './rollout-rig.js';
 
 /** A model whose first turn makes the one call `name(args)`. */
@@ -31,7 +31,16 @@ describe('a rollout whose tool call is cut off mid-call', () => {
   async function playOne(model: Model, timeoutMs = 30_000) {
     dir = mkdtempSync(join(tmpdir(), 'interrupted-'));
     const out = join(dir, 'out.jsonl');
-    await generateRollouts({ ors: rig!.client, model, env: 'arith', split: 'train', tasks: [0], out, retries: 0, timeoutMs });
+    await generateRollouts({
+      ors: rig!.client,
+      model,
+      env: 'arith',
+      split: 'train',
+      tasks: [0],
+      out,
+      retries: 0,
+      timeoutMs,
+    });
     const records = readRecords(out);
     expect(records).toHaveLength(1);
     return records[0]!;
@@ -45,7 +54,13 @@ describe('a rollout whose tool call is cut off mid-call', () => {
     expect(record).toMatchObject({ status: 'failed', stop_reason: 'error', error: { code: 'ors_result_lost' } });
     expect(record.metrics).toMatchObject({ tool_calls: 1, failed_tool_calls: 1 });
     expect(record.steps[0]!.tool_calls).toEqual([
-      expect.objectContaining({ tool_call_id: 'call_0_0', name: 'submit', error: true, reward: null, error_message: expect.stringMatching(/was lost/) }),
+      expect.objectContaining({
+        tool_call_id: 'call_0_0',
+        name: 'submit',
+        error: true,
+        reward: null,
+        error_message: expect.stringMatching(/was lost/),
+      }),
     ]);
     expect(record.rewards.map((reward) => reward.tool_call_id)).toEqual(['call_0_0']);
   });
@@ -63,7 +78,12 @@ describe('a rollout whose tool call is cut off mid-call', () => {
     expect(record).toMatchObject({ status: 'failed', stop_reason: 'timeout', error: { code: 'rollout_timeout' } });
     expect(record.metrics).toMatchObject({ tool_calls: 1, failed_tool_calls: 1 });
     expect(record.steps[0]!.tool_calls).toEqual([
-      expect.objectContaining({ tool_call_id: 'call_0_0', name: 'slow', error: true, error_message: expect.stringMatching(/^Cancelled: .*time limit/) }),
+      expect.objectContaining({
+        tool_call_id: 'call_0_0',
+        name: 'slow',
+        error: true,
+        error_message: expect.stringMatching(/^Cancelled: .*time limit/),
+      }),
     ]);
     expect(record.rewards.map((reward) => reward.tool_call_id)).toEqual(['call_0_0']);
     expect(record.messages.filter((message) => message.role === 'tool')).toHaveLength(1);

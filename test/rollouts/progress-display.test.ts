@@ -1,12 +1,28 @@
 import { describe, expect, it } from 'vitest';
 import type { RolloutProgress } from '../../src/rollouts/generate-rollouts.js';
+import {
+  formatDuration,
+  formatProgressBar,
+  formatProgressLine,
+  ProgressDisplay,
+} from '../../src/rollouts/progress-display.js';
 import { trackSourceTimers } from '../support/track-source-timers.js';
-import { formatDuration, formatProgressBar, formatProgressLine, ProgressDisplay } from '../../src/rollouts/progress-display.js';
 
 const START = 1_700_000_000_000;
 
 function progress(overrides: Partial<RolloutProgress> = {}): RolloutProgress {
-  return { planned: 100, skipped: 10, completed: 27, failed: 3, running: 8, retried: 1, cancelled: 0, meanReward: 0.8125, startedAt: START, ...overrides };
+  return {
+    planned: 100,
+    skipped: 10,
+    completed: 27,
+    failed: 3,
+    running: 8,
+    retried: 1,
+    cancelled: 0,
+    meanReward: 0.8125,
+    startedAt: START,
+    ...overrides,
+  };
 }
 
 describe('progress formatting', () => {
@@ -24,9 +40,9 @@ describe('progress formatting', () => {
   });
 
   it('says the ETA and reward are unknown before the first episode ends', () => {
-    expect(formatProgressLine(progress({ completed: 0, failed: 0, skipped: 0, meanReward: null }), START + 5000)).toContain(
-      'mean reward –, 0.0 episodes/s, ETA ?',
-    );
+    expect(
+      formatProgressLine(progress({ completed: 0, failed: 0, skipped: 0, meanReward: null }), START + 5000),
+    ).toContain('mean reward –, 0.0 episodes/s, ETA ?');
   });
 
   it('writes durations in seconds, minutes or hours', () => {
@@ -41,7 +57,10 @@ describe('ProgressDisplay', () => {
   it('redraws one terminal line in place and ends it on stop', () => {
     const writes: string[] = [];
     let now = START;
-    const display = new ProgressDisplay({ output: { write: (text: string) => writes.push(text), isTTY: true, columns: 200 }, now: () => now });
+    const display = new ProgressDisplay({
+      output: { write: (text: string) => writes.push(text), isTTY: true, columns: 200 },
+      now: () => now,
+    });
     display.update(progress());
     display.update(progress({ completed: 28 }));
     now += 150;
@@ -57,7 +76,9 @@ describe('ProgressDisplay', () => {
 
   it('cuts the terminal line to the width so it never wraps', () => {
     const writes: string[] = [];
-    const display = new ProgressDisplay({ output: { write: (text: string) => writes.push(text), isTTY: true, columns: 40 } });
+    const display = new ProgressDisplay({
+      output: { write: (text: string) => writes.push(text), isTTY: true, columns: 40 },
+    });
     display.update(progress());
     display.stop();
     expect(writes[0]!.replace('\r\x1b[2K', '')).toHaveLength(39);

@@ -1,12 +1,19 @@
 import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runRolloutCommand, type RolloutCommandIo } from '../../src/commands/rollout-command.js';
-import type { Model, ModelProvider } from '../../src/models/model.js';
-import { manifestPathFor } from '../../src/rollouts/rollout-manifest.js';
-import { RolloutLock } from '../../src/rollouts/rollout-lock.js';
-import { planRollouts } from '../../src/rollouts/rollout-plan.js';
 import { createOfflineProvider } from '../../adapters/models/offline/offline-provider.js';
-import { misbehavingModel, offlineModel, readManifestFile, readRecords, startRolloutRig, type RolloutRig } from './rollout-rig.js';
+import { type RolloutCommandIo, runRolloutCommand } from '../../src/commands/rollout-command.js';
+import type { Model, ModelProvider } from '../../src/models/model.js';
+import { RolloutLock } from '../../src/rollouts/rollout-lock.js';
+import { manifestPathFor } from '../../src/rollouts/rollout-manifest.js';
+import { planRollouts } from '../../src/rollouts/rollout-plan.js';
+import {
+  misbehavingModel,
+  offlineModel,
+  type RolloutRig,
+  readManifestFile,
+  readRecords,
+  startRolloutRig,
+} from './rollout-rig.js';
 
 /** An io that records what the command writes; `stop` plays the role of SIGINT/SIGTERM. */
 function testIo(providers: ModelProvider[] = [createOfflineProvider({ tokenDelayMs: 0 })]) {
@@ -50,11 +57,35 @@ describe('runbridge rollout', () => {
   it('writes the records and the manifest, prints plain progress and a summary, and exits 0', async () => {
     const { io, out, err, listening } = testIo();
     const file = rig.path('cli.jsonl');
-    const code = await runRolloutCommand(['--env', 'arith', '--split', 'test', '--tasks', '0:4', '--samples', '2', '--model', 'offline', '--concurrency', '3', '--out', file], io);
+    const code = await runRolloutCommand(
+      [
+        '--env',
+        'arith',
+        '--split',
+        'test',
+        '--tasks',
+        '0:4',
+        '--samples',
+        '2',
+        '--model',
+        'offline',
+        '--concurrency',
+        '3',
+        '--out',
+        file,
+      ],
+      io,
+    );
     expect(err()).toBe('');
     expect(code).toBe(0);
     expect(readRecords(file)).toHaveLength(8);
-    expect(readManifestFile(manifestPathFor(file)).config).toMatchObject({ env: 'arith', split: 'test', tasks: '0:4', samples: 2, concurrency: 3 });
+    expect(readManifestFile(manifestPathFor(file)).config).toMatchObject({
+      env: 'arith',
+      split: 'test',
+      tasks: '0:4',
+      samples: 2,
+      concurrency: 3,
+    });
     expect(out()).toContain('rollouts: 8/8 done (8 completed, 0 failed, 0 skipped), 0 running');
     expect(out()).toContain(`wrote 8 record(s) to ${file}`);
     expect(out()).toContain(`manifest: ${manifestPathFor(file)}`);
@@ -77,7 +108,9 @@ describe('runbridge rollout', () => {
   it('exits 1 and points at --retry-failed when episodes failed, then 0 once they ran again', async () => {
     const file = rig.path('cli-failed.jsonl');
     const [doomed] = planRollouts({ env: 'arith', split: 'train', indices: [0], samples: 1, masterSeed: 0 });
-    const failing = misbehavingModel(offlineModel(), (request) => (request.sampling.seed === doomed!.seed ? 'fail' : 'play'));
+    const failing = misbehavingModel(offlineModel(), (request) =>
+      request.sampling.seed === doomed!.seed ? 'fail' : 'play',
+    );
     const args = ['--tasks', '0:3', '--retries', '0', '--out', file];
     const first = testIo([providerOf(failing)]);
     expect(await runRolloutCommand(args, first.io)).toBe(1);
@@ -91,7 +124,13 @@ describe('runbridge rollout', () => {
 
   it('on SIGTERM cancels the episodes in flight, deletes their sessions, says how far it got and exits 143', async () => {
     const file = rig.path('cli-stopped.jsonl');
-    const plan = planRollouts({ env: 'arith', split: 'train', indices: [...Array(6).keys()], samples: 2, masterSeed: 0 });
+    const plan = planRollouts({
+      env: 'arith',
+      split: 'train',
+      indices: [...Array(6).keys()],
+      samples: 2,
+      masterSeed: 0,
+    });
     const hangs = new Set(plan.filter((rollout) => rollout.sample === 1).map((rollout) => rollout.seed));
     const session = testIo();
     let hung = 0;
@@ -101,10 +140,15 @@ describe('runbridge rollout', () => {
       return 'hang';
     });
     session.io.providers = [providerOf(model)];
-    const code = await runRolloutCommand(['--tasks', '0:6', '--samples', '2', '--concurrency', '4', '--out', file], session.io);
+    const code = await runRolloutCommand(
+      ['--tasks', '0:6', '--samples', '2', '--concurrency', '4', '--out', file],
+      session.io,
+    );
     expect(code).toBe(143);
     expect(session.err()).toContain('SIGTERM: cancelling the episodes in flight and closing their sessions');
-    expect(session.out()).toMatch(/interrupted by SIGTERM: \d+ of 12 pair\(s\) recorded, [2-4] episode\(s\) in flight cancelled; rerun the same command to resume/);
+    expect(session.out()).toMatch(
+      /interrupted by SIGTERM: \d+ of 12 pair\(s\) recorded, [2-4] episode\(s\) in flight cancelled; rerun the same command to resume/,
+    );
     expect(readManifestFile(manifestPathFor(file)).status).toBe('interrupted');
     expect(readRecords(file).every((record) => record.sample_index === 0)).toBe(true);
   });
@@ -138,7 +182,24 @@ describe('runbridge rollout', () => {
     const { io, out } = testIo();
     expect(await runRolloutCommand(['--help'], io)).toBe(0);
     expect(out()).toMatch(/^runbridge rollout — /);
-    for (const flag of ['--env', '--split', '--tasks', '--samples', '--model', '--concurrency', '--out', '--max-turns', '--temperature', '--seed', '--extra-body', '--reward-reduction', '--retries', '--timeout-seconds', '--retry-failed', '--ors-url']) {
+    for (const flag of [
+      '--env',
+      '--split',
+      '--tasks',
+      '--samples',
+      '--model',
+      '--concurrency',
+      '--out',
+      '--max-turns',
+      '--temperature',
+      '--seed',
+      '--extra-body',
+      '--reward-reduction',
+      '--retries',
+      '--timeout-seconds',
+      '--retry-failed',
+      '--ors-url',
+    ]) {
       expect(out()).toContain(`  ${flag} `);
     }
   });

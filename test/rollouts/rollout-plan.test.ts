@@ -21,7 +21,9 @@ describe('task selections', () => {
     for (const text of ['a:b', '1:2:3', '-1', '5:5', '6:2', '', '1,,2']) {
       expect(() => resolveTaskIndices(parseTaskSelection(text), 100), text).toThrow(BadRequestError);
     }
-    expect(() => resolveTaskIndices(parseTaskSelection('90:101'), 100)).toThrow(/range 90:101 is out of range: the split has 100 tasks/);
+    expect(() => resolveTaskIndices(parseTaskSelection('90:101'), 100)).toThrow(
+      /range 90:101 is out of range: the split has 100 tasks/,
+    );
     expect(() => resolveTaskIndices(parseTaskSelection('100:'), 100)).toThrow(/out of range/);
     expect(() => resolveTaskIndices([3, 100], 100)).toThrow(/index 100 is out of range/);
     expect(() => resolveTaskIndices([], 100)).toThrow(/picks no task/);
@@ -59,7 +61,18 @@ describe('rollout seeds', () => {
 describe('planRollouts', () => {
   it('lists every (task, sample) pair task by task, with group ids, keys and derived seeds', () => {
     const plan = planRollouts({ env: 'arith', split: 'train', indices: [3, 4], samples: 2, masterSeed: 9 });
-    expect(plan.map((rollout) => rollout.key)).toEqual(['arith/train/3#0', 'arith/train/3#1', 'arith/train/4#0', 'arith/train/4#1']);
-    expect(plan[2]).toEqual({ key: 'arith/train/4#0', groupId: 'arith/train/4', index: 4, sample: 0, seed: deriveSeed(9, 'arith', 'train', 4, 0) });
+    expect(plan.map((rollout) => rollout.key)).toEqual([
+      'arith/train/3#0',
+      'arith/train/3#1',
+      'arith/train/4#0',
+      'arith/train/4#1',
+    ]);
+    expect(plan[2]).toEqual({
+      key: 'arith/train/4#0',
+      groupId: 'arith/train/4',
+      index: 4,
+      sample: 0,
+      seed: deriveSeed(9, 'arith', 'train', 4, 0),
+    });
   });
 });

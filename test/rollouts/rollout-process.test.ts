@@ -1,15 +1,18 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { manifestPathFor } from '../../src/rollouts/rollout-manifest.js';
 import { planRollouts } from '../../src/rollouts/rollout-plan.js';
-import { keysOf, readManifestFile, readRecords, startRolloutRig, type RolloutRig } from './rollout-rig.js';
+import { keysOf, type RolloutRig, readManifestFile, readRecords, startRolloutRig } from './rollout-rig.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 /** `node bin/runbridge.js rollout …` as a child process, with the offline model (and its real token delays). */
-function spawnRollout(args: string[], env: Record<string, string> = {}): { child: ChildProcess; exited: Promise<{ code: number | null; output: string }> } {
+function spawnRollout(
+  args: string[],
+  env: Record<string, string> = {},
+): { child: ChildProcess; exited: Promise<{ code: number | null; output: string }> } {
   const child = spawn(process.execPath, ['bin/runbridge.js', 'rollout', '--model', 'offline', ...args], {
     cwd: ROOT,
     env: { ...process.env, ORS_URL: '', RUNBRIDGE_MODEL: 'offline', ...env },
@@ -18,7 +21,9 @@ function spawnRollout(args: string[], env: Record<string, string> = {}): { child
   let output = '';
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const exited = new Promise<{ code: number | null; output: string }>((resolve) => child.once('close', (code) => resolve({ code, output })));
+  const exited = new Promise<{ code: number | null; output: string }>((resolve) =>
+    child.once('close', (code) => resolve({ code, output })),
+  );
   return { child, exited };
 }
 
@@ -46,7 +51,20 @@ describe('runbridge rollout as a process', () => {
 
   it('killed with SIGKILL midway and run again, leaves every (task, sample) exactly once', async () => {
     const out = rig.path('killed.jsonl');
-    const args = ['--env', 'arith', '--split', 'train', '--tasks', '0:20', '--samples', '2', '--concurrency', '8', '--out', out];
+    const args = [
+      '--env',
+      'arith',
+      '--split',
+      'train',
+      '--tasks',
+      '0:20',
+      '--samples',
+      '2',
+      '--concurrency',
+      '8',
+      '--out',
+      out,
+    ];
     const first = spawnRollout(args);
     await waitUntil(() => completeLines(out) >= 5, first.child, 'writing 5 records');
     first.child.kill('SIGKILL');
@@ -57,17 +75,28 @@ describe('runbridge rollout as a process', () => {
     const second = await spawnRollout(args).exited;
     expect(second.code, second.output).toBe(0);
     const records = readRecords(out);
-    const expected = planRollouts({ env: 'arith', split: 'train', indices: [...Array(20).keys()], samples: 2, masterSeed: 0 }).map((rollout) => rollout.key);
+    const expected = planRollouts({
+      env: 'arith',
+      split: 'train',
+      indices: [...Array(20).keys()],
+      samples: 2,
+      masterSeed: 0,
+    }).map((rollout) => rollout.key);
     expect(keysOf(records).sort()).toEqual([...expected].sort());
     const manifest = readManifestFile(manifestPathFor(out));
-    expect(manifest).toMatchObject({ status: 'finished', progress: { planned: 40, completed: 40, remaining: 0, written: 40 - manifest.progress.skipped } });
+    expect(manifest).toMatchObject({
+      status: 'finished',
+      progress: { planned: 40, completed: 40, remaining: 0, written: 40 - manifest.progress.skipped },
+    });
     expect(manifest.progress.skipped).toBeGreaterThanOrEqual(before);
     expect(existsSync(`${out}.lock`)).toBe(false);
   }, 120_000);
 
   it('on SIGTERM cancels its episodes, deletes every ORS session, writes no half line and exits 143', async () => {
     const out = rig.path('terminated.jsonl');
-    const { child, exited } = spawnRollout(['--tasks', '0:40', '--concurrency', '8', '--out', out], { ORS_URL: rig.url });
+    const { child, exited } = spawnRollout(['--tasks', '0:40', '--concurrency', '8', '--out', out], {
+      ORS_URL: rig.url,
+    });
     await waitUntil(() => completeLines(out) >= 2, child, 'writing 2 records');
     // The sessions are on the test's own ORS server, so it can see them open and then deleted.
     expect(rig.server.activeSessionIds().length).toBeGreaterThan(0);

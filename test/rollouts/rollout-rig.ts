@@ -7,9 +7,9 @@ import { ModelError } from '../../src/errors.js';
 import type { Model, ModelPart, ModelRequest } from '../../src/models/model.js';
 import { OrsClient } from '../../src/ors/client/ors-client.js';
 import { createOrsServer, type OrsServer } from '../../src/ors/server/create-ors-server.js';
-import { RolloutManifestSchema, type RolloutManifest } from '../../src/rollouts/rollout-manifest.js';
+import { type RolloutManifest, RolloutManifestSchema } from '../../src/rollouts/rollout-manifest.js';
 import { rolloutKey } from '../../src/rollouts/rollout-plan.js';
-import { TrajectoryRecordSchema, type TrajectoryRecord } from '../../src/rollouts/trajectory-schema.js';
+import { type TrajectoryRecord, TrajectoryRecordSchema } from '../../src/rollouts/trajectory-schema.js';
 
 /** The built-in ORS server on loopback, a client of it, and a scratch folder for rollout files. */
 export interface RolloutRig {
@@ -68,6 +68,7 @@ export function misbehavingModel(inner: Model, decide: (request: ModelRequest) =
 }
 
 /** A stream that fails before its first part. */
+// biome-ignore lint/correctness/useYield: it fails before it would yield, which is the point.
 async function* failing(): AsyncGenerator<ModelPart> {
   throw new ModelError('The fake model server answered 503 after its retries.', { code: 'model_unavailable' });
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { passAtK, percentile, summarizeOutcomes, type RolloutOutcome } from '../../src/rollouts/rollout-stats.js';
+import { passAtK, percentile, type RolloutOutcome, summarizeOutcomes } from '../../src/rollouts/rollout-stats.js';
 
 /** C(n, k) by the textbook formula, to check the product form against. */
 function choose(n: number, k: number): number {
@@ -91,6 +91,11 @@ describe('summarizeOutcomes', () => {
   });
 
   it('has nothing to average over no outcomes', () => {
-    expect(summarizeOutcomes([], 1)).toMatchObject({ episodes: 0, mean_reward: null, pass_at_k: {}, episode_seconds: { p50: null, p95: null } });
+    expect(summarizeOutcomes([], 1)).toMatchObject({
+      episodes: 0,
+      mean_reward: null,
+      pass_at_k: {},
+      episode_seconds: { p50: null, p95: null },
+    });
   });
 });

@@ -26,13 +26,22 @@ describe('RolloutStore', () => {
     store.close();
     const written = lines(path);
     expect(written.at(-1)).toBe('');
-    expect(written.slice(0, -1).map((line) => TrajectoryRecordSchema.parse(JSON.parse(line)).rollout_id)).toEqual(['ro_0_0', 'ro_0_1']);
+    expect(written.slice(0, -1).map((line) => TrajectoryRecordSchema.parse(JSON.parse(line)).rollout_id)).toEqual([
+      'ro_0_0',
+      'ro_0_1',
+    ]);
   });
 
   it('knows on reopening which (task, sample) pairs the file holds and how each ended', async () => {
     const first = await RolloutStore.open(path);
     first.append(sampleRecord(3, 0));
-    first.append(sampleRecord(3, 1, { status: 'failed', stop_reason: 'timeout', error: { code: 'rollout_timeout', message: 'slow' } }));
+    first.append(
+      sampleRecord(3, 1, {
+        status: 'failed',
+        stop_reason: 'timeout',
+        error: { code: 'rollout_timeout', message: 'slow' },
+      }),
+    );
     first.close();
     const store = await RolloutStore.open(path);
     expect(store.size).toBe(2);
@@ -62,19 +71,28 @@ describe('RolloutStore', () => {
 
   it('refuses a complete line that is not a record, naming the line, and leaves the file alone', async () => {
     const flat = join(dir, 'flat.jsonl');
-    writeFileSync(flat, `${JSON.stringify(sampleRecord(0, 0))}\n{"not": "a record"}\n${JSON.stringify(sampleRecord(1, 0))}\n`);
+    writeFileSync(
+      flat,
+      `${JSON.stringify(sampleRecord(0, 0))}\n{"not": "a record"}\n${JSON.stringify(sampleRecord(1, 0))}\n`,
+    );
     const before = readFileSync(flat, 'utf8');
     const error = await RolloutStore.open(flat).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(RunbridgeError);
     expect((error as RunbridgeError).code).toBe('rollout_file_invalid');
-    expect((error as Error).message).toMatch(/^Line 2 of .*flat\.jsonl cannot be resumed from: it is not a trajectory record/);
+    expect((error as Error).message).toMatch(
+      /^Line 2 of .*flat\.jsonl cannot be resumed from: it is not a trajectory record/,
+    );
     await expect(RolloutStore.open(flat)).rejects.toThrow(/Line 2/);
     expect(readFileSync(flat, 'utf8')).toBe(before);
   });
 
   it('drops the failed records it was opened with, keeping the others in order, so they can run again', async () => {
     const first = await RolloutStore.open(path);
-    const failure = { status: 'failed' as const, stop_reason: 'error' as const, error: { code: 'model_unavailable', message: 'down' } };
+    const failure = {
+      status: 'failed' as const,
+      stop_reason: 'error' as const,
+      error: { code: 'model_unavailable', message: 'down' },
+    };
     first.append(sampleRecord(0, 0));
     first.append(sampleRecord(0, 1, failure));
     first.append(sampleRecord(1, 0));
@@ -87,6 +105,10 @@ describe('RolloutStore', () => {
     expect(store.outcome('arith/train/0#1')).toBeUndefined();
     store.append(sampleRecord(0, 1));
     store.close();
-    expect(lines(path).slice(0, -1).map((line) => JSON.parse(line).rollout_id)).toEqual(['ro_0_0', 'ro_1_0', 'ro_0_1']);
+    expect(
+      lines(path)
+        .slice(0, -1)
+        .map((line) => JSON.parse(line).rollout_id),
+    ).toEqual(['ro_0_0', 'ro_1_0', 'ro_0_1']);
   });
 });

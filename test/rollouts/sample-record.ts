@@ -1,7 +1,11 @@
 import type { TrajectoryRecord } from '../../src/rollouts/trajectory-schema.js';
 
 /** A small valid trajectory record of task `index`, sample `sample` of `arith/train`, for store and manifest tests. */
-export function sampleRecord(index: number, sample: number, overrides: Partial<TrajectoryRecord> = {}): TrajectoryRecord {
+export function sampleRecord(
+  index: number,
+  sample: number,
+  overrides: Partial<TrajectoryRecord> = {},
+): TrajectoryRecord {
   return {
     schema_version: 1,
     rollout_id: `ro_${index}_${sample}`,

@@ -7,14 +7,26 @@ describe('toOpenAiChatMessages', () => {
   it('turns a whole episode into OpenAI chat messages, one for one and in order', () => {
     const messages: Message[] = [
       { role: 'system', content: 'Be brief.' },
-      { role: 'user', content: [{ type: 'text', text: 'What is 2 + 3?' }, { type: 'text', text: 'Use the tools.' }] },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'What is 2 + 3?' },
+          { type: 'text', text: 'Use the tools.' },
+        ],
+      },
       {
         role: 'assistant',
         content: '',
         reasoning: [{ text: 'Add them.', providerData: { signature: 'opaque' } }, { text: 'Then submit.' }],
         toolCalls: [{ id: 'call_1', name: 'calculator', arguments: '{"expression":"2 + 3"}' }],
       },
-      { role: 'tool', toolCallId: 'call_1', toolName: 'calculator', content: [{ type: 'text', text: '2 + 3 = 5' }], isError: false },
+      {
+        role: 'tool',
+        toolCallId: 'call_1',
+        toolName: 'calculator',
+        content: [{ type: 'text', text: '2 + 3 = 5' }],
+        isError: false,
+      },
       { role: 'assistant', content: 'It is 5.', reasoning: [], toolCalls: [] },
     ];
     const chat = toOpenAiChatMessages(messages);
@@ -25,7 +37,9 @@ describe('toOpenAiChatMessages', () => {
         role: 'assistant',
         content: null,
         reasoning_content: 'Add them.\n\nThen submit.',
-        tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'calculator', arguments: '{"expression":"2 + 3"}' } }],
+        tool_calls: [
+          { id: 'call_1', type: 'function', function: { name: 'calculator', arguments: '{"expression":"2 + 3"}' } },
+        ],
       },
       { role: 'tool', tool_call_id: 'call_1', content: '2 + 3 = 5' },
       { role: 'assistant', content: 'It is 5.' },
@@ -35,7 +49,12 @@ describe('toOpenAiChatMessages', () => {
 
   it('keeps tool-call arguments as the model wrote them, even when they are not JSON', () => {
     const [chat] = toOpenAiChatMessages([
-      { role: 'assistant', content: 'Trying.', reasoning: [], toolCalls: [{ id: 'c', name: 'submit', arguments: '{"answer": 4' }] },
+      {
+        role: 'assistant',
+        content: 'Trying.',
+        reasoning: [],
+        toolCalls: [{ id: 'c', name: 'submit', arguments: '{"answer": 4' }],
+      },
     ]);
     expect(chat).toEqual({
       role: 'assistant',
@@ -60,7 +79,11 @@ describe('toOpenAiChatMessages', () => {
 
 describe('toOpenAiChatTools', () => {
   it('offers each tool as an OpenAI function tool with its schema untouched', () => {
-    const schema = { type: 'object', properties: { answer: { anyOf: [{ type: 'number' }, { type: 'string' }] } }, required: ['answer'] };
+    const schema = {
+      type: 'object',
+      properties: { answer: { anyOf: [{ type: 'number' }, { type: 'string' }] } },
+      required: ['answer'],
+    };
     expect(toOpenAiChatTools([{ name: 'submit', description: 'Submit.', inputSchema: schema }])).toEqual([
       { type: 'function', function: { name: 'submit', description: 'Submit.', parameters: schema } },
     ]);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { EpisodeRecord } from '../../src/runs/episode-record.js';
-import { toTrajectoryRecord, type TrajectoryContext } from '../../src/rollouts/to-trajectory-record.js';
+import { type TrajectoryContext, toTrajectoryRecord } from '../../src/rollouts/to-trajectory-record.js';
 import { TrajectoryRecordSchema } from '../../src/rollouts/trajectory-schema.js';
+import type { EpisodeRecord } from '../../src/runs/episode-record.js';
 
 function episode(overrides: Partial<EpisodeRecord> = {}): EpisodeRecord {
   const call = (id: string, reward: number | null, extra = {}) => ({
@@ -106,13 +106,26 @@ describe('toTrajectoryRecord', () => {
       metadata: null,
       duration_ms: 5,
     });
-    expect(second).toMatchObject({ raw_finish_reason: null, reward: 1, token_ids: null, logprobs: null, logprobs_raw: null });
+    expect(second).toMatchObject({
+      raw_finish_reason: null,
+      reward: 1,
+      token_ids: null,
+      logprobs: null,
+      logprobs_raw: null,
+    });
     expect(second!.tool_calls[0]!.metadata).toEqual({ correct: true });
   });
 
   it('records a failed episode with stop reason "error" and its code and message', () => {
-    const record = toTrajectoryRecord(episode({ end: { status: 'failed', code: 'model_unavailable', message: 'The model is down.' } }), context);
-    expect(record).toMatchObject({ status: 'failed', stop_reason: 'error', error: { code: 'model_unavailable', message: 'The model is down.' } });
+    const record = toTrajectoryRecord(
+      episode({ end: { status: 'failed', code: 'model_unavailable', message: 'The model is down.' } }),
+      context,
+    );
+    expect(record).toMatchObject({
+      status: 'failed',
+      stop_reason: 'error',
+      error: { code: 'model_unavailable', message: 'The model is down.' },
+    });
   });
 
   it('records an episode cut by its time limit with stop reason "timeout" and the limit in the message', () => {

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOpenAiChatProvider } from '../../adapters/models/openai-chat/openai-chat-provider.js';
 import { generateRollouts } from '../../src/rollouts/generate-rollouts.js';
-import { startFakeVendorServer, type FakeVendorServer } from '../support/fake-vendor-server.js';
-import { readRecords, startRolloutRig, type RolloutRig } from './rollout-rig.js';
+import { type FakeVendorServer, startFakeVendorServer } from '../support/fake-vendor-server.js';
+import { type RolloutRig, readRecords, startRolloutRig } from './rollout-rig.js';
 
 const ROUTE = 'POST /v1/chat/completions';
 
@@ -22,8 +22,15 @@ describe('rollouts through the real openai adapter against a fake vLLM server', 
   it('keeps the token ids and logprobs the server returns, sends each rollout its seed, and records a failed call as an error', async () => {
     const stream = { kind: 'stream', fixture: 'openai-chat/vllm-reasoning.sse' } as const;
     // Requests in order: the first episode's call streams, the second's is refused, the third streams.
-    vendor.reply(ROUTE, stream, { kind: 'json', status: 503, body: { error: { message: 'The engine is overloaded.' } } }, stream);
-    const model = createOpenAiChatProvider({ apiKey: 'test', baseUrl: `${vendor.url}/v1`, maxRetries: 0 }).create('Qwen/Qwen3-8B');
+    vendor.reply(
+      ROUTE,
+      stream,
+      { kind: 'json', status: 503, body: { error: { message: 'The engine is overloaded.' } } },
+      stream,
+    );
+    const model = createOpenAiChatProvider({ apiKey: 'test', baseUrl: `${vendor.url}/v1`, maxRetries: 0 }).create(
+      'Qwen/Qwen3-8B',
+    );
     const out = rig.path('vllm.jsonl');
     await generateRollouts({
       ors: rig.ors,
@@ -49,8 +56,13 @@ describe('rollouts through the real openai adapter against a fake vLLM server', 
     expect(step.token_ids!.slice(0, 3)).toEqual([11613, 5519, 1378]);
     expect(step.logprobs!.slice(0, 2)).toEqual([-0.0123, -0.2001]);
     expect(step.token_ids).toHaveLength(step.logprobs!.length);
-    expect(step.logprobs_raw).toEqual(expect.arrayContaining([expect.objectContaining({ token: 'Two', logprob: -0.0123 })]));
-    expect(first!.messages.at(-1)).toMatchObject({ role: 'assistant', reasoning_content: expect.stringMatching(/^Two plus two/) });
+    expect(step.logprobs_raw).toEqual(
+      expect.arrayContaining([expect.objectContaining({ token: 'Two', logprob: -0.0123 })]),
+    );
+    expect(first!.messages.at(-1)).toMatchObject({
+      role: 'assistant',
+      reasoning_content: expect.stringMatching(/^Two plus two/),
+    });
     expect(failed).toMatchObject({ stop_reason: 'error', error: { code: 'model_unavailable' } });
     expect(failed!.error!.message).toContain('503');
 

@@ -20,7 +20,9 @@ describe('the environment catalog', () => {
     const catalog = new EnvCatalog(ors, Date.now, 50);
     const first = catalog.resolve('arith', undefined);
     const second = catalog.resolve('arith', undefined);
-    await expect(first).rejects.toSatisfy((error) => error instanceof OrsError && error.code === 'ors_unavailable' && /within 0.05 s/.test(error.message));
+    await expect(first).rejects.toSatisfy(
+      (error) => error instanceof OrsError && error.code === 'ors_unavailable' && /within 0.05 s/.test(error.message),
+    );
     await expect(second).rejects.toThrow(OrsError);
     // Both requests waited on one lookup; the failure is not cached.
     expect(calls()).toBe(1);

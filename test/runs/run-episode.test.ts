@@ -6,10 +6,10 @@ import type { EpisodeRecord } from '../../src/runs/episode-record.js';
 import { RunCancelledError } from '../../src/runs/run-cancelled-error.js';
 import { runEpisode } from '../../src/runs/run-episode.js';
 import type { OrsFault } from '../support/ors-fault-proxy.js';
-import { deferred, startOrsTestRig, type OrsTestRig } from '../support/ors-test-rig.js';
+import { deferred, type OrsTestRig, startOrsTestRig } from '../support/ors-test-rig.js';
+import { scriptedProvider } from '../support/scripted-model.js';
 import { textBlock } from '../support/scripted-ors-environment.js';
 import type { ScriptedOrsServerOptions } from '../support/scripted-ors-server.js';
-import { scriptedProvider } from '../support/scripted-model.js';
 
 /** A model whose first turn makes the one call `name(args)`. */
 function callingModel(name: string, args: Record<string, unknown>): Model {
@@ -38,7 +38,10 @@ describe('runEpisode with a tool call that never returns a result', () => {
     rig = undefined;
   });
 
-  async function play(model: Model, signal = new AbortController().signal): Promise<{ record: EpisodeRecord; events: RunEventInput[] }> {
+  async function play(
+    model: Model,
+    signal = new AbortController().signal,
+  ): Promise<{ record: EpisodeRecord; events: RunEventInput[] }> {
     const events: RunEventInput[] = [];
     const record = await runEpisode({
       ors: rig!.client,
@@ -54,8 +57,22 @@ describe('runEpisode with a tool call that never returns a result', () => {
   }
 
   it.each<[string, string, OrsFault, ScriptedOrsServerOptions, Partial<OrsClientOptions>, RegExp]>([
-    ['the result is lost on reconnect', 'ors_result_lost', { type: 'drop-after-task-id' }, { taskCache: false }, {}, /was lost/],
-    ['the stream is silent before the task is named', 'ors_call_interrupted', { type: 'silent' }, {}, { callSilenceTimeoutMs: 200 }, /may have started/],
+    [
+      'the result is lost on reconnect',
+      'ors_result_lost',
+      { type: 'drop-after-task-id' },
+      { taskCache: false },
+      {},
+      /was lost/,
+    ],
+    [
+      'the stream is silent before the task is named',
+      'ors_call_interrupted',
+      { type: 'silent' },
+      {},
+      { callSilenceTimeoutMs: 200 },
+      /may have started/,
+    ],
   ])('keeps the failed call in its step when %s (%s)', async (_what, code, fault, server, client, message) => {
     rig = await startOrsTestRig({ server, client });
     rig.proxy.inject({ path: '/arith/call', fault });
@@ -64,31 +81,46 @@ describe('runEpisode with a tool call that never returns a result', () => {
     expect(record.end).toMatchObject({ status: 'failed', code });
     expect(record.steps).toHaveLength(1);
     expect(record.steps[0]!.toolCalls).toEqual([
-      expect.objectContaining({ id: 'call_0_0', name: 'submit', error: true, reward: null, finished: false, errorMessage: expect.stringMatching(message) }),
+      expect.objectContaining({
+        id: 'call_0_0',
+        name: 'submit',
+        error: true,
+        reward: null,
+        finished: false,
+        errorMessage: expect.stringMatching(message),
+      }),
     ]);
     expectCallsAccountedFor(record, events);
   });
 
-  it.each([['client'], ['timeout']] as const)('keeps a slow call in its step when the run is cancelled (%s) while it runs', async (reason) => {
-    rig = await startOrsTestRig();
-    rig.server.defineTool('arith', 'slow', {
-      async run() {
-        await gate.promise;
-        return { ok: true, output: { blocks: [textBlock('too late')], reward: 1, finished: true } };
-      },
-    });
-    const controller = new AbortController();
-    const played = play(callingModel('slow', {}), controller.signal);
-    await rig.server.waitForExecution('slow');
-    controller.abort(new RunCancelledError(reason));
-    const { record, events } = await played;
+  it.each([['client'], ['timeout']] as const)(
+    'keeps a slow call in its step when the run is cancelled (%s) while it runs',
+    async (reason) => {
+      rig = await startOrsTestRig();
+      rig.server.defineTool('arith', 'slow', {
+        async run() {
+          await gate.promise;
+          return { ok: true, output: { blocks: [textBlock('too late')], reward: 1, finished: true } };
+        },
+      });
+      const controller = new AbortController();
+      const played = play(callingModel('slow', {}), controller.signal);
+      await rig.server.waitForExecution('slow');
+      controller.abort(new RunCancelledError(reason));
+      const { record, events } = await played;
 
-    expect(record.end).toEqual({ status: 'cancelled', reason });
-    expect(record.steps[0]!.toolCalls).toEqual([
-      expect.objectContaining({ id: 'call_0_0', name: 'slow', error: true, errorMessage: `Cancelled: ${new RunCancelledError(reason).message}` }),
-    ]);
-    expectCallsAccountedFor(record, events);
-  });
+      expect(record.end).toEqual({ status: 'cancelled', reason });
+      expect(record.steps[0]!.toolCalls).toEqual([
+        expect.objectContaining({
+          id: 'call_0_0',
+          name: 'slow',
+          error: true,
+          errorMessage: `Cancelled: ${new RunCancelledError(reason).message}`,
+        }),
+      ]);
+      expectCallsAccountedFor(record, events);
+    },
+  );
 
   it('keeps a slow call in its step when the session is lost while it runs', async () => {
     rig = await startOrsTestRig({ client: { pingIntervalMs: 20 } });
@@ -104,7 +136,9 @@ describe('runEpisode with a tool call that never returns a result', () => {
     const { record, events } = await played;
 
     expect(record.end).toMatchObject({ status: 'failed', code: 'ors_session_lost' });
-    expect(record.steps[0]!.toolCalls).toEqual([expect.objectContaining({ id: 'call_0_0', name: 'slow', error: true, errorMessage: expect.any(String) })]);
+    expect(record.steps[0]!.toolCalls).toEqual([
+      expect.objectContaining({ id: 'call_0_0', name: 'slow', error: true, errorMessage: expect.any(String) }),
+    ]);
     expectCallsAccountedFor(record, events);
   });
 });

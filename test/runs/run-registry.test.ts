@@ -34,7 +34,15 @@ describe('RunRegistry', () => {
       // Without tool calls the scripted model answers at once, so every run completes in one turn.
       models: new ModelRegistry([scriptedProvider({ done: [] })], 'scripted:done'),
       defaultEnv: 'probe',
-      limits: { maxConcurrentRuns: 4, maxQueuedRuns: 4, maxEventsPerRun: 1000, orphanTtlMs: 60_000, retentionMs: 60_000, runTimeoutMs: 60_000, toolOutputEventChars: 100 },
+      limits: {
+        maxConcurrentRuns: 4,
+        maxQueuedRuns: 4,
+        maxEventsPerRun: 1000,
+        orphanTtlMs: 60_000,
+        retentionMs: 60_000,
+        runTimeoutMs: 60_000,
+        toolOutputEventChars: 100,
+      },
       log: () => undefined,
       ...options,
     });

@@ -42,15 +42,21 @@ describe('bearer key checks', () => {
 
   it('name each key as its own owner, stable, and never containing the key', () => {
     fc.assert(
-      fc.property(fc.uniqueArray(apiKey.filter((key) => key.length >= 4), { minLength: 2, maxLength: 8 }), (keys) => {
-        const authenticator = new Authenticator(keys);
-        const owners = keys.map((key) => authenticator.authenticate(`Bearer ${key}`));
-        expect(new Set(owners).size).toBe(keys.length);
-        keys.forEach((key, index) => {
-          expect(authenticator.authenticate(`bearer   ${key} `)).toBe(owners[index]);
-          expect(owners[index]).not.toContain(key);
-        });
-      }),
+      fc.property(
+        fc.uniqueArray(
+          apiKey.filter((key) => key.length >= 4),
+          { minLength: 2, maxLength: 8 },
+        ),
+        (keys) => {
+          const authenticator = new Authenticator(keys);
+          const owners = keys.map((key) => authenticator.authenticate(`Bearer ${key}`));
+          expect(new Set(owners).size).toBe(keys.length);
+          keys.forEach((key, index) => {
+            expect(authenticator.authenticate(`bearer   ${key} `)).toBe(owners[index]);
+            expect(owners[index]).not.toContain(key);
+          });
+        },
+      ),
       { numRuns: 300 },
     );
   });
@@ -65,7 +71,12 @@ describe('bearer key checks', () => {
         expect(() => authenticator.authenticate(`Bearer ${changed}`)).toThrow(UnauthorizedError);
       }),
     );
-    for (const header of ['Bearer sk-live-0123456789abcde', 'Bearer sk-live-0123456789abcdeff', 'Basic sk-live-0123456789abcdef', 'sk-live-0123456789abcdef']) {
+    for (const header of [
+      'Bearer sk-live-0123456789abcde',
+      'Bearer sk-live-0123456789abcdeff',
+      'Basic sk-live-0123456789abcdef',
+      'sk-live-0123456789abcdef',
+    ]) {
       expect(() => authenticator.authenticate(header), header).toThrow(UnauthorizedError);
     }
   });

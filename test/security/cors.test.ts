@@ -25,7 +25,11 @@ function corsHeadersOf(response: Response): Record<string, string> {
 function preflight(bridge: TestBridge, path: string, origin: string): Promise<Response> {
   return fetch(`${bridge.url}${path}`, {
     method: 'OPTIONS',
-    headers: { Origin: origin, 'Access-Control-Request-Method': 'GET', 'Access-Control-Request-Headers': 'authorization,last-event-id' },
+    headers: {
+      Origin: origin,
+      'Access-Control-Request-Method': 'GET',
+      'Access-Control-Request-Headers': 'authorization,last-event-id',
+    },
   });
 }
 
@@ -57,18 +61,23 @@ describe('CORS with an allowlist', () => {
   let bridge: TestBridge;
   const auth = { Authorization: 'Bearer alpha' };
   beforeAll(async () => {
-    bridge = await startTestBridge({ RUNBRIDGE_CORS_ORIGINS: `${APP}/, http://localhost:5173`, RUNBRIDGE_API_KEYS: 'alpha' }, { apiKey: 'alpha' });
+    bridge = await startTestBridge(
+      { RUNBRIDGE_CORS_ORIGINS: `${APP}/, http://localhost:5173`, RUNBRIDGE_API_KEYS: 'alpha' },
+      { apiKey: 'alpha' },
+    );
   });
   afterAll(() => bridge.shutdown());
 
-  it('answers a listed origin\'s preflight for the events stream, allowing Authorization and Last-Event-ID', async () => {
+  it("answers a listed origin's preflight for the events stream, allowing Authorization and Last-Event-ID", async () => {
     const runId = await bridge.startRun({ env: 'arith' });
     const response = await preflight(bridge, `/v1/runs/${runId}/events`, APP);
     expect(response.status).toBe(204);
     expect(response.headers.get('access-control-allow-origin')).toBe(APP);
     expect(response.headers.get('access-control-allow-methods')).toContain('GET');
     const allowed = (response.headers.get('access-control-allow-headers') ?? '').toLowerCase().split(',');
-    expect(allowed).toEqual(expect.arrayContaining(['authorization', 'last-event-id', 'content-type', 'idempotency-key']));
+    expect(allowed).toEqual(
+      expect.arrayContaining(['authorization', 'last-event-id', 'content-type', 'idempotency-key']),
+    );
     expect(response.headers.get('access-control-allow-credentials')).toBeNull();
     expect(response.headers.get('vary')).toContain('Origin');
     await bridge.readEvents(runId);
@@ -89,7 +98,11 @@ describe('CORS with an allowlist', () => {
 
   it('puts them on JSON answers and on error answers, so a page can read why it failed', async () => {
     const origin = 'http://localhost:5173';
-    const created = await fetch(`${bridge.url}/v1/runs`, { method: 'POST', headers: { ...auth, Origin: origin, 'Content-Type': 'application/json' }, body: '{}' });
+    const created = await fetch(`${bridge.url}/v1/runs`, {
+      method: 'POST',
+      headers: { ...auth, Origin: origin, 'Content-Type': 'application/json' },
+      body: '{}',
+    });
     expect(created.status).toBe(202);
     expect(created.headers.get('access-control-allow-origin')).toBe(origin);
     const { run_id: runId } = (await created.json()) as { run_id: string };

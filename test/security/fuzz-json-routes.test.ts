@@ -1,7 +1,7 @@
 import net from 'node:net';
 import fc from 'fast-check';
-import { z } from 'zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { createOfflineProvider } from '../../adapters/models/offline/offline-provider.js';
 import { ChatCompletionRequestSchema } from '../../src/protocol/chat-completion-request.js';
 import { RunRequestSchema } from '../../src/protocol/run-request.js';
@@ -47,7 +47,9 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await bridge?.shutdown();
-  console.info(`fuzzed inputs by route: ${JSON.stringify(Object.fromEntries(inputs))}, total ${[...inputs.values()].reduce((a, b) => a + b, 0)}`);
+  console.info(
+    `fuzzed inputs by route: ${JSON.stringify(Object.fromEntries(inputs))}, total ${[...inputs.values()].reduce((a, b) => a + b, 0)}`,
+  );
 });
 
 /** A route's answer as the fuzz checks it. */
@@ -74,7 +76,9 @@ function expectContractAnswer(answer: Answer, what: unknown): void {
   expect(answer.status, label).toBeLessThan(500);
   if (answer.status >= 400) {
     expect(answer.contentType, label).toMatch(/^application\/json/);
-    expect(ErrorBodySchema.safeParse(JSON.parse(answer.text)).success, `${label} → ${answer.text.slice(0, 300)}`).toBe(true);
+    expect(ErrorBodySchema.safeParse(JSON.parse(answer.text)).success, `${label} → ${answer.text.slice(0, 300)}`).toBe(
+      true,
+    );
   }
 }
 
@@ -120,10 +124,15 @@ function rawResponses(raw: string): Answer[] {
 
 /** Nested objects or arrays `depth` levels deep around `leaf`. */
 function nested(depth: number, arrays: boolean, leaf: string): string {
-  return arrays ? `${'['.repeat(depth)}${leaf}${']'.repeat(depth)}` : `${'{"a":'.repeat(depth)}${leaf}${'}'.repeat(depth)}`;
+  return arrays
+    ? `${'['.repeat(depth)}${leaf}${']'.repeat(depth)}`
+    : `${'{"a":'.repeat(depth)}${leaf}${'}'.repeat(depth)}`;
 }
 
-const weirdKey = fc.oneof(fc.string({ maxLength: 12 }), fc.constantFrom('__proto__', 'constructor', 'prototype', 'toString', '', ' env', 'ENV', 'env\u0000'));
+const weirdKey = fc.oneof(
+  fc.string({ maxLength: 12 }),
+  fc.constantFrom('__proto__', 'constructor', 'prototype', 'toString', '', ' env', 'ENV', 'env\u0000'),
+);
 
 /** A body that deviates from `valid` in one way that the contract must refuse, as JSON text. */
 function mutated(valid: fc.Arbitrary<Record<string, unknown>>, fields: readonly string[]): fc.Arbitrary<string> {
@@ -135,11 +144,17 @@ function mutated(valid: fc.Arbitrary<Record<string, unknown>>, fields: readonly 
       return JSON.stringify(copy);
     }),
     // A known field with a value of any other shape.
-    fc.tuple(valid, fc.constantFrom(...fields), fc.anything({ maxDepth: 3 })).map(([body, field, value]) => JSON.stringify({ ...body, [field]: value })),
+    fc
+      .tuple(valid, fc.constantFrom(...fields), fc.anything({ maxDepth: 3 }))
+      .map(([body, field, value]) => JSON.stringify({ ...body, [field]: value })),
     // A huge string in a field that takes text.
-    fc.tuple(valid, fc.integer({ min: 10_000, max: 200_000 })).map(([body, size]) => JSON.stringify({ ...body, [fields[0]!]: 'x'.repeat(size) })),
+    fc
+      .tuple(valid, fc.integer({ min: 10_000, max: 200_000 }))
+      .map(([body, size]) => JSON.stringify({ ...body, [fields[0]!]: 'x'.repeat(size) })),
     // Hostile nesting.
-    fc.tuple(fc.integer({ min: 50, max: 20_000 }), fc.boolean(), fc.constantFrom(...fields)).map(([depth, arrays, field]) => `{"${field}":${nested(depth, arrays, '1')}}`),
+    fc
+      .tuple(fc.integer({ min: 50, max: 20_000 }), fc.boolean(), fc.constantFrom(...fields))
+      .map(([depth, arrays, field]) => `{"${field}":${nested(depth, arrays, '1')}}`),
     // The JSON text cut short, or with garbage spliced in.
     fc.tuple(valid, fc.nat(), fc.string({ maxLength: 5 })).map(([body, at, junk]) => {
       const text = JSON.stringify(body);
@@ -165,7 +180,16 @@ const contentType = fc.oneof(
   {
     weight: 4,
     arbitrary: fc.oneof(
-      fc.constantFrom('text/plain', 'application/xml', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/jsonx', 'json', 'application/json; charset=utf-16', ''),
+      fc.constantFrom(
+        'text/plain',
+        'application/xml',
+        'application/x-www-form-urlencoded',
+        'multipart/form-data; boundary=x',
+        'application/jsonx',
+        'json',
+        'application/json; charset=utf-16',
+        '',
+      ),
       fc.string({ maxLength: 40 }).filter((text) => /^[\x20-\x7e]*$/.test(text)),
     ),
   },
@@ -195,7 +219,13 @@ const validChatRequest = fc.record(
 );
 
 /** Fuzzes a JSON body route: every answer honours the contract; a 2xx only for what `schema` accepts. */
-async function fuzzBodyRoute(route: string, schema: z.ZodType, valid: fc.Arbitrary<Record<string, unknown>>, fields: readonly string[], numRuns: number): Promise<void> {
+async function fuzzBodyRoute(
+  route: string,
+  schema: z.ZodType,
+  valid: fc.Arbitrary<Record<string, unknown>>,
+  fields: readonly string[],
+  numRuns: number,
+): Promise<void> {
   await fc.assert(
     fc.asyncProperty(hostileBody(valid, fields), contentType, async (body, type) => {
       count(route);
@@ -220,7 +250,11 @@ describe('fuzzing every JSON route while normal runs go on', () => {
   beforeAll(() => {
     background = (async () => {
       while (!stop) {
-        const runId = await bridge.startRun({ env: 'workspace', model: 'steady', task: { split: 'train', index: normalRuns % 10 } });
+        const runId = await bridge.startRun({
+          env: 'workspace',
+          model: 'steady',
+          task: { split: 'train', index: normalRuns % 10 },
+        });
         const events = await bridge.readEvents(runId);
         assertEventOrder(events);
         expect(events.at(-1)).toMatchObject({ event: 'run.completed', reward: 1 });
@@ -237,12 +271,24 @@ describe('fuzzing every JSON route while normal runs go on', () => {
 
   it('answers POST /v1/runs with the contract whatever the body and content type', async () => {
     const fields = Object.keys(RunRequestSchema.shape);
-    await fuzzBodyRoute('/v1/runs', RunRequestSchema, validRunRequest, ['instructions', ...fields.filter((field) => field !== 'instructions')], 1500);
+    await fuzzBodyRoute(
+      '/v1/runs',
+      RunRequestSchema,
+      validRunRequest,
+      ['instructions', ...fields.filter((field) => field !== 'instructions')],
+      1500,
+    );
   }, 240_000);
 
   it('answers POST /v1/chat/completions with the contract whatever the body and content type', async () => {
     const fields = Object.keys(ChatCompletionRequestSchema.shape);
-    await fuzzBodyRoute('/v1/chat/completions', ChatCompletionRequestSchema, validChatRequest, ['user', ...fields.filter((field) => field !== 'user')], 800);
+    await fuzzBodyRoute(
+      '/v1/chat/completions',
+      ChatCompletionRequestSchema,
+      validChatRequest,
+      ['user', ...fields.filter((field) => field !== 'user')],
+      800,
+    );
   }, 240_000);
 
   it('answers bodies over the size limit with 413, declared or streamed', async () => {
@@ -262,7 +308,12 @@ describe('fuzzing every JSON route while normal runs go on', () => {
                 },
               })
             : text;
-          const answer = await send(route, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body, ...(streamed ? { duplex: 'half' } : {}) } as RequestInit);
+          const answer = await send(route, {
+            method: 'POST',
+            headers: { 'Content-Type': 'application/json' },
+            body,
+            ...(streamed ? { duplex: 'half' } : {}),
+          } as RequestInit);
           expectContractAnswer(answer, { route, size, streamed });
           expect(answer.status).toBe(413);
           expect(JSON.parse(answer.text)).toMatchObject({ error: { code: 'body_too_large' } });
@@ -273,15 +324,22 @@ describe('fuzzing every JSON route while normal runs go on', () => {
   });
 
   it('answers GET /v1/runs with the contract whatever the query', async () => {
-    const value = fc.oneof(fc.string({ maxLength: 20 }), fc.integer().map(String), fc.constantFrom('queued', 'running', 'completed', 'failed', 'cancelled', '0', '-1', '101', '1e2', 'NaN', ''));
+    const value = fc.oneof(
+      fc.string({ maxLength: 20 }),
+      fc.integer().map(String),
+      fc.constantFrom('queued', 'running', 'completed', 'failed', 'cancelled', '0', '-1', '101', '1e2', 'NaN', ''),
+    );
     await fc.assert(
-      fc.asyncProperty(fc.array(fc.tuple(fc.oneof(fc.constantFrom('status', 'limit', 'after'), weirdKey), value), { maxLength: 4 }), async (pairs) => {
-        count('GET /v1/runs');
-        const query = new URLSearchParams(pairs).toString();
-        const answer = await send(`/v1/runs?${query}`);
-        expectContractAnswer(answer, query);
-        expect([200, 400]).toContain(answer.status);
-      }),
+      fc.asyncProperty(
+        fc.array(fc.tuple(fc.oneof(fc.constantFrom('status', 'limit', 'after'), weirdKey), value), { maxLength: 4 }),
+        async (pairs) => {
+          count('GET /v1/runs');
+          const query = new URLSearchParams(pairs).toString();
+          const answer = await send(`/v1/runs?${query}`);
+          expectContractAnswer(answer, query);
+          expect([200, 400]).toContain(answer.status);
+        },
+      ),
       { numRuns: 400 },
     );
   });
@@ -290,9 +348,25 @@ describe('fuzzing every JSON route while normal runs go on', () => {
     const id = fc.oneof(
       fc.string({ maxLength: 40 }),
       fc.string({ unit: 'binary', maxLength: 40 }),
-      fc.constantFrom('..', '%2e%2e', 'run_', `${finishedRunId}x`, finishedRunId.toUpperCase(), ' ', '%00', '%ZZ', 'a'.repeat(2000)),
+      fc.constantFrom(
+        '..',
+        '%2e%2e',
+        'run_',
+        `${finishedRunId}x`,
+        finishedRunId.toUpperCase(),
+        ' ',
+        '%00',
+        '%ZZ',
+        'a'.repeat(2000),
+      ),
     );
-    const route = fc.constantFrom(['GET', ''], ['DELETE', ''], ['POST', '/cancel'], ['GET', '/events'], ['POST', '/stream-token']);
+    const route = fc.constantFrom(
+      ['GET', ''],
+      ['DELETE', ''],
+      ['POST', '/cancel'],
+      ['GET', '/events'],
+      ['POST', '/stream-token'],
+    );
     await fc.assert(
       fc.asyncProperty(id, route, async (raw, [method, suffix]) => {
         const encoded = /^[%a-zA-Z0-9_.]*$/.test(raw) ? raw : encodeURIComponent(raw);
@@ -308,20 +382,39 @@ describe('fuzzing every JSON route while normal runs go on', () => {
   });
 
   it('answers the events route with the contract whatever the cursor, query and Accept', async () => {
-    const cursor = fc.oneof(fc.string({ maxLength: 12 }), fc.integer({ min: -5, max: 200 }).map(String), fc.constantFrom('1e2', '0x1', ' 3', '3 ', '+3', '-0', '99999999999999999999'));
+    const cursor = fc.oneof(
+      fc.string({ maxLength: 12 }),
+      fc.integer({ min: -5, max: 200 }).map(String),
+      fc.constantFrom('1e2', '0x1', ' 3', '3 ', '+3', '-0', '99999999999999999999'),
+    );
     const query = fc.array(
-      fc.tuple(fc.oneof(fc.constantFrom('after', 'limit', 'format', 'agent_events', 'token'), weirdKey), fc.oneof(cursor, fc.constantFrom('events', 'openai', 'combined', 'ag-ui', 'xml', '1', 'true'))),
+      fc.tuple(
+        fc.oneof(fc.constantFrom('after', 'limit', 'format', 'agent_events', 'token'), weirdKey),
+        fc.oneof(cursor, fc.constantFrom('events', 'openai', 'combined', 'ag-ui', 'xml', '1', 'true')),
+      ),
       { maxLength: 3 },
     );
-    const lastEventId = fc.option(cursor.filter((text) => /^[\x20-\x7e]*$/.test(text)), { nil: undefined });
-    const accept = fc.constantFrom(undefined, 'application/json', 'text/event-stream', '*/*', 'application/json, text/event-stream', 'image/png');
+    const lastEventId = fc.option(
+      cursor.filter((text) => /^[\x20-\x7e]*$/.test(text)),
+      { nil: undefined },
+    );
+    const accept = fc.constantFrom(
+      undefined,
+      'application/json',
+      'text/event-stream',
+      '*/*',
+      'application/json, text/event-stream',
+      'image/png',
+    );
     await fc.assert(
       fc.asyncProperty(query, lastEventId, accept, async (pairs, last, acceptHeader) => {
         count('events route');
         const headers: Record<string, string> = {};
         if (last !== undefined) headers['Last-Event-ID'] = last;
         if (acceptHeader !== undefined) headers.Accept = acceptHeader;
-        const answer = await send(`/v1/runs/${finishedRunId}/events?${new URLSearchParams(pairs).toString()}`, { headers });
+        const answer = await send(`/v1/runs/${finishedRunId}/events?${new URLSearchParams(pairs).toString()}`, {
+          headers,
+        });
         expectContractAnswer(answer, { pairs, last, acceptHeader });
         expect([200, 204, 400, 401]).toContain(answer.status);
       }),
@@ -333,7 +426,22 @@ describe('fuzzing every JSON route while normal runs go on', () => {
     const { port } = new URL(bridge.url);
     const hostile = fc.oneof(
       fc.string({ unit: 'binary', maxLength: 30 }),
-      fc.tuple(fc.nat(50), fc.constantFrom('\r\n', '\n', '\r', '\u0000', '\r\nX-Injected: 1', '\r\n\r\nGET / HTTP/1.1', '\u007f', '\u00ff', '\t')).map(([n, bad]) => `${n}${bad}`),
+      fc
+        .tuple(
+          fc.nat(50),
+          fc.constantFrom(
+            '\r\n',
+            '\n',
+            '\r',
+            '\u0000',
+            '\r\nX-Injected: 1',
+            '\r\n\r\nGET / HTTP/1.1',
+            '\u007f',
+            '\u00ff',
+            '\t',
+          ),
+        )
+        .map(([n, bad]) => `${n}${bad}`),
     );
     const header = fc.constantFrom('Last-Event-ID', 'Idempotency-Key', 'Authorization', 'Content-Type', 'Accept');
     await fc.assert(
@@ -364,7 +472,17 @@ describe('fuzzing every JSON route while normal runs go on', () => {
 
   it('answers unknown methods and routes with the contract body', async () => {
     const method = fc.constantFrom('PUT', 'PATCH', 'DELETE', 'POST', 'GET', 'OPTIONS');
-    const path = fc.constantFrom('/v1/runs', `/v1/runs/${finishedRunId}`, `/v1/runs/${finishedRunId}/events`, '/v1/models', '/v1', '/', '/v1/runs/x/y/z', '/health/x', '/v1/schema/nope');
+    const path = fc.constantFrom(
+      '/v1/runs',
+      `/v1/runs/${finishedRunId}`,
+      `/v1/runs/${finishedRunId}/events`,
+      '/v1/models',
+      '/v1',
+      '/',
+      '/v1/runs/x/y/z',
+      '/health/x',
+      '/v1/schema/nope',
+    );
     await fc.assert(
       fc.asyncProperty(method, path, async (verb, target) => {
         count('methods and routes');

@@ -44,10 +44,20 @@ function carriers(url: string): unknown[] {
 }
 
 /** Sends `body` to `route` and, when a run was started, waits for it to end. */
-async function send(route: string, body: Record<string, unknown>, headers: Record<string, string> = {}): Promise<number> {
-  const response = await bridge.fetch(route, { method: 'POST', headers: { 'Content-Type': 'application/json', ...headers }, body: JSON.stringify(body) });
+async function send(
+  route: string,
+  body: Record<string, unknown>,
+  headers: Record<string, string> = {},
+): Promise<number> {
+  const response = await bridge.fetch(route, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
   const text = await response.text();
-  const runId = response.headers.get('x-run-id') ?? (response.status === 202 ? (JSON.parse(text) as { run_id: string }).run_id : null);
+  const runId =
+    response.headers.get('x-run-id') ??
+    (response.status === 202 ? (JSON.parse(text) as { run_id: string }).run_id : null);
   if (runId) await bridge.readEvents(runId);
   return response.status;
 }
@@ -71,7 +81,14 @@ describe('the ORS server of a run', () => {
     const accepted = new Set<string>();
     for (const field of fields) {
       for (const value of carriers(other.url)) {
-        if ((await send('/v1/chat/completions', { messages: [{ role: 'user', content: 'hi' }], env: 'arith', [field]: value })) === 200) accepted.add(field);
+        if (
+          (await send('/v1/chat/completions', {
+            messages: [{ role: 'user', content: 'hi' }],
+            env: 'arith',
+            [field]: value,
+          })) === 200
+        )
+          accepted.add(field);
       }
     }
     // Free-text and ignored fields take the URL and the completion is played — against the configured server.
@@ -84,9 +101,21 @@ describe('the ORS server of a run', () => {
     for (const key of ['ors_url', 'ORS_URL', 'orsUrl', 'base_url', 'server', 'endpoint']) {
       expect(await send('/v1/runs', { env: 'arith', [key]: url })).toBe(400);
     }
-    const headers = { 'X-ORS-URL': url, 'X-Forwarded-Host': new URL(url).host, Forwarded: `host=${new URL(url).host}`, Referer: url, 'X-Original-URL': url };
+    const headers = {
+      'X-ORS-URL': url,
+      'X-Forwarded-Host': new URL(url).host,
+      Forwarded: `host=${new URL(url).host}`,
+      Referer: url,
+      'X-Original-URL': url,
+    };
     expect(await send(`/v1/runs?ors_url=${encodeURIComponent(url)}`, { env: 'arith' }, headers)).toBe(202);
-    expect(await send(`/v1/chat/completions?ors_url=${encodeURIComponent(url)}`, { messages: [{ role: 'user', content: 'hi' }] }, headers)).toBe(400);
+    expect(
+      await send(
+        `/v1/chat/completions?ors_url=${encodeURIComponent(url)}`,
+        { messages: [{ role: 'user', content: 'hi' }] },
+        headers,
+      ),
+    ).toBe(400);
     expect(other.requests).toEqual([]);
     expect(bridge.orsServer!.activeSessionIds()).toEqual([]);
   });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { builtinEnvironments } from '../../adapters/environments/builtin-environments.js';
-import { scriptedProvider } from '../support/scripted-model.js';
 import { probeEnvironment } from '../support/probe-environment.js';
+import { scriptedProvider } from '../support/scripted-model.js';
 import { startTestBridge, type TestBridge } from '../support/start-test-bridge.js';
 
 /**
@@ -22,7 +22,11 @@ describe('runs scoped to their key', () => {
   beforeAll(async () => {
     bridge = await startTestBridge(
       { RUNBRIDGE_API_KEYS: 'alpha,beta', RUNBRIDGE_DEFAULT_ENV: 'probe', RUNBRIDGE_SHUTDOWN_GRACE_SECONDS: '0.1' },
-      { apiKey: 'alpha', environments: [probeEnvironment, ...builtinEnvironments], providers: [scriptedProvider({ stuck: [{ hang: true }] })] },
+      {
+        apiKey: 'alpha',
+        environments: [probeEnvironment, ...builtinEnvironments],
+        providers: [scriptedProvider({ stuck: [{ hang: true }] })],
+      },
     );
     live = await bridge.startRun({ model: 'scripted:stuck' });
     done = await bridge.startRun({ model: 'offline', env: 'arith' });
@@ -41,13 +45,23 @@ describe('runs scoped to their key', () => {
     ];
     for (const id of [live, done]) {
       for (const [method, path, init] of routes(id)) {
-        const foreign = await fetch(`${bridge.url}${path}`, { ...init, method, headers: { ...(init?.headers as Record<string, string>), ...BETA } });
-        const missing = await fetch(`${bridge.url}${path.replace(id, 'run_000000000000000000000000')}`, { ...init, method, headers: { ...(init?.headers as Record<string, string>), ...BETA } });
+        const foreign = await fetch(`${bridge.url}${path}`, {
+          ...init,
+          method,
+          headers: { ...(init?.headers as Record<string, string>), ...BETA },
+        });
+        const missing = await fetch(`${bridge.url}${path.replace(id, 'run_000000000000000000000000')}`, {
+          ...init,
+          method,
+          headers: { ...(init?.headers as Record<string, string>), ...BETA },
+        });
         expect(foreign.status, `${method} ${path}`).toBe(404);
         const body = (await foreign.json()) as { error: { code: string; message: string } };
         const other = (await missing.json()) as { error: { code: string; message: string } };
         expect(body.error.code).toBe(other.error.code);
-        expect(body.error.message.replace(id, '<id>')).toBe(other.error.message.replace('run_000000000000000000000000', '<id>'));
+        expect(body.error.message.replace(id, '<id>')).toBe(
+          other.error.message.replace('run_000000000000000000000000', '<id>'),
+        );
       }
     }
   });
@@ -55,14 +69,18 @@ describe('runs scoped to their key', () => {
   it('changes nothing when another key cancels or deletes', async () => {
     await fetch(`${bridge.url}/v1/runs/${live}/cancel`, { method: 'POST', headers: BETA });
     await fetch(`${bridge.url}/v1/runs/${done}`, { method: 'DELETE', headers: BETA });
-    const snapshot = (await (await fetch(`${bridge.url}/v1/runs/${live}`, { headers: ALPHA })).json()) as { status: string };
+    const snapshot = (await (await fetch(`${bridge.url}/v1/runs/${live}`, { headers: ALPHA })).json()) as {
+      status: string;
+    };
     expect(snapshot.status).toBe('running');
     expect((await fetch(`${bridge.url}/v1/runs/${done}`, { headers: ALPHA })).status).toBe(200);
   });
 
-  it('lists only the caller\'s runs, whatever the filter or cursor', async () => {
+  it("lists only the caller's runs, whatever the filter or cursor", async () => {
     for (const query of ['', '?status=running', '?status=completed', '?limit=100']) {
-      const list = (await (await fetch(`${bridge.url}/v1/runs${query}`, { headers: BETA })).json()) as { data: unknown[] };
+      const list = (await (await fetch(`${bridge.url}/v1/runs${query}`, { headers: BETA })).json()) as {
+        data: unknown[];
+      };
       expect(list.data, query).toEqual([]);
     }
     // Another key's run as a cursor is answered exactly like a run that never existed.
@@ -75,18 +93,27 @@ describe('runs scoped to their key', () => {
     );
     expect(cursors[0]).toMatchObject({ status: 400, code: 'invalid_cursor' });
     expect(cursors[0]).toEqual(cursors[1]);
-    const mine = (await (await fetch(`${bridge.url}/v1/runs?limit=100`, { headers: ALPHA })).json()) as { data: Array<{ run_id: string }> };
+    const mine = (await (await fetch(`${bridge.url}/v1/runs?limit=100`, { headers: ALPHA })).json()) as {
+      data: Array<{ run_id: string }>;
+    };
     expect(mine.data.map((run) => run.run_id).sort()).toEqual([live, done].sort());
   });
 
   it('keeps Idempotency-Keys apart: the same key from another caller starts its own run', async () => {
     const post = (headers: Record<string, string>) =>
-      fetch(`${bridge.url}/v1/runs`, { method: 'POST', headers: { ...headers, ...JSON_BODY, 'Idempotency-Key': 'shared-key' }, body: JSON.stringify({ env: 'arith', model: 'offline' }) });
+      fetch(`${bridge.url}/v1/runs`, {
+        method: 'POST',
+        headers: { ...headers, ...JSON_BODY, 'Idempotency-Key': 'shared-key' },
+        body: JSON.stringify({ env: 'arith', model: 'offline' }),
+      });
     const first = await post(ALPHA);
     const second = await post(BETA);
     expect(first.status).toBe(202);
     expect(second.status).toBe(202);
-    const [a, b] = [((await first.json()) as { run_id: string }).run_id, ((await second.json()) as { run_id: string }).run_id];
+    const [a, b] = [
+      ((await first.json()) as { run_id: string }).run_id,
+      ((await second.json()) as { run_id: string }).run_id,
+    ];
     expect(a).not.toBe(b);
     expect((await fetch(`${bridge.url}/v1/runs/${b}`, { headers: ALPHA })).status).toBe(404);
     await bridge.readEvents(a);

@@ -4,8 +4,8 @@ import { Authenticator } from '../../src/http/authenticate.js';
 import { STREAM_FORMATS } from '../../src/http/formats/stream-formats.js';
 import { planRollouts } from '../../src/rollouts/rollout-plan.js';
 import { toTrajectoryRecord } from '../../src/rollouts/to-trajectory-record.js';
-import { ScriptedOrsServer } from '../support/scripted-ors-server.js';
 import { scriptedProvider } from '../support/scripted-model.js';
+import { ScriptedOrsServer } from '../support/scripted-ors-server.js';
 import { startTestBridge, type TestBridge } from '../support/start-test-bridge.js';
 
 /**
@@ -54,7 +54,7 @@ function asText(value: unknown): string {
     return `${value.stack ?? value.message} ${JSON.stringify(extra.details) ?? ''} ${extra.cause === undefined ? '' : asText(extra.cause)}`;
   }
   try {
-    return typeof value === 'string' ? value : JSON.stringify(value) ?? String(value);
+    return typeof value === 'string' ? value : (JSON.stringify(value) ?? String(value));
   } catch {
     return String(value);
   }
@@ -66,10 +66,19 @@ function expectNoSecret(text: string, where: string): void {
 
 async function startBridge(ors: ScriptedOrsServer): Promise<TestBridge> {
   return startTestBridge(
-    { ORS_URL: ors.url, RUNBRIDGE_DEFAULT_ENV: 'arith', RUNBRIDGE_MODEL: 'scripted:submit', RUNBRIDGE_API_KEYS: 'key-1' },
+    {
+      ORS_URL: ors.url,
+      RUNBRIDGE_DEFAULT_ENV: 'arith',
+      RUNBRIDGE_MODEL: 'scripted:submit',
+      RUNBRIDGE_API_KEYS: 'key-1',
+    },
     {
       apiKey: 'key-1',
-      providers: [scriptedProvider({ submit: [{ text: 'Submitting.', toolCalls: [{ name: 'submit', arguments: '{"answer":5}' }] }] })],
+      providers: [
+        scriptedProvider({
+          submit: [{ text: 'Submitting.', toolCalls: [{ name: 'submit', arguments: '{"answer":5}' }] }],
+        }),
+      ],
       log: (message, error) => logged.push(`${message} ${asText(error)}`),
     },
   );
@@ -79,9 +88,13 @@ async function startBridge(ors: ScriptedOrsServer): Promise<TestBridge> {
 async function outputsOf(bridge: TestBridge, runId: string): Promise<Record<string, string>> {
   const outputs: Record<string, string> = {};
   for (const format of Object.keys(STREAM_FORMATS)) {
-    outputs[`events?format=${format}`] = await (await bridge.fetch(`/v1/runs/${runId}/events?format=${format}&agent_events=1`)).text();
+    outputs[`events?format=${format}`] = await (
+      await bridge.fetch(`/v1/runs/${runId}/events?format=${format}&agent_events=1`)
+    ).text();
   }
-  outputs['events page'] = await (await bridge.fetch(`/v1/runs/${runId}/events?limit=1000`, { headers: { Accept: 'application/json' } })).text();
+  outputs['events page'] = await (
+    await bridge.fetch(`/v1/runs/${runId}/events?limit=1000`, { headers: { Accept: 'application/json' } })
+  ).text();
   outputs.snapshot = await (await bridge.fetch(`/v1/runs/${runId}`)).text();
   outputs.list = await (await bridge.fetch('/v1/runs?limit=100')).text();
   const run = bridge.registry.get(runId, new Authenticator(['key-1']).authenticate('Bearer key-1'));
@@ -89,7 +102,15 @@ async function outputsOf(bridge: TestBridge, runId: string): Promise<Record<stri
   outputs['episode record'] = asText(run.record);
   const [rollout] = planRollouts({ env: run.env, split: 'train', indices: [0], samples: 1, masterSeed: 0 });
   outputs['trajectory record'] = asText(
-    toTrajectoryRecord(run.record!, { rolloutId: 'r0', rollout: rollout!, attempt: 1, split: 'train', spec: null, rewardReduction: 'last', timeoutMs: 60_000 }),
+    toTrajectoryRecord(run.record!, {
+      rolloutId: 'r0',
+      rollout: rollout!,
+      attempt: 1,
+      split: 'train',
+      spec: null,
+      rewardReduction: 'last',
+      timeoutMs: 60_000,
+    }),
   );
   return outputs;
 }
@@ -104,7 +125,7 @@ describe('secrets of a run', () => {
     ors = undefined;
   });
 
-  it('reach the ORS server\'s /create, and no output of a completed run', async () => {
+  it("reach the ORS server's /create, and no output of a completed run", async () => {
     ors = await ScriptedOrsServer.start();
     bridge = await startBridge(ors);
     const created = await bridge.fetch('/v1/runs', {
@@ -125,8 +146,15 @@ describe('secrets of a run', () => {
 
     const outputs: Record<string, string> = { 'POST answer': createdText, ...(await outputsOf(bridge, runId)) };
     // A repeat with the same key answers the run, and a conflicting one says why, without the secrets.
-    for (const body of [{ secrets: SECRETS, metadata: { note: 'no secret here' } }, { secrets: { ...SECRETS, pin: 1 } }]) {
-      const again = await bridge.fetch('/v1/runs', { method: 'POST', headers: { 'Content-Type': 'application/json', 'Idempotency-Key': 'secret-run' }, body: JSON.stringify(body) });
+    for (const body of [
+      { secrets: SECRETS, metadata: { note: 'no secret here' } },
+      { secrets: { ...SECRETS, pin: 1 } },
+    ]) {
+      const again = await bridge.fetch('/v1/runs', {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', 'Idempotency-Key': 'secret-run' },
+        body: JSON.stringify(body),
+      });
       outputs[`idempotent repeat ${again.status}`] = await again.text();
     }
     for (const [where, text] of Object.entries(outputs)) expectNoSecret(text, where);
@@ -161,7 +189,11 @@ describe('secrets of a run', () => {
       { secrets: { ...SECRETS, deep: { a: { b: { c: { d: { e: { f: { g: { h: { i: SECRET } } } } } } } } } } },
       { secrets: SECRETS, task: { split: 'train', index: 999 } },
     ]) {
-      const answer = await bridge.fetch('/v1/runs', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+      const answer = await bridge.fetch('/v1/runs', {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify(body),
+      });
       expect(answer.status).toBeGreaterThanOrEqual(400);
       expectNoSecret(await answer.text(), `the ${answer.status} answer`);
     }

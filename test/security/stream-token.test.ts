@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StreamTokens } from '../../src/http/stream-token.js';
+import { type RunEvent, RunEventSchema } from '../../src/protocol/run-events.js';
 import { assertEventOrder } from '../../src/protocol/verify-event-order.js';
-import { RunEventSchema, type RunEvent } from '../../src/protocol/run-events.js';
 import { readSseEvents } from '../../src/sse/read-sse-events.js';
 import { startTestBridge, type TestBridge } from '../support/start-test-bridge.js';
 
@@ -44,12 +44,21 @@ describe('stream tokens', () => {
     const { token } = tokens.issue('run_a', 'key_0123456789abcdef');
     const alphabet = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.';
     fc.assert(
-      fc.property(fc.nat(token.length - 1), fc.constantFrom(...alphabet), fc.constantFrom('replace', 'drop', 'insert'), (at, char, edit) => {
-        const changed =
-          edit === 'replace' ? token.slice(0, at) + char + token.slice(at + 1) : edit === 'drop' ? token.slice(0, at) + token.slice(at + 1) : token.slice(0, at) + char + token.slice(at);
-        fc.pre(changed !== token);
-        expect(tokens.verify(changed, 'run_a')).toBeUndefined();
-      }),
+      fc.property(
+        fc.nat(token.length - 1),
+        fc.constantFrom(...alphabet),
+        fc.constantFrom('replace', 'drop', 'insert'),
+        (at, char, edit) => {
+          const changed =
+            edit === 'replace'
+              ? token.slice(0, at) + char + token.slice(at + 1)
+              : edit === 'drop'
+                ? token.slice(0, at) + token.slice(at + 1)
+                : token.slice(0, at) + char + token.slice(at);
+          fc.pre(changed !== token);
+          expect(tokens.verify(changed, 'run_a')).toBeUndefined();
+        },
+      ),
       { numRuns: 2000 },
     );
   });
@@ -57,9 +66,12 @@ describe('stream tokens', () => {
   it('turn no arbitrary string into an owner', () => {
     const tokens = new StreamTokens({ ttlMs: 60_000 });
     fc.assert(
-      fc.property(fc.oneof(fc.string(), fc.stringMatching(/^st1\.\d{1,12}\.[A-Za-z0-9_-]{1,20}\.[A-Za-z0-9_-]{43}$/)), (text) => {
-        expect(tokens.verify(text, 'run_a')).toBeUndefined();
-      }),
+      fc.property(
+        fc.oneof(fc.string(), fc.stringMatching(/^st1\.\d{1,12}\.[A-Za-z0-9_-]{1,20}\.[A-Za-z0-9_-]{43}$/)),
+        (text) => {
+          expect(tokens.verify(text, 'run_a')).toBeUndefined();
+        },
+      ),
       { numRuns: 2000 },
     );
   });
@@ -71,14 +83,17 @@ describe('POST /v1/runs/:id/stream-token and ?token= on the events route', () =>
   const beta = { Authorization: 'Bearer beta' };
 
   beforeAll(async () => {
-    bridge = await startTestBridge({ RUNBRIDGE_API_KEYS: 'alpha,beta', RUNBRIDGE_STREAM_TOKEN_TTL_SECONDS: '60' }, { apiKey: 'alpha' });
+    bridge = await startTestBridge(
+      { RUNBRIDGE_API_KEYS: 'alpha,beta', RUNBRIDGE_STREAM_TOKEN_TTL_SECONDS: '60' },
+      { apiKey: 'alpha' },
+    );
   });
   afterAll(() => bridge.shutdown());
 
   const mint = async (runId: string, headers: Record<string, string> = alpha): Promise<Response> =>
     fetch(`${bridge.url}/v1/runs/${runId}/stream-token`, { method: 'POST', headers });
 
-  it('opens the run\'s whole event stream without an Authorization header', async () => {
+  it("opens the run's whole event stream without an Authorization header", async () => {
     const runId = await bridge.startRun({ env: 'arith' });
     const minted = await mint(runId);
     expect(minted.status).toBe(200);
@@ -95,8 +110,12 @@ describe('POST /v1/runs/:id/stream-token and ?token= on the events route', () =>
     const runId = await bridge.startRun({ env: 'arith' });
     const whole = await bridge.readEvents(runId);
     const { events_url: url } = (await (await mint(runId)).json()) as TokenAnswer;
-    expect(await eventsOf(await fetch(`${bridge.url}${url}`, { headers: { 'Last-Event-ID': '4' } }))).toEqual(whole.slice(5));
-    const page = (await (await fetch(`${bridge.url}${url}&after=1&limit=2`, { headers: { Accept: 'application/json' } })).json()) as { data: RunEvent[] };
+    expect(await eventsOf(await fetch(`${bridge.url}${url}`, { headers: { 'Last-Event-ID': '4' } }))).toEqual(
+      whole.slice(5),
+    );
+    const page = (await (
+      await fetch(`${bridge.url}${url}&after=1&limit=2`, { headers: { Accept: 'application/json' } })
+    ).json()) as { data: RunEvent[] };
     expect(page.data).toEqual(whole.slice(2, 4));
   });
 
@@ -106,7 +125,9 @@ describe('POST /v1/runs/:id/stream-token and ?token= on the events route', () =>
     const { token } = (await (await mint(mine)).json()) as TokenAnswer;
     const response = await fetch(`${bridge.url}/v1/runs/${other}/events?token=${encodeURIComponent(token)}`);
     expect(response.status).toBe(401);
-    expect(await response.json()).toMatchObject({ error: { code: 'unauthorized', message: expect.stringContaining('stream-token') } });
+    expect(await response.json()).toMatchObject({
+      error: { code: 'unauthorized', message: expect.stringContaining('stream-token') },
+    });
     await Promise.all([bridge.readEvents(mine), bridge.readEvents(other)]);
   });
 
@@ -131,7 +152,7 @@ describe('POST /v1/runs/:id/stream-token and ?token= on the events route', () =>
     expect((await bridge.fetch(`/v1/runs/${runId}`)).status).toBe(200);
   });
 
-  it('is not issued for another key\'s run, nor without a key', async () => {
+  it("is not issued for another key's run, nor without a key", async () => {
     const runId = await bridge.startRun({ env: 'arith' });
     const foreign = await mint(runId, beta);
     expect(foreign.status).toBe(404);
@@ -148,7 +169,14 @@ describe('POST /v1/runs/:id/stream-token and ?token= on the events route', () =>
     const [version, expiry, owner, mac] = token.split('.');
     const longer = `${version}.${Number(expiry) + 3600}.${owner}.${mac}`;
     const otherOwner = `${version}.${expiry}.${Buffer.from('key_ffffffffffffffff').toString('base64url')}.${mac}`;
-    for (const query of [`token=${forged}`, `token=${longer}`, `token=${otherOwner}`, 'token=', 'token=x', `token=${token}&token=${token}`]) {
+    for (const query of [
+      `token=${forged}`,
+      `token=${longer}`,
+      `token=${otherOwner}`,
+      'token=',
+      'token=x',
+      `token=${token}&token=${token}`,
+    ]) {
       const response = await fetch(`${bridge.url}/v1/runs/${runId}/events?${query}`);
       expect(response.status, query).toBe(401);
     }
@@ -182,12 +210,16 @@ describe('stream token expiry over HTTP', () => {
     try {
       const runId = await bridge.startRun({ env: 'arith' });
       const whole = await bridge.readEvents(runId);
-      const old = (await (await bridge.fetch(`/v1/runs/${runId}/stream-token`, { method: 'POST' })).json()) as TokenAnswer;
+      const old = (await (
+        await bridge.fetch(`/v1/runs/${runId}/stream-token`, { method: 'POST' })
+      ).json()) as TokenAnswer;
       // Tokens expire on whole seconds; wait for the clock, not for a fixed time.
       while (Date.now() < old.expires_at * 1000) await new Promise((resolve) => setTimeout(resolve, 20));
       const refused = await fetch(`${bridge.url}${old.events_url}`);
       expect(refused.status).toBe(401);
-      const fresh = (await (await bridge.fetch(`/v1/runs/${runId}/stream-token`, { method: 'POST' })).json()) as TokenAnswer;
+      const fresh = (await (
+        await bridge.fetch(`/v1/runs/${runId}/stream-token`, { method: 'POST' })
+      ).json()) as TokenAnswer;
       expect(await eventsOf(await fetch(`${bridge.url}${fresh.events_url}&after=3`))).toEqual(whole.slice(4));
     } finally {
       await bridge.shutdown();

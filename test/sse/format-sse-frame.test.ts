@@ -3,7 +3,9 @@ import { formatSseFrame } from '../../src/sse/format-sse-frame.js';
 
 describe('formatSseFrame', () => {
   it('writes id, event and data lines ended by a blank line, with LF endings', () => {
-    expect(formatSseFrame({ id: 7, event: 'tool.completed', data: '{"a":1}' })).toBe('id: 7\nevent: tool.completed\ndata: {"a":1}\n\n');
+    expect(formatSseFrame({ id: 7, event: 'tool.completed', data: '{"a":1}' })).toBe(
+      'id: 7\nevent: tool.completed\ndata: {"a":1}\n\n',
+    );
   });
 
   it('splits multi-line data into one data line per line, whatever the line ending', () => {

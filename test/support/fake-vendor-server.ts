@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
-import type { EventSourceMessage } from 'eventsource-parser';
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { EventSourceMessage } from 'eventsource-parser';
 import { parseSseText } from './parse-sse-text.js';
 
 /**

@@ -2,10 +2,18 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type BrowserContext } from 'playwright-core';
+import { type BrowserContext, chromium } from 'playwright-core';
 
 const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+const CHROMIUM_FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
 
 /** A headless Chromium with its own throw-away profile. */
 export interface LaunchedChromium {
@@ -20,10 +28,17 @@ export interface LaunchedChromium {
  * when it is missing.
  */
 export async function launchChromium(): Promise<LaunchedChromium> {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: run scripts/ensure-test-tools.sh (npm test runs it first; it installs the Debian package chromium).`);
+  if (!existsSync(CHROMIUM))
+    throw new Error(
+      `${CHROMIUM} is missing: run scripts/ensure-test-tools.sh (npm test runs it first; it installs the Debian package chromium).`,
+    );
   const profile = await mkdtemp(join(tmpdir(), 'runbridge-chromium-'));
   try {
-    const context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: CHROMIUM_FLAGS });
+    const context = await chromium.launchPersistentContext(profile, {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: CHROMIUM_FLAGS,
+    });
     return {
       context,
       async close() {

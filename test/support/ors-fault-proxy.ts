@@ -1,7 +1,7 @@
-import { createParser } from 'eventsource-parser';
 import { EventEmitter } from 'node:events';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { createParser } from 'eventsource-parser';
 
 /** A fault the proxy injects into one request. */
 export type OrsFault =

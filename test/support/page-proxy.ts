@@ -45,9 +45,17 @@ export async function startPageProxy(upstream: string, page: string): Promise<Pa
       return;
     }
     const header = req.headers['last-event-id'];
-    const forwarded: ForwardedRequest = { method: req.method ?? 'GET', url: req.url ?? '/', lastEventId: Array.isArray(header) ? header[0] : header };
+    const forwarded: ForwardedRequest = {
+      method: req.method ?? 'GET',
+      url: req.url ?? '/',
+      lastEventId: Array.isArray(header) ? header[0] : header,
+    };
     requests.push(forwarded);
-    const outgoing = http.request(new URL(forwarded.url, target), { method: forwarded.method, headers: { ...req.headers, host: target.host }, agent: false });
+    const outgoing = http.request(new URL(forwarded.url, target), {
+      method: forwarded.method,
+      headers: { ...req.headers, host: target.host },
+      agent: false,
+    });
     inFlight.add(outgoing);
     outgoing.on('close', () => inFlight.delete(outgoing));
     outgoing.on('error', () => res.destroy());

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineEnvironment, defineTool, taskList, ToolFailure } from '../../src/ors/environment.js';
+import { defineEnvironment, defineTool, ToolFailure, taskList } from '../../src/ors/environment.js';
 
 interface ProbeState {
   calls: number;
@@ -22,10 +22,14 @@ export const probeEnvironment = defineEnvironment<{ label: string }, ProbeState>
       run: async ({ ms }, { signal }) => {
         await new Promise<void>((resolve, reject) => {
           const timer = setTimeout(resolve, ms);
-          signal.addEventListener('abort', () => {
-            clearTimeout(timer);
-            reject(new Error('session closed'));
-          }, { once: true });
+          signal.addEventListener(
+            'abort',
+            () => {
+              clearTimeout(timer);
+              reject(new Error('session closed'));
+            },
+            { once: true },
+          );
         });
         return { blocks: [{ type: 'text', text: `slept ${ms} ms`, detail: null }] };
       },
@@ -51,7 +55,11 @@ export const probeEnvironment = defineEnvironment<{ label: string }, ProbeState>
       name: 'score',
       description: 'Score the episode.',
       input: z.object({ reward: z.number(), finished: z.boolean() }),
-      run: ({ reward, finished }) => ({ blocks: [{ type: 'text', text: `reward ${reward}`, detail: null }], reward, finished }),
+      run: ({ reward, finished }) => ({
+        blocks: [{ type: 'text', text: `reward ${reward}`, detail: null }],
+        reward,
+        finished,
+      }),
     }),
   ],
   setup: () => ({ calls: 0 }),

@@ -74,7 +74,10 @@ export function arithEnvironment(): ScriptedEnvironment {
       hint: {
         spec: { name: 'hint', description: 'A hint for this task.', input_schema: null },
         taskOnly: true,
-        run: (_input, { task }) => ({ ok: true, output: { blocks: [textBlock(`It is more than ${Number(task.a)}.`)] } }),
+        run: (_input, { task }) => ({
+          ok: true,
+          output: { blocks: [textBlock(`It is more than ${Number(task.a)}.`)] },
+        }),
       },
     },
     prompt: (task) => [textBlock(`What is ${Number(task.a)} + ${Number(task.b)}? Answer with the submit tool.`)],

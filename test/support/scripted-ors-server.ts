@@ -2,13 +2,13 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { pythonJson, referenceCallFrames, referenceFrame, referencePing } from './reference-sse-bytes.js';
 import {
   arithEnvironment,
   type ScriptedEnvironment,
   type ScriptedTool,
   type ScriptedToolReply,
 } from './scripted-ors-environment.js';
-import { pythonJson, referenceCallFrames, referenceFrame, referencePing } from './reference-sse-bytes.js';
 
 /** How the fake ORS server behaves; the defaults mimic the reference server. */
 export interface ScriptedOrsServerOptions {
@@ -236,33 +236,47 @@ export class ScriptedOrsServer {
       if (typeof value !== 'number') return fallback;
       return value < 0 ? Math.max(0, tasks.length + value) : Math.min(value, tasks.length);
     };
-    return this.#json(res, 200, { tasks: tasks.slice(resolve(fields.start, 0), resolve(fields.stop, tasks.length)) });
+    this.#json(res, 200, { tasks: tasks.slice(resolve(fields.start, 0), resolve(fields.stop, tasks.length)) });
+    return;
   }
 
   #createSession(res: http.ServerResponse): void {
     const sid = randomUUID();
     this.#sessions.set(sid, { state: 'minted' });
-    if (this.#options.createSessionForm === 'json') return this.#json(res, 200, { sid });
+    if (this.#options.createSessionForm === 'json') {
+      this.#json(res, 200, { sid });
+      return;
+    }
     res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store' });
     res.end(referenceFrame('task_id', sid) + referenceFrame('end', ''));
   }
 
   #create(res: http.ServerResponse, sid: string, fields: Record<string, unknown>): void {
     if (this.#options.rejectCreateWith422) {
-      return this.#json(res, 422, { detail: [{ type: 'value_error', loc: ['body'], msg: 'Rejected', input: fields }] });
+      this.#json(res, 422, { detail: [{ type: 'value_error', loc: ['body'], msg: 'Rejected', input: fields }] });
+      return;
     }
     const existing = this.#sessions.get(sid);
-    if (existing?.state === 'active') return this.#json(res, 400, { detail: 'Session already exists' });
+    if (existing?.state === 'active') {
+      this.#json(res, 400, { detail: 'Session already exists' });
+      return;
+    }
     const envName = typeof fields.env_name === 'string' ? fields.env_name : Object.keys(this.#options.environments)[0];
     const environment = this.#options.environments[envName ?? ''];
-    if (!environment) return this.#json(res, 404, { detail: `Environment ${String(envName)} not found` });
+    if (!environment) {
+      this.#json(res, 404, { detail: `Environment ${String(envName)} not found` });
+      return;
+    }
     let task: Record<string, unknown> | undefined;
     if (fields.task_spec !== undefined && fields.split === undefined) {
       task = fields.task_spec as Record<string, unknown>;
     } else if (fields.task_spec === undefined && typeof fields.split === 'string') {
       task = environment.tasks[fields.split]?.[Number(fields.index)];
     }
-    if (!task) return this.#json(res, 400, { detail: 'Provide task_spec, or a valid split and index' });
+    if (!task) {
+      this.#json(res, 400, { detail: 'Provide task_spec, or a valid split and index' });
+      return;
+    }
     this.#sessions.set(sid, { state: 'active', env: envName ?? '', task });
     this.#json(res, 200, { sid });
   }
@@ -308,7 +322,8 @@ export class ScriptedOrsServer {
     const tool = environment.tools[name];
     const input = (fields.input ?? {}) as Record<string, unknown>;
     const frames = (async (): Promise<string[]> => {
-      if (!tool) return referenceCallFrames(taskId, pythonJson({ ok: false, error: `Tool not found: ${name}` })).slice(1);
+      if (!tool)
+        return referenceCallFrames(taskId, pythonJson({ ok: false, error: `Tool not found: ${name}` })).slice(1);
       this.#executions.set(name, this.executions(name) + 1);
       this.#events.emit('execution', name);
       let reply: ScriptedToolReply;

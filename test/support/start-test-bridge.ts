@@ -1,7 +1,7 @@
 import { createOfflineProvider } from '../../adapters/models/offline/offline-provider.js';
 import { loadConfig } from '../../src/config.js';
-import { startRunbridge, type Runbridge, type StartOptions } from '../../src/main.js';
-import { RunEventSchema, type RunEvent } from '../../src/protocol/run-events.js';
+import { type Runbridge, type StartOptions, startRunbridge } from '../../src/main.js';
+import { type RunEvent, RunEventSchema } from '../../src/protocol/run-events.js';
 import { readSseEvents } from '../../src/sse/read-sse-events.js';
 
 export interface TestBridge extends Runbridge {
@@ -31,21 +31,30 @@ export async function startTestBridge(
   });
   const auth: Record<string, string> = options.apiKey ? { Authorization: `Bearer ${options.apiKey}` } : {};
   const request = (path: string, init: RequestInit = {}) =>
-    fetch(`${bridge.url}${path}`, { ...init, headers: { ...auth, ...(init.headers as Record<string, string> | undefined) } });
+    fetch(`${bridge.url}${path}`, {
+      ...init,
+      headers: { ...auth, ...(init.headers as Record<string, string> | undefined) },
+    });
   return {
     ...bridge,
     fetch: request,
     async startRun(body = {}) {
-      const response = await request('/v1/runs', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+      const response = await request('/v1/runs', {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify(body),
+      });
       const answer = (await response.json()) as { run_id?: string };
-      if (response.status !== 202 || !answer.run_id) throw new Error(`POST /v1/runs answered ${response.status}: ${JSON.stringify(answer)}`);
+      if (response.status !== 202 || !answer.run_id)
+        throw new Error(`POST /v1/runs answered ${response.status}: ${JSON.stringify(answer)}`);
       return answer.run_id;
     },
     async readEvents(runId, { after, headers = {} } = {}) {
       const query = after === undefined ? '' : `?after=${after}`;
       const response = await request(`/v1/runs/${runId}/events${query}`, { headers });
       if (response.status === 204) return [];
-      if (response.status !== 200 || !response.body) throw new Error(`events answered ${response.status}: ${await response.text()}`);
+      if (response.status !== 200 || !response.body)
+        throw new Error(`events answered ${response.status}: ${await response.text()}`);
       const events: RunEvent[] = [];
       for await (const frame of readSseEvents(response.body)) events.push(RunEventSchema.parse(JSON.parse(frame.data)));
       return events;

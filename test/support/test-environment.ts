@@ -1,5 +1,11 @@
 import { z } from 'zod';
-import { defineEnvironment, defineTool, taskList, ToolFailure, type EnvironmentDefinition } from '../../src/ors/environment.js';
+import {
+  defineEnvironment,
+  defineTool,
+  type EnvironmentDefinition,
+  ToolFailure,
+  taskList,
+} from '../../src/ors/environment.js';
 
 /**
  * A test-only ORS environment whose every behaviour a test can steer and observe: tools that succeed,
@@ -62,7 +68,10 @@ export const TEST_TASKS = {
 } satisfies Record<string, TestTask[]>;
 
 /** A fresh test environment named `name`, and its probe. */
-export function createTestEnvironment(name = 'testenv'): { environment: EnvironmentDefinition<TestTask, TestState>; probe: TestProbe } {
+export function createTestEnvironment(name = 'testenv'): {
+  environment: EnvironmentDefinition<TestTask, TestState>;
+  probe: TestProbe;
+} {
   const gates = new Map<string, Deferred<unknown>>();
   const gate = <T>(key: string): Deferred<T> => {
     let entry = gates.get(key);
@@ -90,7 +99,11 @@ export function createTestEnvironment(name = 'testenv'): { environment: Environm
     input: z.strictObject({ text: z.string(), reward: z.number().optional(), finished: z.boolean().optional() }),
     run: (input) => {
       counted('echo');
-      return { blocks: [{ type: 'text', text: input.text, detail: null }], reward: input.reward, finished: input.finished };
+      return {
+        blocks: [{ type: 'text', text: input.text, detail: null }],
+        reward: input.reward,
+        finished: input.finished,
+      };
     },
   });
 

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { defineEnvironment, defineTool, ToolFailure } from '../../../src/ors/environment.js';
 import type { TextBlock } from '../../../src/ors/ors-schemas.js';
+import { ARITH_SPLITS, type ArithTask, ArithTaskSchema, arithTasks } from './arith-tasks.js';
 import { evaluateExpression, formatNumber, MAX_EXPRESSION_LENGTH } from './calculator.js';
-import { ARITH_SPLITS, arithTasks, ArithTaskSchema, type ArithTask } from './arith-tasks.js';
 
 /**
  * `arith`: one word problem per episode. The model works with `calculator` and ends the episode
@@ -71,9 +71,14 @@ function parseAnswer(answer: number | string): number {
     if (!Number.isFinite(answer)) throw new ToolFailure('The answer must be a finite number, e.g. 42.');
     return answer;
   }
-  const cleaned = answer.trim().replace(/^\$/, '').replace(/,(?=\d{3}\b)/g, '');
+  const cleaned = answer
+    .trim()
+    .replace(/^\$/, '')
+    .replace(/,(?=\d{3}\b)/g, '');
   if (!/^-?(\d+(\.\d+)?|\.\d+)$/.test(cleaned)) {
-    throw new ToolFailure(`The answer must be a number such as 42; "${answer.slice(0, 100)}" is not one. Submit just the number.`);
+    throw new ToolFailure(
+      `The answer must be a number such as 42; "${answer.slice(0, 100)}" is not one. Submit just the number.`,
+    );
   }
   return Number(cleaned);
 }
@@ -88,6 +93,8 @@ export const arithEnvironment = defineEnvironment<ArithTask, ArithState>({
   tools: [calculator, submit],
   setup: ({ task }) => ({ task, finished: false }),
   prompt: (state) => [
-    text(`${state.task.question}\n\nUse the calculator tool for the arithmetic, then call submit with the final number.`),
+    text(
+      `${state.task.question}\n\nUse the calculator tool for the arithmetic, then call submit with the final number.`,
+    ),
   ],
 });

@@ -31,7 +31,8 @@ export const ARITH_SPLITS: Split[] = [
 /** The task at `index` of `split`; throws a RangeError for an unknown split or an index out of range. */
 export function arithTask(split: string, index: number): ArithTask {
   const size = ARITH_SPLIT_SIZES[split];
-  if (size === undefined) throw new RangeError(`arith has no split "${split}"; use one of: ${Object.keys(ARITH_SPLIT_SIZES).join(', ')}`);
+  if (size === undefined)
+    throw new RangeError(`arith has no split "${split}"; use one of: ${Object.keys(ARITH_SPLIT_SIZES).join(', ')}`);
   if (!Number.isInteger(index) || index < 0 || index >= size) {
     throw new RangeError(`arith split "${split}" has tasks 0 to ${size - 1}; ${index} is out of range`);
   }

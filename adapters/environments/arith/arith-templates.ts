@@ -50,7 +50,18 @@ const PEOPLE: readonly Person[] = [
   { name: 'Hana', pronoun: 'she' },
   { name: 'Tomás', pronoun: 'he' },
 ];
-const ITEMS = ['notebooks', 'pens', 'apples', 'tickets', 'candles', 'mugs', 'books', 'plants', 'scarves', 'batteries'] as const;
+const ITEMS = [
+  'notebooks',
+  'pens',
+  'apples',
+  'tickets',
+  'candles',
+  'mugs',
+  'books',
+  'plants',
+  'scarves',
+  'batteries',
+] as const;
 const THINGS = ['marbles', 'stickers', 'cards', 'shells', 'stamps', 'coins', 'beads', 'pebbles'] as const;
 const VEHICLES = ['train', 'bus', 'cyclist', 'ferry', 'truck', 'runner'] as const;
 const UNITS = ['kilometres', 'miles'] as const;
@@ -218,7 +229,10 @@ export function isAgesIndex(index: number): boolean {
 }
 
 /** The problem for task `index`: `ages` at indexes ending in 9, otherwise a template drawn from `random`. */
-export function generateProblem(index: number, random: SeededRandom): GeneratedProblem & { template: ArithTemplateName } {
+export function generateProblem(
+  index: number,
+  random: SeededRandom,
+): GeneratedProblem & { template: ArithTemplateName } {
   const template = isAgesIndex(index) ? AGES : random.pick(CHAINED);
   return { template: template.name, ...template.generate(random) };
 }

@@ -27,7 +27,9 @@ const HELP = 'The calculator accepts numbers, + - * /, parentheses and spaces, e
 export function evaluateExpression(expression: string): number {
   if (expression.trim() === '') throw new ToolFailure(`The expression is empty. ${HELP}`);
   if (expression.length > MAX_EXPRESSION_LENGTH) {
-    throw new ToolFailure(`The expression is ${expression.length} characters long; the limit is ${MAX_EXPRESSION_LENGTH}. Split the work into smaller steps.`);
+    throw new ToolFailure(
+      `The expression is ${expression.length} characters long; the limit is ${MAX_EXPRESSION_LENGTH}. Split the work into smaller steps.`,
+    );
   }
   const tokens = tokenize(expression);
   let position = 0;
@@ -35,12 +37,17 @@ export function evaluateExpression(expression: string): number {
 
   const peek = (): Token | undefined => tokens[position];
   const describe = (token: Token | undefined): string =>
-    token === undefined ? 'the end of the expression' : token.kind === 'number' ? `the number at position ${token.at + 1}` : `"${token.op}" at position ${token.at + 1}`;
+    token === undefined
+      ? 'the end of the expression'
+      : token.kind === 'number'
+        ? `the number at position ${token.at + 1}`
+        : `"${token.op}" at position ${token.at + 1}`;
   const isOp = (token: Token | undefined, ...ops: string[]): token is Token & { kind: 'op' } =>
     token !== undefined && token.kind === 'op' && ops.includes(token.op);
 
   const nested = <T>(parse: () => T): T => {
-    if (++depth > MAX_DEPTH) throw new ToolFailure(`The expression nests deeper than ${MAX_DEPTH} levels. Simplify it.`);
+    if (++depth > MAX_DEPTH)
+      throw new ToolFailure(`The expression nests deeper than ${MAX_DEPTH} levels. Simplify it.`);
     try {
       return parse();
     } finally {
@@ -93,7 +100,10 @@ export function evaluateExpression(expression: string): number {
       position++;
       const value = parseExpression();
       const close = peek();
-      if (!isOp(close, ')')) throw new ToolFailure(`Expected ")" to close the "(" at position ${token.at + 1}, found ${describe(close)}. ${HELP}`);
+      if (!isOp(close, ')'))
+        throw new ToolFailure(
+          `Expected ")" to close the "(" at position ${token.at + 1}, found ${describe(close)}. ${HELP}`,
+        );
       position++;
       return value;
     }
@@ -124,7 +134,8 @@ function tokenize(expression: string): Token[] {
     if (number !== undefined) {
       const previous = tokens[tokens.length - 1];
       // "2 3" or "2(3)" are typos more often than intent; refusing them keeps answers unambiguous.
-      if (previous?.kind === 'number') throw new ToolFailure(`Missing operator before the number at position ${at + 1}. ${HELP}`);
+      if (previous?.kind === 'number')
+        throw new ToolFailure(`Missing operator before the number at position ${at + 1}. ${HELP}`);
       tokens.push({ kind: 'number', value: Number(number), at });
     } else if (op !== undefined) {
       tokens.push({ kind: 'op', op, at });

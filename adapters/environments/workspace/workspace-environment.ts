@@ -1,9 +1,15 @@
 import { z } from 'zod';
-import { defineEnvironment, defineTool, ToolFailure, type EnvironmentDefinition, type ToolDefinition } from '../../../src/ors/environment.js';
+import {
+  defineEnvironment,
+  defineTool,
+  type EnvironmentDefinition,
+  type ToolDefinition,
+  ToolFailure,
+} from '../../../src/ors/environment.js';
 import type { TextBlock } from '../../../src/ors/ors-schemas.js';
 import { generateWorkspaceFiles } from './workspace-files.js';
 import { ARCHIVE_PREFIX, deepSearchFiles, formatSearchResult, searchFiles } from './workspace-search.js';
-import { WORKSPACE_SPLITS, workspaceTasks, WorkspaceTaskSchema, type WorkspaceTask } from './workspace-tasks.js';
+import { WORKSPACE_SPLITS, type WorkspaceTask, WorkspaceTaskSchema, workspaceTasks } from './workspace-tasks.js';
 
 /**
  * `workspace`: an in-memory file tree per session with one fact hidden in it; the model finds the
@@ -46,7 +52,9 @@ function normalisePath(path: string): string {
     trimmed.length <= 200 &&
     segments.every((segment) => /^[A-Za-z0-9_.-]+$/.test(segment) && segment !== '.' && segment !== '..');
   if (!valid) {
-    throw new ToolFailure(`"${path.slice(0, 200)}" is not a valid path. Use a relative path such as "notes/todo.md" made of letters, digits, "_", "." and "-".`);
+    throw new ToolFailure(
+      `"${path.slice(0, 200)}" is not a valid path. Use a relative path such as "notes/todo.md" made of letters, digits, "_", "." and "-".`,
+    );
   }
   return trimmed;
 }
@@ -64,11 +72,14 @@ const listFiles = defineTool<WorkspaceState, unknown>({
 const readFile = defineTool<WorkspaceState, { path: string }>({
   name: 'read_file',
   description: 'Returns the whole content of one file, however long.',
-  input: z.object({ path: z.string().max(1000).describe('The file path as list_files shows it, e.g. "config/app.ini".') }),
+  input: z.object({
+    path: z.string().max(1000).describe('The file path as list_files shows it, e.g. "config/app.ini".'),
+  }),
   run({ path }, { state }) {
     const normalised = normalisePath(path);
     const content = state.files.get(normalised);
-    if (content === undefined) throw new ToolFailure(`There is no file "${normalised}". Call list_files to see the paths.`);
+    if (content === undefined)
+      throw new ToolFailure(`There is no file "${normalised}". Call list_files to see the paths.`);
     return { blocks: [text(content)] };
   },
 });
@@ -83,11 +94,15 @@ const writeFile = defineTool<WorkspaceState, { path: string; content: string }>(
   run({ path, content }, { state }) {
     const normalised = normalisePath(path);
     if (content.length > MAX_WRITE_CHARS) {
-      throw new ToolFailure(`The content has ${content.length} characters; the limit is ${MAX_WRITE_CHARS}. Write a shorter file.`);
+      throw new ToolFailure(
+        `The content has ${content.length} characters; the limit is ${MAX_WRITE_CHARS}. Write a shorter file.`,
+      );
     }
     const existed = state.files.has(normalised);
     if (!existed && state.files.size >= MAX_FILES) {
-      throw new ToolFailure(`The workspace already holds ${MAX_FILES} files, the limit. Overwrite an existing file instead.`);
+      throw new ToolFailure(
+        `The workspace already holds ${MAX_FILES} files, the limit. Overwrite an existing file instead.`,
+      );
     }
     state.files.set(normalised, content);
     // Keep list_files and search in path order, as they were before the write.
@@ -96,7 +111,9 @@ const writeFile = defineTool<WorkspaceState, { path: string; content: string }>(
   },
 });
 
-function searchTool(slowToolMs: number): ToolDefinition<WorkspaceState, { pattern: string; deep?: boolean | undefined }> {
+function searchTool(
+  slowToolMs: number,
+): ToolDefinition<WorkspaceState, { pattern: string; deep?: boolean | undefined }> {
   return defineTool({
     name: 'search',
     description:
@@ -110,19 +127,26 @@ function searchTool(slowToolMs: number): ToolDefinition<WorkspaceState, { patter
       const matches = deep
         ? await deepSearchFiles(state.files, pattern, { durationMs: slowToolMs, signal })
         : searchFiles(state.files, pattern);
-      return { blocks: [text(formatSearchResult(pattern, matches, deep === true))], metadata: { matches: matches.length } };
+      return {
+        blocks: [text(formatSearchResult(pattern, matches, deep === true))],
+        metadata: { matches: matches.length },
+      };
     },
   });
 }
 
 const submit = defineTool<WorkspaceState, { answer: string | number }>({
   name: 'submit',
-  description: 'Submits the value you found, exactly as written in the file. Ends the episode: reward 1 if it is right, 0 if not.',
-  input: z.object({ answer: z.union([z.string().max(200), z.number()]).describe('The recorded value, e.g. "cobalt-4821".') }),
+  description:
+    'Submits the value you found, exactly as written in the file. Ends the episode: reward 1 if it is right, 0 if not.',
+  input: z.object({
+    answer: z.union([z.string().max(200), z.number()]).describe('The recorded value, e.g. "cobalt-4821".'),
+  }),
   run({ answer }, { state }) {
     if (state.finished) throw new ToolFailure('The episode is already finished; open a new session for another task.');
     const submitted = String(answer).trim();
-    if (submitted === '') throw new ToolFailure('The answer is empty. Submit the value exactly as it is written in the file.');
+    if (submitted === '')
+      throw new ToolFailure('The answer is empty. Submit the value exactly as it is written in the file.');
     state.finished = true;
     const correct = submitted.toLowerCase() === state.task.answer.toLowerCase();
     return {
@@ -158,12 +182,16 @@ const getHint = defineTool<WorkspaceState, unknown>({
 });
 
 /** A workspace environment; tests pass a short `slowToolMs` so deep searches finish quickly. */
-export function createWorkspaceEnvironment(options: WorkspaceEnvironmentOptions = {}): EnvironmentDefinition<WorkspaceTask, WorkspaceState> {
+export function createWorkspaceEnvironment(
+  options: WorkspaceEnvironmentOptions = {},
+): EnvironmentDefinition<WorkspaceTask, WorkspaceState> {
   const slowToolMs = options.slowToolMs ?? DEFAULT_SLOW_TOOL_MS;
-  if (!Number.isFinite(slowToolMs) || slowToolMs < 0) throw new RangeError(`slowToolMs must be a number of milliseconds ≥ 0, got ${slowToolMs}`);
+  if (!Number.isFinite(slowToolMs) || slowToolMs < 0)
+    throw new RangeError(`slowToolMs must be a number of milliseconds ≥ 0, got ${slowToolMs}`);
   return defineEnvironment<WorkspaceTask, WorkspaceState>({
     name: 'workspace',
-    description: 'Find the value recorded for a key in a generated tree of logs, configs, notes and CSVs, and submit it.',
+    description:
+      'Find the value recorded for a key in a generated tree of logs, configs, notes and CSVs, and submit it.',
     splits: WORKSPACE_SPLITS,
     tasks: workspaceTasks,
     taskSchema: WorkspaceTaskSchema,

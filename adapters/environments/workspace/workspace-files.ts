@@ -1,10 +1,10 @@
-import { seededRandom, type SeededRandom } from '../seeded-random.js';
+import { type SeededRandom, seededRandom } from '../seeded-random.js';
 import type { WorkspaceTask } from './workspace-tasks.js';
 import {
   FILLER_WORDS,
   INI_FILES,
-  makeValue,
   METRIC_FILES,
+  makeValue,
   NOTE_FILES,
   NOTE_SENTENCES,
   WORKSPACE_KEYS,
@@ -34,13 +34,22 @@ export function generateWorkspaceFiles(task: WorkspaceTask): Map<string, string>
   const filler = fillerKeys(random, task.key);
   const drafts: Draft[] = [
     readme(),
-    ...random.shuffle(INI_FILES).slice(0, random.int(2, 4)).map((path) => iniFile(random, path, filler)),
+    ...random
+      .shuffle(INI_FILES)
+      .slice(0, random.int(2, 4))
+      .map((path) => iniFile(random, path, filler)),
     featuresFile(random, filler),
     ...logFiles(random, filler),
     ...archiveFiles(random, filler),
-    ...random.shuffle(NOTE_FILES).slice(0, random.int(2, 5)).map(([path, title]) => notesFile(random, path, title, filler)),
+    ...random
+      .shuffle(NOTE_FILES)
+      .slice(0, random.int(2, 5))
+      .map(([path, title]) => notesFile(random, path, title, filler)),
     settingsExport(random, filler),
-    ...random.shuffle(METRIC_FILES).slice(0, random.int(1, 4)).map((path) => metricsFile(random, path)),
+    ...random
+      .shuffle(METRIC_FILES)
+      .slice(0, random.int(1, 4))
+      .map((path) => metricsFile(random, path)),
   ];
 
   const byKind = <Kind extends RecordKind>(...kinds: Kind[]): Array<Draft<Kind>> =>
@@ -61,7 +70,11 @@ export function generateWorkspaceFiles(task: WorkspaceTask): Map<string, string>
   }
   if (random.chance(0.5)) {
     const notes = random.pick(byKind('notes'));
-    notes.lines.splice(random.int(2, notes.lines.length), 0, `- Remember to double-check the ${task.key} setting before the next release.`);
+    notes.lines.splice(
+      random.int(2, notes.lines.length),
+      0,
+      `- Remember to double-check the ${task.key} setting before the next release.`,
+    );
   }
 
   drafts.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
@@ -139,8 +152,17 @@ function featuresFile(random: SeededRandom, filler: () => [string, string]): Dra
     const [key, value] = filler();
     limits[key] = value;
   }
-  const features = Object.fromEntries(random.shuffle(FILLER_WORDS).slice(0, 4).map((word) => [`new_${word}_page`, random.chance(0.5)]));
-  return { path: 'config/features.json', kind: 'json', lines: JSON.stringify({ features, limits }, null, 2).split('\n') };
+  const features = Object.fromEntries(
+    random
+      .shuffle(FILLER_WORDS)
+      .slice(0, 4)
+      .map((word) => [`new_${word}_page`, random.chance(0.5)]),
+  );
+  return {
+    path: 'config/features.json',
+    kind: 'json',
+    lines: JSON.stringify({ features, limits }, null, 2).split('\n'),
+  };
 }
 
 function logLines(random: SeededRandom, date: string, count: number, filler: () => [string, string]): string[] {
@@ -162,7 +184,8 @@ function logMessage(random: SeededRandom, filler: () => [string, string]): strin
   }
   if (roll <= 60) return `worker ${random.int(1, 16)} picked job ${random.int(0x10000, 0xfffff).toString(16)}`;
   if (roll <= 75) return `cache hit ratio=0.${random.int(10, 99)} evictions=${random.int(0, 500)}`;
-  if (roll <= 88) return `connection pool size=${random.int(2, 64)} idle=${random.int(0, 10)} waiting=${random.int(0, 5)}`;
+  if (roll <= 88)
+    return `connection pool size=${random.int(2, 64)} idle=${random.int(0, 10)} waiting=${random.int(0, 5)}`;
   if (roll <= 97) return `scheduled task ${random.pick(FILLER_WORDS)}-sync completed in ${random.int(1, 120)}s`;
   const [key, value] = filler();
   return `recorded ${key}=${value} (source=${random.pick(FILLER_WORDS)})`;
@@ -183,7 +206,10 @@ function logFiles(random: SeededRandom, filler: () => [string, string]): Draft[]
 }
 
 function archiveFiles(random: SeededRandom, filler: () => [string, string]): Draft[] {
-  const months = random.shuffle(['2023-09', '2023-10', '2023-11', '2023-12', '2024-01']).slice(0, random.int(1, 3)).sort();
+  const months = random
+    .shuffle(['2023-09', '2023-10', '2023-11', '2023-12', '2024-01'])
+    .slice(0, random.int(1, 3))
+    .sort();
   return months.map((month) => ({
     path: `archive/app-${month}.log`,
     kind: 'log',
@@ -217,7 +243,9 @@ function metricsFile(random: SeededRandom, path: string): Draft {
   const lines = ['date,requests,errors,p95_ms'];
   const rows = random.int(20, 80);
   for (let i = 0; i < rows; i++) {
-    lines.push(`2024-02-${pad((i % 28) + 1)}T${pad(i % 24)}:00Z,${random.int(1000, 90_000)},${random.int(0, 400)},${random.int(20, 1500)}`);
+    lines.push(
+      `2024-02-${pad((i % 28) + 1)}T${pad(i % 24)}:00Z,${random.int(1000, 90_000)},${random.int(0, 400)},${random.int(20, 1500)}`,
+    );
   }
   return { path, kind: 'metrics-csv', lines };
 }

@@ -70,14 +70,19 @@ export async function deepSearchFiles(
 export function formatSearchResult(pattern: string, matches: readonly SearchMatch[], deep: boolean): string {
   const scope = deep ? 'in all files, archive/ included' : `outside ${ARCHIVE_PREFIX}`;
   if (matches.length === 0) {
-    const next = deep ? 'Try a shorter or different pattern.' : `Files under ${ARCHIVE_PREFIX} are searched only with deep: true (slow).`;
+    const next = deep
+      ? 'Try a shorter or different pattern.'
+      : `Files under ${ARCHIVE_PREFIX} are searched only with deep: true (slow).`;
     return `No lines contain "${pattern}" ${scope}. ${next}`;
   }
   const listed = matches.slice(0, MAX_LISTED_MATCHES).map(({ path, line, text }) => {
     const cut = text.length > MAX_LINE_CHARS ? `${text.slice(0, MAX_LINE_CHARS)}…` : text;
     return `${path}:${line}: ${cut}`;
   });
-  const more = matches.length > MAX_LISTED_MATCHES ? [`… and ${matches.length - MAX_LISTED_MATCHES} more; use a more specific pattern.`] : [];
+  const more =
+    matches.length > MAX_LISTED_MATCHES
+      ? [`… and ${matches.length - MAX_LISTED_MATCHES} more; use a more specific pattern.`]
+      : [];
   const noun = matches.length === 1 ? 'line contains' : 'lines contain';
   return [`${matches.length} ${noun} "${pattern}" ${scope}:`, ...listed, ...more].join('\n');
 }

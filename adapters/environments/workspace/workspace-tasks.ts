@@ -52,7 +52,9 @@ const LOCATION_WEIGHTS: ReadonlyArray<readonly [WorkspaceLocation, number]> = [
 export function workspaceTask(split: string, index: number): WorkspaceTask {
   const size = WORKSPACE_SPLIT_SIZES[split];
   if (size === undefined) {
-    throw new RangeError(`workspace has no split "${split}"; use one of: ${Object.keys(WORKSPACE_SPLIT_SIZES).join(', ')}`);
+    throw new RangeError(
+      `workspace has no split "${split}"; use one of: ${Object.keys(WORKSPACE_SPLIT_SIZES).join(', ')}`,
+    );
   }
   if (!Number.isInteger(index) || index < 0 || index >= size) {
     throw new RangeError(`workspace split "${split}" has tasks 0 to ${size - 1}; ${index} is out of range`);

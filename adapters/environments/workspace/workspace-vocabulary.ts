@@ -7,18 +7,73 @@ import type { SeededRandom } from '../seeded-random.js';
  */
 
 const KEY_PREFIXES = [
-  'cache', 'queue', 'worker', 'shard', 'replica', 'retry', 'batch', 'session', 'upload', 'index',
-  'backup', 'metrics', 'billing', 'search', 'auth', 'ingest', 'export', 'mailer', 'gateway', 'ledger',
+  'cache',
+  'queue',
+  'worker',
+  'shard',
+  'replica',
+  'retry',
+  'batch',
+  'session',
+  'upload',
+  'index',
+  'backup',
+  'metrics',
+  'billing',
+  'search',
+  'auth',
+  'ingest',
+  'export',
+  'mailer',
+  'gateway',
+  'ledger',
 ] as const;
-const KEY_SUFFIXES = ['ttl', 'limit', 'size', 'count', 'timeout', 'version', 'region', 'quota', 'interval', 'threshold'] as const;
+const KEY_SUFFIXES = [
+  'ttl',
+  'limit',
+  'size',
+  'count',
+  'timeout',
+  'version',
+  'region',
+  'quota',
+  'interval',
+  'threshold',
+] as const;
 
 /** Every key a task can ask for, 200 in all. */
-export const WORKSPACE_KEYS: readonly string[] = KEY_PREFIXES.flatMap((prefix) => KEY_SUFFIXES.map((suffix) => `${prefix}_${suffix}`));
+export const WORKSPACE_KEYS: readonly string[] = KEY_PREFIXES.flatMap((prefix) =>
+  KEY_SUFFIXES.map((suffix) => `${prefix}_${suffix}`),
+);
 
-const VALUE_WORDS = ['amber', 'cobalt', 'delta', 'ember', 'fjord', 'garnet', 'harbor', 'indigo', 'juniper', 'kestrel', 'lumen', 'marlin'] as const;
+const VALUE_WORDS = [
+  'amber',
+  'cobalt',
+  'delta',
+  'ember',
+  'fjord',
+  'garnet',
+  'harbor',
+  'indigo',
+  'juniper',
+  'kestrel',
+  'lumen',
+  'marlin',
+] as const;
 
 /** Names of services, sources and API paths in filler lines. */
-export const FILLER_WORDS = ['orders', 'users', 'invoices', 'search', 'reports', 'uploads', 'billing', 'inventory', 'alerts', 'sessions'] as const;
+export const FILLER_WORDS = [
+  'orders',
+  'users',
+  'invoices',
+  'search',
+  'reports',
+  'uploads',
+  'billing',
+  'inventory',
+  'alerts',
+  'sessions',
+] as const;
 
 /** A value as recorded in the files: a code such as `cobalt-4821` or a plain number; it always ends in a digit. */
 export function makeValue(random: SeededRandom): string {
@@ -55,4 +110,9 @@ export const NOTE_FILES: ReadonlyArray<readonly [string, string]> = [
 export const INI_FILES = ['config/app.ini', 'config/database.ini', 'config/cache.ini', 'config/limits.ini'] as const;
 
 /** Data exports holding metrics (no keys). */
-export const METRIC_FILES = ['data/metrics-week-09.csv', 'data/metrics-week-10.csv', 'data/usage-2024-02.csv', 'data/errors-2024-02.csv'] as const;
+export const METRIC_FILES = [
+  'data/metrics-week-09.csv',
+  'data/metrics-week-10.csv',
+  'data/usage-2024-02.csv',
+  'data/errors-2024-02.csv',
+] as const;

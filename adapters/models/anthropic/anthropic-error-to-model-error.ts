@@ -16,7 +16,12 @@ export function anthropicErrorToModelError(error: unknown, phase: 'request' | 's
     error instanceof APIConnectionError
       ? 'connection'
       : error instanceof APIError
-        ? { status: error.status, vendorType: error.type ?? undefined, vendorMessage: error.apiMessage ?? error.message, requestId: error.requestID ?? undefined }
+        ? {
+            status: error.status,
+            vendorType: error.type ?? undefined,
+            vendorMessage: error.apiMessage ?? error.message,
+            requestId: error.requestID ?? undefined,
+          }
         : undefined;
   return sdkErrorToModelError(error, phase, ANTHROPIC_VENDOR, seen);
 }

@@ -9,10 +9,10 @@ import type {
 } from '@anthropic-ai/sdk/resources/messages';
 import type { ContentPart, Message, ToolDefinition } from '../../../src/models/conversation.js';
 import type { ModelRequest } from '../../../src/models/model.js';
+import { joinTextParts } from '../shared/join-text-parts.js';
 import { mergeExtraBody } from '../shared/merge-extra-body.js';
 import { sanitizeToolSchema } from '../shared/sanitize-tool-schema.js';
 import { toolArgumentsObject } from '../shared/tool-arguments-object.js';
-import { joinTextParts } from '../shared/join-text-parts.js';
 import { ANTHROPIC_VENDOR } from './anthropic-error-to-model-error.js';
 import { anthropicReasoningData } from './anthropic-reasoning-data.js';
 
@@ -135,7 +135,10 @@ function toContentBlocks(parts: readonly ContentPart[]): Array<TextBlockParam | 
     } else if (isAnthropicImageType(part.mimeType)) {
       blocks.push({ type: 'image', source: { type: 'base64', media_type: part.mimeType, data: part.data } });
     } else {
-      blocks.push({ type: 'text', text: `[image of type ${part.mimeType} omitted: Anthropic accepts ${IMAGE_TYPES.join(', ')}]` });
+      blocks.push({
+        type: 'text',
+        text: `[image of type ${part.mimeType} omitted: Anthropic accepts ${IMAGE_TYPES.join(', ')}]`,
+      });
     }
   }
   return blocks;

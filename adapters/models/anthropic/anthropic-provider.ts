@@ -1,6 +1,6 @@
 import Anthropic from '@anthropic-ai/sdk';
 import type { ModelProvider } from '../../../src/models/model.js';
-import { sdkClientOptions, type SdkProviderOptions } from '../shared/sdk-client-options.js';
+import { type SdkProviderOptions, sdkClientOptions } from '../shared/sdk-client-options.js';
 import { AnthropicModel } from './anthropic-model.js';
 
 /** Factory options of {@link createAnthropicProvider}. */
@@ -36,6 +36,7 @@ export function createAnthropicProvider(options: AnthropicProviderOptions): Mode
     name: ANTHROPIC_PROVIDER_NAME,
     listedModels: options.listedModels ?? [],
     defaultModel: options.defaultModel ?? ANTHROPIC_DEFAULT_MODEL,
-    create: (modelName) => new AnthropicModel({ client, providerName: ANTHROPIC_PROVIDER_NAME, modelName, defaultMaxTokens }),
+    create: (modelName) =>
+      new AnthropicModel({ client, providerName: ANTHROPIC_PROVIDER_NAME, modelName, defaultMaxTokens }),
   };
 }

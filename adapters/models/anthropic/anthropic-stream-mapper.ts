@@ -1,6 +1,6 @@
 import type { RawMessageStreamEvent, StopReason } from '@anthropic-ai/sdk/resources/messages';
-import type { FinishReason } from '../../../src/protocol/run-events.js';
 import type { ModelPart, ModelUsage } from '../../../src/models/model.js';
+import type { FinishReason } from '../../../src/protocol/run-events.js';
 import type { StreamMapper } from '../shared/stream-model-parts.js';
 import { vendorFailureToModelError } from '../shared/vendor-failure.js';
 import { ANTHROPIC_VENDOR } from './anthropic-error-to-model-error.js';
@@ -81,7 +81,10 @@ export class AnthropicStreamMapper implements StreamMapper<RawMessageStreamEvent
     ];
   }
 
-  #start(index: number, block: Extract<RawMessageStreamEvent, { type: 'content_block_start' }>['content_block']): ModelPart[] {
+  #start(
+    index: number,
+    block: Extract<RawMessageStreamEvent, { type: 'content_block_start' }>['content_block'],
+  ): ModelPart[] {
     switch (block.type) {
       case 'text':
         this.#blocks.set(index, { kind: 'passthrough' });
@@ -125,15 +128,28 @@ export class AnthropicStreamMapper implements StreamMapper<RawMessageStreamEvent
     this.#blocks.delete(index);
     switch (block?.kind) {
       case 'thinking': {
-        const providerData: AnthropicReasoningData = { vendor: 'anthropic', type: 'thinking', signature: block.signature };
+        const providerData: AnthropicReasoningData = {
+          vendor: 'anthropic',
+          type: 'thinking',
+          signature: block.signature,
+        };
         return [{ type: 'reasoning', block: { text: block.text, providerData } }];
       }
       case 'redacted_thinking': {
-        const providerData: AnthropicReasoningData = { vendor: 'anthropic', type: 'redacted_thinking', data: block.data };
+        const providerData: AnthropicReasoningData = {
+          vendor: 'anthropic',
+          type: 'redacted_thinking',
+          data: block.data,
+        };
         return [{ type: 'reasoning', block: { text: '', providerData } }];
       }
       case 'tool_use':
-        return [{ type: 'tool-call', call: { id: block.id, name: block.name, arguments: block.json === '' ? '{}' : block.json } }];
+        return [
+          {
+            type: 'tool-call',
+            call: { id: block.id, name: block.name, arguments: block.json === '' ? '{}' : block.json },
+          },
+        ];
       default:
         return [];
     }

@@ -39,15 +39,27 @@ const n = (text: string | undefined): number => Number(text);
 const RULES: readonly Rule[] = [
   {
     pattern: /\b(\d+) ([a-z]+(?: [a-z]+)?) at (\d+) dollars? each\b/gi,
-    read: ([, count, item, price]) => ({ kind: 'term', expression: `${count} * ${price}`, fact: `${count} ${item} at ${price} dollars each cost ${count} * ${price} dollars` }),
+    read: ([, count, item, price]) => ({
+      kind: 'term',
+      expression: `${count} * ${price}`,
+      fact: `${count} ${item} at ${price} dollars each cost ${count} * ${price} dollars`,
+    }),
   },
   {
     pattern: /\bat (\d+) ([a-z]+) per hour for (\d+) hours?\b/gi,
-    read: ([, speed, unit, time]) => ({ kind: 'term', expression: `${speed} * ${time}`, fact: `${time} h at ${speed} ${unit} per hour cover ${speed} * ${time} ${unit}` }),
+    read: ([, speed, unit, time]) => ({
+      kind: 'term',
+      expression: `${speed} * ${time}`,
+      fact: `${time} h at ${speed} ${unit} per hour cover ${speed} * ${time} ${unit}`,
+    }),
   },
   {
     pattern: /\b(\d+) (trays|batches|crates|bags|boxes) of (\d+)\b/gi,
-    read: ([, groups, noun, size]) => ({ kind: 'term', expression: `${groups} * ${size}`, fact: `${groups} ${noun} of ${size} make ${groups} * ${size}` }),
+    read: ([, groups, noun, size]) => ({
+      kind: 'term',
+      expression: `${groups} * ${size}`,
+      fact: `${groups} ${noun} of ${size} make ${groups} * ${size}`,
+    }),
   },
   {
     pattern: /\bhas (\d+) dollars\b/gi,
@@ -57,20 +69,36 @@ const RULES: readonly Rule[] = [
     pattern: /\b(?:equally among|between) (\d+)\b|\binto (?:boxes|bags|groups|packs) of (\d+)\b/gi,
     read: ([, among, groupSize]) => {
       const by = among ?? groupSize;
-      return { kind: 'divide', by: n(by), fact: among ? `sharing among ${by} means dividing by ${by}` : `groups of ${by} mean dividing by ${by}` };
+      return {
+        kind: 'divide',
+        by: n(by),
+        fact: among ? `sharing among ${by} means dividing by ${by}` : `groups of ${by} mean dividing by ${by}`,
+      };
     },
   },
   {
     pattern: /\b(sells|gives away|keeps|eats|loses|spends|uses) (\d+)\b/gi,
-    read: ([, verb, amount]) => ({ kind: 'subtract', amount: n(amount), fact: `"${verb} ${amount}" takes ${amount} away` }),
+    read: ([, verb, amount]) => ({
+      kind: 'subtract',
+      amount: n(amount),
+      fact: `"${verb} ${amount}" takes ${amount} away`,
+    }),
   },
   {
     pattern: /\b(?:has|collects|picks|gathers|finds) (\d+) ([a-z]+)\b/gi,
-    read: ([, amount, noun]) => ({ kind: 'term', expression: `${amount}`, fact: `there are ${amount} ${noun} to start with` }),
+    read: ([, amount, noun]) => ({
+      kind: 'term',
+      expression: `${amount}`,
+      fact: `there are ${amount} ${noun} to start with`,
+    }),
   },
   {
     pattern: /\band (\d+) ([a-z]+) on ([a-z]+day)\b/gi,
-    read: ([, amount, noun, day]) => ({ kind: 'term', expression: `${amount}`, fact: `${amount} more ${noun} come on ${day}` }),
+    read: ([, amount, noun, day]) => ({
+      kind: 'term',
+      expression: `${amount}`,
+      fact: `${amount} more ${noun} come on ${day}`,
+    }),
   },
 ];
 
@@ -86,8 +114,10 @@ export function readArithQuestion(text: string): ReadResult {
   const { readings, unread } = readStatement(statement);
   // Numbers the reader skipped would make the plan silently wrong ("In 5 years … 7 years ago" has
   // numbers but no operation it knows), so any of them stops it.
-  if (unread !== undefined) return { ok: false, reason: `I do not understand the part "${unread}", so I cannot set up the calculation.` };
-  if (readings.length === 0) return { ok: false, reason: 'I could not find any quantities I know how to combine in the problem.' };
+  if (unread !== undefined)
+    return { ok: false, reason: `I do not understand the part "${unread}", so I cannot set up the calculation.` };
+  if (readings.length === 0)
+    return { ok: false, reason: 'I could not find any quantities I know how to combine in the problem.' };
   return chain(question, readings);
 }
 
@@ -107,7 +137,9 @@ function readStatement(statement: string): { readings: Reading[]; unread: string
       found.push({ at: start, reading: rule.read(match as RegExpExecArray) });
     }
   }
-  const skipped = [...statement.matchAll(/\d+/g)].find((number) => !claimed.some(([from, to]) => number.index >= from && number.index < to));
+  const skipped = [...statement.matchAll(/\d+/g)].find(
+    (number) => !claimed.some(([from, to]) => number.index >= from && number.index < to),
+  );
   let unread: string | undefined;
   if (skipped !== undefined) {
     const from = statement.lastIndexOf('.', skipped.index) + 1;
@@ -133,7 +165,8 @@ function chain(question: string, readings: readonly Reading[]): ReadResult {
         stage = stage === '' ? reading.expression : `${stage} + ${reading.expression}`;
         break;
       case 'subtract':
-        if (stage === '') return { ok: false, reason: `The problem takes ${reading.amount} away before saying from what.` };
+        if (stage === '')
+          return { ok: false, reason: `The problem takes ${reading.amount} away before saying from what.` };
         stage = `${stage} - ${reading.amount}`;
         break;
       case 'divide':
@@ -149,7 +182,8 @@ function chain(question: string, readings: readonly Reading[]): ReadResult {
   }
   // A budget matters only when the question asks what is left of it.
   if (budget !== undefined && /\bleft\b/i.test(question)) {
-    if (stage === '' || stage === PREVIOUS) return { ok: false, reason: 'I could not tell what is spent from the budget.' };
+    if (stage === '' || stage === PREVIOUS)
+      return { ok: false, reason: 'I could not tell what is spent from the budget.' };
     stage = `${budget} - ${/^\d+$/.test(stage) ? stage : `(${stage})`}`;
   }
   flush();

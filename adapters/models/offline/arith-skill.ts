@@ -1,6 +1,6 @@
+import { type ArithPlan, PREVIOUS, readArithQuestion } from './arith-question-reader.js';
+import { type ConversationView, exchangesOf, type ToolExchange, verdictOf } from './conversation-view.js';
 import { answerOnly, callTool, type OfflineTurnPlan } from './offline-action.js';
-import { PREVIOUS, readArithQuestion, type ArithPlan } from './arith-question-reader.js';
-import { exchangesOf, verdictOf, type ConversationView, type ToolExchange } from './conversation-view.js';
 import type { SamplingNoise } from './sampling-noise.js';
 
 /**
@@ -14,7 +14,11 @@ import type { SamplingNoise } from './sampling-noise.js';
 
 /** True when the conversation offers what this skill needs. */
 export function suitsArith(view: ConversationView): boolean {
-  return view.toolNames.has('calculator') && view.toolNames.has('submit') && view.userTexts.some((text) => text.includes('?'));
+  return (
+    view.toolNames.has('calculator') &&
+    view.toolNames.has('submit') &&
+    view.userTexts.some((text) => text.includes('?'))
+  );
 }
 
 /** The next turn of an arith episode. */
@@ -41,7 +45,12 @@ export function nextArithTurn(view: ConversationView, noise: SamplingNoise): Off
     }
     // Retry once, differently: as text rather than a number.
     const retry = String(lastSubmit.arguments.answer ?? '');
-    return callTool(`submit refused ${retry}: ${lastSubmit.result.text} I will submit it once more as plain text.`, '', 'submit', { answer: retry });
+    return callTool(
+      `submit refused ${retry}: ${lastSubmit.result.text} I will submit it once more as plain text.`,
+      '',
+      'submit',
+      { answer: retry },
+    );
   }
 
   const progress = calculatorProgress(exchangesOf(view, 'calculator'));
@@ -93,10 +102,16 @@ function readResult(text: string): number | undefined {
   return match ? Number(match[1]) : undefined;
 }
 
-function calculatorTurn(plan: ArithPlan, step: string, progress: CalculatorProgress, noise: SamplingNoise): OfflineTurnPlan {
+function calculatorTurn(
+  plan: ArithPlan,
+  step: string,
+  progress: CalculatorProgress,
+  noise: SamplingNoise,
+): OfflineTurnPlan {
   const index = progress.results.length;
   const previous = progress.results.at(-1);
-  let expression = previous === undefined ? step : step.replaceAll(PREVIOUS, previous < 0 ? `(${previous})` : String(previous));
+  let expression =
+    previous === undefined ? step : step.replaceAll(PREVIOUS, previous < 0 ? `(${previous})` : String(previous));
   let reasoning: string;
   if (progress.failedAttempts > 0) {
     // "Differently": the same step without spaces and with every operand bracketed.
@@ -128,5 +143,8 @@ function miscopy(expression: string, noise: SamplingNoise, index: number): strin
 function reportVerdict(submit: ToolExchange): OfflineTurnPlan {
   const answer = String(submit.arguments.answer ?? '');
   const result = submit.result?.text ?? '';
-  return answerOnly(`The submit result says the episode is over: ${result}`, `I submitted ${answer}, and ${verdictOf(result)}.`);
+  return answerOnly(
+    `The submit result says the episode is over: ${result}`,
+    `I submitted ${answer}, and ${verdictOf(result)}.`,
+  );
 }

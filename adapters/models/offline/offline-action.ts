@@ -22,6 +22,11 @@ export function answerOnly(reasoning: string, text: string): OfflineTurnPlan {
 }
 
 /** A turn that makes one tool call. */
-export function callTool(reasoning: string, text: string, name: string, args: Record<string, unknown>): OfflineTurnPlan {
+export function callTool(
+  reasoning: string,
+  text: string,
+  name: string,
+  args: Record<string, unknown>,
+): OfflineTurnPlan {
   return { reasoning, text, toolCalls: [{ name, arguments: args }] };
 }

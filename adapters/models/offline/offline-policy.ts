@@ -1,7 +1,7 @@
 import type { Message, ToolCall, ToolDefinition } from '../../../src/models/conversation.js';
-import { answerOnly, type OfflineTurnPlan } from './offline-action.js';
 import { nextArithTurn, suitsArith } from './arith-skill.js';
 import { viewConversation } from './conversation-view.js';
+import { answerOnly, type OfflineTurnPlan } from './offline-action.js';
 import { samplingNoise } from './sampling-noise.js';
 import { nextWorkspaceTurn, suitsWorkspace } from './workspace-skill.js';
 

@@ -26,9 +26,12 @@ export function createOfflineProvider(options: OfflineProviderOptions = {}): Mod
     defaultModel: '',
     create(modelName: string): Model {
       if (modelName !== '') {
-        throw new BadRequestError(`The offline provider has a single model; "offline:${modelName}" does not exist. Use "offline".`, {
-          code: 'unknown_model',
-        });
+        throw new BadRequestError(
+          `The offline provider has a single model; "offline:${modelName}" does not exist. Use "offline".`,
+          {
+            code: 'unknown_model',
+          },
+        );
       }
       return new OfflineModel({ tokenDelayMs });
     },

@@ -24,7 +24,11 @@ export interface SamplingNoise {
 }
 
 /** Noise for one turn of `messages`, given the sampling temperature and seed. */
-export function samplingNoise(options: { temperature: number; seed: number; messages: readonly Message[] }): SamplingNoise {
+export function samplingNoise(options: {
+  temperature: number;
+  seed: number;
+  messages: readonly Message[];
+}): SamplingNoise {
   const rate = slipRate(options.temperature);
   const base = fnv1a(JSON.stringify(options.messages), fnv1a(String(options.seed)));
   const draw = (label: string): number => unitFloat(fnv1a(label, base));

@@ -43,6 +43,7 @@ export function countPromptTokens(messages: readonly Message[], tools: readonly 
         break;
     }
   }
-  for (const tool of tools) total += countTokens(tool.name) + countTokens(tool.description) + countTokens(JSON.stringify(tool.inputSchema));
+  for (const tool of tools)
+    total += countTokens(tool.name) + countTokens(tool.description) + countTokens(JSON.stringify(tool.inputSchema));
   return total;
 }

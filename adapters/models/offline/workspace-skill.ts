@@ -1,5 +1,5 @@
+import { type ConversationView, exchangesOf, type ToolExchange, verdictOf } from './conversation-view.js';
 import { answerOnly, callTool, type OfflineTurnPlan } from './offline-action.js';
-import { exchangesOf, verdictOf, type ConversationView, type ToolExchange } from './conversation-view.js';
 import type { SamplingNoise } from './sampling-noise.js';
 
 /**
@@ -29,11 +29,20 @@ export function nextWorkspaceTurn(view: ConversationView, noise: SamplingNoise):
     );
   }
 
-  const lastSubmit = exchangesOf(view, 'submit').filter((exchange) => exchange.result !== undefined).at(-1);
+  const lastSubmit = exchangesOf(view, 'submit')
+    .filter((exchange) => exchange.result !== undefined)
+    .at(-1);
   if (lastSubmit?.result) {
     const answer = String(lastSubmit.arguments.answer ?? '');
-    if (lastSubmit.result.isError) return answerOnly('submit refused the value, so I stop.', `I could not submit ${answer}: ${lastSubmit.result.text}`);
-    return answerOnly(`The submit result says the episode is over: ${lastSubmit.result.text}`, `I submitted ${answer} for ${key}, and ${verdictOf(lastSubmit.result.text)}.`);
+    if (lastSubmit.result.isError)
+      return answerOnly(
+        'submit refused the value, so I stop.',
+        `I could not submit ${answer}: ${lastSubmit.result.text}`,
+      );
+    return answerOnly(
+      `The submit result says the episode is over: ${lastSubmit.result.text}`,
+      `I submitted ${answer} for ${key}, and ${verdictOf(lastSubmit.result.text)}.`,
+    );
   }
 
   const reads = exchangesOf(view, 'read_file').filter((exchange) => exchange.result !== undefined);
@@ -52,7 +61,8 @@ export function nextWorkspaceTurn(view: ConversationView, noise: SamplingNoise):
 
   const lists = exchangesOf(view, 'list_files').filter((exchange) => exchange.result !== undefined);
   if (!lists.some((exchange) => !exchange.result?.isError)) {
-    if (lists.length >= 2) return answerOnly('list_files failed twice.', `I could not list the files: ${lists.at(-1)?.result?.text ?? ''}`);
+    if (lists.length >= 2)
+      return answerOnly('list_files failed twice.', `I could not list the files: ${lists.at(-1)?.result?.text ?? ''}`);
     return callTool(`I need the value recorded for ${key}. First, what files are there?`, '', 'list_files', {});
   }
 
@@ -73,19 +83,36 @@ export function nextWorkspaceTurn(view: ConversationView, noise: SamplingNoise):
   }
 
   const failedSearches = searches.filter((exchange) => exchange.result?.isError);
-  if (failedSearches.length >= 2) return answerOnly('search failed twice.', `I could not search the files: ${failedSearches.at(-1)?.result?.text ?? ''}`);
+  if (failedSearches.length >= 2)
+    return answerOnly(
+      'search failed twice.',
+      `I could not search the files: ${failedSearches.at(-1)?.result?.text ?? ''}`,
+    );
   const deepDone = searches.some((exchange) => exchange.arguments.deep === true && !exchange.result?.isError);
   const plainDone = searches.some((exchange) => exchange.arguments.deep !== true && !exchange.result?.isError);
   if (!plainDone && !deepDone) {
-    return callTool(`There are ${fileCount(lists)} files. I will search them for ${key}.`, '', 'search', { pattern: key });
+    return callTool(`There are ${fileCount(lists)} files. I will search them for ${key}.`, '', 'search', {
+      pattern: key,
+    });
   }
   if (!deepDone) {
     const hint = exchangesOf(view, 'get_hint').at(-1);
     if (hint === undefined && view.toolNames.has('get_hint')) {
-      return callTool(`No line records ${key} outside the archives. This task offers a hint; I will ask for it.`, '', 'get_hint', {});
+      return callTool(
+        `No line records ${key} outside the archives. This task offers a hint; I will ask for it.`,
+        '',
+        'get_hint',
+        {},
+      );
     }
-    const why = hint?.result && !hint.result.isError ? `The hint says: ${hint.result.text}` : `No line records ${key} outside the archives.`;
-    return callTool(`${why} I will search again with deep: true, which takes longer.`, '', 'search', { pattern: key, deep: true });
+    const why =
+      hint?.result && !hint.result.isError
+        ? `The hint says: ${hint.result.text}`
+        : `No line records ${key} outside the archives.`;
+    return callTool(`${why} I will search again with deep: true, which takes longer.`, '', 'search', {
+      pattern: key,
+      deep: true,
+    });
   }
   return answerOnly(
     `I searched every file, archives included, and no line records a value for ${key}.`,
@@ -122,7 +149,8 @@ function candidateLines(result: string, key: string): Array<{ path: string; line
   const found: Array<{ path: string; line: number }> = [];
   for (const row of result.split('\n')) {
     const match = /^([^:\s][^:]*):(\d+): (.*)$/.exec(row);
-    if (match && recordedValue(match[3] ?? '', key) !== undefined) found.push({ path: match[1] ?? '', line: Number(match[2]) });
+    if (match && recordedValue(match[3] ?? '', key) !== undefined)
+      found.push({ path: match[1] ?? '', line: Number(match[2]) });
   }
   return found;
 }

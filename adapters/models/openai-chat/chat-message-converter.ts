@@ -1,10 +1,10 @@
 import type {
+  ChatCompletionAssistantMessageParam,
   ChatCompletionContentPart,
   ChatCompletionContentPartImage,
   ChatCompletionCreateParamsStreaming,
-  ChatCompletionMessageParam,
   ChatCompletionFunctionTool,
-  ChatCompletionAssistantMessageParam,
+  ChatCompletionMessageParam,
 } from 'openai/resources/chat/completions';
 import type { ContentPart, Message, ToolDefinition } from '../../../src/models/conversation.js';
 import type { ModelRequest } from '../../../src/models/model.js';
@@ -93,7 +93,10 @@ export function toChatMessages(messages: readonly Message[]): ChatCompletionMess
         out.push({ role: 'tool', tool_call_id: message.toolCallId, content: joinTextParts(message.content) });
         const images = message.content.filter((part) => part.type === 'image');
         if (images.length > 0) {
-          toolImages.push({ type: 'text', text: `Images returned by tool "${message.toolName}" (call ${message.toolCallId}):` });
+          toolImages.push({
+            type: 'text',
+            text: `Images returned by tool "${message.toolName}" (call ${message.toolCallId}):`,
+          });
           for (const image of images) toolImages.push(toImagePart(image));
         }
         break;

@@ -1,10 +1,10 @@
 import { nanoid } from 'nanoid';
 import type { ChatCompletionChunk, ChatCompletionTokenLogprob } from 'openai/resources/chat/completions';
-import type { FinishReason } from '../../../src/protocol/run-events.js';
 import type { ModelPart, ModelUsage, TokenData } from '../../../src/models/model.js';
+import type { FinishReason } from '../../../src/protocol/run-events.js';
 import { OPENAI_VENDOR } from '../shared/openai-error-to-model-error.js';
 import type { StreamMapper } from '../shared/stream-model-parts.js';
-import { vendorFailureToModelError, type VendorInfo } from '../shared/vendor-failure.js';
+import { type VendorInfo, vendorFailureToModelError } from '../shared/vendor-failure.js';
 
 /**
  * Fields OpenAI-compatible servers add to a delta: the reasoning text (`reasoning_content` from
@@ -107,7 +107,10 @@ export class ChatStreamMapper implements StreamMapper<CompatChatChunk> {
       this.#closeReasoning(parts);
       const calls = [...this.#calls.entries()].sort(([a], [b]) => a - b).map(([, call]) => call);
       for (const call of calls) {
-        parts.push({ type: 'tool-call', call: { id: call.id ?? `call_${nanoid()}`, name: call.name, arguments: call.arguments } });
+        parts.push({
+          type: 'tool-call',
+          call: { id: call.id ?? `call_${nanoid()}`, name: call.name, arguments: call.arguments },
+        });
       }
       this.#finish = { reason: mapChatFinishReason(choice.finish_reason, calls.length > 0), raw: choice.finish_reason };
     }

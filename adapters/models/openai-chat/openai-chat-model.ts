@@ -3,7 +3,7 @@ import type { Model, ModelPart, ModelRequest } from '../../../src/models/model.j
 import { openAiErrorToModelError } from '../shared/openai-error-to-model-error.js';
 import { streamModelParts } from '../shared/stream-model-parts.js';
 import type { VendorInfo } from '../shared/vendor-failure.js';
-import { toChatCompletionParams, type MaxTokensParam } from './chat-message-converter.js';
+import { type MaxTokensParam, toChatCompletionParams } from './chat-message-converter.js';
 import { ChatStreamMapper } from './chat-stream-mapper.js';
 
 /** What an {@link OpenAiChatModel} needs; the provider builds it. */
@@ -42,7 +42,9 @@ export class OpenAiChatModel implements Model {
     return streamModelParts({
       signal: request.signal,
       open: (signal) =>
-        client.chat.completions.create(toChatCompletionParams(modelName, request, { maxTokensParam, vendor }), { signal }),
+        client.chat.completions.create(toChatCompletionParams(modelName, request, { maxTokensParam, vendor }), {
+          signal,
+        }),
       mapper: new ChatStreamMapper(vendor),
       toModelError: (error, phase) => openAiErrorToModelError(error, phase, vendor),
     });

@@ -1,7 +1,7 @@
 import OpenAI from 'openai';
 import type { ModelProvider } from '../../../src/models/model.js';
 import { OPENAI_VENDOR } from '../shared/openai-error-to-model-error.js';
-import { sdkClientOptions, type SdkProviderOptions } from '../shared/sdk-client-options.js';
+import { type SdkProviderOptions, sdkClientOptions } from '../shared/sdk-client-options.js';
 import type { VendorInfo } from '../shared/vendor-failure.js';
 import type { MaxTokensParam } from './chat-message-converter.js';
 import { OpenAiChatModel } from './openai-chat-model.js';

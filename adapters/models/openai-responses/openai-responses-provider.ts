@@ -1,6 +1,6 @@
 import OpenAI from 'openai';
 import type { ModelProvider } from '../../../src/models/model.js';
-import { sdkClientOptions, type SdkProviderOptions } from '../shared/sdk-client-options.js';
+import { type SdkProviderOptions, sdkClientOptions } from '../shared/sdk-client-options.js';
 import { OpenAiResponsesModel } from './openai-responses-model.js';
 
 /** Factory options of {@link createOpenAiResponsesProvider}. */
@@ -26,6 +26,7 @@ export function createOpenAiResponsesProvider(options: OpenAiResponsesProviderOp
     name: OPENAI_RESPONSES_PROVIDER_NAME,
     listedModels: options.listedModels ?? [],
     defaultModel: options.defaultModel ?? OPENAI_RESPONSES_DEFAULT_MODEL,
-    create: (modelName) => new OpenAiResponsesModel({ client, providerName: OPENAI_RESPONSES_PROVIDER_NAME, modelName }),
+    create: (modelName) =>
+      new OpenAiResponsesModel({ client, providerName: OPENAI_RESPONSES_PROVIDER_NAME, modelName }),
   };
 }

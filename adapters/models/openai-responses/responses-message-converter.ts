@@ -12,7 +12,7 @@ import { mergeExtraBody } from '../shared/merge-extra-body.js';
 import { OPENAI_VENDOR } from '../shared/openai-error-to-model-error.js';
 import { sanitizeToolSchema } from '../shared/sanitize-tool-schema.js';
 import { replayableToolArguments } from '../shared/tool-arguments-object.js';
-import { responsesReasoningData, type ResponsesReasoningData } from './responses-reasoning-data.js';
+import { type ResponsesReasoningData, responsesReasoningData } from './responses-reasoning-data.js';
 
 /** Keys of the body the bridge sets itself and `extra_body` may not replace. */
 export const RESPONSES_RESERVED_KEYS = ['model', 'input', 'tools', 'stream'] as const;
@@ -34,7 +34,10 @@ export interface ResponsesInputOptions {
  * `seed` is not sent: the API has none. Throws a `model_bad_request` `ModelError` when `extra_body`
  * names a reserved key.
  */
-export function toResponsesParams(model: string, request: Pick<ModelRequest, 'messages' | 'tools' | 'sampling'>): ResponseCreateParamsStreaming {
+export function toResponsesParams(
+  model: string,
+  request: Pick<ModelRequest, 'messages' | 'tools' | 'sampling'>,
+): ResponseCreateParamsStreaming {
   const { sampling } = request;
   const system = request.messages.flatMap((message) => (message.role === 'system' ? [message.content] : []));
   const params: ResponseCreateParamsStreaming = {
@@ -90,7 +93,10 @@ export function toResponsesTools(tools: readonly ToolDefinition[]): FunctionTool
   }));
 }
 
-function toAssistantItems(message: Extract<Message, { role: 'assistant' }>, options: ResponsesInputOptions): ResponseInputItem[] {
+function toAssistantItems(
+  message: Extract<Message, { role: 'assistant' }>,
+  options: ResponsesInputOptions,
+): ResponseInputItem[] {
   const items: ResponseInputItem[] = [];
   const sentCalls = new Set<string>();
   let sentText = message.content === '';

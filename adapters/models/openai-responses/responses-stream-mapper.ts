@@ -1,6 +1,6 @@
 import type { Response, ResponseStreamEvent, ResponseTextDeltaEvent } from 'openai/resources/responses/responses';
-import type { FinishReason } from '../../../src/protocol/run-events.js';
 import type { ModelPart, ModelUsage, TokenData } from '../../../src/models/model.js';
+import type { FinishReason } from '../../../src/protocol/run-events.js';
 import { OPENAI_VENDOR } from '../shared/openai-error-to-model-error.js';
 import type { StreamMapper } from '../shared/stream-model-parts.js';
 import { vendorFailureToModelError } from '../shared/vendor-failure.js';
@@ -76,7 +76,10 @@ export class ResponsesStreamMapper implements StreamMapper<ResponseStreamEvent> 
       case 'response.output_item.done':
         return this.#done(event.output_index, event.item);
       case 'response.completed':
-        return this.#finish(event.response, { reason: this.#madeCalls ? 'tool_calls' : 'stop', raw: event.response.status ?? 'completed' });
+        return this.#finish(event.response, {
+          reason: this.#madeCalls ? 'tool_calls' : 'stop',
+          raw: event.response.status ?? 'completed',
+        });
       case 'response.incomplete': {
         const raw = event.response.incomplete_details?.reason ?? 'incomplete';
         return this.#finish(event.response, { reason: mapIncompleteReason(raw), raw });
@@ -124,7 +127,8 @@ export class ResponsesStreamMapper implements StreamMapper<ResponseStreamEvent> 
 
   #added(index: number, item: Extract<ResponseStreamEvent, { type: 'response.output_item.added' }>['item']): void {
     if (item.type === 'function_call') this.#calls.set(index, { args: item.arguments ?? '' });
-    else if (item.type === 'reasoning') this.#reasoning.set(index, { id: item.id, summaries: [], content: '', encryptedContent: undefined });
+    else if (item.type === 'reasoning')
+      this.#reasoning.set(index, { id: item.id, summaries: [], content: '', encryptedContent: undefined });
   }
 
   #reasoningDelta(index: number, summaryIndex: number, delta: string): ModelPart[] {
@@ -169,7 +173,9 @@ export class ResponsesStreamMapper implements StreamMapper<ResponseStreamEvent> 
   #finish(response: Response, finish: { reason: FinishReason; raw: string }): ModelPart[] {
     this.#end = {
       ...finish,
-      usage: response.usage ? { inputTokens: response.usage.input_tokens, outputTokens: response.usage.output_tokens } : undefined,
+      usage: response.usage
+        ? { inputTokens: response.usage.input_tokens, outputTokens: response.usage.output_tokens }
+        : undefined,
     };
     return this.#reasoningBlocks();
   }

@@ -10,7 +10,11 @@ export const OPENAI_VENDOR: VendorInfo = { name: 'OpenAI', apiKeyVariable: 'OPEN
  * Chat Completions and the Responses adapters, which share the SDK; an in-stream error's message
  * and type are read from the `error` object the server sent.
  */
-export function openAiErrorToModelError(error: unknown, phase: 'request' | 'stream', vendor: VendorInfo = OPENAI_VENDOR): ModelError {
+export function openAiErrorToModelError(
+  error: unknown,
+  phase: 'request' | 'stream',
+  vendor: VendorInfo = OPENAI_VENDOR,
+): ModelError {
   const seen =
     error instanceof APIConnectionError
       ? 'connection'

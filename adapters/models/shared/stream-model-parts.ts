@@ -34,7 +34,9 @@ export interface StreamModelPartsOptions<TChunk> {
  * or after the request — rejects with the signal's reason, never a `ModelError`, even where the SDK
  * ends its stream quietly on abort. Stopping the iteration early cancels the HTTP request.
  */
-export async function* streamModelParts<TChunk>(options: StreamModelPartsOptions<TChunk>): AsyncGenerator<ModelPart, void, undefined> {
+export async function* streamModelParts<TChunk>(
+  options: StreamModelPartsOptions<TChunk>,
+): AsyncGenerator<ModelPart, void, undefined> {
   const { signal, mapper } = options;
   signal.throwIfAborted();
   const link = linkAbortSignal(signal);

@@ -58,7 +58,8 @@ export function modelErrorCodeForStatus(status: number): ModelErrorCode {
 export function modelErrorCodeForVendorType(vendorType: string | undefined): ModelErrorCode {
   const type = (vendorType ?? '').toLowerCase();
   if (/auth|permission|api_key/.test(type)) return 'model_auth';
-  if (/overloaded|rate_limit|server_error|api_error|timeout|unavailable|capacity/.test(type)) return 'model_unavailable';
+  if (/overloaded|rate_limit|server_error|api_error|timeout|unavailable|capacity/.test(type))
+    return 'model_unavailable';
   if (/invalid|bad_request|context_length|not_found/.test(type)) return 'model_bad_request';
   return 'model_error';
 }
@@ -148,5 +149,10 @@ export function sdkErrorToModelError(
     });
   }
   const kind = phase === 'stream' ? 'stream-cut' : seen === 'connection' ? 'connection' : 'other';
-  return vendorFailureToModelError({ vendor, kind, vendorMessage: error instanceof Error ? error.message : String(error), cause: error });
+  return vendorFailureToModelError({
+    vendor,
+    kind,
+    vendorMessage: error instanceof Error ? error.message : String(error),
+    cause: error,
+  });
 }

@@ -1,5 +1,5 @@
 import type { RunEvent, RunEventOf } from '../../protocol/run-events.js';
-import { openReasoningTurn, openStreamsBefore, openTextTurn, type OpenStreams } from './open-streams.js';
+import { type OpenStreams, openReasoningTurn, openStreamsBefore, openTextTurn } from './open-streams.js';
 import type { StreamContext } from './stream-format.js';
 
 /**
@@ -42,7 +42,14 @@ interface AgUiTokenUsage {
 export type AgUiEvent = AgUiBase &
   (
     | { type: 'RUN_STARTED'; threadId: string; runId: string }
-    | { type: 'RUN_FINISHED'; threadId: string; runId: string; outcome: { type: 'success' | 'cancelled' }; result?: AgUiRunResult; usage?: AgUiTokenUsage[] }
+    | {
+        type: 'RUN_FINISHED';
+        threadId: string;
+        runId: string;
+        outcome: { type: 'success' | 'cancelled' };
+        result?: AgUiRunResult;
+        usage?: AgUiTokenUsage[];
+      }
     | { type: 'RUN_ERROR'; message: string; code: string }
     | { type: 'TEXT_MESSAGE_START'; messageId: string; role: 'assistant' }
     | { type: 'TEXT_MESSAGE_CONTENT'; messageId: string; delta: string }
@@ -59,7 +66,10 @@ export type AgUiEvent = AgUiBase &
   );
 
 /** `RUN_FINISHED.result` of a completed run: what the episode produced. */
-export type AgUiRunResult = Pick<RunEventOf<'run.completed'>, 'output' | 'reward' | 'rewards' | 'finished' | 'turns' | 'stop_reason'>;
+export type AgUiRunResult = Pick<
+  RunEventOf<'run.completed'>,
+  'output' | 'reward' | 'rewards' | 'finished' | 'turns' | 'stop_reason'
+>;
 
 /** Id of the assistant message of `turn` (its text, and the parent of its tool calls). */
 function assistantMessageId(runId: string, turn: number): string {
@@ -79,7 +89,9 @@ export function agUiEventsOf(event: RunEvent, context: StreamContext): AgUiEvent
     case 'message.delta': {
       const messageId = assistantMessageId(runId, event.turn);
       const open = openTextTurn(context.log, event.seq) === event.turn;
-      const opening: AgUiEvent[] = open ? [] : [{ type: 'TEXT_MESSAGE_START', timestamp, messageId, role: 'assistant' }];
+      const opening: AgUiEvent[] = open
+        ? []
+        : [{ type: 'TEXT_MESSAGE_START', timestamp, messageId, role: 'assistant' }];
       return [...opening, { type: 'TEXT_MESSAGE_CONTENT', timestamp, messageId, delta: event.delta }];
     }
     case 'reasoning.delta':
@@ -97,17 +109,24 @@ export function agUiEventsOf(event: RunEvent, context: StreamContext): AgUiEvent
       return [...opening, { type: 'REASONING_MESSAGE_CONTENT', timestamp, messageId, delta }];
     }
     default:
-      return [...closing(openStreamsBefore(context.log, event.seq), runId, timestamp), ...ownEvents(event, runId, timestamp, context.model)];
+      return [
+        ...closing(openStreamsBefore(context.log, event.seq), runId, timestamp),
+        ...ownEvents(event, runId, timestamp, context.model),
+      ];
   }
 }
 
 /** Closes the text and reasoning a turn left open, text first (it was opened last). */
 function closing(open: OpenStreams, runId: string, timestamp: number): AgUiEvent[] {
   const events: AgUiEvent[] = [];
-  if (open.text !== undefined) events.push({ type: 'TEXT_MESSAGE_END', timestamp, messageId: assistantMessageId(runId, open.text) });
+  if (open.text !== undefined)
+    events.push({ type: 'TEXT_MESSAGE_END', timestamp, messageId: assistantMessageId(runId, open.text) });
   if (open.reasoning !== undefined) {
     const messageId = reasoningMessageId(runId, open.reasoning);
-    events.push({ type: 'REASONING_MESSAGE_END', timestamp, messageId }, { type: 'REASONING_END', timestamp, messageId });
+    events.push(
+      { type: 'REASONING_MESSAGE_END', timestamp, messageId },
+      { type: 'REASONING_END', timestamp, messageId },
+    );
   }
   return events;
 }
@@ -119,14 +138,28 @@ function ownEvents(event: RunEvent, runId: string, timestamp: number, model: str
     case 'tool.started': {
       const toolCallId = event.tool_call_id;
       return [
-        { type: 'TOOL_CALL_START', timestamp, toolCallId, toolCallName: event.tool, parentMessageId: assistantMessageId(runId, event.turn) },
+        {
+          type: 'TOOL_CALL_START',
+          timestamp,
+          toolCallId,
+          toolCallName: event.tool,
+          parentMessageId: assistantMessageId(runId, event.turn),
+        },
         { type: 'TOOL_CALL_ARGS', timestamp, toolCallId, delta: JSON.stringify(event.arguments) },
         { type: 'TOOL_CALL_END', timestamp, toolCallId },
       ];
     }
     case 'tool.completed':
       return [
-        { type: 'TOOL_CALL_RESULT', timestamp, messageId: `${runId}:${event.tool_call_id}:result`, toolCallId: event.tool_call_id, content: event.output, role: 'tool', rawEvent: event },
+        {
+          type: 'TOOL_CALL_RESULT',
+          timestamp,
+          messageId: `${runId}:${event.tool_call_id}:result`,
+          toolCallId: event.tool_call_id,
+          content: event.output,
+          role: 'tool',
+          rawEvent: event,
+        },
       ];
     case 'run.completed': {
       const { output, reward, rewards, finished, turns, stop_reason, usage } = event;
@@ -138,14 +171,23 @@ function ownEvents(event: RunEvent, runId: string, timestamp: number, model: str
           runId,
           outcome: { type: 'success' },
           result: { output, reward, rewards, finished, turns, stop_reason },
-          usage: [{ model, inputTokens: usage.input_tokens, outputTokens: usage.output_tokens, totalTokens: usage.total_tokens }],
+          usage: [
+            {
+              model,
+              inputTokens: usage.input_tokens,
+              outputTokens: usage.output_tokens,
+              totalTokens: usage.total_tokens,
+            },
+          ],
         },
       ];
     }
     case 'run.failed':
       return [{ type: 'RUN_ERROR', timestamp, message: event.error, code: event.code }];
     case 'run.cancelled':
-      return [{ type: 'RUN_FINISHED', timestamp, threadId: runId, runId, outcome: { type: 'cancelled' }, rawEvent: event }];
+      return [
+        { type: 'RUN_FINISHED', timestamp, threadId: runId, runId, outcome: { type: 'cancelled' }, rawEvent: event },
+      ];
     default:
       return [];
   }

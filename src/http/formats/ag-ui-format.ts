@@ -14,7 +14,9 @@ export const agUiFormat: StreamFormat = {
   frame({ event }, context) {
     const events = agUiEventsOf(event, context);
     return events
-      .map((agUiEvent, index) => formatSseFrame({ ...(index === events.length - 1 ? { id: event.seq } : {}), data: JSON.stringify(agUiEvent) }))
+      .map((agUiEvent, index) =>
+        formatSseFrame({ ...(index === events.length - 1 ? { id: event.seq } : {}), data: JSON.stringify(agUiEvent) }),
+      )
       .join('');
   },
   end: () => '',

@@ -1,5 +1,5 @@
-import { formatSseFrame } from '../../sse/format-sse-frame.js';
 import type { LoggedEvent } from '../../runs/event-log.js';
+import { formatSseFrame } from '../../sse/format-sse-frame.js';
 import type { StreamFormat } from './stream-format.js';
 
 // One frame per event, built once: fan-out to many subscribers then costs a lookup, not a format.
@@ -13,7 +13,9 @@ export const eventsFormat: StreamFormat = {
       // Built by concatenation, the frame is a rope that every subscriber's batch would walk again
       // when its socket encodes it; copied once into a flat string here, each replay is a plain
       // copy (bench/: replay to 100 subscribers took about a third less CPU).
-      frame = Buffer.from(formatSseFrame({ id: entry.event.seq, event: entry.event.event, data: entry.json })).toString();
+      frame = Buffer.from(
+        formatSseFrame({ id: entry.event.seq, event: entry.event.event, data: entry.json }),
+      ).toString();
       frames.set(entry, frame);
     }
     return frame;

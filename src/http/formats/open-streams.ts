@@ -31,7 +31,11 @@ const isReasoning = (event: StreamedOutput) => event.event !== 'message.delta';
  * until it finds one or the stretch ends; the previous delta of a kind is nearly always the event
  * just before, so streaming a turn costs about one step per event, not one per event before it.
  */
-function newestInStretch(log: readonly LoggedEvent[], seq: number, matches: (event: StreamedOutput) => boolean): number | undefined {
+function newestInStretch(
+  log: readonly LoggedEvent[],
+  seq: number,
+  matches: (event: StreamedOutput) => boolean,
+): number | undefined {
   for (let index = seq - 1; index >= 0; index--) {
     const event = log[index]!.event;
     if (!isStreamedOutput(event)) return undefined;
@@ -67,7 +71,11 @@ export function openStreamsBefore(log: readonly LoggedEvent[], seq: number): Ope
  * True when an event of one of `types` comes before `seq`: whether a turn's text (or reasoning)
  * follows text (or reasoning) of an earlier turn. Stops at the first one found.
  */
-export function hasEventBefore(log: readonly LoggedEvent[], seq: number, types: ReadonlyArray<RunEvent['event']>): boolean {
+export function hasEventBefore(
+  log: readonly LoggedEvent[],
+  seq: number,
+  types: ReadonlyArray<RunEvent['event']>,
+): boolean {
   for (let index = seq - 1; index >= 0; index--) {
     if (types.includes(log[index]!.event.event)) return true;
   }

@@ -1,8 +1,14 @@
-import type { ChatCompletionChunk, ChatDelta, ChatFinishReason, ChatToolCallDelta, ChatUsage } from '../../protocol/chat-completion.js';
-import type { RunEvent, RunEventOf, StopReason, Usage } from '../../protocol/run-events.js';
 import { RunbridgeError } from '../../errors.js';
+import type {
+  ChatCompletionChunk,
+  ChatDelta,
+  ChatFinishReason,
+  ChatToolCallDelta,
+  ChatUsage,
+} from '../../protocol/chat-completion.js';
+import type { RunEvent, RunEventOf, StopReason, Usage } from '../../protocol/run-events.js';
 import { RunCancelledError } from '../../runs/run-cancelled-error.js';
-import { errorBody, type ErrorBody } from '../error-middleware.js';
+import { type ErrorBody, errorBody } from '../error-middleware.js';
 import { hasEventBefore, openReasoningTurn, openTextTurn } from './open-streams.js';
 import type { StreamContext } from './stream-format.js';
 
@@ -29,7 +35,11 @@ export function completionHead<T extends 'chat.completion' | 'chat.completion.ch
 
 /** Our usage in OpenAI's names. */
 function chatUsage(usage: Usage): ChatUsage {
-  return { prompt_tokens: usage.input_tokens, completion_tokens: usage.output_tokens, total_tokens: usage.total_tokens };
+  return {
+    prompt_tokens: usage.input_tokens,
+    completion_tokens: usage.output_tokens,
+    total_tokens: usage.total_tokens,
+  };
 }
 
 /**
@@ -43,12 +53,24 @@ function chatFinishReason(stopReason: StopReason): ChatFinishReason {
 
 /** The tool call of a `tool.started` event, whole, at its run-wide index. */
 function toolCallDelta(event: RunEventOf<'tool.started'>): ChatToolCallDelta {
-  return { index: event.call_index, id: event.tool_call_id, type: 'function', function: { name: event.tool, arguments: JSON.stringify(event.arguments) } };
+  return {
+    index: event.call_index,
+    id: event.tool_call_id,
+    type: 'function',
+    function: { name: event.tool, arguments: JSON.stringify(event.arguments) },
+  };
 }
 
 /** A chunk with one choice holding `delta`. */
-function deltaChunk(context: StreamContext, delta: ChatDelta, finishReason: ChatFinishReason | null = null): ChatCompletionChunk {
-  return { ...completionHead(context, 'chat.completion.chunk'), choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }] };
+function deltaChunk(
+  context: StreamContext,
+  delta: ChatDelta,
+  finishReason: ChatFinishReason | null = null,
+): ChatCompletionChunk {
+  return {
+    ...completionHead(context, 'chat.completion.chunk'),
+    choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }],
+  };
 }
 
 /**
@@ -64,7 +86,13 @@ const TEXT_EVENTS = ['message.delta'] as const;
 const REASONING_EVENTS = ['reasoning.delta', 'reasoning.available'] as const;
 
 /** `text`, after a blank line when it opens its turn's part and an earlier turn's part (`kinds`) came before. */
-function turnText(text: string, seq: number, opensTurn: boolean, context: StreamContext, kinds: ReadonlyArray<RunEvent['event']>): string {
+function turnText(
+  text: string,
+  seq: number,
+  opensTurn: boolean,
+  context: StreamContext,
+  kinds: ReadonlyArray<RunEvent['event']>,
+): string {
   return opensTurn && hasEventBefore(context.log, seq, kinds) ? `\n\n${text}` : text;
 }
 
@@ -86,7 +114,9 @@ export function chunksOf(event: RunEvent, context: StreamContext): ChatCompletio
       // A turn's whole reasoning again: only news when the provider streamed none of it.
       if (event.event === 'reasoning.available' && !opensTurn) return [];
       const text = event.event === 'reasoning.delta' ? event.delta : event.text;
-      return [deltaChunk(context, { reasoning_content: turnText(text, event.seq, opensTurn, context, REASONING_EVENTS) })];
+      return [
+        deltaChunk(context, { reasoning_content: turnText(text, event.seq, opensTurn, context, REASONING_EVENTS) }),
+      ];
     }
     case 'tool.started':
       return [deltaChunk(context, { tool_calls: [toolCallDelta(event)] })];
@@ -112,10 +142,15 @@ export function agentEventChunk(event: RunEvent, context: StreamContext): ChatCo
  * undefined for every other event.
  */
 export function runErrorOf(event: RunEvent): RunbridgeError | undefined {
-  if (event.event === 'run.failed') return new RunbridgeError(event.error, { code: event.code, status: event.code === 'internal_error' ? 500 : 502 });
+  if (event.event === 'run.failed')
+    return new RunbridgeError(event.error, { code: event.code, status: event.code === 'internal_error' ? 500 : 502 });
   if (event.event === 'run.cancelled') {
     const cancelled = new RunCancelledError(event.reason);
-    return new RunbridgeError(cancelled.message, { code: cancelled.code, status: cancelled.status, details: { reason: event.reason } });
+    return new RunbridgeError(cancelled.message, {
+      code: cancelled.code,
+      status: cancelled.status,
+      details: { reason: event.reason },
+    });
   }
   return undefined;
 }

@@ -50,7 +50,9 @@ export const StreamTokenAnswerSchema = z.object({
 /** `GET /v1/models`, in OpenAI's list shape. */
 export const ModelListSchema = z.object({
   object: z.literal('list'),
-  data: z.array(z.object({ id: z.string(), object: z.literal('model'), created: z.number().int(), owned_by: z.string() })),
+  data: z.array(
+    z.object({ id: z.string(), object: z.literal('model'), created: z.number().int(), owned_by: z.string() }),
+  ),
 });
 
 /** `GET /health`. */

@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import { z } from 'zod';
-import { ChatCompletionRequestSchema } from '../../protocol/chat-completion-request.js';
 import { ChatCompletionChunkSchema, ChatCompletionSchema } from '../../protocol/chat-completion.js';
+import { ChatCompletionRequestSchema } from '../../protocol/chat-completion-request.js';
 import { RunEventSchema } from '../../protocol/run-events.js';
 import { RunRequestSchema } from '../../protocol/run-request.js';
 import { RunCreatedSchema, RunSnapshotSchema } from '../../protocol/run-snapshot.js';
@@ -17,7 +17,7 @@ import {
   RunListSchema,
   StreamTokenAnswerSchema,
 } from './api-schemas.js';
-import { namedJsonSchemas, runEventTypes, type JsonSchema } from './json-schemas.js';
+import { type JsonSchema, namedJsonSchemas, runEventTypes } from './json-schemas.js';
 
 /**
  * `GET /v1/openapi.json`: an OpenAPI 3.1 document of the whole HTTP API. Every body and answer
@@ -31,7 +31,10 @@ const json = (name: string) => ({ 'application/json': { schema: ref(name) } });
 
 /** `run.started` → `RunStartedEvent`. */
 function eventComponentName(type: string): string {
-  return `${type.split('.').map((word) => word[0]!.toUpperCase() + word.slice(1)).join('')}Event`;
+  return `${type
+    .split('.')
+    .map((word) => word[0]!.toUpperCase() + word.slice(1))
+    .join('')}Event`;
 }
 
 function components(): Record<string, JsonSchema> {
@@ -57,7 +60,10 @@ function components(): Record<string, JsonSchema> {
 
 /** Query parameters from a route's own (strict) query schema, as the client writes them. */
 function queryParameters(schema: z.ZodObject, descriptions: Record<string, string>): unknown[] {
-  const generated = z.toJSONSchema(schema, { io: 'input' }) as { properties?: Record<string, JsonSchema>; required?: string[] };
+  const generated = z.toJSONSchema(schema, { io: 'input' }) as {
+    properties?: Record<string, JsonSchema>;
+    required?: string[];
+  };
   return Object.entries(generated.properties ?? {}).map(([name, property]) => ({
     name,
     in: 'query',
@@ -69,13 +75,28 @@ function queryParameters(schema: z.ZodObject, descriptions: Record<string, strin
 
 /** Error answers by status, each with the contract's error body. */
 function errors(statuses: Record<number, string>): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(statuses).map(([status, description]) => [status, { description, content: json('ErrorBody') }]));
+  return Object.fromEntries(
+    Object.entries(statuses).map(([status, description]) => [status, { description, content: json('ErrorBody') }]),
+  );
 }
 
-const runIdParameter = { name: 'id', in: 'path', required: true, description: 'The run id (`run_…`).', schema: { type: 'string' } };
+const runIdParameter = {
+  name: 'id',
+  in: 'path',
+  required: true,
+  description: 'The run id (`run_…`).',
+  schema: { type: 'string' },
+};
 const unauthorized = { 401: 'No valid `Authorization: Bearer <key>` (when keys are configured).' };
-const notFound = { 404: 'No such run for this key: it never existed, was forgotten, or belongs to another key (`run_not_found`).' };
-const runIdHeader = { 'x-run-id': { description: 'The id of the run this completion plays; it is listed under /v1/runs.', schema: { type: 'string' } } };
+const notFound = {
+  404: 'No such run for this key: it never existed, was forgotten, or belongs to another key (`run_not_found`).',
+};
+const runIdHeader = {
+  'x-run-id': {
+    description: 'The id of the run this completion plays; it is listed under /v1/runs.',
+    schema: { type: 'string' },
+  },
+};
 const startErrors = {
   400: 'Invalid body, unknown key, bad task or unknown model.',
   ...unauthorized,
@@ -91,49 +112,97 @@ function paths(): Record<string, unknown> {
   const formats = Object.keys(STREAM_FORMATS).join(', ');
   return {
     '/health': {
-      get: { summary: 'Liveness and run counts', security: [], responses: { 200: { description: 'The server is up.', content: json('Health') } } },
+      get: {
+        summary: 'Liveness and run counts',
+        security: [],
+        responses: { 200: { description: 'The server is up.', content: json('Health') } },
+      },
     },
     '/v1/schema/events': {
       get: {
         summary: 'JSON Schema of every run event',
         security: [],
-        responses: { 200: { description: 'A JSON Schema (draft 2020-12): oneOf the events, each under $defs by its type.', content: { 'application/json': { schema: { type: 'object' } } } } },
+        responses: {
+          200: {
+            description: 'A JSON Schema (draft 2020-12): oneOf the events, each under $defs by its type.',
+            content: { 'application/json': { schema: { type: 'object' } } },
+          },
+        },
       },
     },
     '/v1/openapi.json': {
-      get: { summary: 'This document', security: [], responses: { 200: { description: 'OpenAPI 3.1.', content: { 'application/json': { schema: { type: 'object' } } } } } },
+      get: {
+        summary: 'This document',
+        security: [],
+        responses: {
+          200: { description: 'OpenAPI 3.1.', content: { 'application/json': { schema: { type: 'object' } } } },
+        },
+      },
     },
     '/v1/models': {
-      get: { summary: 'Models the bridge can drive', responses: { 200: { description: 'OpenAI list shape; ids are `provider:name`.', content: json('ModelList') }, ...errors(unauthorized) } },
+      get: {
+        summary: 'Models the bridge can drive',
+        responses: {
+          200: { description: 'OpenAI list shape; ids are `provider:name`.', content: json('ModelList') },
+          ...errors(unauthorized),
+        },
+      },
     },
     '/v1/runs': {
       post: {
         summary: 'Start a run in the background',
         parameters: [
-          { name: 'Idempotency-Key', in: 'header', required: false, description: 'The same key with the same body answers the existing run (200); with another body, 409.', schema: { type: 'string', minLength: 1, maxLength: 255 } },
+          {
+            name: 'Idempotency-Key',
+            in: 'header',
+            required: false,
+            description: 'The same key with the same body answers the existing run (200); with another body, 409.',
+            schema: { type: 'string', minLength: 1, maxLength: 255 },
+          },
         ],
         requestBody: { required: false, content: json('RunRequest') },
         responses: {
-          202: { description: 'Started (or queued).', headers: { Location: { description: '/v1/runs/{id}', schema: { type: 'string' } } }, content: json('RunCreated') },
+          202: {
+            description: 'Started (or queued).',
+            headers: { Location: { description: '/v1/runs/{id}', schema: { type: 'string' } } },
+            content: json('RunCreated'),
+          },
           200: { description: 'The run this Idempotency-Key started before.', content: json('RunCreated') },
-          ...errors({ ...startErrors, 409: 'The Idempotency-Key was used with another body (`idempotency_conflict`).' }),
+          ...errors({
+            ...startErrors,
+            409: 'The Idempotency-Key was used with another body (`idempotency_conflict`).',
+          }),
         },
       },
       get: {
         summary: "List the caller's runs, newest first",
-        parameters: queryParameters(ListQuerySchema, { after: 'A run id: list the runs created before it (`next` of the previous page).' }),
+        parameters: queryParameters(ListQuerySchema, {
+          after: 'A run id: list the runs created before it (`next` of the previous page).',
+        }),
         responses: {
           200: { description: 'One page.', content: json('RunList') },
-          ...errors({ 400: 'Bad query, or an `after` run that is unknown or was forgotten (`invalid_cursor`).', ...unauthorized }),
+          ...errors({
+            400: 'Bad query, or an `after` run that is unknown or was forgotten (`invalid_cursor`).',
+            ...unauthorized,
+          }),
         },
       },
     },
     '/v1/runs/{id}': {
       parameters: [runIdParameter],
-      get: { summary: 'Status snapshot', responses: { 200: { description: 'The snapshot.', content: json('RunSnapshot') }, ...errors({ ...unauthorized, ...notFound }) } },
+      get: {
+        summary: 'Status snapshot',
+        responses: {
+          200: { description: 'The snapshot.', content: json('RunSnapshot') },
+          ...errors({ ...unauthorized, ...notFound }),
+        },
+      },
       delete: {
         summary: 'Forget a finished run',
-        responses: { 204: { description: 'Forgotten.' }, ...errors({ ...unauthorized, ...notFound, 409: 'The run is still queued or running (`run_active`).' }) },
+        responses: {
+          204: { description: 'Forgotten.' },
+          ...errors({ ...unauthorized, ...notFound, 409: 'The run is still queued or running (`run_active`).' }),
+        },
       },
     },
     '/v1/runs/{id}/events': {
@@ -148,31 +217,57 @@ function paths(): Record<string, unknown> {
             format: `One of: ${formats}. Default: events.`,
             after: 'Send the events with seq > after (-1: from the start).',
             limit: 'Page size of the JSON page.',
-            agent_events: 'format=openai: the typed events ride along as chunks with `choices: []` and an `agent_event` field.',
+            agent_events:
+              'format=openai: the typed events ride along as chunks with `choices: []` and an `agent_event` field.',
             token: 'A stream token from POST /v1/runs/{id}/stream-token, for clients that cannot send headers.',
           }),
-          { name: 'Last-Event-ID', in: 'header', required: false, description: 'Wins over ?after=.', schema: { type: 'string' } },
+          {
+            name: 'Last-Event-ID',
+            in: 'header',
+            required: false,
+            description: 'Wins over ?after=.',
+            schema: { type: 'string' },
+          },
         ],
         responses: {
           200: {
             description: 'The stream (ends after the terminal event), or a JSON page.',
             content: { 'text/event-stream': { schema: { type: 'string' } }, ...json('EventsPage') },
           },
-          204: { description: 'The run has finished and the client has every event: nothing left to send (stops a browser EventSource).' },
-          ...errors({ 400: 'Unknown format, or a cursor that is not a number or beyond the log.', ...unauthorized, ...notFound }),
+          204: {
+            description:
+              'The run has finished and the client has every event: nothing left to send (stops a browser EventSource).',
+          },
+          ...errors({
+            400: 'Unknown format, or a cursor that is not a number or beyond the log.',
+            ...unauthorized,
+            ...notFound,
+          }),
         },
       },
     },
     '/v1/runs/{id}/cancel': {
       parameters: [runIdParameter],
-      post: { summary: 'Cancel; idempotent', responses: { 202: { description: 'Cancelling (or already finished).', content: json('CancelAnswer') }, ...errors({ ...unauthorized, ...notFound }) } },
+      post: {
+        summary: 'Cancel; idempotent',
+        responses: {
+          202: { description: 'Cancelling (or already finished).', content: json('CancelAnswer') },
+          ...errors({ ...unauthorized, ...notFound }),
+        },
+      },
     },
     '/v1/runs/{id}/stream-token': {
       parameters: [runIdParameter],
       post: {
         summary: "A short-lived token that opens this run's events stream as ?token=",
-        requestBody: { required: false, content: { 'application/json': { schema: { type: 'object', additionalProperties: false } } } },
-        responses: { 200: { description: 'The token and a ready events URL.', content: json('StreamTokenAnswer') }, ...errors({ 400: 'A body with keys.', ...unauthorized, ...notFound }) },
+        requestBody: {
+          required: false,
+          content: { 'application/json': { schema: { type: 'object', additionalProperties: false } } },
+        },
+        responses: {
+          200: { description: 'The token and a ready events URL.', content: json('StreamTokenAnswer') },
+          ...errors({ 400: 'A body with keys.', ...unauthorized, ...notFound }),
+        },
       },
     },
     '/v1/chat/completions': {
@@ -180,12 +275,15 @@ function paths(): Record<string, unknown> {
         summary: 'OpenAI-compatible front door: a chat completion that plays one episode',
         description:
           'The OpenAI request shape plus env, task and max_turns; the messages are the extra turns after the environment prompt (system and developer messages become the instructions). ' +
-          'stream: true answers the run\'s format=openai stream; otherwise one chat.completion once the run has ended. The run is listed under /v1/runs (x-run-id).',
-        parameters: queryParameters(ChatQuerySchema, { agent_events: 'stream: true: the typed events ride along as chunks with an `agent_event` field.' }),
+          "stream: true answers the run's format=openai stream; otherwise one chat.completion once the run has ended. The run is listed under /v1/runs (x-run-id).",
+        parameters: queryParameters(ChatQuerySchema, {
+          agent_events: 'stream: true: the typed events ride along as chunks with an `agent_event` field.',
+        }),
         requestBody: { required: true, content: json('ChatCompletionRequest') },
         responses: {
           200: {
-            description: 'A chat.completion, or (stream: true) chat.completion.chunk frames (see ChatCompletionChunk) then `data: [DONE]`; a run that fails mid-stream sends an ErrorBody frame before [DONE].',
+            description:
+              'A chat.completion, or (stream: true) chat.completion.chunk frames (see ChatCompletionChunk) then `data: [DONE]`; a run that fails mid-stream sends an ErrorBody frame before [DONE].',
             headers: runIdHeader,
             content: { ...json('ChatCompletion'), 'text/event-stream': { schema: { type: 'string' } } },
           },
@@ -213,7 +311,8 @@ export function openApiDocument(): JsonSchema {
     info: {
       title: 'runbridge',
       version,
-      description: 'Drives an LLM through an ORS (Open Reward Standard) environment episode and publishes every step as structured run events.',
+      description:
+        'Drives an LLM through an ORS (Open Reward Standard) environment episode and publishes every step as structured run events.',
     },
     jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
     security: [{ bearerAuth: [] }],
@@ -221,7 +320,12 @@ export function openApiDocument(): JsonSchema {
     components: {
       schemas: components(),
       securitySchemes: {
-        bearerAuth: { type: 'http', scheme: 'bearer', description: 'One of RUNBRIDGE_API_KEYS; not needed when none are configured (the server then listens on loopback only).' },
+        bearerAuth: {
+          type: 'http',
+          scheme: 'bearer',
+          description:
+            'One of RUNBRIDGE_API_KEYS; not needed when none are configured (the server then listens on loopback only).',
+        },
       },
     },
   };

@@ -28,7 +28,11 @@ export function chatCompletionsRoutes(deps: AppDeps): Router<AppState> {
 
   router.post('/v1/chat/completions', async (ctx) => {
     parseInput(ChatQuerySchema, ctx.query, 'query');
-    const body = parseInput(ChatCompletionRequestSchema, await readJsonBody(ctx.req, deps.config.maxBodyBytes), 'chat completion request');
+    const body = parseInput(
+      ChatCompletionRequestSchema,
+      await readJsonBody(ctx.req, deps.config.maxBodyBytes),
+      'chat completion request',
+    );
     const { run } = await deps.registry.create(chatRequestToRunRequest(body), ctx.state.owner);
     ctx.set('x-run-id', run.id);
 

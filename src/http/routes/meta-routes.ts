@@ -8,7 +8,9 @@ export function modelsRoutes(deps: AppDeps): Router<AppState> {
   router.get('/v1/models', (ctx) => {
     ctx.body = {
       object: 'list',
-      data: deps.models.list().map((model) => ({ id: model.id, object: 'model', created: started, owned_by: model.provider })),
+      data: deps.models
+        .list()
+        .map((model) => ({ id: model.id, object: 'model', created: started, owned_by: model.provider })),
     };
   });
   return router;

@@ -2,13 +2,13 @@ import Router from 'koa-router';
 import { z } from 'zod';
 import { BadRequestError } from '../../errors.js';
 import { RunRequestSchema } from '../../protocol/run-request.js';
-import { RunStatusSchema, type RunCreated } from '../../protocol/run-snapshot.js';
+import { type RunCreated, RunStatusSchema } from '../../protocol/run-snapshot.js';
 import type { AppDeps, AppState } from '../app-deps.js';
+import { STREAM_FORMATS } from '../formats/stream-formats.js';
 import { parseCursor } from '../parse-cursor.js';
 import { parseInput } from '../parse-input.js';
 import { readJsonBody } from '../read-json-body.js';
 import { serveRunStream } from '../serve-run-stream.js';
-import { STREAM_FORMATS } from '../formats/stream-formats.js';
 
 export const ListQuerySchema = z.strictObject({
   status: RunStatusSchema.optional(),
@@ -26,7 +26,11 @@ export const EventsQuerySchema = z.strictObject({
 });
 
 /** Idempotency keys are opaque to us, but they are stored, so they are bounded and printable. */
-const IdempotencyKeySchema = z.string().min(1).max(255).regex(/^[\x21-\x7e]+$/, 'use 1–255 visible ASCII characters');
+const IdempotencyKeySchema = z
+  .string()
+  .min(1)
+  .max(255)
+  .regex(/^[\x21-\x7e]+$/, 'use 1–255 visible ASCII characters');
 
 /** `POST/GET /v1/runs`, `GET/DELETE /v1/runs/:id`, `/v1/runs/:id/events`, `/v1/runs/:id/cancel` (CONTRACT §2, §3). */
 export function runsRoutes(deps: AppDeps): Router<AppState> {
@@ -74,22 +78,35 @@ export function runsRoutes(deps: AppDeps): Router<AppState> {
     const lastEventId = ctx.get('Last-Event-ID');
     const cursor = parseCursor(lastEventId === '' ? undefined : lastEventId, query.after);
     if (cursor > run.log.lastSeq) {
-      throw new BadRequestError(`The cursor ${cursor} is beyond the log: the newest event of this run is seq ${run.log.lastSeq}.`, {
-        code: 'invalid_cursor',
-      });
+      throw new BadRequestError(
+        `The cursor ${cursor} is beyond the log: the newest event of this run is seq ${run.log.lastSeq}.`,
+        {
+          code: 'invalid_cursor',
+        },
+      );
     }
 
     if (wantsJson(ctx.get('Accept'))) {
       const data = run.log.entries.slice(cursor + 1, cursor + 1 + query.limit).map((entry) => entry.event);
       const last = data.at(-1);
       const hasMore = last !== undefined && last.seq < run.log.lastSeq;
-      ctx.body = { run_id: run.id, status: run.status, data, last_seq: run.log.lastSeq, has_more: hasMore, next_after: hasMore ? last.seq : null };
+      ctx.body = {
+        run_id: run.id,
+        status: run.status,
+        data,
+        last_seq: run.log.lastSeq,
+        has_more: hasMore,
+        next_after: hasMore ? last.seq : null,
+      };
       return;
     }
 
     const format = STREAM_FORMATS[query.format ?? 'events'];
     if (!format) {
-      throw new BadRequestError(`Unknown format "${query.format}". Formats: ${Object.keys(STREAM_FORMATS).join(', ')}.`, { code: 'unknown_format' });
+      throw new BadRequestError(
+        `Unknown format "${query.format}". Formats: ${Object.keys(STREAM_FORMATS).join(', ')}.`,
+        { code: 'unknown_format' },
+      );
     }
     if (run.finished && cursor >= run.log.lastSeq) {
       // Nothing left to send: 204 also tells a browser EventSource to stop reconnecting.

@@ -4,7 +4,7 @@ import { RunToolResultSchema, type ToolOutput } from '../ors-schemas.js';
 import { AbortScope } from './abort-scope.js';
 import { backoffDelayMs, parseRetryAfterMs, sleep } from './backoff.js';
 import { describeFailure, isConnectionRefused } from './network-failure.js';
-import { parseOrsJson, type OrsTransport } from './ors-request.js';
+import { type OrsTransport, parseOrsJson } from './ors-request.js';
 import { readErrorDetail, statusError } from './status-error.js';
 
 /** How one `/{env}/call` ended. A transport failure is thrown instead (see {@link callTool}). */

@@ -1,5 +1,5 @@
 import { AbortScope } from './abort-scope.js';
-import { orsFetchText, type OrsTransport } from './ors-request.js';
+import { type OrsTransport, orsFetchText } from './ors-request.js';
 
 /**
  * Frees session `sid` on the server: `/delete` (tears the environment down), then `/delete_session`.

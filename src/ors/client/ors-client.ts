@@ -1,15 +1,9 @@
 import { z } from 'zod';
 import { OrsError } from '../../errors.js';
 import { readSseEvents } from '../../sse/read-sse-events.js';
-import {
-  SplitSchema,
-  ToolListSchema,
-  type CreateRequestSchema,
-  type Split,
-  type ToolSpec,
-} from '../ors-schemas.js';
+import { type CreateRequestSchema, type Split, SplitSchema, ToolListSchema, type ToolSpec } from '../ors-schemas.js';
 import { deleteSession } from './delete-session.js';
-import { orsFetchJson, orsFetchText, parseOrsJson, type OrsRequest, type OrsTransport } from './ors-request.js';
+import { type OrsRequest, type OrsTransport, orsFetchJson, orsFetchText, parseOrsJson } from './ors-request.js';
 import { OrsSession } from './ors-session.js';
 import { secretStrings } from './secret-strings.js';
 
@@ -231,7 +225,14 @@ export class OrsClient {
     signal: AbortSignal | undefined,
   ): Promise<z.output<S>> {
     // Task lookups only read, so they are as safe to repeat as a GET.
-    const request: OrsRequest = { method: 'POST', path, kind: 'task', body, idempotent: true, ...(signal ? { signal } : {}) };
+    const request: OrsRequest = {
+      method: 'POST',
+      path,
+      kind: 'task',
+      body,
+      idempotent: true,
+      ...(signal ? { signal } : {}),
+    };
     return orsFetchJson(this.#transport, request, schema);
   }
 }

@@ -1,10 +1,10 @@
 import type { z } from 'zod';
 import { OrsError } from '../../errors.js';
 import { AbortScope } from './abort-scope.js';
-import { backoffDelayMs, parseRetryAfterMs, sleep, type RetryPolicy } from './backoff.js';
+import { backoffDelayMs, parseRetryAfterMs, type RetryPolicy, sleep } from './backoff.js';
 import { describeZodError } from './describe-zod-error.js';
 import { describeFailure, isConnectionRefused } from './network-failure.js';
-import { readErrorDetail, statusError, type EndpointKind } from './status-error.js';
+import { type EndpointKind, readErrorDetail, statusError } from './status-error.js';
 
 /** What every ORS HTTP exchange of one client shares. */
 export interface OrsTransport {
@@ -78,9 +78,7 @@ export async function orsFetchText(transport: OrsTransport, request: OrsRequest)
       }
       const detail = await readErrorDetail(response, request.redact ?? []);
       const retryable =
-        response.status === 429 ||
-        response.status === 503 ||
-        (request.idempotent && response.status >= 500);
+        response.status === 429 || response.status === 503 || (request.idempotent && response.status >= 500);
       if (!retryable) throw statusError(request.kind, endpoint, response.status, detail, request.sid);
       failure = {
         reason: `answered ${response.status}${detail ? `: ${detail}` : ''}`,
@@ -92,9 +90,7 @@ export async function orsFetchText(transport: OrsTransport, request: OrsRequest)
       scope.throwIfParentAborted();
       if (error instanceof OrsError) throw error;
       failure = {
-        reason: scope.timedOut
-          ? `did not answer within ${transport.requestTimeoutMs} ms`
-          : describeFailure(error),
+        reason: scope.timedOut ? `did not answer within ${transport.requestTimeoutMs} ms` : describeFailure(error),
         retryable: request.idempotent || isConnectionRefused(error),
         retryAfterMs: 0,
         cause: error,

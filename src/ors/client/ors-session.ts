@@ -1,10 +1,10 @@
 import type { z } from 'zod';
 import { OrsError } from '../../errors.js';
-import { BlocksSchema, ToolListSchema, type Block, type ToolSpec } from '../ors-schemas.js';
+import { type Block, BlocksSchema, ToolListSchema, type ToolSpec } from '../ors-schemas.js';
 import { AbortScope } from './abort-scope.js';
 import { callTool, type OrsCallOutcome } from './call-tool.js';
 import { deleteSession } from './delete-session.js';
-import { orsFetchJson, orsFetchText, type OrsRequest, type OrsTransport } from './ors-request.js';
+import { type OrsRequest, type OrsTransport, orsFetchJson, orsFetchText } from './ors-request.js';
 
 export type { OrsCallOutcome } from './call-tool.js';
 

@@ -57,7 +57,7 @@ export function statusError(
   if (status === 400 && kind === 'task') {
     return new OrsError(
       `${endpoint}: the ORS server rejected the task (${answered}). ` +
-        'Check the split name and that the index is below the split\'s task count.',
+        "Check the split name and that the index is below the split's task count.",
       { code: 'invalid_task', status: 400, details },
     );
   }

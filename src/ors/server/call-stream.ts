@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import { formatSseFrame } from '../../sse/format-sse-frame.js';
-import { chunkResult } from './chunk-result.js';
 import { SSE_HEADERS } from '../../sse/sse-headers.js';
+import { chunkResult } from './chunk-result.js';
 import type { ToolTask, ToolTaskOutcome, ToolTaskStore } from './tool-task-store.js';
 
 export interface CallStreamOptions {
@@ -18,7 +18,12 @@ export interface CallStreamOptions {
  * A task that has already finished is answered at once. Resolves when the response has ended or the
  * client went away; a client going away stops the pings, never the tool.
  */
-export function streamToolTask(res: ServerResponse, task: ToolTask, tasks: ToolTaskStore, options: CallStreamOptions): Promise<void> {
+export function streamToolTask(
+  res: ServerResponse,
+  task: ToolTask,
+  tasks: ToolTaskStore,
+  options: CallStreamOptions,
+): Promise<void> {
   return new Promise((resolve) => {
     // The client may have gone while the request waited for setup: its 'close' has passed, so nothing
     // would end the pings. The task runs on regardless; a reconnect can collect it.
@@ -46,7 +51,10 @@ export function streamToolTask(res: ServerResponse, task: ToolTask, tasks: ToolT
       finish();
     });
     if (!done) {
-      ping = setInterval(() => res.write(formatSseFrame({ comment: `ping - ${pingTimestamp()}` })), options.pingIntervalMs);
+      ping = setInterval(
+        () => res.write(formatSseFrame({ comment: `ping - ${pingTimestamp()}` })),
+        options.pingIntervalMs,
+      );
     }
   });
 }
@@ -60,7 +68,9 @@ export function streamCallError(res: ServerResponse, message: string): void {
 function outcomeFrames(outcome: ToolTaskOutcome, chunkSize: number): string {
   if (outcome.kind === 'error') return formatSseFrame({ event: 'error', data: outcome.message });
   const pieces = chunkResult(outcome.json, chunkSize);
-  return pieces.map((piece, index) => formatSseFrame({ event: index === pieces.length - 1 ? 'end' : 'chunk', data: piece })).join('');
+  return pieces
+    .map((piece, index) => formatSseFrame({ event: index === pieces.length - 1 ? 'end' : 'chunk', data: piece }))
+    .join('');
 }
 
 /** Now as Python prints an aware UTC datetime (`2025-01-31 12:00:00.123000+00:00`), the reference server's ping text. */

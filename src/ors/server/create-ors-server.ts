@@ -1,10 +1,10 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Koa from 'koa';
-import { describeError } from './ors-http-errors.js';
 import { discoveryRoutes } from './discovery-routes.js';
-import { EnvironmentRegistry, type AnyEnvironment } from './environment-registry.js';
+import { type AnyEnvironment, EnvironmentRegistry } from './environment-registry.js';
 import { orsErrorMiddleware } from './ors-error-middleware.js';
+import { describeError } from './ors-http-errors.js';
 import { sessionIdOf } from './request-parts.js';
 import { sessionRoutes } from './session-routes.js';
 import { SessionStore } from './session-store.js';
@@ -46,7 +46,8 @@ export function createOrsServer(options: OrsServerOptions): OrsServer {
   const sessionIdleMs = positive('sessionIdleMs', options.sessionIdleMs, 900_000);
   const resultCacheMs = positive('resultCacheMs', options.resultCacheMs, 60_000);
   const chunkSize = options.chunkSize ?? 4096;
-  if (!Number.isInteger(chunkSize) || chunkSize < 2) throw new TypeError(`chunkSize must be an integer of at least 2, got ${chunkSize}.`);
+  if (!Number.isInteger(chunkSize) || chunkSize < 2)
+    throw new TypeError(`chunkSize must be an integer of at least 2, got ${chunkSize}.`);
   const logError = options.logError ?? logToStderr;
 
   const tasks = new ToolTaskStore({ resultCacheMs });
@@ -70,7 +71,10 @@ export function createOrsServer(options: OrsServerOptions): OrsServer {
       if (sid !== undefined) sessions.touch(sid);
     }
   });
-  for (const router of [discoveryRoutes(registry), sessionRoutes({ registry, sessions, tasks, stream: { pingIntervalMs, chunkSize }, logError })]) {
+  for (const router of [
+    discoveryRoutes(registry),
+    sessionRoutes({ registry, sessions, tasks, stream: { pingIntervalMs, chunkSize }, logError }),
+  ]) {
     app.use(router.routes());
     app.use(router.allowedMethods());
   }
@@ -153,7 +157,8 @@ function stopListening(server: Server): Promise<void> {
 
 function positive(name: string, value: number | undefined, fallback: number): number {
   if (value === undefined) return fallback;
-  if (!Number.isFinite(value) || value <= 0) throw new TypeError(`${name} must be a positive number of milliseconds, got ${value}.`);
+  if (!Number.isFinite(value) || value <= 0)
+    throw new TypeError(`${name} must be a positive number of milliseconds, got ${value}.`);
   return value;
 }
 

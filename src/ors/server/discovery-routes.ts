@@ -35,7 +35,10 @@ export function discoveryRoutes(registry: EnvironmentRegistry): Router {
     const env = envParam(ctx.params);
     const served = registry.get(env);
     const count = countTasks(served, split);
-    ctx.body = { tasks: sliceTaskIndices(count, 0, count).map((index) => served.definition.tasks.get(split, index)), env_name: env };
+    ctx.body = {
+      tasks: sliceTaskIndices(count, 0, count).map((index) => served.definition.tasks.get(split, index)),
+      env_name: env,
+    };
   });
 
   router.post('/:env/num_tasks', async (ctx) => {

@@ -1,5 +1,5 @@
-import { SplitSchema, type ToolSpec } from '../ors-schemas.js';
 import type { EnvironmentDefinition, ToolDefinition } from '../environment.js';
+import { SplitSchema, type ToolSpec } from '../ors-schemas.js';
 import { unknownEnvironment } from './ors-http-errors.js';
 import { toolInputSchema } from './tool-input-schema.js';
 
@@ -7,8 +7,10 @@ import { toolInputSchema } from './tool-input-schema.js';
  * Environments differ in their `Task` and `State` types and are served side by side, so the server
  * can only hold them at the widest type; each one's own code stays fully typed where it is defined.
  */
+// biome-ignore lint/suspicious/noExplicitAny: see above; a definition is both produced and consumed in its State.
 export type AnyEnvironment = EnvironmentDefinition<any, any>;
 /** A tool of an {@link AnyEnvironment}: its `State` and `Input` are known only to its environment. */
+// biome-ignore lint/suspicious/noExplicitAny: as AnyEnvironment.
 export type AnyTool = ToolDefinition<any, any>;
 
 /** An environment as served: its definition and the specs of its shared tools, computed once. */
@@ -33,12 +35,19 @@ export class EnvironmentRegistry {
     for (const environment of environments) {
       const key = environment.name.toLowerCase();
       if (!/^[a-z0-9][a-z0-9_.-]*$/.test(key)) {
-        throw new TypeError(`Environment name ${JSON.stringify(environment.name)} must be letters, digits, "_", "." or "-", starting with a letter or digit.`);
+        throw new TypeError(
+          `Environment name ${JSON.stringify(environment.name)} must be letters, digits, "_", "." or "-", starting with a letter or digit.`,
+        );
       }
-      if (this.#byName.has(key)) throw new TypeError(`Two environments are named ${JSON.stringify(environment.name)}; rename one.`);
+      if (this.#byName.has(key))
+        throw new TypeError(`Two environments are named ${JSON.stringify(environment.name)}; rename one.`);
       checkSplits(environment);
-      if (environment.tools.length === 0) throw new TypeError(`Environment "${environment.name}" has no tools; add at least one.`);
-      this.#byName.set(key, { definition: environment, sharedToolSpecs: toolSpecs(environment.tools, environment.name) });
+      if (environment.tools.length === 0)
+        throw new TypeError(`Environment "${environment.name}" has no tools; add at least one.`);
+      this.#byName.set(key, {
+        definition: environment,
+        sharedToolSpecs: toolSpecs(environment.tools, environment.name),
+      });
     }
     this.#first = this.get(environments[0]!.name);
   }
@@ -65,22 +74,28 @@ export class EnvironmentRegistry {
 export function toolSpecs(tools: readonly AnyTool[], environmentName: string): ToolSpec[] {
   const seen = new Set<string>();
   return tools.map((tool) => {
-    if (seen.has(tool.name)) throw new TypeError(`Environment "${environmentName}" has two tools named "${tool.name}"; rename one.`);
+    if (seen.has(tool.name))
+      throw new TypeError(`Environment "${environmentName}" has two tools named "${tool.name}"; rename one.`);
     seen.add(tool.name);
     const schema = toolInputSchema(tool.input);
     if (schema !== null && schema.type !== 'object') {
-      throw new TypeError(`Tool "${tool.name}" of "${environmentName}" must take an object input (a z.object schema), or set input: null.`);
+      throw new TypeError(
+        `Tool "${tool.name}" of "${environmentName}" must take an object input (a z.object schema), or set input: null.`,
+      );
     }
     return { name: tool.name, description: tool.description, input_schema: schema };
   });
 }
 
 function checkSplits(environment: AnyEnvironment): void {
-  if (environment.splits.length === 0) throw new TypeError(`Environment "${environment.name}" has no splits; add at least one.`);
+  if (environment.splits.length === 0)
+    throw new TypeError(`Environment "${environment.name}" has no splits; add at least one.`);
   for (const split of environment.splits) {
     const parsed = SplitSchema.safeParse(split);
     if (!parsed.success) {
-      throw new TypeError(`Environment "${environment.name}" has an invalid split ${JSON.stringify(split)}: type must be train, validation or test.`);
+      throw new TypeError(
+        `Environment "${environment.name}" has an invalid split ${JSON.stringify(split)}: type must be train, validation or test.`,
+      );
     }
   }
 }

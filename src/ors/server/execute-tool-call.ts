@@ -24,13 +24,19 @@ export async function executeToolCall(
     const tools: AnyTool[] = [...definition.tools, ...(definition.taskTools?.(session.state) ?? [])];
     const tool = tools.find((candidate) => candidate.name === name);
     if (tool === undefined) {
-      return result({ ok: false, error: `${JSON.stringify(name)} is not a valid tool; the tools of this session are: ${tools.map((t) => t.name).join(', ')}.` });
+      return result({
+        ok: false,
+        error: `${JSON.stringify(name)} is not a valid tool; the tools of this session are: ${tools.map((t) => t.name).join(', ')}.`,
+      });
     }
     let value: unknown = input;
     if (tool.input !== null) {
       const parsed = tool.input.safeParse(input);
       if (!parsed.success) {
-        return result({ ok: false, error: `Tool input validation error for ${JSON.stringify(name)}: ${z.prettifyError(parsed.error).replace(/\n/g, ' ')}` });
+        return result({
+          ok: false,
+          error: `Tool input validation error for ${JSON.stringify(name)}: ${z.prettifyError(parsed.error).replace(/\n/g, ' ')}`,
+        });
       }
       value = parsed.data;
     }
@@ -39,7 +45,8 @@ export async function executeToolCall(
   } catch (error) {
     if (error instanceof ToolFailure) return result({ ok: false, error: error.message });
     // A tool stopped because its session ended did what it was asked; only real failures are news.
-    if (!session.signal.aborted) logError(`tool "${name}" of session "${session.id}" (${definition.name}) threw`, error);
+    if (!session.signal.aborted)
+      logError(`tool "${name}" of session "${session.id}" (${definition.name}) threw`, error);
     return { kind: 'error', message: error instanceof Error ? error.message : String(error) };
   }
 }

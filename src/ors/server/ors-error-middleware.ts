@@ -28,7 +28,8 @@ export function orsErrorMiddleware(logError: (message: string, error: unknown) =
       if (error instanceof RunbridgeError) {
         // A failed setup was logged once when it failed, and a 503 while shutting down is expected:
         // neither is news. Any other 5xx is a bug of ours or of an environment.
-        if (error.status >= 500 && error.status !== 503 && error.code !== 'setup_failed') logError(`${ctx.method} ${ctx.path} failed`, error);
+        if (error.status >= 500 && error.status !== 503 && error.code !== 'setup_failed')
+          logError(`${ctx.method} ${ctx.path} failed`, error);
         ctx.status = error.status;
         ctx.body = { detail: error.details ?? error.message };
         return;

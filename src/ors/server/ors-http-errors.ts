@@ -8,41 +8,58 @@ import type { ValidationIssue } from './validation-detail.js';
 
 /** 400: a session endpoint was called without `X-Session-ID` (checked before anything else). */
 export function missingSessionId(): BadRequestError {
-  return new BadRequestError('X-Session-ID header is required: get an id from POST /create_session and send it on every session request.', {
-    code: 'missing_session_id',
-  });
+  return new BadRequestError(
+    'X-Session-ID header is required: get an id from POST /create_session and send it on every session request.',
+    {
+      code: 'missing_session_id',
+    },
+  );
 }
 
 /** 404: no session with this id exists, and none was deleted recently. */
 export function sessionNotFound(sessionId: string): NotFoundError {
-  return new NotFoundError(`Active environment not found: no session "${sessionId}"; create it with POST /create first.`, 'session_not_found');
+  return new NotFoundError(
+    `Active environment not found: no session "${sessionId}"; create it with POST /create first.`,
+    'session_not_found',
+  );
 }
 
 /** 410: the session existed and was deleted (by `/delete`, by idle reaping, or by shutdown). */
 export function sessionGone(sessionId: string, why: string): RunbridgeError {
-  return new RunbridgeError(`Session deleted: session "${sessionId}" ${why}; start a new episode with /create_session and /create.`, {
-    code: 'session_gone',
-    status: 410,
-  });
+  return new RunbridgeError(
+    `Session deleted: session "${sessionId}" ${why}; start a new episode with /create_session and /create.`,
+    {
+      code: 'session_gone',
+      status: 410,
+    },
+  );
 }
 
 /** 500: the environment's `setup` threw, so the session has no state to serve. */
 export function setupFailed(sessionId: string, cause: unknown): RunbridgeError {
-  return new RunbridgeError(`Environment setup failed for session "${sessionId}": ${describeError(cause)}. Delete the session and create a new one.`, {
-    code: 'setup_failed',
-    status: 500,
-    cause,
-  });
+  return new RunbridgeError(
+    `Environment setup failed for session "${sessionId}": ${describeError(cause)}. Delete the session and create a new one.`,
+    {
+      code: 'setup_failed',
+      status: 500,
+      cause,
+    },
+  );
 }
 
 /** 404: the path or `env_name` names no environment served here. */
 export function unknownEnvironment(name: string, known: string[]): NotFoundError {
-  return new NotFoundError(`unknown environment ${JSON.stringify(name)}; this server has: ${known.join(', ')}.`, 'unknown_env');
+  return new NotFoundError(
+    `unknown environment ${JSON.stringify(name)}; this server has: ${known.join(', ')}.`,
+    'unknown_env',
+  );
 }
 
 /** 400: the split is not one of the environment's. */
 export function invalidSplit(split: string, known: string[]): BadRequestError {
-  return new BadRequestError(`Invalid split ${JSON.stringify(split)}; the splits are: ${known.join(', ')}.`, { code: 'invalid_split' });
+  return new BadRequestError(`Invalid split ${JSON.stringify(split)}; the splits are: ${known.join(', ')}.`, {
+    code: 'invalid_split',
+  });
 }
 
 /** 400: the index is outside the split (negative indices count from the end, as in Python). */
@@ -55,7 +72,11 @@ export function invalidIndex(split: string, index: number, count: number): BadRe
 
 /** 422: the body does not fit the endpoint's model; `issues` is FastAPI's list. */
 export function requestValidationFailed(issues: ValidationIssue[]): BadRequestError {
-  return new BadRequestError('The request body does not match the endpoint; see detail.', { code: 'validation_error', status: 422, details: issues });
+  return new BadRequestError('The request body does not match the endpoint; see detail.', {
+    code: 'validation_error',
+    status: 422,
+    details: issues,
+  });
 }
 
 /** The text of any thrown value: `Name: message` for errors, as the reference server reports them. */

@@ -13,7 +13,10 @@ export const MAX_BODY_BYTES = 16 * 1024 * 1024;
  * type is not checked, because the reference does not require one either. Past {@link MAX_BODY_BYTES}
  * the read stops and the answer is 413; a body cut off by the client is a 400.
  */
-export async function parseRequestBody<Schema extends z.ZodType>(req: IncomingMessage, schema: Schema): Promise<z.output<Schema>> {
+export async function parseRequestBody<Schema extends z.ZodType>(
+  req: IncomingMessage,
+  schema: Schema,
+): Promise<z.output<Schema>> {
   return parseBodyText(await readBodyText(req), schema);
 }
 
@@ -31,7 +34,9 @@ export async function readBodyText(req: IncomingMessage): Promise<string> {
     }
   } catch (error) {
     if (error instanceof BadRequestError) throw error;
-    throw new BadRequestError(`The request body was cut off (${(error as Error).message}); send the request again.`, { code: 'body_incomplete' });
+    throw new BadRequestError(`The request body was cut off (${(error as Error).message}); send the request again.`, {
+      code: 'body_incomplete',
+    });
   }
   return Buffer.concat(chunks).toString('utf8');
 }
@@ -55,8 +60,11 @@ function parseJson(text: string): unknown {
 }
 
 function tooLarge(): BadRequestError {
-  return new BadRequestError(`The request body is larger than ${MAX_BODY_BYTES} bytes; send a smaller task spec or tool input.`, {
-    code: 'body_too_large',
-    status: 413,
-  });
+  return new BadRequestError(
+    `The request body is larger than ${MAX_BODY_BYTES} bytes; send a smaller task spec or tool input.`,
+    {
+      code: 'body_too_large',
+      status: 413,
+    },
+  );
 }

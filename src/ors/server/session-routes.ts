@@ -2,17 +2,17 @@ import { randomUUID } from 'node:crypto';
 import type { Context } from 'koa';
 import Router from 'koa-router';
 import { formatSseFrame } from '../../sse/format-sse-frame.js';
-import { CallRequestSchema, CreateRequestSchema, type ToolSpec } from '../ors-schemas.js';
-import { streamCallError, streamToolTask, type CallStreamOptions } from './call-stream.js';
-import { toolSpecs, type EnvironmentRegistry } from './environment-registry.js';
-import { executeToolCall } from './execute-tool-call.js';
 import { SSE_HEADERS } from '../../sse/sse-headers.js';
+import { CallRequestSchema, CreateRequestSchema, type ToolSpec } from '../ors-schemas.js';
+import { type CallStreamOptions, streamCallError, streamToolTask } from './call-stream.js';
+import { type EnvironmentRegistry, toolSpecs } from './environment-registry.js';
+import { executeToolCall } from './execute-tool-call.js';
 import { parseBodyText, parseRequestBody, readBodyText } from './parse-request-body.js';
 import { envParam, requireSessionId } from './request-parts.js';
 import { sameJson } from './same-json.js';
 import type { ReadySession, SessionStore } from './session-store.js';
 import { taskForCreate } from './task-lookup.js';
-import { UNKNOWN_TASK_MESSAGE, type ToolTask, type ToolTaskStore } from './tool-task-store.js';
+import { type ToolTask, type ToolTaskStore, UNKNOWN_TASK_MESSAGE } from './tool-task-store.js';
 import { toWireBlocks } from './wire-output.js';
 
 export interface SessionRouteDeps {
@@ -89,7 +89,9 @@ export function sessionRoutes(deps: SessionRouteDeps): Router {
     // From here on the answer is an SSE stream that we write ourselves; Koa must not touch the response.
     ctx.respond = false;
     if (call.task_id === undefined) {
-      const task = tasks.start(session.id, call.name, call.input, () => executeToolCall(session, call.name, call.input, deps.logError));
+      const task = tasks.start(session.id, call.name, call.input, () =>
+        executeToolCall(session, call.name, call.input, deps.logError),
+      );
       await streamToolTask(ctx.res, task, tasks, deps.stream);
       return;
     }

@@ -97,15 +97,21 @@ export class SessionStore {
   /** Throws what {@link create} would throw for `id` (400 live duplicate, 503 closed), so `/create` can check before resolving its task. */
   assertCreatable(id: string): void {
     if (this.#closed) {
-      throw new RunbridgeError('The ORS server is shutting down and takes no new sessions; retry against a running server.', {
-        code: 'draining',
-        status: 503,
-      });
+      throw new RunbridgeError(
+        'The ORS server is shutting down and takes no new sessions; retry against a running server.',
+        {
+          code: 'draining',
+          status: 503,
+        },
+      );
     }
     if (this.#sessions.has(id)) {
-      throw new BadRequestError(`Session already exists: "${id}" was created before; get a fresh id from POST /create_session.`, {
-        code: 'session_exists',
-      });
+      throw new BadRequestError(
+        `Session already exists: "${id}" was created before; get a fresh id from POST /create_session.`,
+        {
+          code: 'session_exists',
+        },
+      );
     }
   }
 
@@ -150,7 +156,8 @@ export class SessionStore {
   /** Refuses new sessions, stops the reaping timer, ends every session and resolves when all teardowns are done. Idempotent. */
   async close(): Promise<void> {
     this.#closed = true;
-    for (const record of [...this.#sessions.values()]) void this.#end(record, 'was closed because the ORS server shut down');
+    for (const record of [...this.#sessions.values()])
+      void this.#end(record, 'was closed because the ORS server shut down');
     await Promise.all(this.#ending.values());
   }
 
@@ -207,7 +214,10 @@ export class SessionStore {
     try {
       await record.environment.definition.teardown?.(outcome.state);
     } catch (error) {
-      this.#options.logError(`teardown of session "${record.id}" (${record.environment.definition.name}) failed`, error);
+      this.#options.logError(
+        `teardown of session "${record.id}" (${record.environment.definition.name}) failed`,
+        error,
+      );
     }
   }
 

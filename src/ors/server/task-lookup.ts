@@ -28,16 +28,24 @@ export function taskForCreate(served: ServedEnvironment, body: z.output<typeof C
   const hasSpec = body.task_spec !== undefined;
   const hasSplitIndex = body.split !== undefined && body.index !== undefined;
   if (hasSpec === hasSplitIndex) {
-    throw new BadRequestError('Provide either task_spec or both split and index, not both/neither.', { code: 'invalid_task' });
+    throw new BadRequestError('Provide either task_spec or both split and index, not both/neither.', {
+      code: 'invalid_task',
+    });
   }
   if ((body.split === undefined) !== (body.index === undefined)) {
-    throw new BadRequestError('split and index must both be provided together (or send task_spec alone).', { code: 'invalid_task' });
+    throw new BadRequestError('split and index must both be provided together (or send task_spec alone).', {
+      code: 'invalid_task',
+    });
   }
   if (body.split !== undefined && body.index !== undefined) return taskAt(served, body.split, body.index);
   const parsed = served.definition.taskSchema.safeParse(body.task_spec);
   if (!parsed.success) {
-    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`).join('; ');
-    throw new BadRequestError(`task_spec does not fit environment "${served.definition.name}": ${problems}.`, { code: 'invalid_task' });
+    const problems = parsed.error.issues
+      .map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`)
+      .join('; ');
+    throw new BadRequestError(`task_spec does not fit environment "${served.definition.name}": ${problems}.`, {
+      code: 'invalid_task',
+    });
   }
   return parsed.data;
 }

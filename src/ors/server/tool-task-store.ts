@@ -42,7 +42,12 @@ export class ToolTaskStore {
    * Starts `run` as a new task of `sessionId` and returns it at once. `run` should resolve to an
    * outcome; if it rejects anyway, the rejection becomes an `error` outcome, so nothing is left unhandled.
    */
-  start(sessionId: string, name: string, input: Record<string, unknown>, run: () => Promise<ToolTaskOutcome>): ToolTask {
+  start(
+    sessionId: string,
+    name: string,
+    input: Record<string, unknown>,
+    run: () => Promise<ToolTaskOutcome>,
+  ): ToolTask {
     const record: TaskRecord = {
       id: randomUUID().replaceAll('-', ''),
       sessionId,
@@ -56,7 +61,8 @@ export class ToolTaskStore {
     // Owned here: the task's end is recorded whoever listens; both paths are handled and neither throws.
     void run().then(
       (outcome) => this.#finish(record, outcome),
-      (error: unknown) => this.#finish(record, { kind: 'error', message: error instanceof Error ? error.message : String(error) }),
+      (error: unknown) =>
+        this.#finish(record, { kind: 'error', message: error instanceof Error ? error.message : String(error) }),
     );
     return record;
   }

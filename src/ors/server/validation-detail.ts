@@ -24,10 +24,20 @@ export function validationIssues(error: z.ZodError, body: unknown): ValidationIs
     const here = valueAt(body, path);
     if (issue.code === 'unrecognized_keys') {
       for (const key of issue.keys) {
-        issues.push({ type: 'extra_forbidden', loc: ['body', ...path, key], msg: 'Extra inputs are not permitted', input: valueAt(here, [key]) });
+        issues.push({
+          type: 'extra_forbidden',
+          loc: ['body', ...path, key],
+          msg: 'Extra inputs are not permitted',
+          input: valueAt(here, [key]),
+        });
       }
     } else if (issue.code === 'invalid_type' && here === undefined) {
-      issues.push({ type: 'missing', loc: ['body', ...path], msg: 'Field required', input: path.length === 0 ? null : valueAt(body, path.slice(0, -1)) });
+      issues.push({
+        type: 'missing',
+        loc: ['body', ...path],
+        msg: 'Field required',
+        input: path.length === 0 ? null : valueAt(body, path.slice(0, -1)),
+      });
     } else {
       issues.push({ type: issue.code, loc: ['body', ...path], msg: issue.message, input: here ?? null });
     }

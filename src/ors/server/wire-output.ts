@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { RunbridgeError } from '../../errors.js';
-import { BlocksSchema, ToolOutputSchema, type Block, type ToolOutput } from '../ors-schemas.js';
+import { type Block, BlocksSchema, type ToolOutput, ToolOutputSchema } from '../ors-schemas.js';
 
 /**
  * What an environment returns is checked and normalised here before it goes on the wire: every key is
@@ -31,8 +31,11 @@ function wireBlock(block: Block): Block {
 
 function invalidOutput(what: string, error: z.ZodError): RunbridgeError {
   // A bug in the environment, not in the request: a server-level failure (500 / `event: error`).
-  return new RunbridgeError(`${what} is not valid ORS output (${z.prettifyError(error).replace(/\n/g, ' ')}); fix the environment.`, {
-    code: 'invalid_environment_output',
-    status: 500,
-  });
+  return new RunbridgeError(
+    `${what} is not valid ORS output (${z.prettifyError(error).replace(/\n/g, ' ')}); fix the environment.`,
+    {
+      code: 'invalid_environment_output',
+      status: 500,
+    },
+  );
 }

@@ -6,7 +6,7 @@ import { createOpenAiResponsesProvider } from '../../../adapters/models/openai-r
 import type { ModelProvider } from '../../../src/models/model.js';
 import type { RunEvent, RunEventOf, RunEventType, Usage } from '../../../src/protocol/run-events.js';
 import { assertEventOrder } from '../../../src/protocol/verify-event-order.js';
-import { sseFrames, startFakeVendorServer, type FakeVendorServer } from '../../support/fake-vendor-server.js';
+import { type FakeVendorServer, sseFrames, startFakeVendorServer } from '../../support/fake-vendor-server.js';
 import { startTestBridge, type TestBridge } from '../../support/start-test-bridge.js';
 
 /**
@@ -65,16 +65,26 @@ interface VendorCase {
   expectedTail(sentBack: SentBack): unknown;
 }
 
-const usage = (input: number, output: number): Usage => ({ input_tokens: input, output_tokens: output, total_tokens: input + output });
+const usage = (input: number, output: number): Usage => ({
+  input_tokens: input,
+  output_tokens: output,
+  total_tokens: input + output,
+});
 const sum = (a: Usage, b: Usage): Usage => usage(a.input_tokens + b.input_tokens, a.output_tokens + b.output_tokens);
-const openAiError = (message: string, type: string, code: string | null) => ({ error: { message, type, param: null, code } });
+const openAiError = (message: string, type: string, code: string | null) => ({
+  error: { message, type, param: null, code },
+});
 const anthropicError = (type: string, message: string) => ({ type: 'error', error: { type, message } });
 const OPENAI_UNAUTHORIZED = openAiError(
   'Incorrect API key provided: test-key. You can find your API key at https://platform.openai.com/account/api-keys.',
   'invalid_request_error',
   'invalid_api_key',
 );
-const OPENAI_SERVER_ERROR = openAiError('The server had an error while processing your request. Sorry about that!', 'server_error', null);
+const OPENAI_SERVER_ERROR = openAiError(
+  'The server had an error while processing your request. Sorry about that!',
+  'server_error',
+  null,
+);
 const field = (key: string) => (body: unknown) => ((body as Record<string, unknown[]>)[key] ?? []).slice(1);
 
 const ANTHROPIC_REASONING = 'The question asks for 17 + 25. I should use the calculator before submitting.';
@@ -84,7 +94,8 @@ const ANTHROPIC_SIGNATURES: Record<string, string> = {
   'anthropic/arith-invalid-arguments.sse':
     'EqMBCkgIBxABGAIqQKx8vN2mB5cT1zR7qL4wJ9hF3dS6gP0aY2uE8iO5kX1nM7bV4cZ9rW3tQ6yH0jU2lI8oA5sD1fG7hK3pAMaGVsbG8gd29ybGQ=',
 };
-const RESPONSES_REASONING = '**Using the calculator**\n\nThe user asks for 17 + 25; I will compute it with the calculator tool.';
+const RESPONSES_REASONING =
+  '**Using the calculator**\n\nThe user asks for 17 + 25; I will compute it with the calculator tool.';
 const RESPONSES_REASONING_ITEMS: Record<string, string> = {
   'openai-responses/arith-calculator.sse': 'rs_68b2d4e7a2c48193b5d7f9a1c3e5a7b9',
   'openai-responses/arith-invalid-arguments.sse': 'rs_68b2d4eaa8c28193d3f5a7c9e1b3d5f7',
@@ -96,15 +107,27 @@ const VENDORS: VendorCase[] = [
     model: 'openai:gpt-4.1-mini',
     route: 'POST /v1/chat/completions',
     provider: (url) => createOpenAiChatProvider({ apiKey: 'test-key', baseUrl: `${url}/v1`, maxRetries: MAX_RETRIES }),
-    calculator: { fixture: 'openai-chat/arith-calculator.sse', callId: 'call_R4tY8uI2oP6aS1dF5gH9jK3l', usage: usage(163, 22) },
-    invalid: { fixture: 'openai-chat/arith-invalid-arguments.sse', callId: 'call_P0oI9uY8tR7eW6qA5sD4fG3h', usage: usage(163, 19) },
+    calculator: {
+      fixture: 'openai-chat/arith-calculator.sse',
+      callId: 'call_R4tY8uI2oP6aS1dF5gH9jK3l',
+      usage: usage(163, 22),
+    },
+    invalid: {
+      fixture: 'openai-chat/arith-invalid-arguments.sse',
+      callId: 'call_P0oI9uY8tR7eW6qA5sD4fG3h',
+      usage: usage(163, 19),
+    },
     submit: { fixture: 'openai-chat/arith-submit.sse', usage: usage(214, 27) },
     cutAfterFrames: 4,
     unauthorized: OPENAI_UNAUTHORIZED,
     serverError: OPENAI_SERVER_ERROR,
     tail: field('messages'),
     expectedTail: ({ turn, arguments: args, output }) => [
-      { role: 'assistant', content: null, tool_calls: [{ id: turn.callId, type: 'function', function: { name: 'calculator', arguments: args } }] },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: turn.callId, type: 'function', function: { name: 'calculator', arguments: args } }],
+      },
       { role: 'tool', tool_call_id: turn.callId, content: output },
     ],
   },
@@ -112,7 +135,8 @@ const VENDORS: VendorCase[] = [
     name: 'openai-responses',
     model: 'openai-responses:gpt-5-mini',
     route: 'POST /v1/responses',
-    provider: (url) => createOpenAiResponsesProvider({ apiKey: 'test-key', baseUrl: `${url}/v1`, maxRetries: MAX_RETRIES }),
+    provider: (url) =>
+      createOpenAiResponsesProvider({ apiKey: 'test-key', baseUrl: `${url}/v1`, maxRetries: MAX_RETRIES }),
     calculator: {
       fixture: 'openai-responses/arith-calculator.sse',
       callId: 'call_Vb5nM1qW8eR4tY7uI0oP3aSd',
@@ -133,7 +157,11 @@ const VENDORS: VendorCase[] = [
     tail: field('input'),
     // The reasoning item goes back by id (the response was stored), followed by the call it led to, with its item id.
     expectedTail: ({ turn, arguments: args, output }) => [
-      { type: 'reasoning', id: RESPONSES_REASONING_ITEMS[turn.fixture], summary: [{ type: 'summary_text', text: RESPONSES_REASONING }] },
+      {
+        type: 'reasoning',
+        id: RESPONSES_REASONING_ITEMS[turn.fixture],
+        summary: [{ type: 'summary_text', text: RESPONSES_REASONING }],
+      },
       { type: 'function_call', id: turn.itemId, call_id: turn.callId, name: 'calculator', arguments: args },
       { type: 'function_call_output', call_id: turn.callId, output },
     ],
@@ -143,8 +171,16 @@ const VENDORS: VendorCase[] = [
     model: 'anthropic:claude-sonnet-5-5',
     route: 'POST /v1/messages',
     provider: (url) => createAnthropicProvider({ apiKey: 'test-key', baseUrl: url, maxRetries: MAX_RETRIES }),
-    calculator: { fixture: 'anthropic/arith-calculator.sse', callId: 'toolu_01Kc7Qm4Vx2Rt9Lp3Zs8Nw5B', usage: usage(612, 71) },
-    invalid: { fixture: 'anthropic/arith-invalid-arguments.sse', callId: 'toolu_01Bq5Wn8Mx3Kd7Lz2Vc6Rt9J', usage: usage(612, 66) },
+    calculator: {
+      fixture: 'anthropic/arith-calculator.sse',
+      callId: 'toolu_01Kc7Qm4Vx2Rt9Lp3Zs8Nw5B',
+      usage: usage(612, 71),
+    },
+    invalid: {
+      fixture: 'anthropic/arith-invalid-arguments.sse',
+      callId: 'toolu_01Bq5Wn8Mx3Kd7Lz2Vc6Rt9J',
+      usage: usage(612, 66),
+    },
     // Input counts the cache reads too: 109 + 640.
     submit: { fixture: 'anthropic/arith-submit.sse', usage: usage(749, 38) },
     reasoning: ANTHROPIC_REASONING,
@@ -161,13 +197,21 @@ const VENDORS: VendorCase[] = [
           { type: 'tool_use', id: turn.callId, name: 'calculator', input: JSON.parse(args) as unknown },
         ],
       },
-      { role: 'user', content: [{ type: 'tool_result', tool_use_id: turn.callId, content: output, ...(isError ? { is_error: true } : {}) }] },
+      {
+        role: 'user',
+        content: [
+          { type: 'tool_result', tool_use_id: turn.callId, content: output, ...(isError ? { is_error: true } : {}) },
+        ],
+      },
     ],
   },
 ];
 
 function only<T extends RunEventType>(events: readonly RunEvent[], type: T, turn?: number): Array<RunEventOf<T>> {
-  return events.filter((event): event is RunEventOf<T> => event.event === type && (turn === undefined || ('turn' in event && event.turn === turn)));
+  return events.filter(
+    (event): event is RunEventOf<T> =>
+      event.event === type && (turn === undefined || ('turn' in event && event.turn === turn)),
+  );
 }
 
 /** The event types in order, with runs of the same type collapsed to one. */
@@ -177,7 +221,9 @@ function shape(events: readonly RunEvent[]): RunEventType[] {
 
 /** The bytes of a fixture's first `count` frames, as the fake sends them before a cut. */
 function framesSent(fixture: string, count: number): string {
-  return sseFrames(readFileSync(new URL(`../../fixtures/${fixture}`, import.meta.url), 'utf8')).slice(0, count).join('');
+  return sseFrames(readFileSync(new URL(`../../fixtures/${fixture}`, import.meta.url), 'utf8'))
+    .slice(0, count)
+    .join('');
 }
 
 const joined = (events: ReadonlyArray<{ delta: string }>): string => events.map((event) => event.delta).join('');
@@ -188,7 +234,10 @@ describe.each(VENDORS)('a full arith run through the $name adapter', (vendorCase
 
   beforeEach(async () => {
     vendor = await startFakeVendorServer();
-    bridge = await startTestBridge({ RUNBRIDGE_MODEL: vendorCase.model }, { providers: [vendorCase.provider(vendor.url)] });
+    bridge = await startTestBridge(
+      { RUNBRIDGE_MODEL: vendorCase.model },
+      { providers: [vendorCase.provider(vendor.url)] },
+    );
   });
 
   afterEach(async () => {
@@ -213,8 +262,12 @@ describe.each(VENDORS)('a full arith run through the $name adapter', (vendorCase
       { turn: 1, finish_reason: 'tool_calls', usage: turnOne.usage },
       { turn: 2, finish_reason: 'tool_calls', usage: vendorCase.submit.usage },
     ]);
-    expect(only(events, 'tool.started', 2)).toMatchObject([{ tool: 'submit', arguments: { answer: 42 }, call_index: 1 }]);
-    expect(only(events, 'tool.completed', 2)).toMatchObject([{ tool: 'submit', error: false, reward: 1, finished: true }]);
+    expect(only(events, 'tool.started', 2)).toMatchObject([
+      { tool: 'submit', arguments: { answer: 42 }, call_index: 1 },
+    ]);
+    expect(only(events, 'tool.completed', 2)).toMatchObject([
+      { tool: 'submit', error: false, reward: 1, finished: true },
+    ]);
     expect(events.at(-1)).toMatchObject({
       event: 'run.completed',
       reward: 1,
@@ -238,10 +291,15 @@ describe.each(VENDORS)('a full arith run through the $name adapter', (vendorCase
   }
 
   it('computes with the calculator, submits 42 and earns reward 1, sending the tool result back in the vendor format', async () => {
-    vendor.reply(vendorCase.route, { kind: 'stream', fixture: vendorCase.calculator.fixture }, { kind: 'stream', fixture: vendorCase.submit.fixture });
+    vendor.reply(
+      vendorCase.route,
+      { kind: 'stream', fixture: vendorCase.calculator.fixture },
+      { kind: 'stream', fixture: vendorCase.submit.fixture },
+    );
     const events = await play();
 
-    const reasoning: RunEventType[] = vendorCase.reasoning === undefined ? [] : ['reasoning.delta', 'reasoning.available'];
+    const reasoning: RunEventType[] =
+      vendorCase.reasoning === undefined ? [] : ['reasoning.delta', 'reasoning.available'];
     expect(shape(events)).toEqual([
       'run.started',
       ...reasoning,
@@ -256,25 +314,43 @@ describe.each(VENDORS)('a full arith run through the $name adapter', (vendorCase
     ]);
     expectReasoningOfTurnOne(events);
     expect(only(events, 'tool.started', 1)).toMatchObject([
-      { tool: 'calculator', tool_call_id: vendorCase.calculator.callId, arguments: { expression: '17 + 25' }, call_index: 0 },
+      {
+        tool: 'calculator',
+        tool_call_id: vendorCase.calculator.callId,
+        arguments: { expression: '17 + 25' },
+        call_index: 0,
+      },
     ]);
-    expect(only(events, 'tool.completed', 1)).toMatchObject([{ tool: 'calculator', error: false, output: '17 + 25 = 42', finished: false }]);
+    expect(only(events, 'tool.completed', 1)).toMatchObject([
+      { tool: 'calculator', error: false, output: '17 + 25 = 42', finished: false },
+    ]);
     expectSubmittedAfter(events, vendorCase.calculator);
 
     const [first, second] = vendor.bodiesOf(vendorCase.route);
     expect(JSON.stringify(first)).toContain(TASK.spec.question);
     expect(vendorCase.tail(first)).toEqual([]);
     expect(vendorCase.tail(second)).toEqual(
-      vendorCase.expectedTail({ turn: vendorCase.calculator, arguments: CALCULATOR_ARGUMENTS, output: '17 + 25 = 42', isError: false }),
+      vendorCase.expectedTail({
+        turn: vendorCase.calculator,
+        arguments: CALCULATOR_ARGUMENTS,
+        output: '17 + 25 = 42',
+        isError: false,
+      }),
     );
   });
 
   it('sends a tool call whose arguments are not valid JSON back as a tool error, and the episode goes on to reward 1', async () => {
-    vendor.reply(vendorCase.route, { kind: 'stream', fixture: vendorCase.invalid.fixture }, { kind: 'stream', fixture: vendorCase.submit.fixture });
+    vendor.reply(
+      vendorCase.route,
+      { kind: 'stream', fixture: vendorCase.invalid.fixture },
+      { kind: 'stream', fixture: vendorCase.submit.fixture },
+    );
     const events = await play();
 
     expectReasoningOfTurnOne(events);
-    expect(only(events, 'tool.started', 1)).toMatchObject([{ tool: 'calculator', tool_call_id: vendorCase.invalid.callId, arguments: {} }]);
+    expect(only(events, 'tool.started', 1)).toMatchObject([
+      { tool: 'calculator', tool_call_id: vendorCase.invalid.callId, arguments: {} },
+    ]);
     const [failed] = only(events, 'tool.completed', 1);
     expect(failed).toMatchObject({ tool: 'calculator', error: true, reward: null, finished: false });
     expect(failed!.error_message).toMatch(/not a JSON object.*valid JSON/);
@@ -282,7 +358,9 @@ describe.each(VENDORS)('a full arith run through the $name adapter', (vendorCase
 
     // The broken arguments go back as `{}` (vendors parse past arguments), the error as the tool result.
     const second = vendor.bodiesOf(vendorCase.route)[1];
-    expect(vendorCase.tail(second)).toEqual(vendorCase.expectedTail({ turn: vendorCase.invalid, arguments: '{}', output: failed!.output, isError: true }));
+    expect(vendorCase.tail(second)).toEqual(
+      vendorCase.expectedTail({ turn: vendorCase.invalid, arguments: '{}', output: failed!.output, isError: true }),
+    );
   });
 
   it('fails with model_stream_interrupted when the stream is cut in the middle of a tool call, and deletes the session', async () => {
@@ -291,7 +369,12 @@ describe.each(VENDORS)('a full arith run through the $name adapter', (vendorCase
     const sent = framesSent(fixture, vendorCase.cutAfterFrames);
     expect(sent).toContain(callId);
     expect(sent).not.toContain('25\\"}');
-    vendor.reply(vendorCase.route, { kind: 'stream', fixture, stopAfterFrames: vendorCase.cutAfterFrames, then: 'cut' });
+    vendor.reply(vendorCase.route, {
+      kind: 'stream',
+      fixture,
+      stopAfterFrames: vendorCase.cutAfterFrames,
+      then: 'cut',
+    });
     const events = await play();
 
     expect(events.at(-1)).toMatchObject({ event: 'run.failed', code: 'model_stream_interrupted' });

@@ -13,7 +13,8 @@ interface Frame {
 /** The AG-UI events of every event of the log, in order, each checked against @ag-ui/core's schema. */
 function agUiEvents(inputs: RunEventInput[]): Frame[] {
   const { log, context } = logOf(inputs);
-  const text = log.entries.map((entry) => agUiFormat.frame(entry, context)).join('') + agUiFormat.end(log.terminal!, context);
+  const text =
+    log.entries.map((entry) => agUiFormat.frame(entry, context)).join('') + agUiFormat.end(log.terminal!, context);
   return parseSseText(text).map((message) => {
     const event = JSON.parse(message.data) as Frame;
     EventSchema.parse(event);
@@ -66,9 +67,17 @@ describe('format=ag-ui', () => {
     const events = agUiEvents(twoTurnEpisode);
     const text = events.filter((event) => event.type.startsWith('TEXT_MESSAGE'));
     expect(text.map((event) => event.messageId)).toEqual([
-      'run_test:turn-1', 'run_test:turn-1', 'run_test:turn-1', 'run_test:turn-1', 'run_test:turn-2', 'run_test:turn-2', 'run_test:turn-2',
+      'run_test:turn-1',
+      'run_test:turn-1',
+      'run_test:turn-1',
+      'run_test:turn-1',
+      'run_test:turn-2',
+      'run_test:turn-2',
+      'run_test:turn-2',
     ]);
-    expect(text.filter((event) => event.type === 'TEXT_MESSAGE_START').every((event) => event.role === 'assistant')).toBe(true);
+    expect(
+      text.filter((event) => event.type === 'TEXT_MESSAGE_START').every((event) => event.role === 'assistant'),
+    ).toBe(true);
     expect(events.filter((event) => event.type === 'TOOL_CALL_START')).toEqual([
       expect.objectContaining({ toolCallId: 'call_a', toolCallName: 'calculator', parentMessageId: 'run_test:turn-1' }),
       expect.objectContaining({ toolCallId: 'call_b', toolCallName: 'submit', parentMessageId: 'run_test:turn-2' }),
@@ -77,7 +86,10 @@ describe('format=ag-ui', () => {
 
   it('sends the whole arguments JSON in one TOOL_CALL_ARGS, and the output as TOOL_CALL_RESULT with tool.completed as rawEvent', () => {
     const events = agUiEvents(twoTurnEpisode);
-    expect(events.find((event) => event.type === 'TOOL_CALL_ARGS')).toMatchObject({ toolCallId: 'call_a', delta: '{"expression":"2 + 2"}' });
+    expect(events.find((event) => event.type === 'TOOL_CALL_ARGS')).toMatchObject({
+      toolCallId: 'call_a',
+      delta: '{"expression":"2 + 2"}',
+    });
     expect(events.filter((event) => event.type === 'TOOL_CALL_RESULT').at(-1)).toMatchObject({
       toolCallId: 'call_b',
       messageId: 'run_test:call_b:result',
@@ -91,7 +103,11 @@ describe('format=ag-ui', () => {
     const blocksOnly = agUiEvents(twoTurnEpisode.filter((event) => event.event !== 'reasoning.delta'));
     expect(blocksOnly.filter((event) => event.type.startsWith('REASONING'))).toEqual([
       expect.objectContaining({ type: 'REASONING_START', messageId: 'run_test:turn-1:reasoning' }),
-      expect.objectContaining({ type: 'REASONING_MESSAGE_START', messageId: 'run_test:turn-1:reasoning', role: 'reasoning' }),
+      expect.objectContaining({
+        type: 'REASONING_MESSAGE_START',
+        messageId: 'run_test:turn-1:reasoning',
+        role: 'reasoning',
+      }),
       expect.objectContaining({ type: 'REASONING_MESSAGE_CONTENT', delta: 'Add them.' }),
       expect.objectContaining({ type: 'REASONING_MESSAGE_END' }),
       expect.objectContaining({ type: 'REASONING_END' }),
@@ -110,18 +126,39 @@ describe('format=ag-ui', () => {
   });
 
   it('closes the text a failing turn left open, then ends with RUN_ERROR carrying the message and code', () => {
-    const failed = agUiEvents([...twoTurnEpisode.slice(0, 4), { event: 'run.failed', error: 'The stream broke.', code: 'model_stream_interrupted' }]);
-    expect(types(failed).slice(-4)).toEqual(['TEXT_MESSAGE_END', 'REASONING_MESSAGE_END', 'REASONING_END', 'RUN_ERROR']);
+    const failed = agUiEvents([
+      ...twoTurnEpisode.slice(0, 4),
+      { event: 'run.failed', error: 'The stream broke.', code: 'model_stream_interrupted' },
+    ]);
+    expect(types(failed).slice(-4)).toEqual([
+      'TEXT_MESSAGE_END',
+      'REASONING_MESSAGE_END',
+      'REASONING_END',
+      'RUN_ERROR',
+    ]);
     expect(failed.at(-1)).toMatchObject({ message: 'The stream broke.', code: 'model_stream_interrupted' });
   });
 
   it('ends a cancelled run with RUN_FINISHED, outcome cancelled, and run.cancelled (with its reason) as rawEvent', () => {
-    const cancelled = agUiEvents([twoTurnEpisode[0]!, twoTurnEpisode[3]!, { event: 'run.cancelled', reason: 'shutdown' }]);
-    expect(types(cancelled)).toEqual(['RUN_STARTED', 'TEXT_MESSAGE_START', 'TEXT_MESSAGE_CONTENT', 'TEXT_MESSAGE_END', 'RUN_FINISHED']);
-    expect(cancelled.at(-1)).toMatchObject({ outcome: { type: 'cancelled' }, rawEvent: { event: 'run.cancelled', reason: 'shutdown' } });
+    const cancelled = agUiEvents([
+      twoTurnEpisode[0]!,
+      twoTurnEpisode[3]!,
+      { event: 'run.cancelled', reason: 'shutdown' },
+    ]);
+    expect(types(cancelled)).toEqual([
+      'RUN_STARTED',
+      'TEXT_MESSAGE_START',
+      'TEXT_MESSAGE_CONTENT',
+      'TEXT_MESSAGE_END',
+      'RUN_FINISHED',
+    ]);
+    expect(cancelled.at(-1)).toMatchObject({
+      outcome: { type: 'cancelled' },
+      rawEvent: { event: 'run.cancelled', reason: 'shutdown' },
+    });
   });
 
-  it('stamps every AG-UI event with its event\'s time in whole milliseconds', () => {
+  it("stamps every AG-UI event with its event's time in whole milliseconds", () => {
     const { log } = logOf(twoTurnEpisode);
     const events = agUiEvents(twoTurnEpisode);
     expect(events[0]!.timestamp).toBe(T0);
@@ -132,7 +169,11 @@ describe('format=ag-ui', () => {
   it("puts the event's seq as id on the last frame of its group only, and writes no event names and no [DONE]", () => {
     const { log, context } = logOf(twoTurnEpisode);
     const toolStarted = log.entries.find((entry) => entry.event.event === 'tool.started')!;
-    expect(parseSseText(agUiFormat.frame(toolStarted, context)).map((message) => message.id)).toEqual([undefined, undefined, String(toolStarted.event.seq)]);
+    expect(parseSseText(agUiFormat.frame(toolStarted, context)).map((message) => message.id)).toEqual([
+      undefined,
+      undefined,
+      String(toolStarted.event.seq),
+    ]);
     const all = parseSseText(log.entries.map((entry) => agUiFormat.frame(entry, context)).join(''));
     expect(all.every((message) => message.event === undefined && message.data !== '[DONE]')).toBe(true);
     expect(agUiFormat.end(log.terminal!, context)).toBe('');

@@ -19,12 +19,16 @@ describe('format=combined', () => {
     const frames = texts.map((entry) => parseSseText(combinedFormat.frame(entry, context)));
     expect(frames.every((messages) => messages.length === 1 && messages[0]!.event === undefined)).toBe(true);
     expect(frames.map((messages) => messages[0]!.id)).toEqual(texts.map((entry) => String(entry.event.seq)));
-    const content = frames.map((messages) => ChatCompletionChunkSchema.parse(JSON.parse(messages[0]!.data)).choices[0]!.delta.content);
+    const content = frames.map(
+      (messages) => ChatCompletionChunkSchema.parse(JSON.parse(messages[0]!.data)).choices[0]!.delta.content,
+    );
     expect(content.join('')).toBe('Let me add.\n\nIt is 4.');
   });
 
   it('ends with data: [DONE], after the terminal typed event', () => {
-    const text = log.entries.map((entry) => combinedFormat.frame(entry, context)).join('') + combinedFormat.end(log.terminal!, context);
+    const text =
+      log.entries.map((entry) => combinedFormat.frame(entry, context)).join('') +
+      combinedFormat.end(log.terminal!, context);
     const messages = parseSseText(text);
     expect(messages.at(-2)!.event).toBe('run.completed');
     expect(messages.at(-1)).toEqual({ id: undefined, event: undefined, data: '[DONE]' });

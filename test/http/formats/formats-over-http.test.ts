@@ -22,16 +22,24 @@ describe('the stream formats over HTTP', () => {
     const run = bridge.registry.get(runId, LOCAL_OWNER);
     const format = STREAM_FORMATS[name]!;
     const context = streamContextOf(run, new URLSearchParams(query));
-    return run.log.entries.slice(after + 1).map((entry) => format.frame(entry, context)).join('') + format.end(run.log.terminal!, context);
+    return (
+      run.log.entries
+        .slice(after + 1)
+        .map((entry) => format.frame(entry, context))
+        .join('') + format.end(run.log.terminal!, context)
+    );
   }
 
-  it.each(['openai', 'combined', 'ag-ui'])('serves format=%s as its projection of the log, with the SSE headers', async (name) => {
-    const response = await bridge.fetch(`/v1/runs/${runId}/events?format=${name}`);
-    expect(response.status).toBe(200);
-    expect(response.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
-    expect(response.headers.get('cache-control')).toBe('no-cache');
-    expect(await response.text()).toBe(PREAMBLE + projection(name, -1));
-  });
+  it.each(['openai', 'combined', 'ag-ui'])(
+    'serves format=%s as its projection of the log, with the SSE headers',
+    async (name) => {
+      const response = await bridge.fetch(`/v1/runs/${runId}/events?format=${name}`);
+      expect(response.status).toBe(200);
+      expect(response.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
+      expect(response.headers.get('cache-control')).toBe('no-cache');
+      expect(await response.text()).toBe(PREAMBLE + projection(name, -1));
+    },
+  );
 
   it.each(['openai', 'combined', 'ag-ui'])('resumes format=%s with ?after=', async (name) => {
     const response = await bridge.fetch(`/v1/runs/${runId}/events?format=${name}&after=7`);
@@ -39,14 +47,19 @@ describe('the stream formats over HTTP', () => {
   });
 
   it.each(['combined', 'ag-ui'])('resumes format=%s, whose frames carry ids, with Last-Event-ID', async (name) => {
-    const response = await bridge.fetch(`/v1/runs/${runId}/events?format=${name}`, { headers: { 'Last-Event-ID': '12' } });
+    const response = await bridge.fetch(`/v1/runs/${runId}/events?format=${name}`, {
+      headers: { 'Last-Event-ID': '12' },
+    });
     expect(await response.text()).toBe(PREAMBLE + projection(name, 12));
   });
 
-  it.each(['openai', 'combined', 'ag-ui'])('answers 204 to format=%s once the client has the whole log of a finished run', async (name) => {
-    const lastSeq = bridge.registry.get(runId, LOCAL_OWNER).log.lastSeq;
-    expect((await bridge.fetch(`/v1/runs/${runId}/events?format=${name}&after=${lastSeq}`)).status).toBe(204);
-  });
+  it.each(['openai', 'combined', 'ag-ui'])(
+    'answers 204 to format=%s once the client has the whole log of a finished run',
+    async (name) => {
+      const lastSeq = bridge.registry.get(runId, LOCAL_OWNER).log.lastSeq;
+      expect((await bridge.fetch(`/v1/runs/${runId}/events?format=${name}&after=${lastSeq}`)).status).toBe(204);
+    },
+  );
 
   it('lets the typed events ride along in format=openai with ?agent_events=1', async () => {
     const response = await bridge.fetch(`/v1/runs/${runId}/events?format=openai&agent_events=1`);
@@ -58,6 +71,8 @@ describe('the stream formats over HTTP', () => {
   it('answers 400 naming the formats for an unknown one', async () => {
     const response = await bridge.fetch(`/v1/runs/${runId}/events?format=xml`);
     expect(response.status).toBe(400);
-    expect(await response.json()).toMatchObject({ error: { code: 'unknown_format', message: expect.stringContaining('events, openai, combined, ag-ui') } });
+    expect(await response.json()).toMatchObject({
+      error: { code: 'unknown_format', message: expect.stringContaining('events, openai, combined, ag-ui') },
+    });
   });
 });

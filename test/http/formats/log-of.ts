@@ -1,5 +1,5 @@
-import type { RunEventInput } from '../../../src/protocol/run-events.js';
 import type { StreamContext } from '../../../src/http/formats/stream-format.js';
+import type { RunEventInput } from '../../../src/protocol/run-events.js';
 import { EventLog } from '../../../src/runs/event-log.js';
 
 /** 2025-11-24T16:00:00Z, in epoch milliseconds: the clock every test log starts at. */
@@ -13,7 +13,16 @@ export function logOf(inputs: RunEventInput[], query = ''): { log: EventLog; con
   let tick = T0;
   const log = new EventLog('run_test', Number.POSITIVE_INFINITY, () => tick++);
   for (const input of inputs) log.append(input);
-  return { log, context: { runId: 'run_test', model: 'scripted:test', created: T0 / 1000, options: new URLSearchParams(query), log: log.entries } };
+  return {
+    log,
+    context: {
+      runId: 'run_test',
+      model: 'scripted:test',
+      created: T0 / 1000,
+      options: new URLSearchParams(query),
+      log: log.entries,
+    },
+  };
 }
 
 const usage = { input_tokens: 10, output_tokens: 5, total_tokens: 15 };
@@ -30,12 +39,50 @@ export const twoTurnEpisode: RunEventInput[] = [
   { event: 'message.delta', delta: 'add.', turn: 1 },
   { event: 'reasoning.available', text: 'Add them.', turn: 1 },
   { event: 'turn.completed', turn: 1, finish_reason: 'tool_calls', usage },
-  { event: 'tool.started', tool: 'calculator', tool_call_id: 'call_a', arguments: { expression: '2 + 2' }, preview: '2 + 2', turn: 1, call_index: 0 },
-  { event: 'tool.completed', tool: 'calculator', tool_call_id: 'call_a', duration: 0.01, error: false, output: '2 + 2 = 4', reward: null, finished: false, turn: 1, call_index: 0 },
+  {
+    event: 'tool.started',
+    tool: 'calculator',
+    tool_call_id: 'call_a',
+    arguments: { expression: '2 + 2' },
+    preview: '2 + 2',
+    turn: 1,
+    call_index: 0,
+  },
+  {
+    event: 'tool.completed',
+    tool: 'calculator',
+    tool_call_id: 'call_a',
+    duration: 0.01,
+    error: false,
+    output: '2 + 2 = 4',
+    reward: null,
+    finished: false,
+    turn: 1,
+    call_index: 0,
+  },
   { event: 'message.delta', delta: 'It is 4.', turn: 2 },
   { event: 'turn.completed', turn: 2, finish_reason: 'tool_calls', usage },
-  { event: 'tool.started', tool: 'submit', tool_call_id: 'call_b', arguments: { answer: 4 }, preview: '{"answer":4}', turn: 2, call_index: 1 },
-  { event: 'tool.completed', tool: 'submit', tool_call_id: 'call_b', duration: 0.01, error: false, output: 'Correct.', reward: 1, finished: true, turn: 2, call_index: 1 },
+  {
+    event: 'tool.started',
+    tool: 'submit',
+    tool_call_id: 'call_b',
+    arguments: { answer: 4 },
+    preview: '{"answer":4}',
+    turn: 2,
+    call_index: 1,
+  },
+  {
+    event: 'tool.completed',
+    tool: 'submit',
+    tool_call_id: 'call_b',
+    duration: 0.01,
+    error: false,
+    output: 'Correct.',
+    reward: 1,
+    finished: true,
+    turn: 2,
+    call_index: 1,
+  },
   {
     event: 'run.completed',
     output: 'It is 4.',

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { hasEventBefore, openReasoningTurn, openStreamsBefore, openTextTurn } from '../../../src/http/formats/open-streams.js';
+import {
+  hasEventBefore,
+  openReasoningTurn,
+  openStreamsBefore,
+  openTextTurn,
+} from '../../../src/http/formats/open-streams.js';
 import { logOf, twoTurnEpisode } from './log-of.js';
 
 describe('what a turn has open', () => {

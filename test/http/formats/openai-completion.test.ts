@@ -36,8 +36,22 @@ describe('chatCompletionOf', () => {
   it('has null content and no tool_calls or reasoning for an episode that produced none', () => {
     const silent: RunEventInput[] = [
       twoTurnEpisode[0]!,
-      { event: 'turn.completed', turn: 1, finish_reason: 'stop', usage: { input_tokens: 3, output_tokens: 0, total_tokens: 3 } },
-      { event: 'run.completed', output: '', usage: { input_tokens: 3, output_tokens: 0, total_tokens: 3 }, reward: null, rewards: [], finished: false, turns: 1, stop_reason: 'max_turns' },
+      {
+        event: 'turn.completed',
+        turn: 1,
+        finish_reason: 'stop',
+        usage: { input_tokens: 3, output_tokens: 0, total_tokens: 3 },
+      },
+      {
+        event: 'run.completed',
+        output: '',
+        usage: { input_tokens: 3, output_tokens: 0, total_tokens: 3 },
+        reward: null,
+        rewards: [],
+        finished: false,
+        turns: 1,
+        stop_reason: 'max_turns',
+      },
     ];
     const { message, finish_reason } = chatCompletionOf(logOf(silent).context).choices[0]!;
     expect(message).toEqual({ role: 'assistant', content: null, refusal: null });

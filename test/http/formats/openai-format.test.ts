@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { openaiFormat } from '../../../src/http/formats/openai-format.js';
-import { ChatCompletionChunkSchema, type ChatCompletionChunk } from '../../../src/protocol/chat-completion.js';
+import { type ChatCompletionChunk, ChatCompletionChunkSchema } from '../../../src/protocol/chat-completion.js';
 import type { RunEventInput } from '../../../src/protocol/run-events.js';
 import { parseSseText } from '../../support/parse-sse-text.js';
 import { logOf, T0, twoTurnEpisode } from './log-of.js';
@@ -8,7 +8,9 @@ import { logOf, T0, twoTurnEpisode } from './log-of.js';
 /** Every frame of the log in format=openai, then the end, as SSE text. */
 function stream(inputs: RunEventInput[], query = ''): string {
   const { log, context } = logOf(inputs, query);
-  return log.entries.map((entry) => openaiFormat.frame(entry, context)).join('') + openaiFormat.end(log.terminal!, context);
+  return (
+    log.entries.map((entry) => openaiFormat.frame(entry, context)).join('') + openaiFormat.end(log.terminal!, context)
+  );
 }
 
 /** The JSON payloads of a format=openai stream, `[DONE]` excluded. */
@@ -31,12 +33,19 @@ describe('format=openai', () => {
     expect(messages.every((message) => message.event === undefined && message.id === undefined)).toBe(true);
     expect(messages.at(-1)!.data).toBe('[DONE]');
     for (const chunk of chunks(twoTurnEpisode)) {
-      expect(chunk).toMatchObject({ id: 'chatcmpl-run_test', object: 'chat.completion.chunk', created: T0 / 1000, model: 'scripted:test' });
+      expect(chunk).toMatchObject({
+        id: 'chatcmpl-run_test',
+        object: 'chat.completion.chunk',
+        created: T0 / 1000,
+        model: 'scripted:test',
+      });
     }
   });
 
   it('opens with a role chunk, as OpenAI does', () => {
-    expect(chunks(twoTurnEpisode)[0]!.choices).toEqual([{ index: 0, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null }]);
+    expect(chunks(twoTurnEpisode)[0]!.choices).toEqual([
+      { index: 0, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null },
+    ]);
   });
 
   it('puts text in delta.content and reasoning in delta.reasoning_content, a blank line between the turns of each', () => {
@@ -48,18 +57,29 @@ describe('format=openai', () => {
       { event: 'reasoning.delta', delta: 'Submit.', turn: 2 },
       ...twoTurnEpisode.slice(9),
     ];
-    expect(deltas(chunks(secondTurn)).map((delta) => delta.reasoning_content ?? '').join('')).toBe('Add them.\n\nSubmit.');
+    expect(
+      deltas(chunks(secondTurn))
+        .map((delta) => delta.reasoning_content ?? '')
+        .join(''),
+    ).toBe('Add them.\n\nSubmit.');
   });
 
   it('sends a reasoning.available only when its turn streamed no reasoning', () => {
     const blocksOnly = twoTurnEpisode.filter((event) => event.event !== 'reasoning.delta');
-    expect(deltas(chunks(blocksOnly)).filter((delta) => delta.reasoning_content !== undefined)).toEqual([{ reasoning_content: 'Add them.' }]);
+    expect(deltas(chunks(blocksOnly)).filter((delta) => delta.reasoning_content !== undefined)).toEqual([
+      { reasoning_content: 'Add them.' },
+    ]);
   });
 
   it('sends each tool call whole in delta.tool_calls, at its run-wide call_index', () => {
     const calls = deltas(chunks(twoTurnEpisode)).flatMap((delta) => delta.tool_calls ?? []);
     expect(calls).toEqual([
-      { index: 0, id: 'call_a', type: 'function', function: { name: 'calculator', arguments: '{"expression":"2 + 2"}' } },
+      {
+        index: 0,
+        id: 'call_a',
+        type: 'function',
+        function: { name: 'calculator', arguments: '{"expression":"2 + 2"}' },
+      },
       { index: 1, id: 'call_b', type: 'function', function: { name: 'submit', arguments: '{"answer":4}' } },
     ]);
   });
@@ -75,7 +95,10 @@ describe('format=openai', () => {
       twoTurnEpisode[0]!,
       { ...(twoTurnEpisode.at(-1) as Extract<RunEventInput, { event: 'run.completed' }>), stop_reason },
     ];
-    const finishReason = (inputs: RunEventInput[]) => chunks(inputs).flatMap((chunk) => chunk.choices.map((choice) => choice.finish_reason)).at(-1);
+    const finishReason = (inputs: RunEventInput[]) =>
+      chunks(inputs)
+        .flatMap((chunk) => chunk.choices.map((choice) => choice.finish_reason))
+        .at(-1);
     expect(finishReason(ending('finished'))).toBe('stop');
     expect(finishReason(ending('no_tool_calls'))).toBe('stop');
     expect(finishReason(ending('max_turns'))).toBe('length');
@@ -83,13 +106,18 @@ describe('format=openai', () => {
 
   it('says nothing for tool.completed and turn.completed', () => {
     const { log, context } = logOf(twoTurnEpisode);
-    for (const entry of log.entries.filter((candidate) => ['tool.completed', 'turn.completed'].includes(candidate.event.event))) {
+    for (const entry of log.entries.filter((candidate) =>
+      ['tool.completed', 'turn.completed'].includes(candidate.event.event),
+    )) {
       expect(openaiFormat.frame(entry, context)).toBe('');
     }
   });
 
   it('ends a failed run with its error body, then [DONE], and no finish or usage chunk', () => {
-    const failed: RunEventInput[] = [...twoTurnEpisode.slice(0, 5), { event: 'run.failed', error: 'The model provider is unavailable.', code: 'model_unavailable' }];
+    const failed: RunEventInput[] = [
+      ...twoTurnEpisode.slice(0, 5),
+      { event: 'run.failed', error: 'The model provider is unavailable.', code: 'model_unavailable' },
+    ];
     const all = payloads(stream(failed));
     expect(all.at(-1)).toEqual({ error: { code: 'model_unavailable', message: 'The model provider is unavailable.' } });
     expect(all.some((payload) => (payload as ChatCompletionChunk).usage !== undefined)).toBe(false);
@@ -119,6 +147,8 @@ describe('format=openai', () => {
   });
 
   it('ends every stream with [DONE]', () => {
-    expect(openaiFormat.end(logOf(twoTurnEpisode).log.terminal!, logOf(twoTurnEpisode).context)).toBe('data: [DONE]\n\n');
+    expect(openaiFormat.end(logOf(twoTurnEpisode).log.terminal!, logOf(twoTurnEpisode).context)).toBe(
+      'data: [DONE]\n\n',
+    );
   });
 });

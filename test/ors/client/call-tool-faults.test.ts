@@ -2,9 +2,15 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { OrsError } from '../../../src/errors.js';
-import { textBlock } from '../../support/scripted-ors-environment.js';
 import { OrsClient } from '../../../src/ors/client/ors-client.js';
-import { deferred, rejectionOf, startOrsTestRig, TEST_CLIENT_OPTIONS, type OrsTestRig } from '../../support/ors-test-rig.js';
+import {
+  deferred,
+  type OrsTestRig,
+  rejectionOf,
+  startOrsTestRig,
+  TEST_CLIENT_OPTIONS,
+} from '../../support/ors-test-rig.js';
+import { textBlock } from '../../support/scripted-ors-environment.js';
 import { trackSourceTimers } from '../../support/track-source-timers.js';
 
 const CORRECT = { type: 'output', taskId: expect.any(String), output: expect.objectContaining({ reward: 1 }) };
@@ -52,7 +58,9 @@ describe('OrsSession.call under faults', () => {
   it('discards the chunks of a broken attempt when the stream drops in the middle of a chunked result', async () => {
     rig = await startOrsTestRig();
     const text = 'x'.repeat(20_000);
-    rig.server.defineTool('arith', 'big', { run: () => ({ ok: true, output: { blocks: [textBlock(text)], reward: 1 } }) });
+    rig.server.defineTool('arith', 'big', {
+      run: () => ({ ok: true, output: { blocks: [textBlock(text)], reward: 1 } }),
+    });
     rig.proxy.inject({ path: '/arith/call', fault: { type: 'drop-after-bytes', bytes: 9_000 } });
     const session = await rig.openSession();
     const outcome = await session.call('big', {});
@@ -258,4 +266,3 @@ async function unusedPort(): Promise<number> {
   await new Promise((resolve) => probe.close(resolve));
   return port;
 }
-

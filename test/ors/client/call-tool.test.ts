@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { type OrsTestRig, rejectionOf, startOrsTestRig } from '../../support/ors-test-rig.js';
 import { pythonJson, referencePieces } from '../../support/reference-sse-bytes.js';
 import { textBlock } from '../../support/scripted-ors-environment.js';
-import { rejectionOf, startOrsTestRig, type OrsTestRig } from '../../support/ors-test-rig.js';
 
 describe('OrsSession.call outcomes', () => {
   let rig: OrsTestRig | undefined;
@@ -100,7 +100,10 @@ describe('OrsSession.call outcomes', () => {
     const session = await rig.openSession();
     rig.proxy.inject({ path: '/arith/call', fault: { type: 'status', status: 400, detail: 'Invalid tool input' } });
     const error = await rejectionOf(session.call('submit', { answer: 5 }));
-    expect(error).toMatchObject({ code: 'ors_request_rejected', details: { status: 400, detail: 'Invalid tool input' } });
+    expect(error).toMatchObject({
+      code: 'ors_request_rejected',
+      details: { status: 400, detail: 'Invalid tool input' },
+    });
     expect(rig.proxy.requestsTo('/arith/call')).toHaveLength(1);
   });
 });

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { OrsError } from '../../../src/errors.js';
 import { OrsClient } from '../../../src/ors/client/ors-client.js';
-import { rejectionOf, startOrsTestRig, TEST_CLIENT_OPTIONS, type OrsTestRig } from '../../support/ors-test-rig.js';
+import { type OrsTestRig, rejectionOf, startOrsTestRig, TEST_CLIENT_OPTIONS } from '../../support/ors-test-rig.js';
 
 describe('OrsClient discovery', () => {
   let rig: OrsTestRig;
@@ -80,7 +80,10 @@ describe('OrsClient discovery', () => {
   it('gives up with ors_unavailable after the configured retries', async () => {
     rig.proxy.inject({ path: '/health', fault: { type: 'status', status: 502, detail: 'bad gateway' }, times: 10 });
     const error = await rejectionOf(rig.client.health());
-    expect(error).toMatchObject({ code: 'ors_unavailable', details: { endpoint: 'GET /health', attempts: 4, status: 502 } });
+    expect(error).toMatchObject({
+      code: 'ors_unavailable',
+      details: { endpoint: 'GET /health', attempts: 4, status: 502 },
+    });
     expect((error as Error).message).toContain('bad gateway');
     expect(rig.proxy.requestsTo('/health')).toHaveLength(4);
   });
@@ -102,7 +105,12 @@ describe('OrsClient discovery', () => {
   });
 
   it('rejects with the signal reason, and sends nothing more, when aborted while a retry is pending', async () => {
-    const client = new OrsClient({ ...TEST_CLIENT_OPTIONS, baseUrl: rig.proxy.url, retryBaseDelayMs: 600_000, retryMaxDelayMs: 600_000 });
+    const client = new OrsClient({
+      ...TEST_CLIENT_OPTIONS,
+      baseUrl: rig.proxy.url,
+      retryBaseDelayMs: 600_000,
+      retryMaxDelayMs: 600_000,
+    });
     rig.proxy.inject({ path: '/health', fault: { type: 'status', status: 503 }, times: 10 });
     const controller = new AbortController();
     const reason = new Error('run cancelled');

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { OrsError } from '../../../src/errors.js';
-import { rejectionOf, startOrsTestRig, type OrsTestRig } from '../../support/ors-test-rig.js';
+import { type OrsTestRig, rejectionOf, startOrsTestRig } from '../../support/ors-test-rig.js';
 import { trackSourceTimers } from '../../support/track-source-timers.js';
 
 describe('OrsClient.openSession and OrsSession', () => {
@@ -16,7 +16,12 @@ describe('OrsClient.openSession and OrsSession', () => {
     expect(session.sid).toMatch(/^[0-9a-f-]{36}$/);
     expect(session.env).toBe('arith');
     expect(rig.server.requestsTo('/create')).toEqual([
-      { method: 'POST', path: '/create', sid: session.sid, body: { env_name: 'arith', split: 'train', index: 1, secrets: { api_key: 'sk-1' } } },
+      {
+        method: 'POST',
+        path: '/create',
+        sid: session.sid,
+        body: { env_name: 'arith', split: 'train', index: 1, secrets: { api_key: 'sk-1' } },
+      },
     ]);
   });
 

@@ -8,7 +8,8 @@ afterEach(async () => {
 });
 
 const sid = (id: string) => ({ 'X-Session-ID': id });
-const call = (id: string, body: Record<string, unknown>) => openSse(t.base, '/testenv/call', { headers: sid(id), body });
+const call = (id: string, body: Record<string, unknown>) =>
+  openSse(t.base, '/testenv/call', { headers: sid(id), body });
 
 describe('/{env}/call', () => {
   it('streams exactly task_id then end with the whole result, every key present, under SSE headers', async () => {
@@ -42,7 +43,15 @@ describe('/{env}/call', () => {
     // JSON index i is text index i - prefix.length: the emoji straddles 4095/4096, a space opens the third piece.
     const text = `${'x'.repeat(4095 - prefix.length)}😀${'x'.repeat(8191 - 4097)} ${'x'.repeat(3000)}`;
     const input = { text };
-    const expected = JSON.stringify({ ok: true, output: { blocks: [{ text: input.text, detail: null, type: 'text' }], metadata: null, reward: null, finished: false } });
+    const expected = JSON.stringify({
+      ok: true,
+      output: {
+        blocks: [{ text: input.text, detail: null, type: 'text' }],
+        metadata: null,
+        reward: null,
+        finished: false,
+      },
+    });
     expect(expected.slice(4095, 4097)).toBe('😀');
     expect(expected[8191]).toBe(' ');
 
@@ -63,7 +72,9 @@ describe('/{env}/call', () => {
     const pings = [await stream.next(), await stream.next()];
     for (const ping of pings) {
       expect(ping?.kind).toBe('comment');
-      expect(ping?.kind === 'comment' ? ping.text.trim() : '').toMatch(/^ping - \d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{6}\+00:00$/);
+      expect(ping?.kind === 'comment' ? ping.text.trim() : '').toMatch(
+        /^ping - \d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{6}\+00:00$/,
+      );
     }
     expect(stream.raw).toMatch(/\n\n: ping - [^\n]+\n\n: ping - [^\n]+\n\n$/);
     t.probe.release('slow', 'done at last');
@@ -82,11 +93,16 @@ describe('/{env}/call', () => {
     };
     const unknown = await resultOf({ name: 'launch', input: {} });
     expect(unknown.ok).toBe(false);
-    expect(unknown.error).toMatch(/^"launch" is not a valid tool; the tools of this session are: echo, wait, .*hint\.$/);
+    expect(unknown.error).toMatch(
+      /^"launch" is not a valid tool; the tools of this session are: echo, wait, .*hint\.$/,
+    );
     const invalid = await resultOf({ name: 'echo', input: { text: 42 } });
     expect(invalid.ok).toBe(false);
     expect(invalid.error).toMatch(/^Tool input validation error for "echo": .*text/);
-    expect(await resultOf({ name: 'refuse', input: {} })).toEqual({ ok: false, error: 'wrong answer format: expected a number' });
+    expect(await resultOf({ name: 'refuse', input: {} })).toEqual({
+      ok: false,
+      error: 'wrong answer format: expected a number',
+    });
     expect(t.probe.runs.get('echo')).toBeUndefined();
   });
 
@@ -120,12 +136,24 @@ describe('/{env}/call', () => {
     const body = { name: 'echo', input: { text: 'x' } };
     expect((await send(t.base, '/testenv/call', { method: 'POST', body })).status).toBe(400);
     expect((await send(t.base, '/testenv/call', { method: 'POST', headers: sid('never'), body })).status).toBe(404);
-    const extra = await send(t.base, '/testenv/call', { method: 'POST', headers: sid(id), body: { ...body, stream: true } });
+    const extra = await send(t.base, '/testenv/call', {
+      method: 'POST',
+      headers: sid(id),
+      body: { ...body, stream: true },
+    });
     expect(extra.status).toBe(422);
-    expect(extra.json()).toEqual({ detail: [{ type: 'extra_forbidden', loc: ['body', 'stream'], msg: 'Extra inputs are not permitted', input: true }] });
+    expect(extra.json()).toEqual({
+      detail: [
+        { type: 'extra_forbidden', loc: ['body', 'stream'], msg: 'Extra inputs are not permitted', input: true },
+      ],
+    });
     await send(t.base, '/delete', { method: 'POST', headers: sid(id) });
     expect((await send(t.base, '/testenv/call', { method: 'POST', headers: sid(id), body })).status).toBe(410);
-    await send(t.base, '/create', { method: 'POST', headers: sid('broken'), body: { task_spec: { question: 'q', fail_setup: true } } });
+    await send(t.base, '/create', {
+      method: 'POST',
+      headers: sid('broken'),
+      body: { task_spec: { question: 'q', fail_setup: true } },
+    });
     expect((await send(t.base, '/testenv/call', { method: 'POST', headers: sid('broken'), body })).status).toBe(500);
     expect(t.probe.runs.get('echo')).toBeUndefined();
   });

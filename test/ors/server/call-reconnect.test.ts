@@ -22,7 +22,9 @@ const sid = (id: string) => ({ 'X-Session-ID': id });
 const UNKNOWN = 'event: error\ndata: unknown task_id\n\n';
 const timers = () => process.getActiveResourcesInfo().filter((kind) => kind === 'Timeout').length;
 
-async function taskIdOf(stream: { nextEvent(): Promise<{ event: string | undefined; data: string } | undefined> }): Promise<string> {
+async function taskIdOf(stream: {
+  nextEvent(): Promise<{ event: string | undefined; data: string } | undefined>;
+}): Promise<string> {
   const first = await stream.nextEvent();
   expect(first?.event).toBe('task_id');
   return first?.data ?? '';
@@ -62,7 +64,10 @@ describe('reconnecting to a call by task_id', () => {
   it('answers an unknown task id with a lone event error and does not run the tool', async () => {
     t = await start();
     const id = await t.session();
-    const stream = await openSse(t.base, '/testenv/call', { headers: sid(id), body: { name: 'echo', input: { text: 'x' }, task_id: '0123456789abcdef0123456789abcdef' } });
+    const stream = await openSse(t.base, '/testenv/call', {
+      headers: sid(id),
+      body: { name: 'echo', input: { text: 'x' }, task_id: '0123456789abcdef0123456789abcdef' },
+    });
     await stream.rest();
     expect(stream.status).toBe(200);
     expect(stream.raw).toBe(UNKNOWN);
@@ -77,7 +82,10 @@ describe('reconnecting to a call by task_id', () => {
     const first = await openSse(t.base, '/testenv/call', { headers: sid(owner), body });
     const taskId = await taskIdOf(first);
     await first.rest();
-    const stolen = await openSse(t.base, '/testenv/call', { headers: sid(stranger), body: { ...body, task_id: taskId } });
+    const stolen = await openSse(t.base, '/testenv/call', {
+      headers: sid(stranger),
+      body: { ...body, task_id: taskId },
+    });
     await stolen.rest();
     expect(stolen.raw).toBe(UNKNOWN);
     const own = await openSse(t.base, '/testenv/call', { headers: sid(owner), body: { ...body, task_id: taskId } });
@@ -88,7 +96,10 @@ describe('reconnecting to a call by task_id', () => {
   it('refuses a reconnect whose tool name or input differ from the original call, with a lone event error', async () => {
     t = await start();
     const id = await t.session();
-    const first = await openSse(t.base, '/testenv/call', { headers: sid(id), body: { name: 'echo', input: { text: 'a', reward: 1 } } });
+    const first = await openSse(t.base, '/testenv/call', {
+      headers: sid(id),
+      body: { name: 'echo', input: { text: 'a', reward: 1 } },
+    });
     const taskId = await taskIdOf(first);
     await first.rest();
     for (const body of [
@@ -104,7 +115,10 @@ describe('reconnecting to a call by task_id', () => {
       ]);
     }
     // Key order is not a difference: JSON objects are unordered.
-    const reordered = await openSse(t.base, '/testenv/call', { headers: sid(id), body: { name: 'echo', input: { reward: 1, text: 'a' }, task_id: taskId } });
+    const reordered = await openSse(t.base, '/testenv/call', {
+      headers: sid(id),
+      body: { name: 'echo', input: { reward: 1, text: 'a' }, task_id: taskId },
+    });
     expect(eventsOf(await reordered.rest()).map(([event]) => event)).toEqual(['task_id', 'end']);
   });
 
@@ -175,9 +189,17 @@ describe('a client that disconnects during a call', () => {
     try {
       await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
       const base = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
-      await send(base, '/create', { method: 'POST', headers: sid('late'), body: { task_spec: { question: 'q', hold_setup: 'late' } } });
+      await send(base, '/create', {
+        method: 'POST',
+        headers: sid('late'),
+        body: { task_spec: { question: 'q', hold_setup: 'late' } },
+      });
       await probe.setupStarted('late');
-      const req = request(new URL('/testenv/call', base), { method: 'POST', headers: { ...sid('late'), 'Content-Type': 'application/json' }, agent: false });
+      const req = request(new URL('/testenv/call', base), {
+        method: 'POST',
+        headers: { ...sid('late'), 'Content-Type': 'application/json' },
+        agent: false,
+      });
       req.on('error', () => {});
       req.end(JSON.stringify({ name: 'wait', input: { key: 'orphan' } }));
       await callArrived.promise;

@@ -26,7 +26,9 @@ describe('the discovery endpoints', () => {
   it('lists the shared tools with their input schemas, null for a tool without input, and a title property intact', async () => {
     const res = await send(t.base, '/testenv/tools');
     expect(res.status).toBe(200);
-    const { tools } = res.json() as { tools: { name: string; description: string; input_schema: Record<string, unknown> | null }[] };
+    const { tools } = res.json() as {
+      tools: { name: string; description: string; input_schema: Record<string, unknown> | null }[];
+    };
     expect(tools.map((tool) => tool.name)).toEqual(['echo', 'wait', 'refuse', 'crash', 'garbage', 'noop', 'describe']);
     expect(tools.find((tool) => tool.name === 'echo')).toEqual({
       name: 'echo',
@@ -67,13 +69,19 @@ describe('the discovery endpoints', () => {
   });
 
   it('gives one task by index, counting negative indices from the end', async () => {
-    expect((await post('/testenv/task', { split: 'train', index: 1 })).json()).toEqual({ task: { question: 'What is 2+2?' } });
-    expect((await post('/testenv/task', { split: 'train', index: -1 })).json()).toEqual({ task: { question: 'What is 3+3?' } });
+    expect((await post('/testenv/task', { split: 'train', index: 1 })).json()).toEqual({
+      task: { question: 'What is 2+2?' },
+    });
+    expect((await post('/testenv/task', { split: 'train', index: -1 })).json()).toEqual({
+      task: { question: 'What is 3+3?' },
+    });
   });
 
   it('gives a range of tasks with Python slice semantics', async () => {
     const questions = async (body: Record<string, unknown>) =>
-      ((await post('/testenv/task_range', { split: 'train', ...body })).json() as { tasks: { question: string }[] }).tasks.map((task) => task.question);
+      (
+        (await post('/testenv/task_range', { split: 'train', ...body })).json() as { tasks: { question: string }[] }
+      ).tasks.map((task) => task.question);
     expect(await questions({})).toEqual(['What is 1+1?', 'What is 2+2?', 'What is 3+3?']);
     expect(await questions({ start: 1 })).toEqual(['What is 2+2?', 'What is 3+3?']);
     expect(await questions({ start: -2, stop: -1 })).toEqual(['What is 2+2?']);
@@ -84,7 +92,11 @@ describe('the discovery endpoints', () => {
 
 describe('the discovery endpoints, when asked wrongly', () => {
   it('answer 404 with a detail for an unknown environment', async () => {
-    for (const res of [await send(t.base, '/nope/tools'), await send(t.base, '/nope/splits'), await post('/nope/num_tasks', { split: 'train' })]) {
+    for (const res of [
+      await send(t.base, '/nope/tools'),
+      await send(t.base, '/nope/splits'),
+      await post('/nope/num_tasks', { split: 'train' }),
+    ]) {
       expect(res.status).toBe(404);
       expect((res.json() as { detail: string }).detail).toContain('unknown environment "nope"');
     }
@@ -117,11 +129,16 @@ describe('the discovery endpoints, when asked wrongly', () => {
   it('answer 422 for a missing field, a wrong type, a missing body and a body that is not JSON', async () => {
     const missing = await post('/testenv/task', { split: 'train' });
     expect(missing.status).toBe(422);
-    expect(missing.json()).toEqual({ detail: [{ type: 'missing', loc: ['body', 'index'], msg: 'Field required', input: { split: 'train' } }] });
+    expect(missing.json()).toEqual({
+      detail: [{ type: 'missing', loc: ['body', 'index'], msg: 'Field required', input: { split: 'train' } }],
+    });
 
     const wrongType = await post('/testenv/task', { split: 'train', index: 'one' });
     expect(wrongType.status).toBe(422);
-    expect((wrongType.json() as { detail: { loc: unknown[]; input: unknown }[] }).detail[0]).toMatchObject({ loc: ['body', 'index'], input: 'one' });
+    expect((wrongType.json() as { detail: { loc: unknown[]; input: unknown }[] }).detail[0]).toMatchObject({
+      loc: ['body', 'index'],
+      input: 'one',
+    });
 
     const noBody = await send(t.base, '/testenv/tasks', { method: 'POST' });
     expect(noBody.status).toBe(422);

@@ -1,4 +1,4 @@
-import { request as httpRequest, type IncomingHttpHeaders, type ClientRequest } from 'node:http';
+import { type ClientRequest, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { createParser } from 'eventsource-parser';
 
 /**
@@ -61,7 +61,11 @@ export interface SseStream {
 /** POSTs to an SSE endpoint and resolves once the response headers have arrived. */
 export function openSse(base: string, path: string, options: RequestOptions = {}): Promise<SseStream> {
   return new Promise((resolve, reject) => {
-    const req = start(base, path, { method: 'POST', ...options, headers: { Accept: 'text/event-stream', ...options.headers } });
+    const req = start(base, path, {
+      method: 'POST',
+      ...options,
+      headers: { Accept: 'text/event-stream', ...options.headers },
+    });
     req.on('error', reject);
     req.on('response', (res) => {
       const items: SseItem[] = [];
@@ -132,7 +136,9 @@ export function openSse(base: string, path: string, options: RequestOptions = {}
 
 /** The events of `items` (comments dropped) as `[event, data]` pairs. */
 export function eventsOf(items: SseItem[]): [string | undefined, string][] {
-  return items.flatMap((item) => (item.kind === 'event' ? [[item.event, item.data] as [string | undefined, string]] : []));
+  return items.flatMap((item) =>
+    item.kind === 'event' ? [[item.event, item.data] as [string | undefined, string]] : [],
+  );
 }
 
 function start(base: string, path: string, options: RequestOptions): ClientRequest {

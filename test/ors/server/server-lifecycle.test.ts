@@ -16,15 +16,25 @@ describe('close()', () => {
     const timers = trackSourceTimers();
     onTestFinished(() => timers.restore());
     const { environment, probe } = createTestEnvironment();
-    const server = createOrsServer({ environments: [environment], pingIntervalMs: 50, sessionIdleMs: 60_000, logError: () => {} });
+    const server = createOrsServer({
+      environments: [environment],
+      pingIntervalMs: 50,
+      sessionIdleMs: 60_000,
+      logError: () => {},
+    });
     const base = await server.listen();
     for (const id of ['a', 'b', 'held']) {
       const task = id === 'held' ? { task_spec: { question: 'q', hold_setup: 'held' } } : { split: 'train', index: 0 };
       await send(base, '/create', { method: 'POST', headers: sid(id), body: task });
     }
     // A finished call (its result cached behind a timer) and a running one (pinging).
-    await (await openSse(base, '/testenv/call', { headers: sid('a'), body: { name: 'echo', input: { text: 'x' } } })).rest();
-    const running = await openSse(base, '/testenv/call', { headers: sid('b'), body: { name: 'wait', input: { key: 'forever' } } });
+    await (
+      await openSse(base, '/testenv/call', { headers: sid('a'), body: { name: 'echo', input: { text: 'x' } } })
+    ).rest();
+    const running = await openSse(base, '/testenv/call', {
+      headers: sid('b'),
+      body: { name: 'wait', input: { key: 'forever' } },
+    });
     const signal = await probe.started('forever');
     await probe.setupStarted('held');
     expect(server.activeSessionIds()).toEqual(['a', 'b', 'held']);
@@ -37,7 +47,10 @@ describe('close()', () => {
     expect(probe.teardowns.sort()).toEqual(['a', 'b', 'held']);
     expect(signal.aborted).toBe(true);
     const events = eventsOf(await running.rest());
-    expect(events.at(-1)).toEqual(['error', 'Session deleted: session "b" was closed because the ORS server shut down']);
+    expect(events.at(-1)).toEqual([
+      'error',
+      'Session deleted: session "b" was closed because the ORS server shut down',
+    ]);
     expect(timers.pending()).toEqual([]);
     await expect(send(base, '/health')).rejects.toThrow();
   });
@@ -58,7 +71,11 @@ describe('close()', () => {
       await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
       const address = http.address();
       const base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
-      const res = await send(base, '/create', { method: 'POST', headers: sid('late'), body: { split: 'train', index: 0 } });
+      const res = await send(base, '/create', {
+        method: 'POST',
+        headers: sid('late'),
+        body: { split: 'train', index: 0 },
+      });
       expect(res.status).toBe(503);
       expect(res.headers.connection).toBe('close');
     } finally {
@@ -82,7 +99,12 @@ describe('listen()', () => {
 });
 
 describe('createOrsServer', () => {
-  const tool = defineTool<unknown, { a: string }>({ name: 't', description: 'd', input: z.object({ a: z.string() }), run: () => ({ blocks: [] }) });
+  const tool = defineTool<unknown, { a: string }>({
+    name: 't',
+    description: 'd',
+    input: z.object({ a: z.string() }),
+    run: () => ({ blocks: [] }),
+  });
   const env = (overrides: Record<string, unknown>) =>
     defineEnvironment({
       name: 'e',
@@ -97,13 +119,19 @@ describe('createOrsServer', () => {
 
   it('refuses, at once and with a reason, definitions it could not serve', () => {
     expect(() => createOrsServer({ environments: [] })).toThrow(/at least one environment/);
-    expect(() => createOrsServer({ environments: [env({}), env({ name: 'E' })] })).toThrow(/Two environments are named "E"/);
+    expect(() => createOrsServer({ environments: [env({}), env({ name: 'E' })] })).toThrow(
+      /Two environments are named "E"/,
+    );
     expect(() => createOrsServer({ environments: [env({ name: 'a/b' })] })).toThrow(/must be letters, digits/);
     expect(() => createOrsServer({ environments: [env({ tools: [] })] })).toThrow(/has no tools/);
     expect(() => createOrsServer({ environments: [env({ splits: [] })] })).toThrow(/has no splits/);
-    expect(() => createOrsServer({ environments: [env({ splits: [{ name: 'x', type: 'dev' }] })] })).toThrow(/invalid split/);
+    expect(() => createOrsServer({ environments: [env({ splits: [{ name: 'x', type: 'dev' }] })] })).toThrow(
+      /invalid split/,
+    );
     expect(() => createOrsServer({ environments: [env({ tools: [tool, tool] })] })).toThrow(/two tools named "t"/);
-    expect(() => createOrsServer({ environments: [env({ tools: [{ ...tool, input: z.string() }] })] })).toThrow(/must take an object input/);
+    expect(() => createOrsServer({ environments: [env({ tools: [{ ...tool, input: z.string() }] })] })).toThrow(
+      /must take an object input/,
+    );
   });
 
   it('refuses options that are not positive numbers, and a chunk size below 2', () => {

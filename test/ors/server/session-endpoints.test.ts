@@ -24,7 +24,9 @@ describe('/create_session', () => {
     expect(res.headers['content-type']).toBe('text/event-stream; charset=utf-8');
     expect(res.headers['cache-control']).toBe('no-cache');
     expect(res.headers['x-accel-buffering']).toBe('no');
-    expect(res.text).toMatch(/^event: task_id\ndata: [0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}\n\nevent: end\ndata: \n\n$/);
+    expect(res.text).toMatch(
+      /^event: task_id\ndata: [0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}\n\nevent: end\ndata: \n\n$/,
+    );
   });
 
   it('ignores a body, as the Python client sends one', async () => {
@@ -42,7 +44,11 @@ describe('/create_session', () => {
 
 describe('/create', () => {
   it('creates a session from a task_spec and answers its id', async () => {
-    const res = await send(t.base, '/create', { method: 'POST', headers: sid('s-1'), body: { env_name: 'testenv', task_spec: { question: 'Why?' }, secrets: {} } });
+    const res = await send(t.base, '/create', {
+      method: 'POST',
+      headers: sid('s-1'),
+      body: { env_name: 'testenv', task_spec: { question: 'Why?' }, secrets: {} },
+    });
     expect(res.status).toBe(200);
     expect(res.json()).toEqual({ sid: 's-1' });
     expect(t.server.activeSessionIds()).toEqual(['s-1']);
@@ -51,13 +57,23 @@ describe('/create', () => {
   });
 
   it('creates a session from split and index, on the first environment when env_name is left out', async () => {
-    const res = await send(t.base, '/create', { method: 'POST', headers: sid('s-2'), body: { split: 'train', index: -1 } });
+    const res = await send(t.base, '/create', {
+      method: 'POST',
+      headers: sid('s-2'),
+      body: { split: 'train', index: -1 },
+    });
     expect(res.status).toBe(200);
-    expect((await send(t.base, '/testenv/prompt', { headers: sid('s-2') })).json()).toEqual([{ text: 'What is 3+3?', detail: null, type: 'text' }]);
+    expect((await send(t.base, '/testenv/prompt', { headers: sid('s-2') })).json()).toEqual([
+      { text: 'What is 3+3?', detail: null, type: 'text' },
+    ]);
   });
 
   it('returns before setup has finished, and the session endpoints wait for it', async () => {
-    const created = await send(t.base, '/create', { method: 'POST', headers: sid('slow'), body: { task_spec: { question: 'Slow?', hold_setup: 'slow' } } });
+    const created = await send(t.base, '/create', {
+      method: 'POST',
+      headers: sid('slow'),
+      body: { task_spec: { question: 'Slow?', hold_setup: 'slow' } },
+    });
     expect(created.status).toBe(200);
     await t.probe.setupStarted('slow');
     const prompt = send(t.base, '/testenv/prompt', { headers: sid('slow') });
@@ -73,13 +89,22 @@ describe('/create', () => {
 
   it('answers 400 to a second /create of the same session', async () => {
     const id = await t.session();
-    const again = await send(t.base, '/create', { method: 'POST', headers: sid(id), body: { split: 'train', index: 0 } });
+    const again = await send(t.base, '/create', {
+      method: 'POST',
+      headers: sid(id),
+      body: { split: 'train', index: 0 },
+    });
     expect(again.status).toBe(400);
     expect(detailOf(again)).toMatch(/^Session already exists/);
   });
 
   it('answers 400 for both or neither of task_spec and split+index, and for split without index', async () => {
-    for (const body of [{}, { task_spec: { question: 'q' }, split: 'train', index: 0 }, { split: 'train' }, { env_name: 'testenv' }]) {
+    for (const body of [
+      {},
+      { task_spec: { question: 'q' }, split: 'train', index: 0 },
+      { split: 'train' },
+      { env_name: 'testenv' },
+    ]) {
       const res = await send(t.base, '/create', { method: 'POST', headers: sid('s-3'), body });
       expect(res.status, JSON.stringify(body)).toBe(400);
     }
@@ -90,22 +115,45 @@ describe('/create', () => {
     const spec = await send(t.base, '/create', { method: 'POST', headers: sid('s-4'), body: { task_spec: { q: 1 } } });
     expect(spec.status).toBe(400);
     expect(detailOf(spec)).toContain('task_spec does not fit environment "testenv"');
-    expect((await send(t.base, '/create', { method: 'POST', headers: sid('s-4'), body: { split: 'dev', index: 0 } })).status).toBe(400);
-    expect((await send(t.base, '/create', { method: 'POST', headers: sid('s-4'), body: { split: 'train', index: 3 } })).status).toBe(400);
+    expect(
+      (await send(t.base, '/create', { method: 'POST', headers: sid('s-4'), body: { split: 'dev', index: 0 } })).status,
+    ).toBe(400);
+    expect(
+      (await send(t.base, '/create', { method: 'POST', headers: sid('s-4'), body: { split: 'train', index: 3 } }))
+        .status,
+    ).toBe(400);
     expect(t.server.activeSessionIds()).toEqual([]);
   });
 
   it('answers 404 for an unknown env_name and 422 for an extra key', async () => {
-    expect((await send(t.base, '/create', { method: 'POST', headers: sid('s-5'), body: { env_name: 'nope', split: 'train', index: 0 } })).status).toBe(404);
-    const extra = await send(t.base, '/create', { method: 'POST', headers: sid('s-5'), body: { split: 'train', index: 0, seed: 7 } });
+    expect(
+      (
+        await send(t.base, '/create', {
+          method: 'POST',
+          headers: sid('s-5'),
+          body: { env_name: 'nope', split: 'train', index: 0 },
+        })
+      ).status,
+    ).toBe(404);
+    const extra = await send(t.base, '/create', {
+      method: 'POST',
+      headers: sid('s-5'),
+      body: { split: 'train', index: 0, seed: 7 },
+    });
     expect(extra.status).toBe(422);
-    expect(detailOf(extra)).toEqual([{ type: 'extra_forbidden', loc: ['body', 'seed'], msg: 'Extra inputs are not permitted', input: 7 }]);
+    expect(detailOf(extra)).toEqual([
+      { type: 'extra_forbidden', loc: ['body', 'seed'], msg: 'Extra inputs are not permitted', input: 7 },
+    ]);
   });
 
   it('may create a deleted session id again, as the reference allows', async () => {
     const id = await t.session();
     await send(t.base, '/delete', { method: 'POST', headers: sid(id) });
-    const again = await send(t.base, '/create', { method: 'POST', headers: sid(id), body: { split: 'test', index: 0 } });
+    const again = await send(t.base, '/create', {
+      method: 'POST',
+      headers: sid(id),
+      body: { split: 'test', index: 0 },
+    });
     expect(again.status).toBe(200);
     expect((await send(t.base, '/testenv/prompt', { headers: sid(id) })).status).toBe(200);
   });
@@ -124,7 +172,11 @@ describe('/ping', () => {
   });
 
   it('does not wait for a setup that is still running', async () => {
-    await send(t.base, '/create', { method: 'POST', headers: sid('held'), body: { task_spec: { question: 'q', hold_setup: 'held' } } });
+    await send(t.base, '/create', {
+      method: 'POST',
+      headers: sid('held'),
+      body: { task_spec: { question: 'q', hold_setup: 'held' } },
+    });
     await t.probe.setupStarted('held');
     expect((await send(t.base, '/ping', { method: 'POST', headers: sid('held') })).status).toBe(200);
     t.probe.releaseSetup('held');
@@ -160,7 +212,16 @@ describe('/{env}/prompt and /{env}/task_tools', () => {
     const res = await send(t.base, '/testenv/task_tools', { headers: sid(id) });
     expect(res.status).toBe(200);
     const { tools } = res.json() as { tools: { name: string; description: string; input_schema: unknown }[] };
-    expect(tools.map((tool) => tool.name)).toEqual(['echo', 'wait', 'refuse', 'crash', 'garbage', 'noop', 'describe', 'hint']);
+    expect(tools.map((tool) => tool.name)).toEqual([
+      'echo',
+      'wait',
+      'refuse',
+      'crash',
+      'garbage',
+      'noop',
+      'describe',
+      'hint',
+    ]);
     expect(tools.at(-1)).toEqual({ name: 'hint', description: 'A hint for "What is 1+1?".', input_schema: null });
   });
 
@@ -176,7 +237,11 @@ describe('/{env}/prompt and /{env}/task_tools', () => {
   });
 
   it('answer 500 with the reason, every time, when setup failed', async () => {
-    await send(t.base, '/create', { method: 'POST', headers: sid('broken'), body: { task_spec: { question: 'q', fail_setup: true } } });
+    await send(t.base, '/create', {
+      method: 'POST',
+      headers: sid('broken'),
+      body: { task_spec: { question: 'q', fail_setup: true } },
+    });
     for (const path of ['/testenv/prompt', '/testenv/task_tools']) {
       const res = await send(t.base, path, { headers: sid('broken') });
       expect(res.status).toBe(500);
@@ -199,7 +264,11 @@ describe('/{env}/prompt and /{env}/task_tools', () => {
     try {
       await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
       const base = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
-      await send(base, '/create', { method: 'POST', headers: sid('doomed'), body: { task_spec: { question: 'q', hold_setup: 'doomed' } } });
+      await send(base, '/create', {
+        method: 'POST',
+        headers: sid('doomed'),
+        body: { task_spec: { question: 'q', hold_setup: 'doomed' } },
+      });
       await probe.setupStarted('doomed');
       const waiting = send(base, '/testenv/prompt', { headers: sid('doomed') });
       await promptArrived.promise;
@@ -218,10 +287,16 @@ describe('/{env}/prompt and /{env}/task_tools', () => {
   });
 
   it('serve a session under any environment path segment, as the reference does not check it against the session', async () => {
-    const server = createOrsServer({ environments: [createTestEnvironment('alpha').environment, createTestEnvironment('beta').environment] });
+    const server = createOrsServer({
+      environments: [createTestEnvironment('alpha').environment, createTestEnvironment('beta').environment],
+    });
     try {
       const base = await server.listen();
-      await send(base, '/create', { method: 'POST', headers: sid('x'), body: { env_name: 'alpha', split: 'train', index: 0 } });
+      await send(base, '/create', {
+        method: 'POST',
+        headers: sid('x'),
+        body: { env_name: 'alpha', split: 'train', index: 0 },
+      });
       expect((await send(base, '/beta/prompt', { headers: sid('x') })).status).toBe(200);
     } finally {
       await server.close();

@@ -22,14 +22,19 @@ describe('idle sessions', () => {
     expect(t.probe.teardowns).toEqual([id]);
     const late = await send(t.base, '/testenv/prompt', { headers: sid(id) });
     expect(late.status).toBe(410);
-    expect((late.json() as { detail: string }).detail).toMatch(/^Session deleted: session ".+" expired after 0\.03 s without activity/);
+    expect((late.json() as { detail: string }).detail).toMatch(
+      /^Session deleted: session ".+" expired after 0\.03 s without activity/,
+    );
     expect((await send(t.base, '/ping', { method: 'POST', headers: sid(id) })).status).toBe(410);
   });
 
   it('are not reaped while a tool of theirs runs, however long since their last request', async () => {
     t = await startTestServer({ sessionIdleMs: 30, pingIntervalMs: 1_000_000 });
     const busy = await t.session();
-    const stream = await openSse(t.base, '/testenv/call', { headers: sid(busy), body: { name: 'wait', input: { key: 'long' } } });
+    const stream = await openSse(t.base, '/testenv/call', {
+      headers: sid(busy),
+      body: { name: 'wait', input: { key: 'long' } },
+    });
     await t.probe.started('long');
     // A session created later, so older-or-equal idleness: any sweep that reaps it would have reaped `busy` too.
     const idle = await t.session({ split: 'train', index: 1 });

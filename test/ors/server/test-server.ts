@@ -18,7 +18,11 @@ export interface TestServer {
 export async function startTestServer(extra: Omit<OrsServerOptions, 'environments'> = {}): Promise<TestServer> {
   const { environment, probe } = createTestEnvironment();
   const logged: TestServer['logged'] = [];
-  const server = createOrsServer({ environments: [environment], logError: (message, error) => logged.push({ message, error }), ...extra });
+  const server = createOrsServer({
+    environments: [environment],
+    logError: (message, error) => logged.push({ message, error }),
+    ...extra,
+  });
   const base = await server.listen();
   return {
     base,

@@ -1,8 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { arithEnvironment, type ArithState } from '../../../../adapters/environments/arith/arith-environment.js';
+import { type ArithState, arithEnvironment } from '../../../../adapters/environments/arith/arith-environment.js';
 import { ToolFailure, type ToolResult } from '../../../../src/ors/environment.js';
 
-const task = { id: 'custom', question: 'A bakery bakes 12 trays of 24 cookies. How many cookies does it bake?', answer: 288 };
+const task = {
+  id: 'custom',
+  question: 'A bakery bakes 12 trays of 24 cookies. How many cookies does it bake?',
+  answer: 288,
+};
 
 async function session(): Promise<ArithState> {
   return arithEnvironment.setup({ task, secrets: {}, sessionId: 's1' });
@@ -20,7 +24,11 @@ describe('the arith environment', () => {
   it('prompts with the question and one sentence on how to answer', async () => {
     const blocks = await arithEnvironment.prompt(await session());
     expect(blocks).toEqual([
-      { type: 'text', text: `${task.question}\n\nUse the calculator tool for the arithmetic, then call submit with the final number.`, detail: null },
+      {
+        type: 'text',
+        text: `${task.question}\n\nUse the calculator tool for the arithmetic, then call submit with the final number.`,
+        detail: null,
+      },
     ]);
   });
 

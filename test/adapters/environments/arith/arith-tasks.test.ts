@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { arithTask, arithTasks, ArithTaskSchema } from '../../../../adapters/environments/arith/arith-tasks.js';
+import { ArithTaskSchema, arithTask, arithTasks } from '../../../../adapters/environments/arith/arith-tasks.js';
 import { ARITH_TEMPLATE_NAMES } from '../../../../adapters/environments/arith/arith-templates.js';
 
-const all = (split: string) => Array.from({ length: arithTasks.count(split) }, (_, index) => arithTasks.get(split, index));
+const all = (split: string) =>
+  Array.from({ length: arithTasks.count(split) }, (_, index) => arithTasks.get(split, index));
 
 describe('arith tasks', () => {
   it('has 1000 train and 200 test tasks and no other split', () => {
@@ -12,14 +13,20 @@ describe('arith tasks', () => {
   });
 
   it('gives the same task for the same split and index, every time', () => {
-    for (const [split, index] of [['train', 0], ['train', 517], ['test', 199]] as const) {
+    for (const [split, index] of [
+      ['train', 0],
+      ['train', 517],
+      ['test', 199],
+    ] as const) {
       expect(arithTask(split, index)).toEqual(arithTask(split, index));
     }
     expect(arithTask('train', 3)).toMatchObject({ id: 'train-0003' });
   });
 
   it('draws train and test independently', () => {
-    const train = all('train').slice(0, 200).map((task) => task.question);
+    const train = all('train')
+      .slice(0, 200)
+      .map((task) => task.question);
     const test = all('test').map((task) => task.question);
     const shared = test.filter((question) => train.includes(question));
     expect(shared.length).toBeLessThan(5);
@@ -42,7 +49,9 @@ describe('arith tasks', () => {
 
   it('gives ages problems the age that satisfies their equation', () => {
     for (const task of all('train').filter((entry) => entry.template === 'ages')) {
-      const match = /^In (\d+) years, \S+ will be (twice|three times) as old as \w+ was (\d+) years ago\./.exec(task.question);
+      const match = /^In (\d+) years, \S+ will be (twice|three times) as old as \w+ was (\d+) years ago\./.exec(
+        task.question,
+      );
       expect(match, task.question).not.toBeNull();
       const [ahead, times, ago] = [Number(match![1]), match![2] === 'twice' ? 2 : 3, Number(match![3])];
       expect(task.answer + ahead).toBe(times * (task.answer - ago));
@@ -57,7 +66,11 @@ describe('arith tasks', () => {
   });
 
   it('accepts a hand-written task_spec with only a question and an answer', () => {
-    expect(ArithTaskSchema.parse({ question: 'What is 2 + 2?', answer: 4 })).toEqual({ id: 'custom', question: 'What is 2 + 2?', answer: 4 });
+    expect(ArithTaskSchema.parse({ question: 'What is 2 + 2?', answer: 4 })).toEqual({
+      id: 'custom',
+      question: 'What is 2 + 2?',
+      answer: 4,
+    });
     expect(ArithTaskSchema.safeParse({ question: 'What is 2 + 2?' }).success).toBe(false);
     expect(ArithTaskSchema.safeParse({ question: '', answer: 4 }).success).toBe(false);
   });

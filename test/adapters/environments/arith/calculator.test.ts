@@ -63,7 +63,7 @@ describe('evaluateExpression', () => {
   });
 
   it('refuses over-long input and deep nesting with a ToolFailure instead of overflowing the stack', () => {
-    expect(() => evaluateExpression('1+'.repeat(600) + '1')).toThrow(/the limit is 1000/);
+    expect(() => evaluateExpression(`${'1+'.repeat(600)}1`)).toThrow(/the limit is 1000/);
     expect(() => evaluateExpression(`${'('.repeat(300)}1${')'.repeat(300)}`)).toThrow(/nests deeper than 100/);
     expect(() => evaluateExpression(`${'-'.repeat(500)}1`)).toThrow(ToolFailure);
   });

@@ -2,12 +2,12 @@ import { afterEach, describe, expect, it } from 'vitest';
 import {
   createWorkspaceEnvironment,
   DEFAULT_SLOW_TOOL_MS,
-  workspaceEnvironment,
   type WorkspaceState,
+  workspaceEnvironment,
 } from '../../../../adapters/environments/workspace/workspace-environment.js';
 import { generateWorkspaceFiles } from '../../../../adapters/environments/workspace/workspace-files.js';
-import { workspaceTasks, type WorkspaceTask } from '../../../../adapters/environments/workspace/workspace-tasks.js';
-import { ToolFailure, type EnvironmentDefinition, type ToolResult } from '../../../../src/ors/environment.js';
+import { type WorkspaceTask, workspaceTasks } from '../../../../adapters/environments/workspace/workspace-tasks.js';
+import { type EnvironmentDefinition, ToolFailure, type ToolResult } from '../../../../src/ors/environment.js';
 
 const fast = createWorkspaceEnvironment({ slowToolMs: 0 });
 const firstTask = (predicate: (task: WorkspaceTask) => boolean): WorkspaceTask => {
@@ -18,11 +18,19 @@ const firstTask = (predicate: (task: WorkspaceTask) => boolean): WorkspaceTask =
   throw new Error('no such task in the train split');
 };
 
-async function session(task: WorkspaceTask, environment: EnvironmentDefinition<WorkspaceTask, WorkspaceState> = fast): Promise<WorkspaceState> {
+async function session(
+  task: WorkspaceTask,
+  environment: EnvironmentDefinition<WorkspaceTask, WorkspaceState> = fast,
+): Promise<WorkspaceState> {
   return environment.setup({ task, secrets: {}, sessionId: 's1' });
 }
 
-async function call(state: WorkspaceState, name: string, input: unknown, options: { signal?: AbortSignal; environment?: EnvironmentDefinition<WorkspaceTask, WorkspaceState> } = {}): Promise<ToolResult> {
+async function call(
+  state: WorkspaceState,
+  name: string,
+  input: unknown,
+  options: { signal?: AbortSignal; environment?: EnvironmentDefinition<WorkspaceTask, WorkspaceState> } = {},
+): Promise<ToolResult> {
   const environment = options.environment ?? fast;
   const tools = [...environment.tools, ...(environment.taskTools?.(state) ?? [])];
   const tool = tools.find((candidate) => candidate.name === name);
@@ -54,7 +62,8 @@ describe('the workspace environment', () => {
     expect(fast.tools.find((tool) => tool.name === 'list_files')?.input).toBeNull();
     const listing = textOf(await call(state, 'list_files', {}));
     expect(listing.split('\n')[0]).toBe(`${state.files.size} files:`);
-    for (const [path, content] of state.files) expect(listing).toContain(`${path} (${Buffer.byteLength(content)} bytes)`);
+    for (const [path, content] of state.files)
+      expect(listing).toContain(`${path} (${Buffer.byteLength(content)} bytes)`);
   });
 
   it('returns a big file whole from read_file, more than one 4096-character ORS chunk', async () => {
@@ -67,7 +76,9 @@ describe('the workspace environment', () => {
 
   it('answers a missing file or a path escaping the workspace with a ToolFailure', async () => {
     const state = await session(workspaceTasks.get('train', 0));
-    await expect(call(state, 'read_file', { path: 'nope.txt' })).rejects.toThrow(/There is no file "nope.txt". Call list_files/);
+    await expect(call(state, 'read_file', { path: 'nope.txt' })).rejects.toThrow(
+      /There is no file "nope.txt". Call list_files/,
+    );
     await expect(call(state, 'read_file', { path: '../etc/passwd' })).rejects.toThrow(ToolFailure);
     await expect(call(state, 'write_file', { path: 'a//b', content: '' })).rejects.toThrow(/not a valid path/);
   });
@@ -75,12 +86,14 @@ describe('the workspace environment', () => {
   it('writes files into the session only, where list_files, read_file and search see them', async () => {
     const task = workspaceTasks.get('train', 0);
     const state = await session(task);
-    expect(textOf(await call(state, 'write_file', { path: 'notes/findings.md', content: 'needle in a haystack\n' }))).toBe(
-      'Created notes/findings.md (21 characters).',
-    );
+    expect(
+      textOf(await call(state, 'write_file', { path: 'notes/findings.md', content: 'needle in a haystack\n' })),
+    ).toBe('Created notes/findings.md (21 characters).');
     expect(textOf(await call(state, 'read_file', { path: 'notes/findings.md' }))).toBe('needle in a haystack\n');
     expect(textOf(await call(state, 'list_files', {}))).toContain('notes/findings.md (21 bytes)');
-    expect(textOf(await call(state, 'search', { pattern: 'NEEDLE' }))).toContain('notes/findings.md:1: needle in a haystack');
+    expect(textOf(await call(state, 'search', { pattern: 'NEEDLE' }))).toContain(
+      'notes/findings.md:1: needle in a haystack',
+    );
     expect(textOf(await call(state, 'write_file', { path: 'notes/findings.md', content: 'x' }))).toMatch(/^Replaced/);
     expect((await session(task)).files.has('notes/findings.md')).toBe(false);
   });
@@ -89,9 +102,15 @@ describe('the workspace environment', () => {
     const task = firstTask((candidate) => candidate.location === 'archive');
     const state = await session(task);
     const plain = textOf(await call(state, 'search', { pattern: `${task.key}=` }));
-    expect(plain).toBe(`No lines contain "${task.key}=" outside archive/. Files under archive/ are searched only with deep: true (slow).`);
+    expect(plain).toBe(
+      `No lines contain "${task.key}=" outside archive/. Files under archive/ are searched only with deep: true (slow).`,
+    );
     const deep = textOf(await call(state, 'search', { pattern: `${task.key}=`, deep: true }));
-    expect(deep).toMatch(new RegExp(`^1 line contains "${task.key}=" in all files, archive/ included:\\narchive/app-[\\d-]+\\.log:\\d+: .*${task.key}=${task.answer}`));
+    expect(deep).toMatch(
+      new RegExp(
+        `^1 line contains "${task.key}=" in all files, archive/ included:\\narchive/app-[\\d-]+\\.log:\\d+: .*${task.key}=${task.answer}`,
+      ),
+    );
   });
 
   it('lists at most 50 matching lines and counts the rest', async () => {
@@ -105,7 +124,13 @@ describe('the workspace environment', () => {
   it('defaults the deep search to a few seconds', () => {
     expect(DEFAULT_SLOW_TOOL_MS).toBeGreaterThanOrEqual(2000);
     expect(DEFAULT_SLOW_TOOL_MS).toBeLessThanOrEqual(10_000);
-    expect(workspaceEnvironment.tools.map((tool) => tool.name)).toEqual(['list_files', 'read_file', 'write_file', 'search', 'submit']);
+    expect(workspaceEnvironment.tools.map((tool) => tool.name)).toEqual([
+      'list_files',
+      'read_file',
+      'write_file',
+      'search',
+      'submit',
+    ]);
     expect(() => createWorkspaceEnvironment({ slowToolMs: -1 })).toThrow(RangeError);
   });
 
@@ -116,8 +141,16 @@ describe('the workspace environment', () => {
     const controller = new AbortController();
     controllers.push(controller);
     let settled = false;
-    const search = call(state, 'search', { pattern: 'cache', deep: true }, { signal: controller.signal, environment: slow });
-    void search.then(() => (settled = true), () => (settled = true));
+    const search = call(
+      state,
+      'search',
+      { pattern: 'cache', deep: true },
+      { signal: controller.signal, environment: slow },
+    );
+    void search.then(
+      () => (settled = true),
+      () => (settled = true),
+    );
     // Several turns of the event loop later it is still working: it is slow, not finished.
     for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
     expect(settled).toBe(false);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { generateWorkspaceFiles } from '../../../../adapters/environments/workspace/workspace-files.js';
-import { workspaceTasks, type WorkspaceTask } from '../../../../adapters/environments/workspace/workspace-tasks.js';
+import { type WorkspaceTask, workspaceTasks } from '../../../../adapters/environments/workspace/workspace-tasks.js';
 
 const tasks = Array.from({ length: 100 }, (_, index) => workspaceTasks.get('train', index));
 const directory: Record<WorkspaceTask['location'], RegExp> = {
@@ -14,7 +14,12 @@ const directory: Record<WorkspaceTask['location'], RegExp> = {
 /** Lines recording a value for exactly `key`, in any notation the generator uses. */
 function records(files: Map<string, string>, key: string): Array<{ path: string; line: string }> {
   const exact = new RegExp(`\\b${key}\\b("?\\s*[:=,]|\\s+is\\s)`);
-  return [...files].flatMap(([path, content]) => content.split('\n').filter((line) => exact.test(line)).map((line) => ({ path, line })));
+  return [...files].flatMap(([path, content]) =>
+    content
+      .split('\n')
+      .filter((line) => exact.test(line))
+      .map((line) => ({ path, line })),
+  );
 }
 
 describe('generateWorkspaceFiles', () => {

@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { workspaceTask, workspaceTasks, WorkspaceTaskSchema, WORKSPACE_LOCATIONS } from '../../../../adapters/environments/workspace/workspace-tasks.js';
+import {
+  WORKSPACE_LOCATIONS,
+  WorkspaceTaskSchema,
+  workspaceTask,
+  workspaceTasks,
+} from '../../../../adapters/environments/workspace/workspace-tasks.js';
 
-const all = (split: string) => Array.from({ length: workspaceTasks.count(split) }, (_, index) => workspaceTasks.get(split, index));
+const all = (split: string) =>
+  Array.from({ length: workspaceTasks.count(split) }, (_, index) => workspaceTasks.get(split, index));
 
 describe('workspace tasks', () => {
   it('has 500 train and 100 test tasks', () => {

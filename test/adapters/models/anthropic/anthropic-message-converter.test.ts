@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import type { Message, ToolDefinition } from '../../../../src/models/conversation.js';
 import {
   toAnthropicMessages,
   toAnthropicParams,
   toAnthropicTools,
 } from '../../../../adapters/models/anthropic/anthropic-message-converter.js';
+import type { Message, ToolDefinition } from '../../../../src/models/conversation.js';
 
 const PNG = 'iVBORw0KGgo=';
 
@@ -12,7 +12,13 @@ describe('toAnthropicMessages', () => {
   it('leaves system messages to the system field and sends user images as base64 blocks', () => {
     const messages: Message[] = [
       { role: 'system', content: 'Be brief.' },
-      { role: 'user', content: [{ type: 'text', text: 'What is this?' }, { type: 'image', mimeType: 'image/png', data: PNG }] },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'What is this?' },
+          { type: 'image', mimeType: 'image/png', data: PNG },
+        ],
+      },
     ];
     expect(toAnthropicMessages(messages)).toEqual([
       {
@@ -26,7 +32,9 @@ describe('toAnthropicMessages', () => {
   });
 
   it('replaces an image of a type Anthropic does not take with a text note', () => {
-    const [message] = toAnthropicMessages([{ role: 'user', content: [{ type: 'image', mimeType: 'image/bmp', data: 'Qk0=' }] }]);
+    const [message] = toAnthropicMessages([
+      { role: 'user', content: [{ type: 'image', mimeType: 'image/bmp', data: 'Qk0=' }] },
+    ]);
     expect(message?.content).toEqual([{ type: 'text', text: expect.stringContaining('image/bmp omitted') }]);
   });
 
@@ -59,7 +67,12 @@ describe('toAnthropicMessages', () => {
 
   it('sends tool_use input {} for arguments that are not a JSON object, and leaves empty text out', () => {
     const [message] = toAnthropicMessages([
-      { role: 'assistant', content: '  ', reasoning: [], toolCalls: [{ id: 'toolu_1', name: 'add', arguments: '{"a": 2, "b": ' }] },
+      {
+        role: 'assistant',
+        content: '  ',
+        reasoning: [],
+        toolCalls: [{ id: 'toolu_1', name: 'add', arguments: '{"a": 2, "b": ' }],
+      },
     ]);
     expect(message?.content).toEqual([{ type: 'tool_use', id: 'toolu_1', name: 'add', input: {} }]);
   });
@@ -70,7 +83,9 @@ describe('toAnthropicMessages', () => {
   });
 
   it('leaves the content of an empty tool result out', () => {
-    const [message] = toAnthropicMessages([{ role: 'tool', toolCallId: 'toolu_1', toolName: 'noop', content: [], isError: false }]);
+    const [message] = toAnthropicMessages([
+      { role: 'tool', toolCallId: 'toolu_1', toolName: 'noop', content: [], isError: false },
+    ]);
     expect(message?.content).toEqual([{ type: 'tool_result', tool_use_id: 'toolu_1' }]);
   });
 
@@ -89,10 +104,19 @@ describe('toAnthropicMessages', () => {
         role: 'tool',
         toolCallId: 'toolu_1',
         toolName: 'screenshot',
-        content: [{ type: 'text', text: 'Screen:' }, { type: 'image', mimeType: 'image/jpeg', data: 'abc' }],
+        content: [
+          { type: 'text', text: 'Screen:' },
+          { type: 'image', mimeType: 'image/jpeg', data: 'abc' },
+        ],
         isError: false,
       },
-      { role: 'tool', toolCallId: 'toolu_2', toolName: 'add', content: [{ type: 'text', text: 'missing "b"' }], isError: true },
+      {
+        role: 'tool',
+        toolCallId: 'toolu_2',
+        toolName: 'add',
+        content: [{ type: 'text', text: 'missing "b"' }],
+        isError: true,
+      },
       { role: 'user', content: [{ type: 'text', text: 'Go on.' }] },
     ];
     const out = toAnthropicMessages(messages);
@@ -120,10 +144,19 @@ describe('toAnthropicTools', () => {
     const tool: ToolDefinition = {
       name: 'lookup',
       description: 'Find a book.',
-      inputSchema: { $schema: 'http://json-schema.org/draft-07/schema#', type: 'object', properties: { title: { type: 'string' } }, required: ['title'] },
+      inputSchema: {
+        $schema: 'http://json-schema.org/draft-07/schema#',
+        type: 'object',
+        properties: { title: { type: 'string' } },
+        required: ['title'],
+      },
     };
     expect(toAnthropicTools([tool])).toEqual([
-      { name: 'lookup', description: 'Find a book.', input_schema: { type: 'object', properties: { title: { type: 'string' } }, required: ['title'] } },
+      {
+        name: 'lookup',
+        description: 'Find a book.',
+        input_schema: { type: 'object', properties: { title: { type: 'string' } }, required: ['title'] },
+      },
     ]);
   });
 });
@@ -136,7 +169,11 @@ describe('toAnthropicParams', () => {
   ];
 
   it('joins system messages, streams, and uses the default max_tokens when the sampling sets none', () => {
-    const params = toAnthropicParams('claude-sonnet-5-5', { messages, tools: [], sampling: {} }, { defaultMaxTokens: 8192 });
+    const params = toAnthropicParams(
+      'claude-sonnet-5-5',
+      { messages, tools: [], sampling: {} },
+      { defaultMaxTokens: 8192 },
+    );
     expect(params).toEqual({
       model: 'claude-sonnet-5-5',
       max_tokens: 8192,
@@ -149,7 +186,17 @@ describe('toAnthropicParams', () => {
   it('sends max_tokens from the sampling, leaves out the sampling parameters this API version refuses, and passes extra_body', () => {
     const params = toAnthropicParams(
       'claude-sonnet-5-5',
-      { messages, tools: [], sampling: { max_tokens: 2000, temperature: 0.5, top_p: 0.9, seed: 3, extra_body: { thinking: { type: 'enabled', budget_tokens: 1024 } } } },
+      {
+        messages,
+        tools: [],
+        sampling: {
+          max_tokens: 2000,
+          temperature: 0.5,
+          top_p: 0.9,
+          seed: 3,
+          extra_body: { thinking: { type: 'enabled', budget_tokens: 1024 } },
+        },
+      },
       { defaultMaxTokens: 8192 },
     );
     expect(params).toMatchObject({ max_tokens: 2000, thinking: { type: 'enabled', budget_tokens: 1024 } });
@@ -159,8 +206,12 @@ describe('toAnthropicParams', () => {
   });
 
   it('refuses extra_body keys the bridge must control', () => {
-    expect(() => toAnthropicParams('m', { messages, tools: [], sampling: { extra_body: { messages: [] } } }, { defaultMaxTokens: 1 })).toThrow(
-      /extra_body sets "messages"/,
-    );
+    expect(() =>
+      toAnthropicParams(
+        'm',
+        { messages, tools: [], sampling: { extra_body: { messages: [] } } },
+        { defaultMaxTokens: 1 },
+      ),
+    ).toThrow(/extra_body sets "messages"/);
   });
 });

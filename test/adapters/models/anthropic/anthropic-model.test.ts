@@ -1,9 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createAnthropicProvider } from '../../../../adapters/models/anthropic/anthropic-provider.js';
 import { ModelError } from '../../../../src/errors.js';
 import type { Message, ReasoningBlock, ToolCall, ToolDefinition } from '../../../../src/models/conversation.js';
 import type { ModelPart, ModelProvider, ModelRequest } from '../../../../src/models/model.js';
-import { createAnthropicProvider } from '../../../../adapters/models/anthropic/anthropic-provider.js';
-import { startFakeVendorServer, type FakeVendorServer } from '../../../support/fake-vendor-server.js';
+import { type FakeVendorServer, startFakeVendorServer } from '../../../support/fake-vendor-server.js';
 import { collectFailure, collectParts } from '../shared/collect-parts.js';
 
 const ROUTE = 'POST /v1/messages';
@@ -14,7 +14,11 @@ const tools: ToolDefinition[] = [
   {
     name: 'lookup',
     description: 'Find a book by title.',
-    inputSchema: { type: 'object', properties: { title: { type: 'string', title: 'Title' }, year: { type: 'integer' } }, required: ['title'] },
+    inputSchema: {
+      type: 'object',
+      properties: { title: { type: 'string', title: 'Title' }, year: { type: 'integer' } },
+      required: ['title'],
+    },
   },
   { name: 'list_shelves', description: 'List the shelves.', inputSchema: { type: 'object', properties: {} } },
 ];
@@ -75,7 +79,11 @@ describe('AnthropicModel against the Messages API', () => {
         {
           name: 'lookup',
           description: 'Find a book by title.',
-          input_schema: { type: 'object', properties: { title: { type: 'string', title: 'Title' }, year: { type: 'integer' } }, required: ['title'] },
+          input_schema: {
+            type: 'object',
+            properties: { title: { type: 'string', title: 'Title' }, year: { type: 'integer' } },
+            required: ['title'],
+          },
         },
         { name: 'list_shelves', description: 'List the shelves.', input_schema: { type: 'object', properties: {} } },
       ],
@@ -84,7 +92,11 @@ describe('AnthropicModel against the Messages API', () => {
   });
 
   it('sends the thinking block back with its signature on the next turn, with tool_use and tool_result blocks', async () => {
-    vendor.reply(ROUTE, { kind: 'stream', fixture: 'anthropic/thinking-tool-use.sse' }, { kind: 'stream', fixture: 'anthropic/text.sse' });
+    vendor.reply(
+      ROUTE,
+      { kind: 'stream', fixture: 'anthropic/thinking-tool-use.sse' },
+      { kind: 'stream', fixture: 'anthropic/text.sse' },
+    );
     const model = provider.create(MODEL);
     const thinking = { thinking: { type: 'enabled', budget_tokens: 2048 } };
     const first = await collectParts(model.stream(request({ sampling: { max_tokens: 4096, extra_body: thinking } })));
@@ -96,9 +108,19 @@ describe('AnthropicModel against the Messages API', () => {
       content: [{ type: 'text', text: `result of ${call.name}` }],
       isError: false,
     }));
-    await collectParts(model.stream(request({ messages: [...opening, assistant, ...results], sampling: { max_tokens: 4096, extra_body: thinking } })));
+    await collectParts(
+      model.stream(
+        request({
+          messages: [...opening, assistant, ...results],
+          sampling: { max_tokens: 4096, extra_body: thinking },
+        }),
+      ),
+    );
 
-    const second = vendor.bodiesOf(ROUTE)[1] as { thinking: unknown; messages: Array<{ role: string; content: unknown }> };
+    const second = vendor.bodiesOf(ROUTE)[1] as {
+      thinking: unknown;
+      messages: Array<{ role: string; content: unknown }>;
+    };
     expect(second.thinking).toEqual(thinking.thinking);
     expect(second.messages[1]).toEqual({
       role: 'assistant',
@@ -106,10 +128,16 @@ describe('AnthropicModel against the Messages API', () => {
         {
           type: 'thinking',
           thinking: 'The user wants two books. I will look both up at once.',
-          signature: 'EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pkiMOYds2QPtlbJ2Hh0wHd6FZ6u1yMOEqM4eeY6Kd6YvbdsFjHLRaHW9eCAmTvBQ5q6zBmvzRIzyUgBkCT1ti9LqtWPAt18TYzqnCj5UhgB4T4=',
+          signature:
+            'EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pkiMOYds2QPtlbJ2Hh0wHd6FZ6u1yMOEqM4eeY6Kd6YvbdsFjHLRaHW9eCAmTvBQ5q6zBmvzRIzyUgBkCT1ti9LqtWPAt18TYzqnCj5UhgB4T4=',
         },
         { type: 'text', text: 'Looking up both titles.' },
-        { type: 'tool_use', id: 'toolu_01T1x1fJ34qAmk2tNTrN7Up6', name: 'lookup', input: { title: 'Dune', year: 1965 } },
+        {
+          type: 'tool_use',
+          id: 'toolu_01T1x1fJ34qAmk2tNTrN7Up6',
+          name: 'lookup',
+          input: { title: 'Dune', year: 1965 },
+        },
         { type: 'tool_use', id: 'toolu_01VmXb3kZq8R2nEoC6sYtW4p', name: 'lookup', input: { title: 'Solaris' } },
         { type: 'tool_use', id: 'toolu_01Pq7Lk2Mn4Bv8Cx1Zs5Dw9F', name: 'list_shelves', input: {} },
       ],
@@ -125,13 +153,24 @@ describe('AnthropicModel against the Messages API', () => {
   });
 
   it('sends redacted thinking back as its opaque data', async () => {
-    vendor.reply(ROUTE, { kind: 'stream', fixture: 'anthropic/redacted-thinking.sse' }, { kind: 'stream', fixture: 'anthropic/text.sse' });
+    vendor.reply(
+      ROUTE,
+      { kind: 'stream', fixture: 'anthropic/redacted-thinking.sse' },
+      { kind: 'stream', fixture: 'anthropic/text.sse' },
+    );
     const model = provider.create(MODEL);
     const assistant = assistantFrom(await collectParts(model.stream(request())));
-    await collectParts(model.stream(request({ messages: [...opening, assistant, { role: 'user', content: [{ type: 'text', text: 'Thanks.' }] }] })));
+    await collectParts(
+      model.stream(
+        request({ messages: [...opening, assistant, { role: 'user', content: [{ type: 'text', text: 'Thanks.' }] }] }),
+      ),
+    );
     const second = vendor.bodiesOf(ROUTE)[1] as { messages: Array<{ content: Array<{ type: string }> }> };
     expect(second.messages[1]?.content.map((block) => block.type)).toEqual(['redacted_thinking', 'thinking', 'text']);
-    expect(second.messages[1]?.content[0]).toEqual({ type: 'redacted_thinking', data: expect.stringMatching(/^EmwKAhgB/) });
+    expect(second.messages[1]?.content[0]).toEqual({
+      type: 'redacted_thinking',
+      data: expect.stringMatching(/^EmwKAhgB/),
+    });
   });
 });
 
@@ -140,12 +179,19 @@ describe('AnthropicModel errors', () => {
     vendor.reply(ROUTE, {
       kind: 'json',
       status: 401,
-      body: { type: 'error', error: { type: 'authentication_error', message: 'invalid x-api-key' }, request_id: 'req_011CSHoEeqs5C35K2UUqR7Fy' },
+      body: {
+        type: 'error',
+        error: { type: 'authentication_error', message: 'invalid x-api-key' },
+        request_id: 'req_011CSHoEeqs5C35K2UUqR7Fy',
+      },
       headers: { 'request-id': 'req_011CSHoEeqs5C35K2UUqR7Fy' },
     });
     const { error } = await collectFailure(provider.create(MODEL).stream(request()));
     expect(error).toBeInstanceOf(ModelError);
-    expect(error).toMatchObject({ code: 'model_auth', details: { status: 401, request_id: 'req_011CSHoEeqs5C35K2UUqR7Fy' } });
+    expect(error).toMatchObject({
+      code: 'model_auth',
+      details: { status: 401, request_id: 'req_011CSHoEeqs5C35K2UUqR7Fy' },
+    });
     expect((error as Error).message).toMatch(/invalid x-api-key.*ANTHROPIC_API_KEY/);
     expect(vendor.requests).toHaveLength(1);
   });
@@ -154,9 +200,14 @@ describe('AnthropicModel errors', () => {
     vendor.reply(ROUTE, {
       kind: 'json',
       status: 400,
-      body: { type: 'error', error: { type: 'invalid_request_error', message: 'max_tokens: 999999 > 64000, which is the maximum allowed' } },
+      body: {
+        type: 'error',
+        error: { type: 'invalid_request_error', message: 'max_tokens: 999999 > 64000, which is the maximum allowed' },
+      },
     });
-    const { error } = await collectFailure(provider.create(MODEL).stream(request({ sampling: { max_tokens: 999_999 } })));
+    const { error } = await collectFailure(
+      provider.create(MODEL).stream(request({ sampling: { max_tokens: 999_999 } })),
+    );
     expect(error).toMatchObject({ code: 'model_bad_request' });
     expect((error as Error).message).toMatch(/maximum allowed/);
   });
@@ -164,7 +215,15 @@ describe('AnthropicModel errors', () => {
   it('lets the SDK retry a 429 with Retry-After, and then succeeds', async () => {
     vendor.reply(
       ROUTE,
-      { kind: 'json', status: 429, body: { type: 'error', error: { type: 'rate_limit_error', message: 'Number of requests has exceeded your rate limit.' } }, headers: { 'retry-after': '1', ...FAST_RETRY } },
+      {
+        kind: 'json',
+        status: 429,
+        body: {
+          type: 'error',
+          error: { type: 'rate_limit_error', message: 'Number of requests has exceeded your rate limit.' },
+        },
+        headers: { 'retry-after': '1', ...FAST_RETRY },
+      },
       { kind: 'stream', fixture: 'anthropic/text.sse' },
     );
     const parts = await collectParts(provider.create(MODEL).stream(request()));
@@ -173,9 +232,17 @@ describe('AnthropicModel errors', () => {
   });
 
   it('turns repeated 529 overloaded answers into model_unavailable after exactly 1 + maxRetries requests', async () => {
-    vendor.reply(ROUTE, { kind: 'json', status: 529, body: { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } }, headers: FAST_RETRY });
+    vendor.reply(ROUTE, {
+      kind: 'json',
+      status: 529,
+      body: { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } },
+      headers: FAST_RETRY,
+    });
     const { error } = await collectFailure(provider.create(MODEL).stream(request()));
-    expect(error).toMatchObject({ code: 'model_unavailable', details: { status: 529, vendor_type: 'overloaded_error' } });
+    expect(error).toMatchObject({
+      code: 'model_unavailable',
+      details: { status: 529, vendor_type: 'overloaded_error' },
+    });
     expect(vendor.requests).toHaveLength(3);
   });
 
@@ -188,7 +255,12 @@ describe('AnthropicModel errors', () => {
   });
 
   it('turns a stream cut in the middle of a tool_use block into model_stream_interrupted without a partial call', async () => {
-    vendor.reply(ROUTE, { kind: 'stream', fixture: 'anthropic/thinking-tool-use.sse', stopAfterFrames: 13, then: 'cut' });
+    vendor.reply(ROUTE, {
+      kind: 'stream',
+      fixture: 'anthropic/thinking-tool-use.sse',
+      stopAfterFrames: 13,
+      then: 'cut',
+    });
     const { error, parts } = await collectFailure(provider.create(MODEL).stream(request()));
     expect(error).toMatchObject({ code: 'model_stream_interrupted' });
     expect(parts.some((part) => part.type === 'text-delta')).toBe(true);

@@ -1,7 +1,10 @@
 import type { RawMessageStreamEvent } from '@anthropic-ai/sdk/resources/messages';
 import { describe, expect, it } from 'vitest';
+import {
+  AnthropicStreamMapper,
+  mapAnthropicStopReason,
+} from '../../../../adapters/models/anthropic/anthropic-stream-mapper.js';
 import type { ModelPart } from '../../../../src/models/model.js';
-import { AnthropicStreamMapper, mapAnthropicStopReason } from '../../../../adapters/models/anthropic/anthropic-stream-mapper.js';
 import { readSseFixture } from '../../../support/fake-vendor-server.js';
 
 /** The events the SDK would yield for a fixture: named events, `ping` dropped as the SDK drops it. */
@@ -38,8 +41,14 @@ describe('AnthropicStreamMapper', () => {
         },
       },
       { type: 'text-delta', delta: 'Looking up both titles.' },
-      { type: 'tool-call', call: { id: 'toolu_01T1x1fJ34qAmk2tNTrN7Up6', name: 'lookup', arguments: '{"title": "Dune", "year": 1965}' } },
-      { type: 'tool-call', call: { id: 'toolu_01VmXb3kZq8R2nEoC6sYtW4p', name: 'lookup', arguments: '{"title": "Solaris"}' } },
+      {
+        type: 'tool-call',
+        call: { id: 'toolu_01T1x1fJ34qAmk2tNTrN7Up6', name: 'lookup', arguments: '{"title": "Dune", "year": 1965}' },
+      },
+      {
+        type: 'tool-call',
+        call: { id: 'toolu_01VmXb3kZq8R2nEoC6sYtW4p', name: 'lookup', arguments: '{"title": "Solaris"}' },
+      },
       { type: 'tool-call', call: { id: 'toolu_01Pq7Lk2Mn4Bv8Cx1Zs5Dw9F', name: 'list_shelves', arguments: '{}' } },
       { type: 'usage', usage: { inputTokens: 472, outputTokens: 89 } },
       { type: 'finish', reason: 'tool_calls', rawReason: 'tool_use' },
@@ -50,7 +59,10 @@ describe('AnthropicStreamMapper', () => {
     const parts = mapAll(fixtureEvents('anthropic/redacted-thinking.sse'));
     expect(parts[0]).toEqual({
       type: 'reasoning',
-      block: { text: '', providerData: { vendor: 'anthropic', type: 'redacted_thinking', data: expect.stringMatching(/^EmwKAhgB/) } },
+      block: {
+        text: '',
+        providerData: { vendor: 'anthropic', type: 'redacted_thinking', data: expect.stringMatching(/^EmwKAhgB/) },
+      },
     });
     expect(parts.filter((part) => part.type === 'reasoning')).toHaveLength(2);
   });

@@ -12,7 +12,8 @@ const model = createOfflineProvider({ tokenDelayMs: 0 }).create('');
 const workspace = createWorkspaceEnvironment({ slowToolMs: 0 });
 const arithTools = arithEnvironment.tools.map(toolDefinitionOf);
 const prompt = (text: string): Message[] => [{ role: 'user', content: [{ type: 'text', text }] }];
-const toolCalls = (messages: readonly Message[]) => messages.flatMap((message) => (message.role === 'assistant' ? message.toolCalls : []));
+const toolCalls = (messages: readonly Message[]) =>
+  messages.flatMap((message) => (message.role === 'assistant' ? message.toolCalls : []));
 const timeouts = () => process.getActiveResourcesInfo().filter((resource) => resource === 'Timeout').length;
 
 describe('the offline model on the built-in environments', () => {
@@ -24,10 +25,16 @@ describe('the offline model on the built-in environments', () => {
       if (task.template === 'ages') {
         expect(episode, task.id).toMatchObject({ stopReason: 'no_tool_calls', reward: null, finished: false });
         expect(toolCalls(episode.messages)).toEqual([]);
-        expect(textOf(episode.turns[0]!)).toMatch(/^I can't solve this problem\. I can only answer "How many …\?" questions/);
+        expect(textOf(episode.turns[0]!)).toMatch(
+          /^I can't solve this problem\. I can only answer "How many …\?" questions/,
+        );
         continue;
       }
-      expect(episode, `${task.id}: ${task.question}`).toMatchObject({ stopReason: 'finished', reward: 1, finished: true });
+      expect(episode, `${task.id}: ${task.question}`).toMatchObject({
+        stopReason: 'finished',
+        reward: 1,
+        finished: true,
+      });
       const names = toolCalls(episode.messages).map((call) => call.name);
       expect(names.slice(0, -1).every((name) => name === 'calculator') && names.length >= 2, names.join()).toBe(true);
       expect(names.at(-1)).toBe('submit');
@@ -76,7 +83,9 @@ describe('the offline model on the built-in environments', () => {
       expect(parts.map((part) => (part.type === 'reasoning-delta' ? part.delta : '')).join('')).toBe(reasoning[0]);
       expect(parts.filter((part) => part.type === 'reasoning-delta').length).toBeGreaterThan(3);
       const calls = parts.filter((part) => part.type === 'tool-call');
-      expect(parts.filter((part) => part.type === 'finish')).toEqual([{ type: 'finish', reason: calls.length > 0 ? 'tool_calls' : 'stop' }]);
+      expect(parts.filter((part) => part.type === 'finish')).toEqual([
+        { type: 'finish', reason: calls.length > 0 ? 'tool_calls' : 'stop' },
+      ]);
       const usage = parts.find((part) => part.type === 'usage');
       expect(usage?.type === 'usage' && usage.usage.inputTokens > 20 && usage.usage.outputTokens > 5).toBe(true);
     }
@@ -87,7 +96,9 @@ describe('the offline model on the built-in environments', () => {
 
   it('counts more input tokens as the conversation grows', async () => {
     const episode = await playInProcess(arithEnvironment, arithTasks.get('train', 2), model);
-    const inputs = episode.turns.map((parts) => parts.flatMap((part) => (part.type === 'usage' ? [part.usage.inputTokens] : []))[0]!);
+    const inputs = episode.turns.map(
+      (parts) => parts.flatMap((part) => (part.type === 'usage' ? [part.usage.inputTokens] : []))[0]!,
+    );
     expect(inputs.length).toBeGreaterThanOrEqual(3);
     for (let i = 1; i < inputs.length; i++) expect(inputs[i]).toBeGreaterThan(inputs[i - 1]!);
   });
@@ -108,7 +119,9 @@ describe('the offline model on the built-in environments', () => {
   });
 
   it('slips now and then at temperature 1, the same way for the same seed, and never at temperature 0', async () => {
-    const tasks = Array.from({ length: 20 }, (_, index) => arithTasks.get('train', index)).filter((task) => task.template !== 'ages');
+    const tasks = Array.from({ length: 20 }, (_, index) => arithTasks.get('train', index)).filter(
+      (task) => task.template !== 'ages',
+    );
     const rewards = async (sampling: { temperature: number; seed: number }) => {
       const results: Array<number | null> = [];
       for (const task of tasks) results.push((await playInProcess(arithEnvironment, task, model, { sampling })).reward);
@@ -147,7 +160,10 @@ describe('the offline model and aborts', () => {
     const iterator = slow.stream(request(controller.signal))[Symbol.asyncIterator]();
     let settled = false;
     const next = iterator.next();
-    void next.then(() => (settled = true), () => (settled = true));
+    void next.then(
+      () => (settled = true),
+      () => (settled = true),
+    );
     for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
     expect(settled).toBe(false);
     const reason = new Error('run cancelled');

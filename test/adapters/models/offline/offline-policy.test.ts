@@ -8,7 +8,11 @@ import { toolDefinitionOf } from './play-in-process.js';
 
 const arithTools = arithEnvironment.tools.map(toolDefinitionOf);
 const workspaceTools = createWorkspaceEnvironment({ slowToolMs: 0 }).tools.map(toolDefinitionOf);
-const hintTool: ToolDefinition = { name: 'get_hint', description: 'hint', inputSchema: { type: 'object', properties: {} } };
+const hintTool: ToolDefinition = {
+  name: 'get_hint',
+  description: 'hint',
+  inputSchema: { type: 'object', properties: {} },
+};
 
 type Step = [name: string, args: Record<string, unknown>, result: string, isError?: boolean];
 
@@ -17,13 +21,22 @@ function conversation(promptText: string, steps: readonly Step[]): Message[] {
   const messages: Message[] = [{ role: 'user', content: [{ type: 'text', text: promptText }] }];
   steps.forEach(([name, args, result, isError = false], index) => {
     const id = `call_${index + 1}_0`;
-    messages.push({ role: 'assistant', content: '', reasoning: [], toolCalls: [{ id, name, arguments: JSON.stringify(args) }] });
+    messages.push({
+      role: 'assistant',
+      content: '',
+      reasoning: [],
+      toolCalls: [{ id, name, arguments: JSON.stringify(args) }],
+    });
     messages.push({ role: 'tool', toolCallId: id, toolName: name, content: [{ type: 'text', text: result }], isError });
   });
   return messages;
 }
 
-function decide(messages: Message[], tools: ToolDefinition[], sampling: { temperature?: number; seed?: number } = {}): OfflineDecision {
+function decide(
+  messages: Message[],
+  tools: ToolDefinition[],
+  sampling: { temperature?: number; seed?: number } = {},
+): OfflineDecision {
   return decideNextTurn({ messages, tools, temperature: sampling.temperature ?? 0, seed: sampling.seed ?? 0 });
 }
 
@@ -33,12 +46,17 @@ const call = (decision: OfflineDecision) => {
   return { name: first!.name, args: JSON.parse(first!.arguments) as Record<string, unknown> };
 };
 
-const BAKERY = 'A bakery bakes 12 trays of 24 cookies. It sells 150 cookies and packs the rest into boxes of 6. How many boxes does it fill?';
-const WORKSPACE_PROMPT = 'This workspace holds 3 files. Find the value recorded for `cache_ttl` in these files and submit it exactly as written.';
+const BAKERY =
+  'A bakery bakes 12 trays of 24 cookies. It sells 150 cookies and packs the rest into boxes of 6. How many boxes does it fill?';
+const WORKSPACE_PROMPT =
+  'This workspace holds 3 files. Find the value recorded for `cache_ttl` in these files and submit it exactly as written.';
 
 describe('the offline policy on arith conversations', () => {
   it('computes step by step, feeding each calculator result into the next step, then submits', () => {
-    expect(call(decide(conversation(BAKERY, []), arithTools))).toEqual({ name: 'calculator', args: { expression: '12 * 24 - 150' } });
+    expect(call(decide(conversation(BAKERY, []), arithTools))).toEqual({
+      name: 'calculator',
+      args: { expression: '12 * 24 - 150' },
+    });
     const afterFirst = conversation(BAKERY, [['calculator', { expression: '12 * 24 - 150' }, '12 * 24 - 150 = 138']]);
     expect(call(decide(afterFirst, arithTools))).toEqual({ name: 'calculator', args: { expression: '138 / 6' } });
     const afterSecond = conversation(BAKERY, [
@@ -79,20 +97,33 @@ describe('the offline policy on arith conversations', () => {
       ['submit', { answer: 23 }, 'The answer must be a number', true],
     ];
     expect(call(decide(conversation(BAKERY, steps), arithTools))).toEqual({ name: 'submit', args: { answer: '23' } });
-    const refusedTwice = decide(conversation(BAKERY, [...steps, ['submit', { answer: '23' }, 'Nope', true]]), arithTools);
+    const refusedTwice = decide(
+      conversation(BAKERY, [...steps, ['submit', { answer: '23' }, 'Nope', true]]),
+      arithTools,
+    );
     expect(refusedTwice.toolCalls).toEqual([]);
     expect(refusedTwice.text).toBe('I could not submit my answer: Nope');
   });
 
   it('reports the verdict after the submit result says the episode is finished', () => {
-    const done = conversation(BAKERY, [['submit', { answer: 22 }, 'Incorrect: 22 is not the right answer. The episode is finished.']]);
-    expect(decide(done, arithTools)).toMatchObject({ toolCalls: [], text: 'I submitted 22, and it was marked incorrect.' });
+    const done = conversation(BAKERY, [
+      ['submit', { answer: 22 }, 'Incorrect: 22 is not the right answer. The episode is finished.'],
+    ]);
+    expect(decide(done, arithTools)).toMatchObject({
+      toolCalls: [],
+      text: 'I submitted 22, and it was marked incorrect.',
+    });
   });
 
   it('says in text, without tool calls, when it cannot read the problem', () => {
-    const decision = decide(conversation('In 5 years, Ava will be twice as old as she was 10 years ago. How old is Ava now?', []), arithTools);
+    const decision = decide(
+      conversation('In 5 years, Ava will be twice as old as she was 10 years ago. How old is Ava now?', []),
+      arithTools,
+    );
     expect(decision.toolCalls).toEqual([]);
-    expect(decision.text).toBe(`I can't solve this problem. I can only answer "How many …?" questions, and this one asks "How old is Ava now?"`);
+    expect(decision.text).toBe(
+      `I can't solve this problem. I can only answer "How many …?" questions, and this one asks "How old is Ava now?"`,
+    );
     expect(decision.reasoning).not.toBe('');
   });
 });
@@ -110,10 +141,23 @@ describe('the offline policy on workspace conversations', () => {
   it('lists, searches, reads the file whose line records the exact key (not a longer key containing it), and submits its value', () => {
     expect(call(decide(conversation(WORKSPACE_PROMPT, []), workspaceTools))).toEqual({ name: 'list_files', args: {} });
     const listed: Step[] = [['list_files', {}, listing]];
-    expect(call(decide(conversation(WORKSPACE_PROMPT, listed), workspaceTools))).toEqual({ name: 'search', args: { pattern: 'cache_ttl' } });
+    expect(call(decide(conversation(WORKSPACE_PROMPT, listed), workspaceTools))).toEqual({
+      name: 'search',
+      args: { pattern: 'cache_ttl' },
+    });
     const searched: Step[] = [...listed, ['search', { pattern: 'cache_ttl' }, hits]];
-    expect(call(decide(conversation(WORKSPACE_PROMPT, searched), workspaceTools))).toEqual({ name: 'read_file', args: { path: 'logs/a.log' } });
-    const read: Step[] = [...searched, ['read_file', { path: 'logs/a.log' }, 'x\nold_cache_ttl=3\ncache_ttl_previous=1\nrecorded cache_ttl=amber-1234 (source=orders)\n']];
+    expect(call(decide(conversation(WORKSPACE_PROMPT, searched), workspaceTools))).toEqual({
+      name: 'read_file',
+      args: { path: 'logs/a.log' },
+    });
+    const read: Step[] = [
+      ...searched,
+      [
+        'read_file',
+        { path: 'logs/a.log' },
+        'x\nold_cache_ttl=3\ncache_ttl_previous=1\nrecorded cache_ttl=amber-1234 (source=orders)\n',
+      ],
+    ];
     const submit = decide(conversation(WORKSPACE_PROMPT, read), workspaceTools);
     expect(call(submit)).toEqual({ name: 'submit', args: { answer: 'amber-1234' } });
     expect(submit.text).toBe('The value recorded for cache_ttl is amber-1234.');
@@ -125,29 +169,48 @@ describe('the offline policy on workspace conversations', () => {
       ['search', { pattern: 'cache_ttl' }, hits],
       ['read_file', { path: 'logs/a.log' }, 'There is no file "logs/a.log".', true],
     ];
-    expect(call(decide(conversation(WORKSPACE_PROMPT, steps), workspaceTools))).toEqual({ name: 'read_file', args: { path: 'notes/todo.md' } });
+    expect(call(decide(conversation(WORKSPACE_PROMPT, steps), workspaceTools))).toEqual({
+      name: 'read_file',
+      args: { path: 'notes/todo.md' },
+    });
   });
 
   it('retries a failed list_files once, then gives up in text', () => {
     const once: Step[] = [['list_files', {}, 'disk on fire', true]];
-    expect(call(decide(conversation(WORKSPACE_PROMPT, once), workspaceTools))).toEqual({ name: 'list_files', args: {} });
-    const twice = decide(conversation(WORKSPACE_PROMPT, [...once, ['list_files', {}, 'still on fire', true]]), workspaceTools);
+    expect(call(decide(conversation(WORKSPACE_PROMPT, once), workspaceTools))).toEqual({
+      name: 'list_files',
+      args: {},
+    });
+    const twice = decide(
+      conversation(WORKSPACE_PROMPT, [...once, ['list_files', {}, 'still on fire', true]]),
+      workspaceTools,
+    );
     expect(twice).toMatchObject({ toolCalls: [], text: 'I could not list the files: still on fire' });
   });
 
   it('asks for a hint when one is offered and nothing matched, then searches deep, then gives up when even that finds nothing', () => {
-    const none = 'No lines contain "cache_ttl" outside archive/. Files under archive/ are searched only with deep: true (slow).';
+    const none =
+      'No lines contain "cache_ttl" outside archive/. Files under archive/ are searched only with deep: true (slow).';
     const searched: Step[] = [
       ['list_files', {}, listing],
       ['search', { pattern: 'cache_ttl' }, none],
     ];
-    expect(call(decide(conversation(WORKSPACE_PROMPT, searched), [...workspaceTools, hintTool]))).toEqual({ name: 'get_hint', args: {} });
-    expect(call(decide(conversation(WORKSPACE_PROMPT, searched), workspaceTools))).toEqual({ name: 'search', args: { pattern: 'cache_ttl', deep: true } });
+    expect(call(decide(conversation(WORKSPACE_PROMPT, searched), [...workspaceTools, hintTool]))).toEqual({
+      name: 'get_hint',
+      args: {},
+    });
+    expect(call(decide(conversation(WORKSPACE_PROMPT, searched), workspaceTools))).toEqual({
+      name: 'search',
+      args: { pattern: 'cache_ttl', deep: true },
+    });
     const hinted: Step[] = [...searched, ['get_hint', {}, 'It is in archive/.']];
     const deep = decide(conversation(WORKSPACE_PROMPT, hinted), [...workspaceTools, hintTool]);
     expect(call(deep)).toEqual({ name: 'search', args: { pattern: 'cache_ttl', deep: true } });
     expect(deep.reasoning).toContain('The hint says: It is in archive/.');
-    const exhausted: Step[] = [...searched, ['search', { pattern: 'cache_ttl', deep: true }, 'No lines contain "cache_ttl" in all files.']];
+    const exhausted: Step[] = [
+      ...searched,
+      ['search', { pattern: 'cache_ttl', deep: true }, 'No lines contain "cache_ttl" in all files.'],
+    ];
     expect(decide(conversation(WORKSPACE_PROMPT, exhausted), workspaceTools)).toMatchObject({
       toolCalls: [],
       text: "I can't find a value recorded for cache_ttl in these files.",
@@ -161,7 +224,10 @@ describe('the offline policy on workspace conversations', () => {
       ['read_file', { path: 'logs/a.log' }, 'recorded cache_ttl=amber-1234\n'],
     ];
     const submitted = new Set<unknown>();
-    for (let seed = 0; seed < 40; seed++) submitted.add(call(decide(conversation(WORKSPACE_PROMPT, read), workspaceTools, { temperature: 2, seed })).args.answer);
+    for (let seed = 0; seed < 40; seed++)
+      submitted.add(
+        call(decide(conversation(WORKSPACE_PROMPT, read), workspaceTools, { temperature: 2, seed })).args.answer,
+      );
     expect(submitted).toEqual(new Set(['amber-1234', 'amber-1235']));
   });
 
@@ -175,9 +241,13 @@ describe('the offline policy on workspace conversations', () => {
 
 describe('the offline policy elsewhere', () => {
   it('declines an unknown task in text, naming what it can do', () => {
-    const decision = decide(conversation('Write a poem about the sea.', []), [{ name: 'shell', description: 'run', inputSchema: { type: 'object' } }]);
+    const decision = decide(conversation('Write a poem about the sea.', []), [
+      { name: 'shell', description: 'run', inputSchema: { type: 'object' } },
+    ]);
     expect(decision.toolCalls).toEqual([]);
-    expect(decision.text).toMatch(/^I can't solve this task: the offline model only knows how to play the built-in arith and workspace environments\./);
+    expect(decision.text).toMatch(
+      /^I can't solve this task: the offline model only knows how to play the built-in arith and workspace environments\./,
+    );
     expect(decision.reasoning).toContain('the tools shell');
   });
 
@@ -185,7 +255,9 @@ describe('the offline policy elsewhere', () => {
     expect([0, 0.5, 1, 2, 2.5].map(slipRate)).toEqual([0, 0.1, 0.2, 0.4, 0.5]);
     const messages = conversation(BAKERY, []);
     for (let seed = 0; seed < 50; seed++) {
-      expect(call(decide(messages, arithTools, { temperature: 0, seed })).args).toEqual({ expression: '12 * 24 - 150' });
+      expect(call(decide(messages, arithTools, { temperature: 0, seed })).args).toEqual({
+        expression: '12 * 24 - 150',
+      });
     }
   });
 });

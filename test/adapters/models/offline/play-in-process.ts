@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import type { Message, ToolCall, ToolDefinition as ModelToolDefinition } from '../../../../src/models/conversation.js';
+import type { Message, ToolDefinition as ModelToolDefinition, ToolCall } from '../../../../src/models/conversation.js';
 import type { Model, ModelPart } from '../../../../src/models/model.js';
-import { ToolFailure, type EnvironmentDefinition, type ToolDefinition } from '../../../../src/ors/environment.js';
+import { type EnvironmentDefinition, type ToolDefinition, ToolFailure } from '../../../../src/ors/environment.js';
 import type { Sampling } from '../../../../src/protocol/run-request.js';
 
 /**
@@ -35,12 +35,20 @@ export function toolDefinitionOf(tool: ToolDefinition<unknown>): ModelToolDefini
   return {
     name: tool.name,
     description: tool.description,
-    inputSchema: tool.input ? (z.toJSONSchema(tool.input) as Record<string, unknown>) : { type: 'object', properties: {} },
+    inputSchema: tool.input
+      ? (z.toJSONSchema(tool.input) as Record<string, unknown>)
+      : { type: 'object', properties: {} },
   };
 }
 
 /** Collects one streamed turn. */
-export async function collectTurn(model: Model, messages: Message[], tools: ModelToolDefinition[], sampling: Sampling, signal = new AbortController().signal): Promise<ModelPart[]> {
+export async function collectTurn(
+  model: Model,
+  messages: Message[],
+  tools: ModelToolDefinition[],
+  sampling: Sampling,
+  signal = new AbortController().signal,
+): Promise<ModelPart[]> {
   const parts: ModelPart[] = [];
   for await (const part of model.stream({ messages, tools, sampling, signal })) parts.push(part);
   return parts;
@@ -60,7 +68,14 @@ export async function playInProcess<Task, State>(
     const definitions = tools.map((tool) => toolDefinitionOf(tool as ToolDefinition<unknown>));
     const prompt = await environment.prompt(state);
     const messages: Message[] = [
-      { role: 'user', content: prompt.map((block) => (block.type === 'text' ? { type: 'text', text: block.text } : { type: 'image', mimeType: block.mimeType, data: block.data })) },
+      {
+        role: 'user',
+        content: prompt.map((block) =>
+          block.type === 'text'
+            ? { type: 'text', text: block.text }
+            : { type: 'image', mimeType: block.mimeType, data: block.data },
+        ),
+      },
     ];
     const episode: InProcessEpisode = { messages, turns: [], reward: null, finished: false, stopReason: 'max_turns' };
     const sampling = options.sampling ?? {};
@@ -80,7 +95,13 @@ export async function playInProcess<Task, State>(
       }
       for (const call of calls) {
         const result = await runTool(tools, call, state, controller.signal);
-        messages.push({ role: 'tool', toolCallId: call.id, toolName: call.name, content: [{ type: 'text', text: result.text }], isError: result.isError });
+        messages.push({
+          role: 'tool',
+          toolCallId: call.id,
+          toolName: call.name,
+          content: [{ type: 'text', text: result.text }],
+          isError: result.isError,
+        });
         if (result.reward !== null) episode.reward = result.reward;
         if (result.finished) episode.finished = true;
       }
@@ -124,7 +145,9 @@ async function runTool<State>(
   try {
     const output = await tool.run(input, { state, sessionId: 'in-process', signal });
     return {
-      text: output.blocks.map((block) => (block.type === 'text' ? block.text : `[image: ${block.mimeType}]`)).join('\n'),
+      text: output.blocks
+        .map((block) => (block.type === 'text' ? block.text : `[image: ${block.mimeType}]`))
+        .join('\n'),
       isError: false,
       reward: output.reward ?? null,
       finished: output.finished ?? false,

@@ -17,10 +17,16 @@ describe('splitTokens', () => {
   it('counts prompt tokens over messages and tools, images at a flat rate', () => {
     expect(countTokens('a b c')).toBe(3);
     const text = countPromptTokens([{ role: 'user', content: [{ type: 'text', text: 'a b c' }] }], []);
-    const image = countPromptTokens([{ role: 'user', content: [{ type: 'image', mimeType: 'image/png', data: 'AAAA' }] }], []);
+    const image = countPromptTokens(
+      [{ role: 'user', content: [{ type: 'image', mimeType: 'image/png', data: 'AAAA' }] }],
+      [],
+    );
     expect(text).toBe(3 + 3);
     expect(image).toBe(3 + 85);
-    const withTool = countPromptTokens([], [{ name: 'submit', description: 'Submit it', inputSchema: { type: 'object' } }]);
+    const withTool = countPromptTokens(
+      [],
+      [{ name: 'submit', description: 'Submit it', inputSchema: { type: 'object' } }],
+    );
     expect(withTool).toBeGreaterThan(3);
   });
 });

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { ModelError } from '../../../../src/errors.js';
-import type { Message, ToolDefinition } from '../../../../src/models/conversation.js';
 import {
   toChatCompletionParams,
   toChatMessages,
   toChatTools,
 } from '../../../../adapters/models/openai-chat/chat-message-converter.js';
+import { ModelError } from '../../../../src/errors.js';
+import type { Message, ToolDefinition } from '../../../../src/models/conversation.js';
 
 const PNG = 'iVBORw0KGgo=';
 
@@ -26,8 +26,20 @@ describe('toChatMessages', () => {
   it('keeps system messages in place and sends user text as a string and images as data URIs', () => {
     const messages: Message[] = [
       { role: 'system', content: 'Be brief.' },
-      { role: 'user', content: [{ type: 'text', text: 'Hi' }, { type: 'text', text: 'there' }] },
-      { role: 'user', content: [{ type: 'text', text: 'Look:' }, { type: 'image', mimeType: 'image/png', data: PNG }] },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'Hi' },
+          { type: 'text', text: 'there' },
+        ],
+      },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'Look:' },
+          { type: 'image', mimeType: 'image/png', data: PNG },
+        ],
+      },
     ];
     expect(toChatMessages(messages)).toEqual([
       { role: 'system', content: 'Be brief.' },
@@ -64,7 +76,12 @@ describe('toChatMessages', () => {
 
   it('sends back a past tool call whose arguments were not a JSON object with {} so servers that parse them accept the request', () => {
     const [message] = toChatMessages([
-      { role: 'assistant', content: 'x', reasoning: [], toolCalls: [{ id: 'call_1', name: 'add', arguments: '{"a": 2, "b": ' }] },
+      {
+        role: 'assistant',
+        content: 'x',
+        reasoning: [],
+        toolCalls: [{ id: 'call_1', name: 'add', arguments: '{"a": 2, "b": ' }],
+      },
     ]);
     expect(message).toMatchObject({ tool_calls: [{ function: { arguments: '{}' } }] });
   });
@@ -84,7 +101,10 @@ describe('toChatMessages', () => {
         role: 'tool',
         toolCallId: 'call_1',
         toolName: 'screenshot',
-        content: [{ type: 'text', text: 'Here it is' }, { type: 'image', mimeType: 'image/png', data: PNG }],
+        content: [
+          { type: 'text', text: 'Here it is' },
+          { type: 'image', mimeType: 'image/png', data: PNG },
+        ],
         isError: false,
       },
       { role: 'tool', toolCallId: 'call_2', toolName: 'add', content: [{ type: 'text', text: '3' }], isError: false },
@@ -115,7 +135,10 @@ describe('toChatMessages', () => {
       },
     ]);
     expect(out).toHaveLength(2);
-    expect(out[1]).toMatchObject({ role: 'user', content: [{ type: 'text' }, { type: 'image_url', image_url: { url: 'data:image/jpeg;base64,abc' } }] });
+    expect(out[1]).toMatchObject({
+      role: 'user',
+      content: [{ type: 'text' }, { type: 'image_url', image_url: { url: 'data:image/jpeg;base64,abc' } }],
+    });
   });
 });
 
@@ -172,7 +195,15 @@ describe('toChatCompletionParams', () => {
       {
         messages,
         tools: [],
-        sampling: { max_tokens: 10, extra_body: { return_token_ids: true, logprobs: true, max_tokens: 20, stream_options: { include_usage: true, continuous_usage_stats: true } } },
+        sampling: {
+          max_tokens: 10,
+          extra_body: {
+            return_token_ids: true,
+            logprobs: true,
+            max_tokens: 20,
+            stream_options: { include_usage: true, continuous_usage_stats: true },
+          },
+        },
       },
       { maxTokensParam: 'max_tokens' },
     );
@@ -186,7 +217,11 @@ describe('toChatCompletionParams', () => {
 
   it('refuses extra_body keys the bridge must control, naming them', () => {
     const build = () =>
-      toChatCompletionParams('m', { messages, tools: [], sampling: { extra_body: { stream: false, model: 'x' } } }, { maxTokensParam: 'max_tokens' });
+      toChatCompletionParams(
+        'm',
+        { messages, tools: [], sampling: { extra_body: { stream: false, model: 'x' } } },
+        { maxTokensParam: 'max_tokens' },
+      );
     expect(build).toThrow(ModelError);
     expect(build).toThrow(/"stream", "model"/);
     try {

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { ModelError } from '../../../../src/errors.js';
-import type { ModelPart } from '../../../../src/models/model.js';
 import {
   ChatStreamMapper,
-  mapChatFinishReason,
   type CompatChatChunk,
+  mapChatFinishReason,
 } from '../../../../adapters/models/openai-chat/chat-stream-mapper.js';
+import { ModelError } from '../../../../src/errors.js';
+import type { ModelPart } from '../../../../src/models/model.js';
 import { readSseFixtureData } from '../../../support/fake-vendor-server.js';
 
 function mapAll(chunks: CompatChatChunk[]): ModelPart[] {
@@ -13,7 +13,10 @@ function mapAll(chunks: CompatChatChunk[]): ModelPart[] {
   return [...chunks.flatMap((chunk) => mapper.push(chunk)), ...mapper.end()];
 }
 
-function chunk(choice: Partial<CompatChatChunk['choices'][number]> | undefined, extra: Partial<CompatChatChunk> = {}): CompatChatChunk {
+function chunk(
+  choice: Partial<CompatChatChunk['choices'][number]> | undefined,
+  extra: Partial<CompatChatChunk> = {},
+): CompatChatChunk {
   return {
     id: 'chatcmpl-1',
     object: 'chat.completion.chunk',
@@ -38,7 +41,10 @@ describe('ChatStreamMapper', () => {
   it('assembles two parallel tool calls whose argument deltas interleave, in index order', () => {
     expect(mapAll(readSseFixtureData('openai-chat/parallel-tool-calls.sse'))).toEqual([
       { type: 'tool-call', call: { id: 'call_Qw1xT7aLJ3vN8d2PfGh5Rk0s', name: 'add', arguments: '{"a": 2, "b": 40}' } },
-      { type: 'tool-call', call: { id: 'call_Zp4mB9cE6yU1oK3sW8tJ2nVa', name: 'lookup', arguments: '{"title": "Dune", "year": 1965}' } },
+      {
+        type: 'tool-call',
+        call: { id: 'call_Zp4mB9cE6yU1oK3sW8tJ2nVa', name: 'lookup', arguments: '{"title": "Dune", "year": 1965}' },
+      },
       { type: 'usage', usage: { inputTokens: 84, outputTokens: 41 } },
       { type: 'finish', reason: 'tool_calls', rawReason: 'tool_calls' },
     ]);
@@ -46,12 +52,20 @@ describe('ChatStreamMapper', () => {
 
   it('yields a tool call whose arguments are not valid JSON with the raw text', () => {
     const parts = mapAll(readSseFixtureData('openai-chat/invalid-arguments.sse'));
-    expect(parts).toContainEqual({ type: 'tool-call', call: { id: 'call_Hn2kR8dQ5wX0bL7mC4vT9eYj', name: 'add', arguments: '{"a": 2, "b": ' } });
+    expect(parts).toContainEqual({
+      type: 'tool-call',
+      call: { id: 'call_Hn2kR8dQ5wX0bL7mC4vT9eYj', name: 'add', arguments: '{"a": 2, "b": ' },
+    });
   });
 
   it('maps vLLM reasoning_content to reasoning deltas, a whole reasoning block before the text, and token data', () => {
     const parts = mapAll(readSseFixtureData('openai-chat/vllm-reasoning.sse'));
-    expect(parts.filter((part) => part.type === 'reasoning-delta').map((part) => part.delta).join('')).toBe('Two plus two is four.');
+    expect(
+      parts
+        .filter((part) => part.type === 'reasoning-delta')
+        .map((part) => part.delta)
+        .join(''),
+    ).toBe('Two plus two is four.');
     const kinds = parts.map((part) => part.type);
     expect(kinds.indexOf('reasoning')).toBeLessThan(kinds.indexOf('text-delta'));
     expect(parts).toContainEqual({ type: 'reasoning', block: { text: 'Two plus two is four.' } });
@@ -82,7 +96,10 @@ describe('ChatStreamMapper', () => {
   });
 
   it('closes reasoning at the finish when no text follows it', () => {
-    const parts = mapAll([chunk({ delta: { reasoning_content: 'only thoughts' } }), chunk({ finish_reason: 'length' })]);
+    const parts = mapAll([
+      chunk({ delta: { reasoning_content: 'only thoughts' } }),
+      chunk({ finish_reason: 'length' }),
+    ]);
     expect(parts).toEqual([
       { type: 'reasoning-delta', delta: 'only thoughts' },
       { type: 'reasoning', block: { text: 'only thoughts' } },
@@ -104,7 +121,9 @@ describe('ChatStreamMapper', () => {
   it('tells apart whole calls that a server sends without an index by their ids', () => {
     const unindexed = (id: string | undefined, name: string | undefined, args: string) =>
       // Some servers leave `index` out although the OpenAI type requires it.
-      ({ id, type: 'function', function: { name, arguments: args } }) as unknown as NonNullable<CompatChatChunk['choices'][number]['delta']['tool_calls']>[number];
+      ({ id, type: 'function', function: { name, arguments: args } }) as unknown as NonNullable<
+        CompatChatChunk['choices'][number]['delta']['tool_calls']
+      >[number];
     const parts = mapAll([
       chunk({ delta: { tool_calls: [unindexed('call_a', 'add', '{"a":')] } }),
       chunk({ delta: { tool_calls: [unindexed(undefined, undefined, '1}')] } }),
@@ -119,7 +138,9 @@ describe('ChatStreamMapper', () => {
   });
 
   it('does not yield usage or token data that the server did not send', () => {
-    expect(mapAll([chunk({ delta: { content: 'x' } }), chunk({ finish_reason: 'stop' })]).map((part) => part.type)).toEqual(['text-delta', 'finish']);
+    expect(
+      mapAll([chunk({ delta: { content: 'x' } }), chunk({ finish_reason: 'stop' })]).map((part) => part.type),
+    ).toEqual(['text-delta', 'finish']);
   });
 
   it('throws model_stream_interrupted from end() when no chunk carried a finish reason', () => {

@@ -1,10 +1,10 @@
 import { getEventListeners } from 'node:events';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createOpenAiChatProvider } from '../../../../adapters/models/openai-chat/openai-chat-provider.js';
 import { ModelError } from '../../../../src/errors.js';
 import type { Message, ToolDefinition } from '../../../../src/models/conversation.js';
 import type { ModelProvider, ModelRequest } from '../../../../src/models/model.js';
-import { createOpenAiChatProvider } from '../../../../adapters/models/openai-chat/openai-chat-provider.js';
-import { startFakeVendorServer, type FakeVendorServer } from '../../../support/fake-vendor-server.js';
+import { type FakeVendorServer, startFakeVendorServer } from '../../../support/fake-vendor-server.js';
 import { collectFailure, collectParts } from '../shared/collect-parts.js';
 
 const ROUTE = 'POST /v1/chat/completions';
@@ -14,7 +14,11 @@ const tools: ToolDefinition[] = [
   {
     name: 'lookup',
     description: 'Find a book by title.',
-    inputSchema: { $schema: 'https://json-schema.org/draft/2020-12/schema', type: 'object', properties: { title: { type: 'string' } } },
+    inputSchema: {
+      $schema: 'https://json-schema.org/draft/2020-12/schema',
+      type: 'object',
+      properties: { title: { type: 'string' } },
+    },
   },
 ];
 const messages: Message[] = [
@@ -49,7 +53,9 @@ describe('the openai provider', () => {
 describe('OpenAiChatModel against a Chat Completions server', () => {
   it('streams text parts and sends the converted conversation, tools and usage request', async () => {
     vendor.reply(ROUTE, { kind: 'stream', fixture: 'openai-chat/text.sse' });
-    const parts = await collectParts(provider.create('gpt-4.1-mini').stream(request({ sampling: { temperature: 0, max_tokens: 64 } })));
+    const parts = await collectParts(
+      provider.create('gpt-4.1-mini').stream(request({ sampling: { temperature: 0, max_tokens: 64 } })),
+    );
 
     expect(parts.map((part) => part.type)).toEqual(['text-delta', 'text-delta', 'text-delta', 'usage', 'finish']);
     const [body] = vendor.bodiesOf(ROUTE);
@@ -60,7 +66,14 @@ describe('OpenAiChatModel against a Chat Completions server', () => {
         { role: 'user', content: 'Find Dune.' },
       ],
       tools: [
-        { type: 'function', function: { name: 'lookup', description: 'Find a book by title.', parameters: { type: 'object', properties: { title: { type: 'string' } } } } },
+        {
+          type: 'function',
+          function: {
+            name: 'lookup',
+            description: 'Find a book by title.',
+            parameters: { type: 'object', properties: { title: { type: 'string' } } },
+          },
+        },
       ],
       stream: true,
       stream_options: { include_usage: true },
@@ -72,7 +85,11 @@ describe('OpenAiChatModel against a Chat Completions server', () => {
   });
 
   it('uses max_completion_tokens when configured for OpenAI itself', async () => {
-    const openai = createOpenAiChatProvider({ apiKey: 'sk-test', baseUrl: `${vendor.url}/v1`, maxTokensParam: 'max_completion_tokens' });
+    const openai = createOpenAiChatProvider({
+      apiKey: 'sk-test',
+      baseUrl: `${vendor.url}/v1`,
+      maxTokensParam: 'max_completion_tokens',
+    });
     vendor.reply(ROUTE, { kind: 'stream', fixture: 'openai-chat/text.sse' });
     await collectParts(openai.create('gpt-4.1-mini').stream(request({ sampling: { max_tokens: 64 } })));
     expect(vendor.bodiesOf(ROUTE)[0]).toMatchObject({ max_completion_tokens: 64 });
@@ -82,11 +99,20 @@ describe('OpenAiChatModel against a Chat Completions server', () => {
   it('passes extra_body through verbatim and returns vLLM reasoning and token data', async () => {
     vendor.reply(ROUTE, { kind: 'stream', fixture: 'openai-chat/vllm-reasoning.sse' });
     const parts = await collectParts(
-      provider.create('Qwen/Qwen3-8B').stream(request({ sampling: { extra_body: { return_token_ids: true, logprobs: true, top_k: 20 } } })),
+      provider
+        .create('Qwen/Qwen3-8B')
+        .stream(request({ sampling: { extra_body: { return_token_ids: true, logprobs: true, top_k: 20 } } })),
     );
-    expect(vendor.bodiesOf(ROUTE)[0]).toMatchObject({ model: 'Qwen/Qwen3-8B', return_token_ids: true, logprobs: true, top_k: 20 });
+    expect(vendor.bodiesOf(ROUTE)[0]).toMatchObject({
+      model: 'Qwen/Qwen3-8B',
+      return_token_ids: true,
+      logprobs: true,
+      top_k: 20,
+    });
     expect(parts).toContainEqual({ type: 'reasoning', block: { text: 'Two plus two is four.' } });
-    expect(parts.find((part) => part.type === 'token-data')).toMatchObject({ data: { promptTokenIds: expect.any(Array), tokenIds: expect.any(Array) } });
+    expect(parts.find((part) => part.type === 'token-data')).toMatchObject({
+      data: { promptTokenIds: expect.any(Array), tokenIds: expect.any(Array) },
+    });
     expect(parts.at(-1)).toEqual({ type: 'finish', reason: 'stop', rawReason: 'stop' });
   });
 
@@ -95,14 +121,20 @@ describe('OpenAiChatModel against a Chat Completions server', () => {
     const parts = await collectParts(provider.create('gpt-4.1-mini').stream(request()));
     expect(parts.filter((part) => part.type === 'tool-call')).toEqual([
       { type: 'tool-call', call: { id: 'call_Qw1xT7aLJ3vN8d2PfGh5Rk0s', name: 'add', arguments: '{"a": 2, "b": 40}' } },
-      { type: 'tool-call', call: { id: 'call_Zp4mB9cE6yU1oK3sW8tJ2nVa', name: 'lookup', arguments: '{"title": "Dune", "year": 1965}' } },
+      {
+        type: 'tool-call',
+        call: { id: 'call_Zp4mB9cE6yU1oK3sW8tJ2nVa', name: 'lookup', arguments: '{"title": "Dune", "year": 1965}' },
+      },
     ]);
   });
 
   it('yields a tool call with invalid JSON arguments as raw text', async () => {
     vendor.reply(ROUTE, { kind: 'stream', fixture: 'openai-chat/invalid-arguments.sse' });
     const parts = await collectParts(provider.create('gpt-4.1-mini').stream(request()));
-    expect(parts).toContainEqual({ type: 'tool-call', call: { id: 'call_Hn2kR8dQ5wX0bL7mC4vT9eYj', name: 'add', arguments: '{"a": 2, "b": ' } });
+    expect(parts).toContainEqual({
+      type: 'tool-call',
+      call: { id: 'call_Hn2kR8dQ5wX0bL7mC4vT9eYj', name: 'add', arguments: '{"a": 2, "b": ' },
+    });
   });
 
   it('cancels the HTTP request when the caller stops reading early', async () => {
@@ -113,7 +145,7 @@ describe('OpenAiChatModel against a Chat Completions server', () => {
     await vendor.responseClosed(0);
   });
 
-  it('leaves no abort listener on the caller\'s signal after a call', async () => {
+  it("leaves no abort listener on the caller's signal after a call", async () => {
     vendor.reply(ROUTE, { kind: 'stream', fixture: 'openai-chat/text.sse' });
     const controller = new AbortController();
     const model = provider.create('gpt-4.1-mini');
@@ -127,7 +159,14 @@ describe('OpenAiChatModel errors', () => {
     vendor.reply(ROUTE, {
       kind: 'json',
       status: 401,
-      body: { error: { message: 'Incorrect API key provided: sk-test.', type: 'invalid_request_error', param: null, code: 'invalid_api_key' } },
+      body: {
+        error: {
+          message: 'Incorrect API key provided: sk-test.',
+          type: 'invalid_request_error',
+          param: null,
+          code: 'invalid_api_key',
+        },
+      },
     });
     const { error } = await collectFailure(provider.create('gpt-4.1-mini').stream(request()));
     expect(error).toBeInstanceOf(ModelError);
@@ -140,9 +179,18 @@ describe('OpenAiChatModel errors', () => {
     vendor.reply(ROUTE, {
       kind: 'json',
       status: 400,
-      body: { error: { message: "Unrecognized request argument supplied: frobnicate", type: 'invalid_request_error', param: null, code: null } },
+      body: {
+        error: {
+          message: 'Unrecognized request argument supplied: frobnicate',
+          type: 'invalid_request_error',
+          param: null,
+          code: null,
+        },
+      },
     });
-    const { error } = await collectFailure(provider.create('gpt-4.1-mini').stream(request({ sampling: { extra_body: { frobnicate: 1 } } })));
+    const { error } = await collectFailure(
+      provider.create('gpt-4.1-mini').stream(request({ sampling: { extra_body: { frobnicate: 1 } } })),
+    );
     expect(error).toMatchObject({ code: 'model_bad_request' });
     expect(vendor.requests).toHaveLength(1);
   });
@@ -150,7 +198,12 @@ describe('OpenAiChatModel errors', () => {
   it('lets the SDK retry a 429 that carries Retry-After, and then succeeds', async () => {
     vendor.reply(
       ROUTE,
-      { kind: 'json', status: 429, body: { error: { message: 'Rate limit reached.', type: 'requests', code: 'rate_limit_exceeded' } }, headers: { 'retry-after': '1', ...FAST_RETRY } },
+      {
+        kind: 'json',
+        status: 429,
+        body: { error: { message: 'Rate limit reached.', type: 'requests', code: 'rate_limit_exceeded' } },
+        headers: { 'retry-after': '1', ...FAST_RETRY },
+      },
       { kind: 'stream', fixture: 'openai-chat/text.sse' },
     );
     const parts = await collectParts(provider.create('gpt-4.1-mini').stream(request()));
@@ -158,8 +211,13 @@ describe('OpenAiChatModel errors', () => {
     expect(vendor.requests).toHaveLength(2);
   });
 
-  it('turns 500s into model_unavailable after exactly the SDK\'s retries (1 + maxRetries requests, nothing stacked)', async () => {
-    vendor.reply(ROUTE, { kind: 'json', status: 500, body: { error: { message: 'The server had an error.', type: 'server_error' } }, headers: FAST_RETRY });
+  it("turns 500s into model_unavailable after exactly the SDK's retries (1 + maxRetries requests, nothing stacked)", async () => {
+    vendor.reply(ROUTE, {
+      kind: 'json',
+      status: 500,
+      body: { error: { message: 'The server had an error.', type: 'server_error' } },
+      headers: FAST_RETRY,
+    });
     const { error } = await collectFailure(provider.create('gpt-4.1-mini').stream(request()));
     expect(error).toMatchObject({ code: 'model_unavailable', details: { status: 500 } });
     expect(vendor.requests).toHaveLength(3);
@@ -176,7 +234,12 @@ describe('OpenAiChatModel errors', () => {
   });
 
   it('turns a stream cut in the middle of a tool call into model_stream_interrupted without yielding the partial call', async () => {
-    vendor.reply(ROUTE, { kind: 'stream', fixture: 'openai-chat/parallel-tool-calls.sse', stopAfterFrames: 4, then: 'cut' });
+    vendor.reply(ROUTE, {
+      kind: 'stream',
+      fixture: 'openai-chat/parallel-tool-calls.sse',
+      stopAfterFrames: 4,
+      then: 'cut',
+    });
     const { error, parts } = await collectFailure(provider.create('gpt-4.1-mini').stream(request()));
     expect(error).toMatchObject({ code: 'model_stream_interrupted' });
     expect(parts.filter((part) => part.type === 'tool-call')).toEqual([]);
@@ -232,7 +295,9 @@ describe('OpenAiChatModel errors', () => {
 
   it('rejects with the abort reason without a request when the signal is already aborted', async () => {
     const reason = new Error('too late');
-    const { error } = await collectFailure(provider.create('gpt-4.1-mini').stream(request({ signal: AbortSignal.abort(reason) })));
+    const { error } = await collectFailure(
+      provider.create('gpt-4.1-mini').stream(request({ signal: AbortSignal.abort(reason) })),
+    );
     expect(error).toBe(reason);
     expect(vendor.requests).toHaveLength(0);
   });

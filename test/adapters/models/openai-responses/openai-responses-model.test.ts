@@ -1,16 +1,20 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createOpenAiResponsesProvider } from '../../../../adapters/models/openai-responses/openai-responses-provider.js';
 import { ModelError } from '../../../../src/errors.js';
 import type { Message, ReasoningBlock, ToolCall, ToolDefinition } from '../../../../src/models/conversation.js';
 import type { ModelPart, ModelProvider, ModelRequest } from '../../../../src/models/model.js';
-import { createOpenAiResponsesProvider } from '../../../../adapters/models/openai-responses/openai-responses-provider.js';
-import { startFakeVendorServer, type FakeVendorServer } from '../../../support/fake-vendor-server.js';
+import { type FakeVendorServer, startFakeVendorServer } from '../../../support/fake-vendor-server.js';
 import { collectFailure, collectParts } from '../shared/collect-parts.js';
 
 const ROUTE = 'POST /v1/responses';
 const FAST_RETRY = { 'retry-after-ms': '1' };
 
 const tools: ToolDefinition[] = [
-  { name: 'lookup', description: 'Find a book by title.', inputSchema: { type: 'object', properties: { title: { type: 'string', title: 'Title' } } } },
+  {
+    name: 'lookup',
+    description: 'Find a book by title.',
+    inputSchema: { type: 'object', properties: { title: { type: 'string', title: 'Title' } } },
+  },
 ];
 const opening: Message[] = [
   { role: 'system', content: 'You are a librarian.' },
@@ -56,14 +60,22 @@ describe('the openai-responses provider', () => {
 describe('OpenAiResponsesModel against the Responses API', () => {
   it('streams text and sends instructions, input, tools (title property intact) and max_output_tokens', async () => {
     vendor.reply(ROUTE, { kind: 'stream', fixture: 'openai-responses/text.sse' });
-    const parts = await collectParts(provider.create('gpt-4.1-mini').stream(request({ sampling: { max_tokens: 300 } })));
+    const parts = await collectParts(
+      provider.create('gpt-4.1-mini').stream(request({ sampling: { max_tokens: 300 } })),
+    );
     expect(parts.map((part) => part.type)).toEqual(['text-delta', 'text-delta', 'text-delta', 'usage', 'finish']);
     expect(vendor.bodiesOf(ROUTE)[0]).toEqual({
       model: 'gpt-4.1-mini',
       instructions: 'You are a librarian.',
       input: [{ type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Find Dune and Solaris.' }] }],
       tools: [
-        { type: 'function', name: 'lookup', description: 'Find a book by title.', parameters: { type: 'object', properties: { title: { type: 'string', title: 'Title' } } }, strict: false },
+        {
+          type: 'function',
+          name: 'lookup',
+          description: 'Find a book by title.',
+          parameters: { type: 'object', properties: { title: { type: 'string', title: 'Title' } } },
+          strict: false,
+        },
       ],
       stream: true,
       max_output_tokens: 300,
@@ -71,7 +83,11 @@ describe('OpenAiResponsesModel against the Responses API', () => {
   });
 
   it('sends the reasoning item back on the next turn, followed by its function calls with their item ids', async () => {
-    vendor.reply(ROUTE, { kind: 'stream', fixture: 'openai-responses/reasoning-function-calls.sse' }, { kind: 'stream', fixture: 'openai-responses/text.sse' });
+    vendor.reply(
+      ROUTE,
+      { kind: 'stream', fixture: 'openai-responses/reasoning-function-calls.sse' },
+      { kind: 'stream', fixture: 'openai-responses/text.sse' },
+    );
     const model = provider.create('gpt-5-mini');
     const sampling = { extra_body: { reasoning: { effort: 'medium', summary: 'auto' } } };
     const assistant = assistantFrom(await collectParts(model.stream(request({ sampling }))));
@@ -91,12 +107,27 @@ describe('OpenAiResponsesModel against the Responses API', () => {
         type: 'reasoning',
         id: 'rs_68a1c3b3a1c48193a8f0e2d4c6b8a0e2',
         summary: [
-          { type: 'summary_text', text: '**Planning lookups**\n\nThe user wants two books; I can look both up in parallel.' },
+          {
+            type: 'summary_text',
+            text: '**Planning lookups**\n\nThe user wants two books; I can look both up in parallel.',
+          },
           { type: 'summary_text', text: '**Choosing titles**\n\nDune and Solaris.' },
         ],
       },
-      { type: 'function_call', id: 'fc_68a1c3b5e7f08193bd2c4e6f8a0b2c4d', call_id: 'call_Lk3vR8pQ2mX7nB4cD9sF1aZe', name: 'lookup', arguments: '{"title":"Dune"}' },
-      { type: 'function_call', id: 'fc_68a1c3b5e8148193a9d1f3b5c7e9f1a3', call_id: 'call_Wt6yH1jK5oP9uI3eR7qA2sDf', name: 'lookup', arguments: '{"title":"Solaris"}' },
+      {
+        type: 'function_call',
+        id: 'fc_68a1c3b5e7f08193bd2c4e6f8a0b2c4d',
+        call_id: 'call_Lk3vR8pQ2mX7nB4cD9sF1aZe',
+        name: 'lookup',
+        arguments: '{"title":"Dune"}',
+      },
+      {
+        type: 'function_call',
+        id: 'fc_68a1c3b5e8148193a9d1f3b5c7e9f1a3',
+        call_id: 'call_Wt6yH1jK5oP9uI3eR7qA2sDf',
+        name: 'lookup',
+        arguments: '{"title":"Solaris"}',
+      },
       { type: 'function_call_output', call_id: 'call_Lk3vR8pQ2mX7nB4cD9sF1aZe', output: 'found {"title":"Dune"}' },
       { type: 'function_call_output', call_id: 'call_Wt6yH1jK5oP9uI3eR7qA2sDf', output: 'found {"title":"Solaris"}' },
     ]);
@@ -105,7 +136,18 @@ describe('OpenAiResponsesModel against the Responses API', () => {
 
 describe('OpenAiResponsesModel errors', () => {
   it('turns 401 into model_auth without retrying', async () => {
-    vendor.reply(ROUTE, { kind: 'json', status: 401, body: { error: { message: 'Incorrect API key provided.', type: 'invalid_request_error', param: null, code: 'invalid_api_key' } } });
+    vendor.reply(ROUTE, {
+      kind: 'json',
+      status: 401,
+      body: {
+        error: {
+          message: 'Incorrect API key provided.',
+          type: 'invalid_request_error',
+          param: null,
+          code: 'invalid_api_key',
+        },
+      },
+    });
     const { error } = await collectFailure(provider.create('gpt-4.1-mini').stream(request()));
     expect(error).toBeInstanceOf(ModelError);
     expect(error).toMatchObject({ code: 'model_auth' });
@@ -115,7 +157,12 @@ describe('OpenAiResponsesModel errors', () => {
   it('lets the SDK retry a 429 with Retry-After, and then succeeds', async () => {
     vendor.reply(
       ROUTE,
-      { kind: 'json', status: 429, body: { error: { message: 'Rate limit reached.', type: 'requests', code: 'rate_limit_exceeded' } }, headers: { 'retry-after': '1', ...FAST_RETRY } },
+      {
+        kind: 'json',
+        status: 429,
+        body: { error: { message: 'Rate limit reached.', type: 'requests', code: 'rate_limit_exceeded' } },
+        headers: { 'retry-after': '1', ...FAST_RETRY },
+      },
       { kind: 'stream', fixture: 'openai-responses/text.sse' },
     );
     const parts = await collectParts(provider.create('gpt-4.1-mini').stream(request()));
@@ -124,7 +171,12 @@ describe('OpenAiResponsesModel errors', () => {
   });
 
   it('turns 503s into model_unavailable after exactly 1 + maxRetries requests', async () => {
-    vendor.reply(ROUTE, { kind: 'json', status: 503, body: { error: { message: 'Service unavailable.', type: 'server_error' } }, headers: FAST_RETRY });
+    vendor.reply(ROUTE, {
+      kind: 'json',
+      status: 503,
+      body: { error: { message: 'Service unavailable.', type: 'server_error' } },
+      headers: FAST_RETRY,
+    });
     const { error } = await collectFailure(provider.create('gpt-4.1-mini').stream(request()));
     expect(error).toMatchObject({ code: 'model_unavailable', details: { status: 503 } });
     expect(vendor.requests).toHaveLength(3);
@@ -138,7 +190,12 @@ describe('OpenAiResponsesModel errors', () => {
   });
 
   it('turns a stream cut in the middle of the function-call arguments into model_stream_interrupted', async () => {
-    vendor.reply(ROUTE, { kind: 'stream', fixture: 'openai-responses/reasoning-function-calls.sse', stopAfterFrames: 19, then: 'cut' });
+    vendor.reply(ROUTE, {
+      kind: 'stream',
+      fixture: 'openai-responses/reasoning-function-calls.sse',
+      stopAfterFrames: 19,
+      then: 'cut',
+    });
     const { error, parts } = await collectFailure(provider.create('gpt-5-mini').stream(request()));
     expect(error).toMatchObject({ code: 'model_stream_interrupted' });
     expect(parts.some((part) => part.type === 'reasoning-delta')).toBe(true);

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import type { Message, ReasoningBlock } from '../../../../src/models/conversation.js';
 import {
   toResponsesInput,
   toResponsesParams,
   toResponsesTools,
 } from '../../../../adapters/models/openai-responses/responses-message-converter.js';
 import type { ResponsesReasoningData } from '../../../../adapters/models/openai-responses/responses-reasoning-data.js';
+import type { Message, ReasoningBlock } from '../../../../src/models/conversation.js';
 
 const PNG = 'iVBORw0KGgo=';
 
@@ -17,13 +17,22 @@ describe('toResponsesInput', () => {
   it('converts user text and images, and tool results with their images, as input items', () => {
     const messages: Message[] = [
       { role: 'system', content: 'ignored here' },
-      { role: 'user', content: [{ type: 'text', text: 'See' }, { type: 'image', mimeType: 'image/png', data: PNG }] },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'See' },
+          { type: 'image', mimeType: 'image/png', data: PNG },
+        ],
+      },
       { role: 'tool', toolCallId: 'call_1', toolName: 'add', content: [{ type: 'text', text: '3' }], isError: false },
       {
         role: 'tool',
         toolCallId: 'call_2',
         toolName: 'shot',
-        content: [{ type: 'text', text: 'Screen:' }, { type: 'image', mimeType: 'image/png', data: PNG }],
+        content: [
+          { type: 'text', text: 'Screen:' },
+          { type: 'image', mimeType: 'image/png', data: PNG },
+        ],
         isError: false,
       },
     ];
@@ -50,7 +59,12 @@ describe('toResponsesInput', () => {
 
   it('sends an assistant turn without reasoning as a plain message and function calls without item ids', () => {
     const messages: Message[] = [
-      { role: 'assistant', content: 'Checking.', reasoning: [], toolCalls: [{ id: 'call_1', name: 'lookup', arguments: '{"title":"Dune"}' }] },
+      {
+        role: 'assistant',
+        content: 'Checking.',
+        reasoning: [],
+        toolCalls: [{ id: 'call_1', name: 'lookup', arguments: '{"title":"Dune"}' }],
+      },
     ];
     expect(toResponsesInput(messages, { store: true })).toEqual([
       { type: 'message', role: 'assistant', content: 'Checking.' },
@@ -80,14 +94,23 @@ describe('toResponsesInput', () => {
     ];
     expect(toResponsesInput(messages, { store: true })).toEqual([
       { type: 'reasoning', id: 'rs_1', summary: [{ type: 'summary_text', text: 'plan' }] },
-      { type: 'message', id: 'msg_1', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'Looking up.', annotations: [] }] },
+      {
+        type: 'message',
+        id: 'msg_1',
+        role: 'assistant',
+        status: 'completed',
+        content: [{ type: 'output_text', text: 'Looking up.', annotations: [] }],
+      },
       { type: 'function_call', id: 'fc_1', call_id: 'call_1', name: 'lookup', arguments: '{"title":"Dune"}' },
       { type: 'function_call', call_id: 'call_2', name: 'lookup', arguments: '{}' },
     ]);
   });
 
   it('drops reasoning the vendor did not store unless it carries encrypted content', () => {
-    const plain = reasoningBlock({ item: { id: 'rs_1', summary: [] }, following: [{ type: 'function_call', id: 'fc_1', callId: 'call_1' }] });
+    const plain = reasoningBlock({
+      item: { id: 'rs_1', summary: [] },
+      following: [{ type: 'function_call', id: 'fc_1', callId: 'call_1' }],
+    });
     const encrypted = reasoningBlock({
       item: { id: 'rs_2', summary: [], encrypted_content: 'gAAAA…' },
       following: [{ type: 'function_call', id: 'fc_2', callId: 'call_2' }],
@@ -116,13 +139,18 @@ describe('toResponsesInput', () => {
         role: 'assistant',
         content: '',
         reasoning: [
-          reasoningBlock({ item: { id: 'rs_1', summary: [] }, following: [{ type: 'function_call', id: 'fc_9', callId: 'call_gone' }] }),
+          reasoningBlock({
+            item: { id: 'rs_1', summary: [] },
+            following: [{ type: 'function_call', id: 'fc_9', callId: 'call_gone' }],
+          }),
           { text: 'thinking', providerData: { vendor: 'anthropic', type: 'thinking', signature: 's' } },
         ],
         toolCalls: [{ id: 'call_1', name: 'a', arguments: '{}' }],
       },
     ];
-    expect(toResponsesInput(messages, { store: true })).toEqual([{ type: 'function_call', call_id: 'call_1', name: 'a', arguments: '{}' }]);
+    expect(toResponsesInput(messages, { store: true })).toEqual([
+      { type: 'function_call', call_id: 'call_1', name: 'a', arguments: '{}' },
+    ]);
   });
 });
 
@@ -130,9 +158,21 @@ describe('toResponsesTools', () => {
   it('converts tools to non-strict function tools, keeping a property named title', () => {
     expect(
       toResponsesTools([
-        { name: 'lookup', description: 'Find.', inputSchema: { $schema: 'x', type: 'object', properties: { title: { type: 'string' } } } },
+        {
+          name: 'lookup',
+          description: 'Find.',
+          inputSchema: { $schema: 'x', type: 'object', properties: { title: { type: 'string' } } },
+        },
       ]),
-    ).toEqual([{ type: 'function', name: 'lookup', description: 'Find.', parameters: { type: 'object', properties: { title: { type: 'string' } } }, strict: false }]);
+    ).toEqual([
+      {
+        type: 'function',
+        name: 'lookup',
+        description: 'Find.',
+        parameters: { type: 'object', properties: { title: { type: 'string' } } },
+        strict: false,
+      },
+    ]);
   });
 });
 
@@ -143,7 +183,13 @@ describe('toResponsesParams', () => {
   ];
 
   it('puts system messages in instructions and maps max_tokens to max_output_tokens', () => {
-    expect(toResponsesParams('gpt-4.1-mini', { messages, tools: [], sampling: { temperature: 0.3, top_p: 0.8, max_tokens: 99, seed: 1 } })).toEqual({
+    expect(
+      toResponsesParams('gpt-4.1-mini', {
+        messages,
+        tools: [],
+        sampling: { temperature: 0.3, top_p: 0.8, max_tokens: 99, seed: 1 },
+      }),
+    ).toEqual({
       model: 'gpt-4.1-mini',
       instructions: 'Be brief.',
       input: [{ type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Hi' }] }],
@@ -160,11 +206,17 @@ describe('toResponsesParams', () => {
       {
         role: 'assistant',
         content: 'ok',
-        reasoning: [reasoningBlock({ item: { id: 'rs_1', summary: [] }, following: [{ type: 'message', id: 'msg_1' }] })],
+        reasoning: [
+          reasoningBlock({ item: { id: 'rs_1', summary: [] }, following: [{ type: 'message', id: 'msg_1' }] }),
+        ],
         toolCalls: [],
       },
     ];
-    const params = toResponsesParams('gpt-5-mini', { messages: history, tools: [], sampling: { extra_body: { store: false, reasoning: { effort: 'low' } } } });
+    const params = toResponsesParams('gpt-5-mini', {
+      messages: history,
+      tools: [],
+      sampling: { extra_body: { store: false, reasoning: { effort: 'low' } } },
+    });
     expect(params).toMatchObject({ store: false, reasoning: { effort: 'low' } });
     expect(params.input).toContainEqual({ type: 'message', role: 'assistant', content: 'ok' });
     expect(JSON.stringify(params.input)).not.toContain('rs_1');

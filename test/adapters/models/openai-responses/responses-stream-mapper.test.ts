@@ -1,8 +1,11 @@
 import type { ResponseStreamEvent } from 'openai/resources/responses/responses';
 import { describe, expect, it } from 'vitest';
+import {
+  mapIncompleteReason,
+  ResponsesStreamMapper,
+} from '../../../../adapters/models/openai-responses/responses-stream-mapper.js';
 import { ModelError } from '../../../../src/errors.js';
 import type { ModelPart } from '../../../../src/models/model.js';
-import { mapIncompleteReason, ResponsesStreamMapper } from '../../../../adapters/models/openai-responses/responses-stream-mapper.js';
 import { readSseFixtureData } from '../../../support/fake-vendor-server.js';
 
 function mapAll(events: ResponseStreamEvent[]): ModelPart[] {
@@ -24,11 +27,18 @@ describe('ResponsesStreamMapper', () => {
   it('streams reasoning summaries, yields parallel calls whole, and ends with a reasoning block that knows what followed it', () => {
     const parts = mapAll(readSseFixtureData('openai-responses/reasoning-function-calls.sse'));
     const streamed = parts.flatMap((part) => (part.type === 'reasoning-delta' ? [part.delta] : [])).join('');
-    const summary = '**Planning lookups**\n\nThe user wants two books; I can look both up in parallel.\n\n**Choosing titles**\n\nDune and Solaris.';
+    const summary =
+      '**Planning lookups**\n\nThe user wants two books; I can look both up in parallel.\n\n**Choosing titles**\n\nDune and Solaris.';
     expect(streamed).toBe(summary);
     expect(parts.filter((part) => part.type !== 'reasoning-delta')).toEqual([
-      { type: 'tool-call', call: { id: 'call_Lk3vR8pQ2mX7nB4cD9sF1aZe', name: 'lookup', arguments: '{"title":"Dune"}' } },
-      { type: 'tool-call', call: { id: 'call_Wt6yH1jK5oP9uI3eR7qA2sDf', name: 'lookup', arguments: '{"title":"Solaris"}' } },
+      {
+        type: 'tool-call',
+        call: { id: 'call_Lk3vR8pQ2mX7nB4cD9sF1aZe', name: 'lookup', arguments: '{"title":"Dune"}' },
+      },
+      {
+        type: 'tool-call',
+        call: { id: 'call_Wt6yH1jK5oP9uI3eR7qA2sDf', name: 'lookup', arguments: '{"title":"Solaris"}' },
+      },
       {
         type: 'reasoning',
         block: {
@@ -38,13 +48,24 @@ describe('ResponsesStreamMapper', () => {
             item: {
               id: 'rs_68a1c3b3a1c48193a8f0e2d4c6b8a0e2',
               summary: [
-                { type: 'summary_text', text: '**Planning lookups**\n\nThe user wants two books; I can look both up in parallel.' },
+                {
+                  type: 'summary_text',
+                  text: '**Planning lookups**\n\nThe user wants two books; I can look both up in parallel.',
+                },
                 { type: 'summary_text', text: '**Choosing titles**\n\nDune and Solaris.' },
               ],
             },
             following: [
-              { type: 'function_call', id: 'fc_68a1c3b5e7f08193bd2c4e6f8a0b2c4d', callId: 'call_Lk3vR8pQ2mX7nB4cD9sF1aZe' },
-              { type: 'function_call', id: 'fc_68a1c3b5e8148193a9d1f3b5c7e9f1a3', callId: 'call_Wt6yH1jK5oP9uI3eR7qA2sDf' },
+              {
+                type: 'function_call',
+                id: 'fc_68a1c3b5e7f08193bd2c4e6f8a0b2c4d',
+                callId: 'call_Lk3vR8pQ2mX7nB4cD9sF1aZe',
+              },
+              {
+                type: 'function_call',
+                id: 'fc_68a1c3b5e8148193a9d1f3b5c7e9f1a3',
+                callId: 'call_Wt6yH1jK5oP9uI3eR7qA2sDf',
+              },
             ],
           },
         },
@@ -66,17 +87,32 @@ describe('ResponsesStreamMapper', () => {
     const mapper = new ResponsesStreamMapper();
     const events = readSseFixtureData<ResponseStreamEvent>('openai-responses/failed.sse');
     expect(() => events.forEach((event) => mapper.push(event))).toThrow(ModelError);
-    expect(() => new ResponsesStreamMapper().push(events[2]!)).toThrow(expect.objectContaining({ code: 'model_unavailable', details: expect.objectContaining({ vendor_type: 'server_error' }) }));
+    expect(() => new ResponsesStreamMapper().push(events[2]!)).toThrow(
+      expect.objectContaining({
+        code: 'model_unavailable',
+        details: expect.objectContaining({ vendor_type: 'server_error' }),
+      }),
+    );
   });
 
   it('throws for an error event, classified by its code', () => {
-    const event: ResponseStreamEvent = { type: 'error', code: 'invalid_prompt', message: 'Invalid prompt.', param: null, sequence_number: 3 };
-    expect(() => new ResponsesStreamMapper().push(event)).toThrow(expect.objectContaining({ code: 'model_bad_request' }));
+    const event: ResponseStreamEvent = {
+      type: 'error',
+      code: 'invalid_prompt',
+      message: 'Invalid prompt.',
+      param: null,
+      sequence_number: 3,
+    };
+    expect(() => new ResponsesStreamMapper().push(event)).toThrow(
+      expect.objectContaining({ code: 'model_bad_request' }),
+    );
   });
 
   it('collects output-text logprobs as token data when the API sends them', () => {
     const events = readSseFixtureData<ResponseStreamEvent>('openai-responses/text.sse').map((event) =>
-      event.type === 'response.output_text.delta' ? { ...event, logprobs: [{ token: event.delta, logprob: -0.5, top_logprobs: [] }] } : event,
+      event.type === 'response.output_text.delta'
+        ? { ...event, logprobs: [{ token: event.delta, logprob: -0.5, top_logprobs: [] }] }
+        : event,
     );
     const tokenData = mapAll(events).find((part) => part.type === 'token-data');
     expect(tokenData).toEqual({ type: 'token-data', data: { logprobs: [-0.5, -0.5, -0.5], raw: expect.any(Array) } });
@@ -84,7 +120,8 @@ describe('ResponsesStreamMapper', () => {
 
   it('throws model_stream_interrupted from end() when the response never completed', () => {
     const mapper = new ResponsesStreamMapper();
-    for (const event of readSseFixtureData<ResponseStreamEvent>('openai-responses/text.sse').slice(0, -1)) mapper.push(event);
+    for (const event of readSseFixtureData<ResponseStreamEvent>('openai-responses/text.sse').slice(0, -1))
+      mapper.push(event);
     expect(() => mapper.end()).toThrow(expect.objectContaining({ code: 'model_stream_interrupted' }));
   });
 });

@@ -8,7 +8,9 @@ export async function collectParts(stream: AsyncIterable<ModelPart>): Promise<Mo
 }
 
 /** What a stream rejects with (fails the test when it resolves), with the parts seen before. */
-export async function collectFailure(stream: AsyncIterable<ModelPart>): Promise<{ error: unknown; parts: ModelPart[] }> {
+export async function collectFailure(
+  stream: AsyncIterable<ModelPart>,
+): Promise<{ error: unknown; parts: ModelPart[] }> {
   const parts: ModelPart[] = [];
   try {
     for await (const part of stream) parts.push(part);

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { linkAbortSignal } from '../../../../adapters/models/shared/link-abort-signal.js';
 
 describe('linkAbortSignal', () => {
-  it('aborts with the parent\'s reason while linked', () => {
+  it("aborts with the parent's reason while linked", () => {
     const parent = new AbortController();
     const link = linkAbortSignal(parent.signal);
     const reason = new Error('stop');

@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { replayableToolArguments, toolArgumentsObject } from '../../../../adapters/models/shared/tool-arguments-object.js';
+import {
+  replayableToolArguments,
+  toolArgumentsObject,
+} from '../../../../adapters/models/shared/tool-arguments-object.js';
 
 describe('toolArgumentsObject', () => {
   it('parses a JSON object, treats empty text as {}, and rejects anything else', () => {
@@ -12,7 +15,7 @@ describe('toolArgumentsObject', () => {
 });
 
 describe('replayableToolArguments', () => {
-  it('keeps the model\'s own text for a JSON object and sends {} otherwise', () => {
+  it("keeps the model's own text for a JSON object and sends {} otherwise", () => {
     expect(replayableToolArguments('{ "a" : 1 }')).toBe('{ "a" : 1 }');
     expect(replayableToolArguments('')).toBe('{}');
     expect(replayableToolArguments('{"a": ')).toBe('{}');

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { ModelError } from '../../../../src/errors.js';
 import {
   modelErrorCodeForStatus,
   modelErrorCodeForVendorType,
   vendorFailureToModelError,
 } from '../../../../adapters/models/shared/vendor-failure.js';
+import { ModelError } from '../../../../src/errors.js';
 
 const vendor = { name: 'Acme', apiKeyVariable: 'ACME_API_KEY' };
 
@@ -45,21 +45,37 @@ describe('modelErrorCodeForVendorType', () => {
 describe('vendorFailureToModelError', () => {
   it('says what the vendor said and what to check, and keeps the cause and details', () => {
     const cause = new Error('boom');
-    const error = vendorFailureToModelError({ vendor, kind: 'http', status: 401, vendorMessage: 'bad key', vendorType: 'auth', requestId: 'req_1', cause });
+    const error = vendorFailureToModelError({
+      vendor,
+      kind: 'http',
+      status: 401,
+      vendorMessage: 'bad key',
+      vendorType: 'auth',
+      requestId: 'req_1',
+      cause,
+    });
     expect(error).toBeInstanceOf(ModelError);
     expect(error.code).toBe('model_auth');
-    expect(error.message).toBe('Acme refused the credentials (HTTP 401): bad key. Check ACME_API_KEY and that the key may use this model.');
+    expect(error.message).toBe(
+      'Acme refused the credentials (HTTP 401): bad key. Check ACME_API_KEY and that the key may use this model.',
+    );
     expect(error.cause).toBe(cause);
     expect(error.details).toEqual({ vendor: 'Acme', status: 401, vendor_type: 'auth', request_id: 'req_1' });
   });
 
   it('tells a connection failure from a busy vendor', () => {
-    expect(vendorFailureToModelError({ vendor, kind: 'connection', cause: undefined }).message).toMatch(/could not be reached/);
-    expect(vendorFailureToModelError({ vendor, kind: 'http', status: 503, cause: undefined }).message).toMatch(/busy or unavailable \(HTTP 503\)/);
+    expect(vendorFailureToModelError({ vendor, kind: 'connection', cause: undefined }).message).toMatch(
+      /could not be reached/,
+    );
+    expect(vendorFailureToModelError({ vendor, kind: 'http', status: 503, cause: undefined }).message).toMatch(
+      /busy or unavailable \(HTTP 503\)/,
+    );
   });
 
   it('calls a stream that broke off model_stream_interrupted', () => {
-    expect(vendorFailureToModelError({ vendor, kind: 'stream-cut', vendorMessage: 'terminated', cause: undefined })).toMatchObject({
+    expect(
+      vendorFailureToModelError({ vendor, kind: 'stream-cut', vendorMessage: 'terminated', cause: undefined }),
+    ).toMatchObject({
       code: 'model_stream_interrupted',
       message: expect.stringMatching(/^Acme stopped streaming before the turn was complete: terminated\./),
     });
