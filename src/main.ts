@@ -185,7 +185,7 @@ function listen(server: Server, port: number, host: string): Promise<void> {
 
 async function waitForSubscribers(registry: RunRegistry, limitMs: number): Promise<void> {
   const deadline = Date.now() + limitMs;
-  while (registry.stats().subscribers > 0 && Date.now() < deadline) {
+  while (registry.localStats().subscribers > 0 && Date.now() < deadline) {
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }

@@ -1,11 +1,16 @@
 import { RunbridgeError } from '../errors.js';
+import type { EventDetail } from '../protocol/event-detail.js';
 import { RunEventFactory } from '../protocol/event-factory.js';
 import { isTerminalEvent, type RunEvent, type RunEventInput } from '../protocol/run-events.js';
 
-/** An event as stored: the object, and its JSON serialised once so fan-out never re-serialises it. */
+/**
+ * An event as stored: the object, its JSON serialised once so fan-out never re-serialises it, and
+ * the entry's detail — what the record needs beyond the event, kept with it and never sent.
+ */
 export interface LoggedEvent {
   readonly event: RunEvent;
   readonly json: string;
+  readonly detail: EventDetail | undefined;
 }
 
 /** The log refused an event because it holds `maxEvents` already; the run must end. */
@@ -71,10 +76,11 @@ export class EventLog {
   }
 
   /**
-   * Builds the event from `input`, stores it, and schedules the wake of waiting readers (see class
-   * doc). Throws once the terminal event is written (a bug in the producer) or when the log is full.
+   * Builds the event from `input`, stores it with `detail`, and schedules the wake of waiting readers
+   * (see class doc). Throws once the terminal event is written (a bug in the producer) or when the
+   * log is full.
    */
-  append(input: RunEventInput): RunEvent {
+  append(input: RunEventInput, detail?: EventDetail): RunEvent {
     if (this.#terminal) {
       throw new Error(`run ${this.runId}: ${input.event} after the terminal ${this.#terminal.event.event}`);
     }
@@ -82,7 +88,8 @@ export class EventLog {
     if (!closing && this.#entries.length >= this.maxEvents) throw new EventLogFullError(this.maxEvents);
 
     const event = this.#factory.build(input);
-    const entry: LoggedEvent = { event, json: JSON.stringify(event) };
+    // One shape for every entry (detail or not), so the code that reads entries stays monomorphic.
+    const entry: LoggedEvent = { event, json: JSON.stringify(event), detail };
     this.#entries.push(entry);
     if (isTerminalEvent(event)) this.#terminal = entry;
     for (const listener of this.#listeners) listener(entry);

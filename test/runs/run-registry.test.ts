@@ -71,7 +71,7 @@ describe('RunRegistry', () => {
       const [a, b] = await Promise.all([first, second]);
       expect(a.created).toBe(true);
       expect(b).toEqual({ run: a.run, created: false });
-      expect(runs.list(OWNER, { limit: 100 }).data.map((run) => run.run_id)).toEqual([a.run.id]);
+      expect((await runs.list(OWNER, { limit: 100 })).data.map((run) => run.run_id)).toEqual([a.run.id]);
     });
 
     it('answers 409 for another body while the first request is still being created', async () => {
@@ -82,7 +82,7 @@ describe('RunRegistry', () => {
       catalog.release();
       await expect(other).rejects.toMatchObject({ status: 409, code: 'idempotency_conflict' });
       await first;
-      expect(runs.list(OWNER, { limit: 100 }).data).toHaveLength(1);
+      expect((await runs.list(OWNER, { limit: 100 })).data).toHaveLength(1);
     });
 
     it('frees the key of a request that failed, so its retry starts the run', async () => {
@@ -99,7 +99,7 @@ describe('RunRegistry', () => {
       const runs = start();
       const { run } = await runs.create({}, OWNER, 'key-1');
       await vi.waitFor(() => expect(run.finished).toBe(true), patiently);
-      runs.delete(run.id, OWNER);
+      await runs.delete(run.id, OWNER);
       const again = await runs.create({}, OWNER, 'key-1');
       expect(again.created).toBe(true);
       expect(again.run.id).not.toBe(run.id);
@@ -115,7 +115,7 @@ describe('RunRegistry', () => {
     catalog.release();
     await expect(first).rejects.toMatchObject({ status: 503, code: 'draining' });
     await expect(duplicate).rejects.toMatchObject({ status: 503, code: 'draining' });
-    expect(runs.list(OWNER, { limit: 100 }).data).toEqual([]);
+    expect((await runs.list(OWNER, { limit: 100 })).data).toEqual([]);
   });
 
   it('reports a background task that fails to its log, not the console', async () => {

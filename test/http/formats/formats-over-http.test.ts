@@ -18,8 +18,8 @@ describe('the stream formats over HTTP', () => {
   afterAll(() => bridge.shutdown());
 
   /** What format `name` says about the run's events after `after`, computed in-process from its log. */
-  function projection(name: string, after: number, query = ''): string {
-    const run = bridge.registry.get(runId, LOCAL_OWNER);
+  async function projection(name: string, after: number, query = ''): Promise<string> {
+    const run = await bridge.registry.open(runId, LOCAL_OWNER);
     const format = STREAM_FORMATS[name]!;
     const context = streamContextOf(run, new URLSearchParams(query));
     return (
@@ -37,26 +37,26 @@ describe('the stream formats over HTTP', () => {
       expect(response.status).toBe(200);
       expect(response.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
       expect(response.headers.get('cache-control')).toBe('no-cache');
-      expect(await response.text()).toBe(PREAMBLE + projection(name, -1));
+      expect(await response.text()).toBe(PREAMBLE + (await projection(name, -1)));
     },
   );
 
   it.each(['openai', 'combined', 'ag-ui'])('resumes format=%s with ?after=', async (name) => {
     const response = await bridge.fetch(`/v1/runs/${runId}/events?format=${name}&after=7`);
-    expect(await response.text()).toBe(PREAMBLE + projection(name, 7));
+    expect(await response.text()).toBe(PREAMBLE + (await projection(name, 7)));
   });
 
   it.each(['combined', 'ag-ui'])('resumes format=%s, whose frames carry ids, with Last-Event-ID', async (name) => {
     const response = await bridge.fetch(`/v1/runs/${runId}/events?format=${name}`, {
       headers: { 'Last-Event-ID': '12' },
     });
-    expect(await response.text()).toBe(PREAMBLE + projection(name, 12));
+    expect(await response.text()).toBe(PREAMBLE + (await projection(name, 12)));
   });
 
   it.each(['openai', 'combined', 'ag-ui'])(
     'answers 204 to format=%s once the client has the whole log of a finished run',
     async (name) => {
-      const lastSeq = bridge.registry.get(runId, LOCAL_OWNER).log.lastSeq;
+      const lastSeq = (await bridge.registry.open(runId, LOCAL_OWNER)).log.lastSeq;
       expect((await bridge.fetch(`/v1/runs/${runId}/events?format=${name}&after=${lastSeq}`)).status).toBe(204);
     },
   );
@@ -64,7 +64,7 @@ describe('the stream formats over HTTP', () => {
   it('lets the typed events ride along in format=openai with ?agent_events=1', async () => {
     const response = await bridge.fetch(`/v1/runs/${runId}/events?format=openai&agent_events=1`);
     const text = await response.text();
-    expect(text).toBe(PREAMBLE + projection('openai', -1, 'agent_events=1'));
+    expect(text).toBe(PREAMBLE + (await projection('openai', -1, 'agent_events=1')));
     expect(text).toContain('"agent_event":{"event":"tool.completed"');
   });
 
