@@ -45,6 +45,11 @@ const EnvSchema = z.object({
   RUNBRIDGE_ORS_PING_SECONDS: seconds(10),
   RUNBRIDGE_ORS_CALL_SILENCE_SECONDS: seconds(30),
   RUNBRIDGE_STREAM_TOKEN_TTL_SECONDS: seconds(60),
+  // Quotas and byte budgets of the run store (CONTRACT §6, `docs/configuration.md`).
+  RUNBRIDGE_MAX_RUNNING_PER_KEY: z.coerce.number().int().positive().optional(),
+  RUNBRIDGE_MAX_QUEUED_PER_KEY: z.coerce.number().int().min(0).optional(),
+  RUNBRIDGE_MAX_QUEUED_BYTES: count(64 * 1024 * 1024),
+  RUNBRIDGE_MAX_STORED_BYTES: count(256 * 1024 * 1024),
   OPENAI_API_KEY: optionalText,
   OPENAI_BASE_URL: optionalText.pipe(z.url().optional()),
   ANTHROPIC_API_KEY: optionalText,
@@ -80,6 +85,17 @@ export interface Config {
   orsCallSilenceMs: number;
   /** How long a stream token (`POST /v1/runs/:id/stream-token`) opens its run's events stream. */
   streamTokenTtlMs: number;
+  /**
+   * Runs of one API key running at once. Default: half of `maxConcurrentRuns` (at least 1) when two
+   * or more keys are configured, so no key can take every slot; all of them otherwise.
+   */
+  maxRunningPerKey: number;
+  /** Runs of one API key waiting in the queue. Default: half of `maxQueuedRuns` with two or more keys, all of it otherwise. */
+  maxQueuedPerKey: number;
+  /** Bytes of JSON the queued requests may hold together (inputs and secrets included). */
+  maxQueuedBytes: number;
+  /** Bytes of JSON stored runs may hold (requests, events, details); past it the oldest finished runs are forgotten. */
+  maxStoredBytes: number;
   openai: { apiKey: string | undefined; baseUrl: string | undefined };
   anthropic: { apiKey: string | undefined; baseUrl: string | undefined };
 }
@@ -97,6 +113,23 @@ const list = (value: string | undefined): string[] =>
     .split(',')
     .map((item) => item.trim())
     .filter((item) => item !== '');
+
+/**
+ * The per-key quotas, defaulting to half of the global bounds when several keys share the server
+ * (one key then cannot lock the others out) and to the global bounds when one caller has it all.
+ */
+function storeQuotas(
+  e: z.infer<typeof EnvSchema>,
+  keys: number,
+): Pick<Config, 'maxRunningPerKey' | 'maxQueuedPerKey' | 'maxQueuedBytes' | 'maxStoredBytes'> {
+  const share = (total: number, minimum: number) => (keys >= 2 ? Math.max(minimum, Math.ceil(total / 2)) : total);
+  return {
+    maxRunningPerKey: e.RUNBRIDGE_MAX_RUNNING_PER_KEY ?? share(e.RUNBRIDGE_MAX_CONCURRENT_RUNS, 1),
+    maxQueuedPerKey: e.RUNBRIDGE_MAX_QUEUED_PER_KEY ?? share(e.RUNBRIDGE_MAX_QUEUED_RUNS, 0),
+    maxQueuedBytes: e.RUNBRIDGE_MAX_QUEUED_BYTES,
+    maxStoredBytes: e.RUNBRIDGE_MAX_STORED_BYTES,
+  };
+}
 
 /** Reads and validates the configuration from `env` (default: `process.env`). */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
@@ -132,6 +165,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     orsPingMs: ms(e.RUNBRIDGE_ORS_PING_SECONDS),
     orsCallSilenceMs: ms(e.RUNBRIDGE_ORS_CALL_SILENCE_SECONDS),
     streamTokenTtlMs: ms(e.RUNBRIDGE_STREAM_TOKEN_TTL_SECONDS),
+    ...storeQuotas(e, list(e.RUNBRIDGE_API_KEYS).length),
     openai: { apiKey: e.OPENAI_API_KEY, baseUrl: e.OPENAI_BASE_URL },
     anthropic: { apiKey: e.ANTHROPIC_API_KEY, baseUrl: e.ANTHROPIC_BASE_URL },
   };

@@ -16,6 +16,8 @@ import { OrsClient } from './ors/client/ors-client.js';
 import { createOrsServer, type OrsServer } from './ors/server/create-ors-server.js';
 import type { AnyEnvironment } from './ors/server/environment-registry.js';
 import { RunRegistry } from './runs/run-registry.js';
+import { MemoryRunStore } from './store/memory/memory-run-store.js';
+import type { StoreLimits } from './store/run-store.js';
 
 export interface StartOptions {
   config: Config;
@@ -63,17 +65,16 @@ export async function startRunbridge(options: StartOptions): Promise<Runbridge> 
   models.normalise(undefined); // fail at start-up, not at the first request, on a bad RUNBRIDGE_MODEL
 
   const { ors, orsUrl, orsServer } = await connectOrs(config, options.environments);
+  const store = new MemoryRunStore(storeLimits(config));
   const registry = new RunRegistry({
     ors,
     models,
+    store,
     log,
     defaultEnv: config.defaultEnv,
     limits: {
       maxConcurrentRuns: config.maxConcurrentRuns,
-      maxQueuedRuns: config.maxQueuedRuns,
       maxEventsPerRun: config.maxEventsPerRun,
-      orphanTtlMs: config.orphanTtlMs,
-      retentionMs: config.retentionMs,
       runTimeoutMs: config.runTimeoutMs,
       toolOutputEventChars: config.toolOutputEventChars,
     },
@@ -121,6 +122,19 @@ export async function startRunbridge(options: StartOptions): Promise<Runbridge> 
     })());
 
   return { url: `http://${host}:${address.port}`, orsUrl, orsServer, registry, shutdown };
+}
+
+/** The bounds the run store enforces, from the configuration. */
+export function storeLimits(config: Config): StoreLimits {
+  return {
+    maxQueuedRuns: config.maxQueuedRuns,
+    maxRunningPerKey: config.maxRunningPerKey,
+    maxQueuedPerKey: config.maxQueuedPerKey,
+    maxQueuedBytes: config.maxQueuedBytes,
+    maxStoredBytes: config.maxStoredBytes,
+    retentionMs: config.retentionMs,
+    orphanTtlMs: config.orphanTtlMs,
+  };
 }
 
 /** The ORS side of a bridge or a rollout batch: a client, and the built-in server when it is the one in use. */

@@ -1,26 +1,26 @@
 import { customAlphabet } from 'nanoid';
-import { ConflictError, DrainingError } from '../errors.js';
+import { CapacityError, ConflictError, DrainingError, NotFoundError } from '../errors.js';
 import type { ModelRegistry } from '../models/model-registry.js';
 import type { OrsClient } from '../ors/client/ors-client.js';
+import type { CancelReason } from '../protocol/run-events.js';
 import type { RunRequest } from '../protocol/run-request.js';
 import type { RunSnapshot } from '../protocol/run-snapshot.js';
+import type { RunListQuery, RunPage, RunStats, RunStore } from '../store/run-store.js';
 import { EnvCatalog } from './env-catalog.js';
-import { IdempotencyKeys } from './idempotency-keys.js';
+import { hashRequest } from './hash-request.js';
 import { Run } from './run.js';
-import { RunDirectory, type RunListQuery, type RunPage } from './run-directory.js';
-import { type RetentionLimits, RunRetention } from './run-retention.js';
+import { RunRetention } from './run-retention.js';
 import { RunScheduler, type SchedulerLimits } from './run-scheduler.js';
 import { TaskTracker } from './task-tracker.js';
 
-export type { RunListQuery, RunPage } from './run-directory.js';
-
-export interface RunLimits extends SchedulerLimits, RetentionLimits {
+export interface RunLimits extends SchedulerLimits {
   maxEventsPerRun: number;
 }
 
 export interface RunRegistryOptions {
   ors: OrsClient;
   models: ModelRegistry;
+  store: RunStore;
   defaultEnv: string;
   limits: RunLimits;
   now?: () => number;
@@ -28,53 +28,59 @@ export interface RunRegistryOptions {
   log?: (message: string, error?: unknown) => void;
 }
 
-/** What `/health` counts. */
-export interface RunStats {
-  running: number;
-  queued: number;
-  finished: number;
-  subscribers: number;
-}
-
 const newRunId = customAlphabet('0123456789abcdefghijklmnopqrstuvwxyz', 24);
 
+/** The 404 for a run that is unknown, forgotten, or another key's (we do not say which). */
+function runNotFound(id: string): NotFoundError {
+  return new NotFoundError(
+    `No run "${id}" here: it never existed, was forgotten after its retention, or belongs to another key.`,
+    'run_not_found',
+  );
+}
+
 /**
- * Every run of the server, as the routes see them: creates runs (validated, deduplicated by
- * idempotency key, started or queued), finds and lists them scoped to their owner, cancels and
- * forgets them, and drains on shutdown. Each job is its own module — {@link RunScheduler} (slots,
- * queue, episodes), {@link IdempotencyKeys}, {@link RunRetention} (orphan sweep, retention),
- * {@link RunDirectory} (lookup, list) — and this class only wires them. Another owner's run is 404.
+ * Every run, as the routes see them: creates runs (validated, deduplicated by idempotency key,
+ * started or queued), finds and lists them scoped to their owner, cancels and forgets them, and
+ * drains on shutdown. It only wires the jobs together: the {@link RunStore} keeps runs, keys,
+ * queue and quotas; the {@link RunScheduler} executes runs on this instance; {@link RunRetention}
+ * sweeps. Another owner's run is 404.
  */
 export class RunRegistry {
   readonly #o: RunRegistryOptions;
   readonly #now: () => number;
+  readonly #store: RunStore;
   readonly #catalog: EnvCatalog;
   readonly #tasks: TaskTracker;
   readonly #scheduler: RunScheduler;
-  readonly #idempotency = new IdempotencyKeys();
-  readonly #directory = new RunDirectory();
   readonly #retention: RunRetention;
   #draining = false;
 
   constructor(options: RunRegistryOptions) {
     this.#o = options;
     this.#now = options.now ?? Date.now;
+    this.#store = options.store;
     this.#catalog = new EnvCatalog(options.ors, this.#now);
     const log = options.log ?? ((message: string, error?: unknown) => console.error(message, error));
     this.#tasks = new TaskTracker((error) => log('background task failed:', error));
     this.#scheduler = new RunScheduler({
       ors: options.ors,
       models: options.models,
+      store: this.#store,
       limits: options.limits,
       tasks: this.#tasks,
       now: this.#now,
     });
+    this.#store.attach({
+      freeSlots: () => (this.#draining ? 0 : this.#scheduler.freeSlots()),
+      control: (id, message) => {
+        if (message.type === 'cancel') this.#scheduler.cancel(id, message.reason);
+      },
+      wake: () => this.#scheduler.wake(),
+    });
     this.#retention = new RunRetention({
-      limits: options.limits,
-      now: this.#now,
-      runs: () => this.#directory.values(),
-      cancelOrphan: (run) => this.#scheduler.cancel(run, 'orphaned'),
-      forget: (run) => this.#forget(run),
+      store: this.#store,
+      cancelOrphan: (id) => this.#cancel(id, 'orphaned'),
+      log,
     });
   }
 
@@ -83,105 +89,152 @@ export class RunRegistry {
   }
 
   /**
-   * Validates `request` and starts its run, or queues it when every slot is busy. With an
+   * Validates `request` and starts its run, or queues it when it may not start yet. With an
    * idempotency key already used by `owner`: the same body answers the existing run (`created:
-   * false`; while that run is still being created, once it is, or with the error its creation
-   * failed with), another body is a 409. Throws 503 while draining, 404 for an unknown environment,
-   * 400 for a bad task or model, 429 when the queue is full.
+   * false`; a duplicate that arrives while the run is being created waits for it), another body is
+   * a 409. Throws 503 while draining, 404 for an unknown environment, 400 for a bad task or model,
+   * 429 when the run may not wait (queue, the key's quota or the byte budgets full).
    */
   async create(request: RunRequest, owner: string, idempotencyKey?: string): Promise<{ run: Run; created: boolean }> {
     if (this.#draining) throw new DrainingError();
     if (idempotencyKey === undefined) return { run: await this.#create(request, owner), created: true };
-    const answer = await this.#idempotency.once(owner, idempotencyKey, request, () => this.#create(request, owner));
-    if (!answer.created) answer.run.touch(this.#now());
-    return answer;
+
+    const hash = hashRequest(request);
+    for (;;) {
+      const claim = await this.#store.claimKey(owner, idempotencyKey, hash);
+      if (claim.kind === 'claimed') break;
+      if (claim.kind === 'conflict') {
+        throw new ConflictError(
+          'This Idempotency-Key was already used with a different body; use a new key for a new run.',
+          'idempotency_conflict',
+        );
+      }
+      if (claim.kind === 'pending') {
+        await claim.settled;
+        continue;
+      }
+      const existing = await this.#store.open(claim.runId);
+      // Forgotten between the two reads: the key is free again.
+      if (!existing) continue;
+      await this.#store.touch(existing.id);
+      return { run: existing, created: false };
+    }
+    try {
+      return { run: await this.#create(request, owner, idempotencyKey), created: true };
+    } catch (error) {
+      // No run holds the key, so a retry with it must be able to create one.
+      await this.#store.releaseKey(owner, idempotencyKey).catch(() => undefined);
+      throw error;
+    }
   }
 
-  async #create(request: RunRequest, owner: string): Promise<Run> {
+  async #create(request: RunRequest, owner: string, idempotencyKey?: string): Promise<Run> {
     const model = this.#o.models.resolve(request.model).id;
     const env = request.env ?? this.#o.defaultEnv;
     const task = await this.#catalog.resolve(env, request.task);
-    // Checked again after the await: the server may have begun draining, or the queue filled, meanwhile.
+    // Checked again after the await: the server may have begun draining meanwhile.
     if (this.#draining) throw new DrainingError();
-    this.#scheduler.admit();
     const { secrets, ...kept } = request;
     const run = new Run(
       { id: `run_${newRunId()}`, owner, env, task, model, request: kept, createdAt: this.#now() },
       { maxEvents: this.#o.limits.maxEventsPerRun, now: this.#now },
     );
-    this.#directory.add(run);
-    this.#scheduler.submit(run, secrets);
+    const slot = this.#scheduler.reserve();
+    let admission: Awaited<ReturnType<RunStore['submit']>>;
+    try {
+      admission = await this.#store.submit({
+        run,
+        secrets,
+        requestBytes: JSON.stringify(request).length,
+        ...(idempotencyKey === undefined ? {} : { idempotencyKey }),
+        startHere: slot !== undefined,
+      });
+    } finally {
+      slot?.(false);
+    }
+    if (admission.kind === 'refused') {
+      const { queued } = this.#store.localStats();
+      throw new CapacityError(admission.message, this.#scheduler.retryAfterSeconds(queued), admission.code);
+    }
+    if (admission.kind === 'started') this.#scheduler.start({ run, secrets });
     return run;
   }
 
   /** The run `id` with its log, if `owner` may see it (and touches it), else 404. */
   async open(id: string, owner: string): Promise<Run> {
-    const run = this.#directory.get(id, owner);
-    run.touch(this.#now());
+    const run = await this.#store.open(id);
+    if (!run || run.owner !== owner) throw runNotFound(id);
+    await this.#store.touch(id);
     return run;
   }
 
   /** The snapshot of run `id`, if `owner` may see it (and touches it), else 404. */
   async snapshot(id: string, owner: string): Promise<RunSnapshot> {
-    return (await this.open(id, owner)).snapshot();
+    const stored = await this.#store.snapshot(id);
+    if (!stored || stored.owner !== owner) throw runNotFound(id);
+    await this.#store.touch(id);
+    return stored.snapshot;
   }
 
-  /** `owner`'s runs, newest first (see {@link RunDirectory.list}). */
+  /** `owner`'s runs, newest first; a cursor naming no run of theirs is a 400. */
   async list(owner: string, query: RunListQuery): Promise<RunPage> {
-    return this.#directory.list(owner, query);
+    return this.#store.list(owner, query);
   }
 
   /** Cancels `owner`'s run; idempotent. A queued run leaves the queue and ends at once. */
   async cancel(id: string, owner: string): Promise<RunSnapshot> {
-    const run = await this.open(id, owner);
-    this.#scheduler.cancel(run, 'client');
-    return run.snapshot();
+    await this.snapshot(id, owner);
+    await this.#cancel(id, 'client');
+    return this.snapshot(id, owner);
+  }
+
+  /**
+   * Cancels run `id` wherever it is: here, in the queue (taken out and ended here, so it still gets
+   * a whole log: `run.started`, then `run.cancelled`), or on the instance executing it.
+   */
+  async #cancel(id: string, reason: CancelReason): Promise<void> {
+    if (this.#scheduler.holds(id)) return this.#scheduler.cancel(id, reason);
+    const queued = await this.#store.unqueue(id);
+    if (queued) return this.#scheduler.start(queued, reason);
+    await this.#store.control(id, { type: 'cancel', reason });
   }
 
   /** Forgets a finished run of `owner`; 409 while it is still queued or running. */
   async delete(id: string, owner: string): Promise<void> {
-    const run = await this.open(id, owner);
-    if (!run.finished)
+    const { status } = await this.snapshot(id, owner);
+    if (status !== 'completed' && status !== 'failed' && status !== 'cancelled')
       throw new ConflictError(
-        `Run "${id}" is ${run.status}; cancel it first, then delete it once it has ended.`,
+        `Run "${id}" is ${status}; cancel it first, then delete it once it has ended.`,
         'run_active',
       );
-    this.#forget(run);
+    await this.#store.forget(id);
   }
 
-  /** Cancels orphaned runs and forgets finished runs past their retention (also run every second). */
-  sweep(): void {
-    this.#retention.sweep();
+  /** Cancels orphaned runs and forgets finished runs past their retention or the byte budget (also run every second). */
+  sweep(): Promise<void> {
+    return this.#retention.sweep();
   }
 
   /** Counts for `/health`. */
-  async stats(): Promise<RunStats> {
-    return this.localStats();
+  stats(): Promise<RunStats> {
+    return this.#store.stats();
   }
 
-  /** The counts this process knows without asking anyone: what `/health` shows, and shutdown waits on. */
+  /** The counts this instance knows without asking anyone (shutdown waits on its subscribers). */
   localStats(): RunStats {
-    let finished = 0;
-    let subscribers = 0;
-    for (const run of this.#directory.values()) {
-      if (run.finished) finished++;
-      subscribers += run.subscribers;
-    }
-    return { running: this.#scheduler.running, queued: this.#scheduler.queued, finished, subscribers };
+    return this.#store.localStats();
   }
 
   /**
-   * Stops taking runs, cancels queued ones, lets running ones finish within `graceMs`, cancels the
-   * rest, and resolves when every episode has ended (terminal event written, ORS session deleted).
+   * Stops taking runs, cancels the queued ones no other instance will run, lets running ones finish
+   * within `graceMs`, cancels the rest, and resolves when every episode has ended (terminal event
+   * stored, ORS session deleted) and the store is closed.
    */
   async shutdown(graceMs: number): Promise<void> {
     this.#draining = true;
+    for (const queued of await this.#store.abandon().catch(() => [])) this.#scheduler.start(queued, 'shutdown');
     await this.#scheduler.drain(graceMs);
-    this.#retention.stop();
-  }
-
-  #forget(run: Run): void {
-    this.#directory.remove(run.id);
-    this.#idempotency.release(run.id);
+    await this.#retention.stop();
+    await this.#store.close();
   }
 }

@@ -1,15 +1,13 @@
-import { CapacityError } from '../errors.js';
 import type { ModelRegistry } from '../models/model-registry.js';
 import type { OrsClient } from '../ors/client/ors-client.js';
 import type { CancelReason } from '../protocol/run-events.js';
-import type { Run } from './run.js';
+import type { ClaimedRun, RunStore } from '../store/run-store.js';
 import { RunCancelledError } from './run-cancelled-error.js';
 import { runEpisode } from './run-episode.js';
 import type { TaskTracker } from './task-tracker.js';
 
 export interface SchedulerLimits {
   maxConcurrentRuns: number;
-  maxQueuedRuns: number;
   runTimeoutMs: number;
   toolOutputEventChars: number;
 }
@@ -17,6 +15,7 @@ export interface SchedulerLimits {
 export interface RunSchedulerOptions {
   ors: OrsClient;
   models: ModelRegistry;
+  store: RunStore;
   limits: SchedulerLimits;
   tasks: TaskTracker;
   now: () => number;
@@ -25,105 +24,66 @@ export interface RunSchedulerOptions {
 /** CONTRACT §2: `max_turns` defaults to 20. */
 const DEFAULT_MAX_TURNS = 20;
 
-interface Queued {
-  run: Run;
-  /** Forwarded to ORS `/create` when the run starts, then dropped. */
-  secrets: Record<string, unknown> | undefined;
-}
-
 /**
- * Runs the episodes: at most `maxConcurrentRuns` at once, each as a tracked background task under
- * its time limit; the rest wait in a FIFO queue of at most `maxQueuedRuns`. Cancels queued and
- * running runs, estimates when a refused caller should come back, and drains on shutdown.
+ * Executes runs on this instance: at most `maxConcurrentRuns` episodes at once, each a tracked
+ * background task under its time limit, taken from the store's queue whenever a slot frees up.
+ * Cancels the runs it executes, estimates when a refused caller should come back, and drains on
+ * shutdown. The queue itself, and the quotas it keeps, are the store's.
  */
 export class RunScheduler {
   readonly #o: RunSchedulerOptions;
-  readonly #queue: Queued[] = [];
   readonly #active = new Map<string, AbortController>();
+  /** Slots promised to runs being created (`reserve`), so two creations never take the last one. */
+  #reserved = 0;
   #meanRunMs = 0;
+  #stopped = false;
+  #pumping: Promise<void> | undefined;
+  #pumpAgain = false;
 
   constructor(options: RunSchedulerOptions) {
     this.#o = options;
   }
 
+  /** Runs executing here. */
   get running(): number {
     return this.#active.size;
   }
 
-  get queued(): number {
-    return this.#queue.length;
-  }
-
-  /** Throws 429 `queue_full` when a new run could neither start nor wait in the queue. */
-  admit(): void {
-    const { maxConcurrentRuns, maxQueuedRuns } = this.#o.limits;
-    if (this.#active.size >= maxConcurrentRuns && this.#queue.length >= maxQueuedRuns) {
-      throw new CapacityError(
-        `All ${maxConcurrentRuns} run slots are busy and the queue holds ${this.#queue.length} runs; retry later.`,
-        this.retryAfterSeconds(),
-      );
-    }
-  }
-
-  /** Starts `run` when a slot is free, else queues it; `secrets` reach ORS `/create` and nothing else. */
-  submit(run: Run, secrets: Record<string, unknown> | undefined): void {
-    if (this.#active.size < this.#o.limits.maxConcurrentRuns) this.#start({ run, secrets });
-    else this.#queue.push({ run, secrets });
-  }
-
-  /** True while `run` is queued or running here. */
-  holds(run: Run): boolean {
-    return this.#active.has(run.id) || this.#queue.some((entry) => entry.run === run);
+  /** Slots free right now. */
+  freeSlots(): number {
+    return Math.max(0, this.#o.limits.maxConcurrentRuns - this.#active.size - this.#reserved);
   }
 
   /**
-   * Cancels `run` with `reason`; a finished or already cancelled run is left alone. A queued run
-   * leaves the queue and still gets a whole log (`run.started`, then `run.cancelled`), so every
-   * client sees the same shape; its episode ends before it opens a session.
+   * Promises a free slot (if any) to a run being created; call the returned function with whether
+   * the run took it. Without a free slot it returns undefined.
    */
-  cancel(run: Run, reason: CancelReason): void {
-    const queued = this.#queue.findIndex((entry) => entry.run === run);
-    if (queued >= 0) {
-      const [entry] = this.#queue.splice(queued, 1);
-      this.#start(entry!, new RunCancelledError(reason));
-      return;
-    }
-    const controller = this.#active.get(run.id);
-    if (controller && !controller.signal.aborted) controller.abort(new RunCancelledError(reason));
+  reserve(): ((taken: boolean) => void) | undefined {
+    if (this.#stopped || this.freeSlots() === 0) return undefined;
+    this.#reserved++;
+    let settled = false;
+    return (taken) => {
+      if (settled) return;
+      settled = true;
+      this.#reserved--;
+      if (!taken) this.wake();
+    };
   }
 
-  /** Seconds a refused caller should wait: the mean run time scaled by how full the queue is, 1–60. */
-  retryAfterSeconds(): number {
-    const { maxConcurrentRuns } = this.#o.limits;
-    const estimate = ((this.#meanRunMs || 5000) * (1 + this.#queue.length / maxConcurrentRuns)) / 1000;
-    return Math.min(60, Math.max(1, Math.ceil(estimate)));
+  /** True while run `id` executes here. */
+  holds(id: string): boolean {
+    return this.#active.has(id);
   }
 
-  /**
-   * Cancels queued runs, lets running ones finish within `graceMs`, cancels the rest, and resolves
-   * when every episode has ended (terminal event written, ORS session deleted).
-   */
-  async drain(graceMs: number): Promise<void> {
-    for (const { run } of [...this.#queue]) this.cancel(run, 'shutdown');
-    let timer: NodeJS.Timeout | undefined;
-    const grace = new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, graceMs);
-    });
-    await Promise.race([this.#o.tasks.idle(), grace]);
-    clearTimeout(timer);
-    for (const controller of this.#active.values()) {
-      if (!controller.signal.aborted) controller.abort(new RunCancelledError('shutdown'));
-    }
-    await this.#o.tasks.idle();
-  }
-
-  #start({ run, secrets }: Queued, cancelled?: RunCancelledError): void {
-    const { ors, models, limits, now } = this.#o;
+  /** Starts a run the store has given to this instance (`cancelled`: end it at once with that reason). */
+  start({ run, secrets }: ClaimedRun, cancelled?: CancelReason): void {
+    const { ors, models, store, limits, now } = this.#o;
     const controller = new AbortController();
-    if (cancelled) controller.abort(cancelled);
+    if (cancelled) controller.abort(new RunCancelledError(cancelled));
     this.#active.set(run.id, controller);
     const timeout = setTimeout(() => controller.abort(new RunCancelledError('timeout')), limits.runTimeoutMs);
     const started = now();
+    const stored = store.track(run);
     const episode = runEpisode({
       ors,
       model: models.resolve(run.model),
@@ -141,19 +101,78 @@ export class RunScheduler {
       now,
     });
     this.#o.tasks.track(
-      episode.finally(() => {
-        clearTimeout(timeout);
-        this.#active.delete(run.id);
-        const took = now() - started;
-        this.#meanRunMs = this.#meanRunMs === 0 ? took : this.#meanRunMs * 0.9 + took * 0.1;
-        this.#pump();
-      }),
+      episode
+        // The slot frees once the store holds the whole log, so a run never outlives its slot.
+        .then(() => stored)
+        .finally(() => {
+          clearTimeout(timeout);
+          this.#active.delete(run.id);
+          const took = now() - started;
+          this.#meanRunMs = this.#meanRunMs === 0 ? took : this.#meanRunMs * 0.9 + took * 0.1;
+          this.wake();
+        }),
     );
   }
 
-  #pump(): void {
-    while (this.#active.size < this.#o.limits.maxConcurrentRuns && this.#queue.length > 0) {
-      this.#start(this.#queue.shift()!);
+  /** Cancels a run executing here with `reason`; a finished or already cancelled one is left alone. */
+  cancel(id: string, reason: CancelReason): void {
+    const controller = this.#active.get(id);
+    if (controller && !controller.signal.aborted) controller.abort(new RunCancelledError(reason));
+  }
+
+  /** Takes queued runs from the store while slots are free; runs of overlapping calls are folded into one. */
+  wake(): void {
+    if (this.#stopped) return;
+    if (this.#pumping) {
+      this.#pumpAgain = true;
+      return;
     }
+    this.#pumping = this.#pump().finally(() => {
+      this.#pumping = undefined;
+      if (this.#pumpAgain) {
+        this.#pumpAgain = false;
+        this.wake();
+      }
+    });
+    this.#o.tasks.track(this.#pumping);
+  }
+
+  async #pump(): Promise<void> {
+    while (!this.#stopped) {
+      const free = this.freeSlots();
+      if (free === 0) return;
+      this.#reserved += free;
+      let claimed: ClaimedRun[];
+      try {
+        claimed = await this.#o.store.claim(free);
+      } finally {
+        this.#reserved -= free;
+      }
+      for (const run of claimed) this.start(run);
+      if (claimed.length < free) return;
+    }
+  }
+
+  /** Seconds a refused caller should wait: the mean run time scaled by how busy the slots are, 1–60. */
+  retryAfterSeconds(queued: number): number {
+    const { maxConcurrentRuns } = this.#o.limits;
+    const estimate = ((this.#meanRunMs || 5000) * (1 + queued / maxConcurrentRuns)) / 1000;
+    return Math.min(60, Math.max(1, Math.ceil(estimate)));
+  }
+
+  /**
+   * Takes no more runs, lets running ones finish within `graceMs`, cancels the rest, and resolves
+   * when every episode has ended (terminal event stored, ORS session deleted).
+   */
+  async drain(graceMs: number): Promise<void> {
+    this.#stopped = true;
+    let timer: NodeJS.Timeout | undefined;
+    const grace = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, graceMs);
+    });
+    await Promise.race([this.#o.tasks.idle(), grace]);
+    clearTimeout(timer);
+    for (const id of this.#active.keys()) this.cancel(id, 'shutdown');
+    await this.#o.tasks.idle();
   }
 }

@@ -37,6 +37,7 @@ export class Run {
   #lastTouchedAt: number;
   #subscribers = 0;
   #finishedAt: number | undefined;
+  #storedBytes: number;
 
   constructor(record: RunRecord, options: { maxEvents: number; now: () => number }) {
     this.id = record.id;
@@ -50,8 +51,10 @@ export class Run {
     this.#updatedAt = record.createdAt;
     this.#lastTouchedAt = record.createdAt;
     this.log = new EventLog(record.id, options.maxEvents, options.now);
+    this.#storedBytes = JSON.stringify(record.request).length;
     const reduction = record.request.reward_reduction;
-    this.log.onAppend(({ event }) => {
+    this.log.onAppend(({ event, json, detail }) => {
+      this.#storedBytes += json.length + (detail === undefined ? 0 : JSON.stringify(detail).length);
       applyEvent(this.#summary, event, reduction);
       this.#updatedAt = event.timestamp * 1000;
       if (isFinishedStatus(this.#summary.status)) this.#finishedAt = this.#updatedAt;
@@ -75,6 +78,14 @@ export class Run {
   /** Epoch ms at which the run reached its terminal event. */
   get finishedAt(): number | undefined {
     return this.#finishedAt;
+  }
+
+  /**
+   * What the run holds: its request and every entry of its log (events and details), in characters
+   * of JSON — what the stored-bytes budget (`RUNBRIDGE_MAX_STORED_BYTES`) counts.
+   */
+  get storedBytes(): number {
+    return this.#storedBytes;
   }
 
   get lastTouchedAt(): number {
@@ -120,6 +131,7 @@ export class Run {
       finished: summary.finished,
       output: summary.output,
       error: summary.error,
+      stop_reason: summary.stopReason,
       last_seq: this.log.lastSeq,
     };
   }

@@ -4,6 +4,7 @@ import { OrsClient } from '../../src/ors/client/ors-client.js';
 import { createOrsServer, type OrsServer } from '../../src/ors/server/create-ors-server.js';
 import { isTerminalEvent } from '../../src/protocol/run-events.js';
 import { RunRegistry, type RunRegistryOptions } from '../../src/runs/run-registry.js';
+import { MemoryRunStore } from '../../src/store/memory/memory-run-store.js';
 import { probeEnvironment } from '../support/probe-environment.js';
 import { scriptedProvider } from '../support/scripted-model.js';
 import { deferred } from '../support/test-environment.js';
@@ -33,16 +34,17 @@ describe('RunRegistry', () => {
       ors,
       // Without tool calls the scripted model answers at once, so every run completes in one turn.
       models: new ModelRegistry([scriptedProvider({ done: [] })], 'scripted:done'),
-      defaultEnv: 'probe',
-      limits: {
-        maxConcurrentRuns: 4,
+      store: new MemoryRunStore({
         maxQueuedRuns: 4,
-        maxEventsPerRun: 1000,
+        maxRunningPerKey: 4,
+        maxQueuedPerKey: 4,
+        maxQueuedBytes: 1024 * 1024,
+        maxStoredBytes: 16 * 1024 * 1024,
         orphanTtlMs: 60_000,
         retentionMs: 60_000,
-        runTimeoutMs: 60_000,
-        toolOutputEventChars: 100,
-      },
+      }),
+      defaultEnv: 'probe',
+      limits: { maxConcurrentRuns: 4, maxEventsPerRun: 1000, runTimeoutMs: 60_000, toolOutputEventChars: 100 },
       log: () => undefined,
       ...options,
     });
