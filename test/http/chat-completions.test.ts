@@ -94,7 +94,7 @@ describe('POST /v1/chat/completions', () => {
     const played = run(runId);
     const context = streamContextOf(played, new URLSearchParams());
     expect(text).toBe(
-      `retry: 3000\n\n${played.log.entries.map((entry) => openaiFormat.frame(entry, context)).join('')}data: [DONE]\n\n`,
+      `retry: 3000\n${played.log.entries.map((entry) => openaiFormat.frame(entry, context)).join('')}data: [DONE]\n\n`,
     );
   });
 
@@ -111,7 +111,7 @@ describe('POST /v1/chat/completions', () => {
     const played = run(response.headers.get('x-run-id')!);
     const context = streamContextOf(played, new URLSearchParams('agent_events=1'));
     expect(text).toBe(
-      `retry: 3000\n\n${played.log.entries.map((entry) => openaiFormat.frame(entry, context)).join('')}data: [DONE]\n\n`,
+      `retry: 3000\n${played.log.entries.map((entry) => openaiFormat.frame(entry, context)).join('')}data: [DONE]\n\n`,
     );
     expect(text).toContain('"choices":[],"agent_event":{"event":"tool.completed"');
   });

@@ -251,10 +251,12 @@ describe('runs that wait on slow tools', () => {
     expect(response.headers.get('cache-control')).toBe('no-cache');
     expect(response.headers.get('x-accel-buffering')).toBe('no');
     const raw = await response.text();
-    expect(raw.startsWith('retry: 3000\n\n')).toBe(true);
+    // No frame without data: `retry:` rides on the first event's frame, keep-alives are lone comment lines.
+    expect(raw.startsWith('retry: 3000\nid: 0\nevent: run.started\ndata: {')).toBe(true);
     const started = raw.indexOf('event: tool.started');
     const completed = raw.indexOf('event: tool.completed');
-    expect(raw.slice(started, completed)).toContain(': keepalive\n\n');
+    expect(raw.slice(started, completed)).toContain('\n\n: keepalive\n');
+    expect(raw).not.toContain(': keepalive\n\n');
     expect(raw).toContain('event: run.completed');
   });
 

@@ -4,7 +4,7 @@ import { STREAM_FORMATS } from '../../../src/http/formats/stream-formats.js';
 import { streamContextOf } from '../../../src/http/serve-run-stream.js';
 import { startTestBridge, type TestBridge } from '../../support/start-test-bridge.js';
 
-const PREAMBLE = 'retry: 3000\n\n';
+const RETRY_LINE = 'retry: 3000\n';
 
 describe('the stream formats over HTTP', () => {
   let bridge: TestBridge;
@@ -37,20 +37,20 @@ describe('the stream formats over HTTP', () => {
       expect(response.status).toBe(200);
       expect(response.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
       expect(response.headers.get('cache-control')).toBe('no-cache');
-      expect(await response.text()).toBe(PREAMBLE + projection(name, -1));
+      expect(await response.text()).toBe(RETRY_LINE + projection(name, -1));
     },
   );
 
   it.each(['openai', 'combined', 'ag-ui'])('resumes format=%s with ?after=', async (name) => {
     const response = await bridge.fetch(`/v1/runs/${runId}/events?format=${name}&after=7`);
-    expect(await response.text()).toBe(PREAMBLE + projection(name, 7));
+    expect(await response.text()).toBe(RETRY_LINE + projection(name, 7));
   });
 
   it.each(['combined', 'ag-ui'])('resumes format=%s, whose frames carry ids, with Last-Event-ID', async (name) => {
     const response = await bridge.fetch(`/v1/runs/${runId}/events?format=${name}`, {
       headers: { 'Last-Event-ID': '12' },
     });
-    expect(await response.text()).toBe(PREAMBLE + projection(name, 12));
+    expect(await response.text()).toBe(RETRY_LINE + projection(name, 12));
   });
 
   it.each(['openai', 'combined', 'ag-ui'])(
@@ -64,7 +64,7 @@ describe('the stream formats over HTTP', () => {
   it('lets the typed events ride along in format=openai with ?agent_events=1', async () => {
     const response = await bridge.fetch(`/v1/runs/${runId}/events?format=openai&agent_events=1`);
     const text = await response.text();
-    expect(text).toBe(PREAMBLE + projection('openai', -1, 'agent_events=1'));
+    expect(text).toBe(RETRY_LINE + projection('openai', -1, 'agent_events=1'));
     expect(text).toContain('"agent_event":{"event":"tool.completed"');
   });
 
