@@ -68,6 +68,15 @@ describe('the stream formats over HTTP', () => {
     expect(text).toContain('"agent_event":{"event":"tool.completed"');
   });
 
+  it.each(['__proto__', 'constructor', 'toString', 'hasOwnProperty'])(
+    'answers 400 to format=%s, a name every object inherits, rather than dropping the connection',
+    async (name) => {
+      const response = await bridge.fetch(`/v1/runs/${runId}/events?format=${name}`);
+      expect(response.status).toBe(400);
+      expect(await response.json()).toMatchObject({ error: { code: 'unknown_format' } });
+    },
+  );
+
   it('answers 400 naming the formats for an unknown one', async () => {
     const response = await bridge.fetch(`/v1/runs/${runId}/events?format=xml`);
     expect(response.status).toBe(400);
