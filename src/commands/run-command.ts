@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config.js';
 import { type Runbridge, startRunbridge } from '../main.js';
+import { describeFailure } from '../ors/client/network-failure.js';
 import { isTerminalEvent, type RunEvent, RunEventSchema } from '../protocol/run-events.js';
 import type { RunRequest } from '../protocol/run-request.js';
 import { readSseEvents } from '../sse/read-sse-events.js';
@@ -10,7 +11,7 @@ const HELP = `runbridge run — start one run and render its events live
 
 Options:
   --env NAME            ORS environment (default: RUNBRIDGE_DEFAULT_ENV, arith)
-  --split NAME          task split (default: the environment's first split)
+  --split NAME          task split (default: the environment's first split, also with --index alone)
   --index N             task index (default 0)
   --task-spec JSON      a task given whole instead of split/index
   --model REF           provider:name, e.g. offline, openai:gpt-4.1-mini (default: RUNBRIDGE_MODEL)
@@ -66,6 +67,11 @@ export async function runCommand(args: string[]): Promise<number> {
       method: 'POST',
       headers: { ...headers, 'Content-Type': 'application/json' },
       body: JSON.stringify(request),
+    }).catch((error: unknown) => {
+      throw new Error(
+        `cannot reach the bridge at ${base} (${describeFailure(error)}). Start one there with "runbridge serve", ` +
+          'or leave out --server to run one in this process.',
+      );
     });
     const body = (await created.json()) as { run_id?: string; error?: { message: string } };
     if (!created.ok || body.run_id === undefined) {
@@ -128,8 +134,8 @@ function buildRequest(values: Record<string, string | boolean | undefined>): Run
       throw new Error('--task-spec must be a JSON object');
     }
   } else if (split !== undefined || index !== undefined) {
-    if (split === undefined) throw new Error('--index needs --split (the split the index is in)');
-    task = { split, index: index ?? 0 };
+    // Either may be left out: the server takes the environment's first split and index 0.
+    task = { ...(split === undefined ? {} : { split }), ...(index === undefined ? {} : { index }) };
   }
   const temperature = number('temperature');
   const seed = number('seed');

@@ -47,6 +47,7 @@ const TaskListSchema = z.object({ tasks: z.array(z.unknown()) });
 const NumTasksSchema = z.object({ num_tasks: z.number().int().min(0) });
 const TaskSchema = z.object({ task: z.unknown() });
 const CreateSessionJsonSchema = z.object({ sid: z.string().min(1) });
+const TaskSchemaAnswerSchema = z.object({ task_schema: z.record(z.string(), z.unknown()).nullable() });
 
 /**
  * A client of one ORS server: discovery (environments, tools, splits, tasks) and episodes
@@ -93,6 +94,28 @@ export class OrsClient {
   /** `GET /{env}/tools`: the environment's shared tools; `unknown_env` on 404. */
   async tools(env: string, signal?: AbortSignal): Promise<ToolSpec[]> {
     return (await this.#get(`/${encodeURIComponent(env)}/tools`, 'env', ToolListSchema, signal)).tools;
+  }
+
+  /**
+   * `GET /{env}/task_schema`, runbridge's extension (docs/ors.md): the JSON Schema of the task specs
+   * `/create` accepts, or undefined when the server does not say (it answers 404: a server without
+   * the extension). Ask only about an environment the server lists, or its 404 reads as "not said".
+   */
+  async taskSchema(env: string, signal?: AbortSignal): Promise<Record<string, unknown> | undefined> {
+    try {
+      const answer = await this.#get(
+        `/${encodeURIComponent(env)}/task_schema`,
+        'server',
+        TaskSchemaAnswerSchema,
+        signal,
+      );
+      return answer.task_schema ?? undefined;
+    } catch (error) {
+      if (error instanceof OrsError && (error.details as { status?: unknown } | undefined)?.status === 404) {
+        return undefined;
+      }
+      throw error;
+    }
   }
 
   /** `GET /{env}/splits`; `unknown_env` on 404. */
@@ -156,7 +179,8 @@ export class OrsClient {
       await orsFetchText(this.#transport, {
         method: 'POST',
         path: '/create',
-        kind: 'task',
+        // A 400 means the task is wrong; what to check depends on how it was given.
+        kind: 'spec' in task ? 'spec' : 'task',
         sid,
         body,
         // A retried /create the server already acted on would fail as a duplicate session.

@@ -3,10 +3,11 @@ import { OrsErrorBodySchema } from '../ors-schemas.js';
 
 /**
  * What a 4xx from an endpoint means: `env` (an environment lookup: 404 is an unknown environment),
- * `task` (a task lookup or `/create`: also 400 is a bad split or index), `session` (an endpoint of
+ * `task` (a task lookup or `/create` by split and index: also 400 is a bad split or index), `spec`
+ * (`/create` with a task spec: 400 is a spec the environment refuses), `session` (an endpoint of
  * an open session: 404 and 410 mean the session is gone), `server` (no special meaning).
  */
-export type EndpointKind = 'env' | 'task' | 'session' | 'server';
+export type EndpointKind = 'env' | 'task' | 'spec' | 'session' | 'server';
 
 const DETAIL_LIMIT = 500;
 
@@ -35,7 +36,7 @@ export async function readErrorDetail(response: Response, redact: readonly strin
 
 /**
  * The `OrsError` for a non-retryable HTTP status of `endpoint`: `unknown_env` (404 on `env`/`task`),
- * `invalid_task` (400 on `task`), `ors_session_lost` (404/410 on `session`), and
+ * `invalid_task` (400 on `task` or `spec`), `ors_session_lost` (404/410 on `session`), and
  * `ors_request_rejected` for anything else, with `details` `{endpoint, status, detail}`.
  */
 export function statusError(
@@ -47,7 +48,7 @@ export function statusError(
 ): OrsError {
   const answered = `${status}${detail ? `: ${detail}` : ''}`;
   const details = { endpoint, status, detail };
-  if (status === 404 && (kind === 'env' || kind === 'task')) {
+  if (status === 404 && (kind === 'env' || kind === 'task' || kind === 'spec')) {
     return new OrsError(
       `${endpoint}: the ORS server does not know this environment (${answered}). ` +
         'GET /list_environments lists the ones it serves.',
@@ -58,6 +59,13 @@ export function statusError(
     return new OrsError(
       `${endpoint}: the ORS server rejected the task (${answered}). ` +
         "Check the split name and that the index is below the split's task count.",
+      { code: 'invalid_task', status: 400, details },
+    );
+  }
+  if (status === 400 && kind === 'spec') {
+    return new OrsError(
+      `${endpoint}: the ORS server rejected the task spec (${answered}). ` +
+        'Check task.spec against what the environment expects (docs/ors.md lists it for the built-in ones).',
       { code: 'invalid_task', status: 400, details },
     );
   }

@@ -24,7 +24,22 @@ export function sessionNotFound(sessionId: string): NotFoundError {
   );
 }
 
-/** 410: the session existed and was deleted (by `/delete`, by idle reaping, or by shutdown). */
+/**
+ * 404 for a session that existed and was deleted (by `/delete`, idle reaping or shutdown) before the
+ * request came: the ORS pages answer 404 for a session that is not there, deleted ones included, and
+ * third-party clients know only that. The message still says why it is gone.
+ */
+export function sessionDeleted(sessionId: string, why: string): NotFoundError {
+  return new NotFoundError(
+    `Session deleted: session "${sessionId}" ${why}; start a new episode with /create_session and /create.`,
+    'session_not_found',
+  );
+}
+
+/**
+ * 410 for a request that was already waiting on the session (for its setup) when it was deleted, as
+ * the reference server answers its waiters.
+ */
 export function sessionGone(sessionId: string, why: string): RunbridgeError {
   return new RunbridgeError(
     `Session deleted: session "${sessionId}" ${why}; start a new episode with /create_session and /create.`,

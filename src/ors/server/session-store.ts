@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { BadRequestError, RunbridgeError } from '../../errors.js';
 import type { ServedEnvironment } from './environment-registry.js';
-import { sessionGone, sessionNotFound, setupFailed } from './ors-http-errors.js';
+import { sessionDeleted, sessionGone, sessionNotFound, setupFailed } from './ors-http-errors.js';
 
 /** A session whose `setup` has finished successfully: what tool calls and prompts run against. */
 export interface ReadySession {
@@ -40,14 +40,14 @@ interface SessionRecord {
   readonly markEnded: () => void;
 }
 
-/** Deleted ids are remembered this long (and at most this many) so late requests get 410, not 404. */
+/** Deleted ids are remembered this long (and at most this many), so a late request's 404 says why the session is gone. */
 const TOMBSTONE_MS = 60 * 60 * 1000;
 const MAX_TOMBSTONES = 10_000;
 
 /**
  * The sessions of one ORS server. `/create` registers a session and starts its `setup` in the
  * background; endpoints that need the state wait for it ({@link ready}), and learn 500 if setup
- * threw or 410 if the session ended meanwhile. Ending a session (`/delete`, idle reaping, shutdown)
+ * threw or 410 if the session ended while they waited (a request after that gets 404). Ending a session (`/delete`, idle reaping, shutdown)
  * aborts its signal, wakes its waiters, tells `onEnd`, then runs `teardown` once setup has settled.
  * The reaping timer runs only while sessions exist, and {@link close} stops it.
  */
@@ -121,14 +121,14 @@ export class SessionStore {
     if (record) record.lastActivity = performance.now();
   }
 
-  /** Throws 404 when session `id` never existed, 410 when it was deleted; returns quietly while it lives (set up or not). */
+  /** Throws 404 when session `id` does not exist (never did, or was deleted); returns quietly while it lives (set up or not). */
   assertExists(id: string): void {
     this.#require(id);
   }
 
   /**
-   * Session `id` once its setup has finished. Throws 404 (unknown), 410 (deleted before or while
-   * waiting), or 500 (setup threw — every call says so until the session is deleted).
+   * Session `id` once its setup has finished. Throws 404 (unknown, or deleted before the request),
+   * 410 (deleted while waiting for setup), or 500 (setup threw — every call says so until the session is deleted).
    */
   async ready(id: string): Promise<ReadySession> {
     const record = this.#require(id);
@@ -183,7 +183,7 @@ export class SessionStore {
     const record = this.#sessions.get(id);
     if (record) return record;
     const tombstone = this.#tombstones.get(id);
-    if (tombstone && performance.now() - tombstone.at < TOMBSTONE_MS) throw sessionGone(id, tombstone.why);
+    if (tombstone && performance.now() - tombstone.at < TOMBSTONE_MS) throw sessionDeleted(id, tombstone.why);
     throw sessionNotFound(id);
   }
 
