@@ -12,6 +12,7 @@ import {
   sameFailure,
   serverError,
 } from './ors-request.js';
+import type { Redactor } from './redactor.js';
 import { readErrorDetail, statusError } from './status-error.js';
 
 /** How one `/{env}/call` ended. A transport failure is thrown instead (see {@link callTool}). */
@@ -36,6 +37,8 @@ export interface CallToolContext {
   signal: AbortSignal;
   /** Told when the server says the session is gone, before the error is thrown. */
   onSessionLost: (error: OrsError) => void;
+  /** Removes the episode's secrets from the server's error text (HTTP details, `error` events, tool errors). */
+  redactor: Redactor;
 }
 
 /** A call stream buffers at most one frame; a frame this large means the peer is not chunking at all. */
@@ -104,7 +107,7 @@ export async function callTool(
         });
       }
       if (!response.ok) {
-        const detail = await readErrorDetail(response, []).catch(() => '');
+        const detail = await readErrorDetail(response, context.redactor).catch(() => '');
         scope.throwIfParentAborted();
         if (response.status === 429 || response.status >= 500) {
           return broken(`answered ${response.status}${detail ? `: ${detail}` : ''}`, {
@@ -134,12 +137,14 @@ export async function callTool(
               buffer += event.data;
               break;
             case 'end':
-              return outcomeOfEnd(endpoint, taskId ?? '', buffer + event.data);
-            case 'error':
+              return outcomeOfEnd(endpoint, taskId ?? '', buffer + event.data, context.redactor);
+            case 'error': {
+              const error = context.redactor.text(event.data);
               if (reconnect && taskId !== null && UNKNOWN_TASK.test(event.data)) {
-                return { type: 'unknown_task', taskId, error: event.data };
+                return { type: 'unknown_task', taskId, error };
               }
-              return { type: 'server_error', taskId, error: event.data };
+              return { type: 'server_error', taskId, error };
+            }
             default:
               // Events this client does not know are skipped, so servers can add some.
               break;
@@ -216,9 +221,9 @@ function broken(reason: string, options: Partial<Omit<BrokenAttempt, 'reason'>> 
   };
 }
 
-function outcomeOfEnd(endpoint: string, taskId: string, text: string): OrsCallOutcome {
+function outcomeOfEnd(endpoint: string, taskId: string, text: string, redactor: Redactor): OrsCallOutcome {
   const result = parseOrsJson(endpoint, text, RunToolResultSchema);
   return result.ok
     ? { type: 'output', taskId, output: result.output }
-    : { type: 'tool_error', taskId, error: result.error };
+    : { type: 'tool_error', taskId, error: redactor.text(result.error) };
 }

@@ -5,7 +5,7 @@ import { type CreateRequestSchema, type Split, SplitSchema, ToolListSchema, type
 import { deleteSession } from './delete-session.js';
 import { type OrsRequest, type OrsTransport, orsFetchJson, orsFetchText, parseOrsJson } from './ors-request.js';
 import { OrsSession } from './ors-session.js';
-import { secretStrings } from './secret-strings.js';
+import { Redactor } from './redactor.js';
 
 /** Settings of an {@link OrsClient}; every duration is in milliseconds. */
 export interface OrsClientOptions {
@@ -160,7 +160,8 @@ export class OrsClient {
    * Opens an episode: `/create_session` (SSE `task_id` or JSON `{sid}` answer), then `/create` with
    * `env_name`, the task and `secrets`. When `/create` fails or `signal` aborts during it, the session
    * is deleted before the error (or the abort reason) is thrown. The returned session pings until it
-   * is closed. `secrets` never appear in an error.
+   * is closed. No value of `secrets` appears in an error, of `/create` or of any later request of the
+   * session (docs/security.md).
    */
   async openSession(options: {
     env: string;
@@ -169,6 +170,7 @@ export class OrsClient {
     signal?: AbortSignal;
   }): Promise<OrsSession> {
     const { env, task, secrets, signal } = options;
+    const redactor = new Redactor(secrets);
     const sid = await this.#createSession(signal);
     const body: z.input<typeof CreateRequestSchema> = {
       env_name: env,
@@ -186,16 +188,17 @@ export class OrsClient {
         // A retried /create the server already acted on would fail as a duplicate session.
         idempotent: false,
         ...(signal === undefined ? {} : { signal }),
-        redact: secretStrings(secrets),
+        redact: redactor,
       });
     } catch (error) {
       await deleteSession(this.#transport, sid);
-      throw error;
+      throw redactor.error(error);
     }
     return new OrsSession(sid, env, {
       transport: this.#transport,
       pingIntervalMs: this.#pingIntervalMs,
       callSilenceTimeoutMs: this.#callSilenceTimeoutMs,
+      redactor,
     });
   }
 

@@ -4,6 +4,7 @@ import { AbortScope } from './abort-scope.js';
 import { backoffDelayMs, parseRetryAfterMs, type RetryPolicy, sleep } from './backoff.js';
 import { describeZodError } from './describe-zod-error.js';
 import { describeFailure, isConnectionRefused } from './network-failure.js';
+import type { Redactor } from './redactor.js';
 import { type EndpointKind, readErrorDetail, statusError } from './status-error.js';
 
 /** What every ORS HTTP exchange of one client shares. */
@@ -36,8 +37,8 @@ export interface OrsRequest {
   signal?: AbortSignal;
   /** Overrides the transport's retry count (e.g. 0 for a ping that is itself repeated). */
   retries?: number;
-  /** Strings (secret values) removed from server error details before they reach an error. */
-  redact?: readonly string[];
+  /** Removes the episode's secrets from server error details before they reach an error. */
+  redact?: Redactor;
 }
 
 /** A successful (2xx) response, body read in full. */
@@ -88,7 +89,7 @@ export async function orsFetchText(transport: OrsTransport, request: OrsRequest)
       if (response.ok) {
         return { text: await response.text(), contentType: response.headers.get('content-type') ?? '' };
       }
-      const detail = await readErrorDetail(response, request.redact ?? []);
+      const detail = await readErrorDetail(response, request.redact);
       const server = isServerFailure(response.status) ? { status: response.status, detail } : undefined;
       if (server && previous && sameFailure(server, previous)) throw serverError(endpoint, server, attempt + 1);
       previous = server;

@@ -1,5 +1,6 @@
 import { OrsError } from '../../errors.js';
 import { OrsErrorBodySchema } from '../ors-schemas.js';
+import type { Redactor } from './redactor.js';
 
 /**
  * What a 4xx from an endpoint means: `env` (an environment lookup: 404 is an unknown environment),
@@ -13,10 +14,11 @@ const DETAIL_LIMIT = 500;
 
 /**
  * Reads an error response's `{"detail"}` (FastAPI's shape) or, failing that, its raw text, as one
- * line of at most 500 characters with every string of `redact` replaced by `[redacted]`. Never throws
- * for a malformed body; a failed read surfaces as the read's error.
+ * line of at most 500 characters with the episode's secrets removed by `redactor` — before the line is
+ * folded and cut, so no secret survives in part. Never throws for a malformed body; a failed read
+ * surfaces as the read's error.
  */
-export async function readErrorDetail(response: Response, redact: readonly string[]): Promise<string> {
+export async function readErrorDetail(response: Response, redactor: Redactor | undefined): Promise<string> {
   const text = await response.text();
   let detail = text.trim();
   try {
@@ -27,9 +29,7 @@ export async function readErrorDetail(response: Response, redact: readonly strin
   } catch {
     // Not JSON: the raw text is the best description there is.
   }
-  for (const secret of redact) {
-    if (secret !== '') detail = detail.split(secret).join('[redacted]');
-  }
+  if (redactor) detail = redactor.text(detail);
   detail = detail.replace(/\s+/g, ' ');
   return detail.length > DETAIL_LIMIT ? `${detail.slice(0, DETAIL_LIMIT)}…` : detail;
 }
