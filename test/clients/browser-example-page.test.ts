@@ -139,7 +139,7 @@ describe('the browser example page', () => {
     expect(log.at(-1)).toMatchObject({ event: 'run.completed', reward: 1 });
     expect(await tab.textContent('#transcript .result')).toMatch(/^completed · reward 1 /);
     const urls = (await tab.evaluate('window.sources.map((source) => source.url)')) as string[];
-    expect(urls).toEqual([expect.stringMatching(new RegExp(`^${keyed.url}/v1/runs/run_\\w+/events\\?token=st1\\.`))]);
+    expect(urls).toEqual([expect.stringMatching(new RegExp(`^${keyed.url}/v1/runs/run_\\w+/events\\?token=st2\\.`))]);
     expect(urls[0]).not.toContain('page-key');
     await tab.close();
   });
