@@ -89,7 +89,11 @@ async function follow(base: string, runId: string, headers: Record<string, strin
   const cancel = () => {
     process.stderr.write('\ncancelling… (Ctrl-C again to quit at once)\n');
     process.once('SIGINT', () => process.exit(130));
-    void fetch(`${base}/v1/runs/${runId}/cancel`, { method: 'POST', headers }).catch(() => undefined);
+    void fetch(`${base}/v1/runs/${runId}/cancel`, {
+      method: 'POST',
+      // Without API keys every POST must say it is JSON, an empty one too.
+      headers: { ...headers, 'Content-Type': 'application/json' },
+    }).catch(() => undefined);
   };
   process.once('SIGINT', cancel);
   const renderer = new RunRenderer(process.stdout.isTTY === true && !process.env.NO_COLOR);

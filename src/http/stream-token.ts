@@ -20,7 +20,7 @@ export interface StreamTokensOptions {
 
 /** Tokens are `<version>.<expiry seconds>.<nonce ‖ sealed owner ‖ tag, base64url>`. */
 const VERSION = 'st2';
-const SHAPE = /^st2\.(\d{1,12})\.([A-Za-z0-9_-]{40,400})$/;
+const SHAPE = /^st2\.([1-9]\d{0,11})\.([A-Za-z0-9_-]{40,400})$/;
 const NONCE_BYTES = 12;
 const TAG_BYTES = 16;
 

@@ -268,7 +268,10 @@ describe('runs that wait on slow tools', () => {
       const event = JSON.parse(frame.data) as RunEvent;
       events.push(event);
       if (event.event === 'tool.started') {
-        const cancel = await bridge.fetch(`/v1/runs/${runId}/cancel`, { method: 'POST' });
+        const cancel = await bridge.fetch(`/v1/runs/${runId}/cancel`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json' },
+        });
         expect(cancel.status).toBe(202);
       }
     }
@@ -277,7 +280,14 @@ describe('runs that wait on slow tools', () => {
     expect(events.at(-1)).toMatchObject({ event: 'run.cancelled', reason: 'client' });
     expect(bridge.orsServer!.activeSessionIds()).toEqual([]);
     // Cancelling again is harmless.
-    expect((await bridge.fetch(`/v1/runs/${runId}/cancel`, { method: 'POST' })).status).toBe(202);
+    expect(
+      (
+        await bridge.fetch(`/v1/runs/${runId}/cancel`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json' },
+        })
+      ).status,
+    ).toBe(202);
   });
 });
 
@@ -328,11 +338,17 @@ describe('limits and access', () => {
       expect(await refused.json()).toMatchObject({ error: { code: 'queue_full' } });
 
       // Cancelling the queued run still gives it a whole log.
-      await bridge.fetch(`/v1/runs/${queued}/cancel`, { method: 'POST' });
+      await bridge.fetch(`/v1/runs/${queued}/cancel`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+      });
       const queuedEvents = await bridge.readEvents(queued);
       assertEventOrder(queuedEvents);
       expect(queuedEvents.map((event) => event.event)).toEqual(['run.started', 'run.cancelled']);
-      await bridge.fetch(`/v1/runs/${running}/cancel`, { method: 'POST' });
+      await bridge.fetch(`/v1/runs/${running}/cancel`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+      });
       expect((await bridge.readEvents(running)).at(-1)).toMatchObject({ event: 'run.cancelled', reason: 'client' });
     } finally {
       await bridge.shutdown();

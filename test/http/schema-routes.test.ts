@@ -115,8 +115,24 @@ describe('GET /v1/openapi.json', () => {
       'EventsPage',
       await (await bridge.fetch(`/v1/runs/${runId}/events`, { headers: { Accept: 'application/json' } })).json(),
     );
-    check('CancelAnswer', await (await bridge.fetch(`/v1/runs/${runId}/cancel`, { method: 'POST' })).json());
-    check('StreamTokenAnswer', await (await bridge.fetch(`/v1/runs/${runId}/stream-token`, { method: 'POST' })).json());
+    check(
+      'CancelAnswer',
+      await (
+        await bridge.fetch(`/v1/runs/${runId}/cancel`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json' },
+        })
+      ).json(),
+    );
+    check(
+      'StreamTokenAnswer',
+      await (
+        await bridge.fetch(`/v1/runs/${runId}/stream-token`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json' },
+        })
+      ).json(),
+    );
     check('ErrorBody', await (await bridge.fetch('/v1/runs/run_missing')).json());
     const chat = await bridge.fetch('/v1/chat/completions', {
       method: 'POST',
@@ -197,7 +213,10 @@ describe('GET /v1/schema/events', () => {
     for (const env of ['arith', 'workspace']) events.push(...(await bridge.readEvents(await bridge.startRun({ env }))));
     events.push(...(await bridge.readEvents(await bridge.startRun({ env: 'arith', model: 'scripted:broken' }))));
     const hanging = await bridge.startRun({ env: 'arith', model: 'scripted:hang' });
-    await bridge.fetch(`/v1/runs/${hanging}/cancel`, { method: 'POST' });
+    await bridge.fetch(`/v1/runs/${hanging}/cancel`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+    });
     events.push(...(await bridge.readEvents(hanging)));
     expect(new Set(events.map((event) => event.event))).toEqual(
       new Set([

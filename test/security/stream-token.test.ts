@@ -8,6 +8,9 @@ import { assertEventOrder } from '../../src/protocol/verify-event-order.js';
 import { readSseEvents } from '../../src/sse/read-sse-events.js';
 import { startTestBridge, type TestBridge } from '../support/start-test-bridge.js';
 
+/** Without keys every POST needs it, an empty body included. */
+const JSON_TYPE = { 'Content-Type': 'application/json' };
+
 interface TokenAnswer {
   token: string;
   expires_at: number;
@@ -228,14 +231,14 @@ describe('stream token expiry over HTTP', () => {
       const runId = await bridge.startRun({ env: 'arith' });
       const whole = await bridge.readEvents(runId);
       const old = (await (
-        await bridge.fetch(`/v1/runs/${runId}/stream-token`, { method: 'POST' })
+        await bridge.fetch(`/v1/runs/${runId}/stream-token`, { method: 'POST', headers: JSON_TYPE })
       ).json()) as TokenAnswer;
       // Tokens expire on whole seconds; wait for the clock, not for a fixed time.
       while (Date.now() < old.expires_at * 1000) await new Promise((resolve) => setTimeout(resolve, 20));
       const refused = await fetch(`${bridge.url}${old.events_url}`);
       expect(refused.status).toBe(401);
       const fresh = (await (
-        await bridge.fetch(`/v1/runs/${runId}/stream-token`, { method: 'POST' })
+        await bridge.fetch(`/v1/runs/${runId}/stream-token`, { method: 'POST', headers: JSON_TYPE })
       ).json()) as TokenAnswer;
       expect(await eventsOf(await fetch(`${bridge.url}${fresh.events_url}&after=3`))).toEqual(whole.slice(4));
     } finally {
