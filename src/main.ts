@@ -9,7 +9,9 @@ import type { Config } from './config.js';
 import { ConfigError } from './config.js';
 import { answerClientError } from './http/answer-client-error.js';
 import { Authenticator } from './http/authenticate.js';
+import { connectionLimits, openFileLimit } from './http/connection-limits.js';
 import { createApp } from './http/create-app.js';
+import { StreamSlots } from './http/stream-slots.js';
 import type { ModelProvider } from './models/model.js';
 import { ModelRegistry } from './models/model-registry.js';
 import { OrsClient } from './ors/client/ors-client.js';
@@ -58,6 +60,9 @@ export async function startRunbridge(options: StartOptions): Promise<Runbridge> 
     ]);
   }
 
+  // Before anything opens a socket: a cap above the open-file limit stops start-up here.
+  const limits = connectionLimits(config, openFileLimit());
+
   const providers = options.providers ?? configuredProviders(config);
   const models = new ModelRegistry(providers, config.defaultModel);
   models.normalise(undefined); // fail at start-up, not at the first request, on a bad RUNBRIDGE_MODEL
@@ -84,6 +89,7 @@ export async function startRunbridge(options: StartOptions): Promise<Runbridge> 
     registry,
     models,
     authenticator: new Authenticator(config.apiKeys),
+    streams: new StreamSlots(limits),
     config,
     shutdownSignal: shutdownController.signal,
     now: Date.now,
@@ -98,6 +104,9 @@ export async function startRunbridge(options: StartOptions): Promise<Runbridge> 
   server.requestTimeout = 120_000;
   server.headersTimeout = 60_000;
   server.keepAliveTimeout = 5_000;
+  // Past this Node closes new connections at once, before they can take the last file descriptors
+  // (which the bridge's own ORS and model connections need too).
+  if (Number.isFinite(limits.maxConnections)) server.maxConnections = limits.maxConnections;
   try {
     await listen(server, config.port, config.host);
   } catch (error) {

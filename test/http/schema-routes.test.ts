@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { createOfflineProvider } from '../../adapters/models/offline/offline-provider.js';
 import { loadConfig } from '../../src/config.js';
 import { Authenticator } from '../../src/http/authenticate.js';
+import { StreamSlots } from '../../src/http/stream-slots.js';
 import { createApp } from '../../src/http/create-app.js';
 import { ModelRegistry } from '../../src/models/model-registry.js';
 import { OrsClient } from '../../src/ors/client/ors-client.js';
@@ -52,6 +53,7 @@ async function appRoutes(): Promise<string[]> {
       registry,
       models: new ModelRegistry([createOfflineProvider()], 'offline'),
       authenticator: new Authenticator([]),
+      streams: new StreamSlots({ maxStreams: 10, maxStreamsPerKey: 10 }),
       config,
       shutdownSignal: new AbortController().signal,
       now: Date.now,
