@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { builtinEnvironments } from '../adapters/environments/builtin-environments.js';
@@ -143,7 +144,9 @@ export interface OrsConnection {
 
 /**
  * A client of the ORS server at `config.orsUrl` or, with none configured, of the built-in server
- * (serving `environments`, default the built-in ones) started on a free loopback port.
+ * (serving `environments`, default the built-in ones) started on a free loopback port. The built-in
+ * server takes only requests that bear a secret made for this process and known to its client alone,
+ * so no other local process can open sessions on it (docs/security.md).
  */
 export async function connectOrs(
   config: Config,
@@ -151,14 +154,23 @@ export async function connectOrs(
 ): Promise<OrsConnection> {
   let orsServer: OrsServer | undefined;
   let orsUrl = config.orsUrl;
+  let bearerToken: string | undefined;
   if (orsUrl === undefined) {
-    orsServer = createOrsServer({ environments, pingIntervalMs: config.orsPingMs });
+    bearerToken = randomBytes(32).toString('base64url');
+    orsServer = createOrsServer({
+      environments,
+      pingIntervalMs: config.orsPingMs,
+      accessToken: bearerToken,
+      maxSessions: config.orsMaxSessions,
+      maxSessionBytes: config.orsMaxSessionBytes,
+    });
     orsUrl = await orsServer.listen(0, '127.0.0.1');
   }
   const ors = new OrsClient({
     baseUrl: orsUrl,
     pingIntervalMs: config.orsPingMs,
     callSilenceTimeoutMs: config.orsCallSilenceMs,
+    ...(bearerToken === undefined ? {} : { bearerToken }),
   });
   return { ors, orsUrl, orsServer };
 }

@@ -92,6 +92,7 @@ export async function callTool(
         response = await transport.fetch(`${transport.baseUrl}${path}`, {
           method: 'POST',
           headers: {
+            ...transport.headers,
             accept: 'text/event-stream',
             'content-type': 'application/json',
             'x-session-id': context.sid,

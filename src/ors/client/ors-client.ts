@@ -25,6 +25,8 @@ export interface OrsClientOptions {
   retryMaxDelayMs?: number;
   /** The fetch to use; default `globalThis.fetch`. */
   fetch?: typeof fetch;
+  /** Sent as `Authorization: Bearer <token>` with every request, for a server that requires one. */
+  bearerToken?: string;
 }
 
 /** Which task an episode runs: one of a split, by index, or a full task object. */
@@ -70,6 +72,7 @@ export class OrsClient {
     this.#transport = {
       baseUrl: settings.baseUrl.replace(/\/+$/, ''),
       fetch: options.fetch ?? globalThis.fetch,
+      headers: options.bearerToken === undefined ? {} : { authorization: `Bearer ${options.bearerToken}` },
       requestTimeoutMs: settings.requestTimeoutMs,
       retry: {
         retries: settings.retries,

@@ -12,6 +12,8 @@ export interface OrsTransport {
   /** Base URL without a trailing slash. */
   baseUrl: string;
   fetch: typeof fetch;
+  /** Sent with every request (the built-in server's `Authorization`). */
+  headers: Record<string, string>;
   /** Per-attempt bound of a non-streaming request, response body included. */
   requestTimeoutMs: number;
   retry: RetryPolicy;
@@ -79,6 +81,7 @@ export async function orsFetchText(transport: OrsTransport, request: OrsRequest)
       const response = await transport.fetch(`${transport.baseUrl}${request.path}`, {
         method: request.method,
         headers: {
+          ...transport.headers,
           accept: 'application/json',
           ...(request.body === undefined ? {} : { 'content-type': 'application/json' }),
           ...(request.sid === undefined ? {} : { 'x-session-id': request.sid }),

@@ -1,7 +1,14 @@
 import { performance } from 'node:perf_hooks';
 import { BadRequestError, RunbridgeError } from '../../errors.js';
 import type { ServedEnvironment } from './environment-registry.js';
-import { sessionDeleted, sessionGone, sessionNotFound, setupFailed } from './ors-http-errors.js';
+import {
+  sessionBytesExceeded,
+  sessionDeleted,
+  sessionGone,
+  sessionNotFound,
+  setupFailed,
+  tooManySessions,
+} from './ors-http-errors.js';
 
 /** A session whose `setup` has finished successfully: what tool calls and prompts run against. */
 export interface ReadySession {
@@ -15,6 +22,10 @@ export interface ReadySession {
 export interface SessionStoreOptions {
   /** A session with no request and no running tool for this long is deleted (reaped). */
   idleMs: number;
+  /** Sessions held at once; one more is a 429 until one ends. */
+  maxSessions: number;
+  /** Request bytes one session may receive in all (the task, the tool inputs it may keep); past it 413. */
+  maxSessionBytes: number;
   /** True while the session has work in flight (a running tool), which is activity however old its last request. */
   isBusy(sessionId: string): boolean;
   /** Called as a session ends, before its teardown; `message` says why, for whoever still waits on it. */
@@ -31,6 +42,8 @@ interface SessionRecord {
   readonly environment: ServedEnvironment;
   readonly controller: AbortController;
   lastActivity: number;
+  /** Request bytes received so far (`/create` and every call). */
+  bytes: number;
   /** Resolves when `setup` has finished either way; never rejects. */
   readonly settled: Promise<SetupOutcome>;
   /** The settled outcome, once known; undefined while setup runs. */
@@ -65,12 +78,20 @@ export class SessionStore {
   }
 
   /**
-   * Registers session `id` on `environment` and starts `setup` with `task` without waiting for it.
-   * Throws 400 when `id` is already a live session and 503 after {@link close}. An id that was
-   * deleted may be created again, as with the reference server.
+   * Registers session `id` on `environment` and starts `setup` with `task` without waiting for it;
+   * `bytes` is the size of the `/create` body, the first the session is charged. Throws what
+   * {@link assertCreatable} throws, and 413 when `bytes` alone pass the session's limit. An id that
+   * was deleted may be created again, as with the reference server.
    */
-  create(id: string, environment: ServedEnvironment, task: unknown, secrets: Record<string, unknown>): void {
+  create(
+    id: string,
+    environment: ServedEnvironment,
+    task: unknown,
+    secrets: Record<string, unknown>,
+    bytes: number,
+  ): void {
     this.assertCreatable(id);
+    if (bytes > this.#options.maxSessionBytes) throw sessionBytesExceeded(id, 0, bytes, this.#options.maxSessionBytes);
     this.#tombstones.delete(id);
     const controller = new AbortController();
     let markEnded!: () => void;
@@ -82,6 +103,7 @@ export class SessionStore {
       environment,
       controller,
       lastActivity: performance.now(),
+      bytes,
       settled: this.#runSetup(id, environment, task, secrets, controller.signal),
       outcome: undefined,
       ended,
@@ -94,7 +116,10 @@ export class SessionStore {
     this.#sweepTimer ??= setInterval(() => this.#sweep(), sweepPeriod(this.#options.idleMs));
   }
 
-  /** Throws what {@link create} would throw for `id` (400 live duplicate, 503 closed), so `/create` can check before resolving its task. */
+  /**
+   * Throws what {@link create} would throw for `id` — 400 for a live duplicate, 429 when `maxSessions`
+   * are open, 503 after {@link close} — so `/create` can check before resolving its task.
+   */
   assertCreatable(id: string): void {
     if (this.#closed) {
       throw new RunbridgeError(
@@ -105,6 +130,9 @@ export class SessionStore {
         },
       );
     }
+    if (this.#sessions.size >= this.#options.maxSessions && !this.#sessions.has(id)) {
+      throw tooManySessions(this.#options.maxSessions);
+    }
     if (this.#sessions.has(id)) {
       throw new BadRequestError(
         `Session already exists: "${id}" was created before; get a fresh id from POST /create_session.`,
@@ -113,6 +141,20 @@ export class SessionStore {
         },
       );
     }
+  }
+
+  /**
+   * Counts `bytes` more received by session `id`, or throws 413 (counting nothing) when they would take
+   * it past `maxSessionBytes`: what a session's environment can be made to keep is bounded, however
+   * many calls bring it. Unknown ids are ignored (the request learns 404 elsewhere).
+   */
+  charge(id: string, bytes: number): void {
+    const record = this.#sessions.get(id);
+    if (record === undefined) return;
+    if (record.bytes + bytes > this.#options.maxSessionBytes) {
+      throw sessionBytesExceeded(id, record.bytes, bytes, this.#options.maxSessionBytes);
+    }
+    record.bytes += bytes;
   }
 
   /** Records activity on session `id` (any request carrying its id); unknown ids are ignored. */
