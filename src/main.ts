@@ -8,6 +8,7 @@ import { createOpenAiChatProvider } from '../adapters/models/openai-chat/openai-
 import { createOpenAiResponsesProvider } from '../adapters/models/openai-responses/openai-responses-provider.js';
 import type { Config } from './config.js';
 import { ConfigError } from './config.js';
+import { NotFoundError } from './errors.js';
 import { answerClientError } from './http/answer-client-error.js';
 import { Authenticator } from './http/authenticate.js';
 import { connectionLimits, openFileLimit } from './http/connection-limits.js';
@@ -18,6 +19,7 @@ import { ModelRegistry } from './models/model-registry.js';
 import { OrsClient } from './ors/client/ors-client.js';
 import { createOrsServer, type OrsServer } from './ors/server/create-ors-server.js';
 import type { AnyEnvironment } from './ors/server/environment-registry.js';
+import { EnvCatalog } from './runs/env-catalog.js';
 import { RunRegistry } from './runs/run-registry.js';
 
 export interface StartOptions {
@@ -69,6 +71,12 @@ export async function startRunbridge(options: StartOptions): Promise<Runbridge> 
   models.normalise(undefined); // fail at start-up, not at the first request, on a bad RUNBRIDGE_MODEL
 
   const { ors, orsUrl, orsServer } = await connectOrs(config, options.environments);
+  try {
+    await checkDefaultEnv(ors, orsUrl, config.defaultEnv, log);
+  } catch (error) {
+    await orsServer?.close();
+    throw error;
+  }
   const registry = new RunRegistry({
     ors,
     models,
@@ -131,6 +139,33 @@ export async function startRunbridge(options: StartOptions): Promise<Runbridge> 
     })());
 
   return { url: `http://${host}:${address.port}`, orsUrl, orsServer, registry, shutdown };
+}
+
+/**
+ * Stops start-up when the ORS server answers and does not list `defaultEnv` (any case): every request
+ * that names no environment would be a 404. A server that does not answer is not judged — it may
+ * come up later — and the log says the check was skipped.
+ */
+async function checkDefaultEnv(
+  ors: OrsClient,
+  orsUrl: string,
+  defaultEnv: string,
+  log: (message: string, error?: unknown) => void,
+): Promise<void> {
+  try {
+    await new EnvCatalog(ors).assertKnown(defaultEnv);
+  } catch (error) {
+    if (error instanceof NotFoundError) {
+      throw new ConfigError([
+        `RUNBRIDGE_DEFAULT_ENV=${defaultEnv}: the ORS server at ${orsUrl} says: ${error.message}`,
+      ]);
+    }
+    log(
+      `RUNBRIDGE_DEFAULT_ENV=${defaultEnv} was not checked: the ORS server at ${orsUrl} did not answer. ` +
+        'Requests that name no environment fail until it does.',
+      error,
+    );
+  }
 }
 
 /** The ORS side of a bridge or a rollout batch: a client, and the built-in server when it is the one in use. */
