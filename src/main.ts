@@ -67,7 +67,7 @@ export async function startRunbridge(options: StartOptions): Promise<Runbridge> 
   const limits = connectionLimits(config, openFileLimit());
 
   const providers = options.providers ?? configuredProviders(config);
-  const models = new ModelRegistry(providers, config.defaultModel);
+  const models = new ModelRegistry(providers, config.defaultModel, PROVIDER_SETUP);
   models.normalise(undefined); // fail at start-up, not at the first request, on a bad RUNBRIDGE_MODEL
 
   const { ors, orsUrl, orsServer } = await connectOrs(config, options.environments);
@@ -209,6 +209,13 @@ export async function connectOrs(
   });
   return { ors, orsUrl, orsServer };
 }
+
+/** How to enable each provider {@link configuredProviders} may leave out, for the error that asks for one. */
+export const PROVIDER_SETUP: Readonly<Record<string, string>> = {
+  openai: 'set OPENAI_API_KEY, or OPENAI_BASE_URL for an OpenAI-compatible server',
+  'openai-responses': 'set OPENAI_API_KEY, or OPENAI_BASE_URL for an OpenAI-compatible server',
+  anthropic: 'set ANTHROPIC_API_KEY',
+};
 
 /**
  * The providers the configuration enables: `offline` always; `openai` and `openai-responses` with

@@ -1,9 +1,9 @@
-import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { builtinEnvironments } from '../../adapters/environments/builtin-environments.js';
 import { createOrsServer } from '../ors/server/create-ors-server.js';
 import type { AnyEnvironment } from '../ors/server/environment-registry.js';
 import { nextStopSignal } from './on-stop-signal.js';
+import { parseFlags } from './parse-flags.js';
 
 /**
  * Not the reference server's 8080: that is `runbridge serve`'s, and the two are often run side by
@@ -110,11 +110,9 @@ export async function runOrsCommand(args: string[], io: OrsCommandIo): Promise<n
 }
 
 function parse(args: string[]) {
-  return parseArgs({
+  return parseFlags(
     args,
-    allowPositionals: true,
-    strict: true,
-    options: {
+    {
       port: { type: 'string' },
       host: { type: 'string' },
       'ping-seconds': { type: 'string' },
@@ -122,5 +120,6 @@ function parse(args: string[]) {
       'max-session-bytes': { type: 'string' },
       help: { type: 'boolean' },
     },
-  });
+    true,
+  );
 }

@@ -1,10 +1,10 @@
-import { parseArgs } from 'node:util';
 import { loadConfig } from '../config.js';
 import { type Runbridge, startRunbridge } from '../main.js';
 import { describeFailure } from '../ors/client/network-failure.js';
 import { isTerminalEvent, type RunEvent, RunEventSchema } from '../protocol/run-events.js';
 import type { RunRequest } from '../protocol/run-request.js';
 import { readSseEvents } from '../sse/read-sse-events.js';
+import { parseFlags } from './parse-flags.js';
 import { RunRenderer } from './run-renderer.js';
 
 const HELP = `runbridge run — start one run and render its events live
@@ -28,24 +28,21 @@ Exit code: 0 when the run completed, 1 when it failed, 130 when it was cancelled
 
 /** `runbridge run`: starts a run (on an in-process bridge unless `--server`) and renders it live. */
 export async function runCommand(args: string[]): Promise<number> {
-  const { values } = parseArgs({
-    args,
-    options: {
-      env: { type: 'string' },
-      split: { type: 'string' },
-      index: { type: 'string' },
-      'task-spec': { type: 'string' },
-      model: { type: 'string' },
-      input: { type: 'string' },
-      instructions: { type: 'string' },
-      'max-turns': { type: 'string' },
-      temperature: { type: 'string' },
-      seed: { type: 'string' },
-      server: { type: 'string' },
-      'api-key': { type: 'string' },
-      json: { type: 'boolean' },
-      help: { type: 'boolean' },
-    },
+  const { values } = parseFlags(args, {
+    env: { type: 'string' },
+    split: { type: 'string' },
+    index: { type: 'string' },
+    'task-spec': { type: 'string' },
+    model: { type: 'string' },
+    input: { type: 'string' },
+    instructions: { type: 'string' },
+    'max-turns': { type: 'string' },
+    temperature: { type: 'string' },
+    seed: { type: 'string' },
+    server: { type: 'string' },
+    'api-key': { type: 'string' },
+    json: { type: 'boolean' },
+    help: { type: 'boolean' },
   });
   if (values.help) {
     process.stdout.write(`${HELP}\n`);

@@ -65,7 +65,7 @@ describe('runbridge ors', () => {
     const written = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
     try {
       expect(await orsCommand(['serve', '--bogus'])).toBe(2);
-      expect(String(written.mock.calls[0]?.[0])).toMatch(/^runbridge ors: Unknown option '--bogus'/);
+      expect(String(written.mock.calls[0]?.[0])).toMatch(/^runbridge ors: unknown option --bogus /);
     } finally {
       written.mockRestore();
     }
