@@ -62,9 +62,8 @@ export function chatCompletionsRoutes(deps: AppDeps): Router<AppState> {
       ctx.respond = false;
       return;
     }
-    const failure = runErrorOf(terminal);
-    if (failure) throw failure;
-    ctx.body = chatCompletionOf(streamContextOf(run, new URLSearchParams()));
+    if (terminal.event !== 'run.completed') throw runErrorOf(terminal);
+    ctx.body = chatCompletionOf(streamContextOf(run, new URLSearchParams()), terminal);
   });
 
   return router;
