@@ -4,11 +4,12 @@ import { BadRequestError, RunbridgeError } from '../../errors.js';
 import { type EpisodeTokens, episodeTokens, type TokenCheck } from './episode-tokens.js';
 import { hasImageContent } from './export-messages.js';
 import { type ExportFilters, type GroupedRecords, groupRecords } from './group-records.js';
-import { toGrpoRow } from './grpo-rows.js';
-import { toOpenAiChatRow } from './openai-chat-rows.js';
+import { GRPO_FLOAT_PATHS, toGrpoRow } from './grpo-rows.js';
+import { toJsonLine } from './json-line.js';
+import { OPENAI_CHAT_FLOAT_PATHS, toOpenAiChatRow } from './openai-chat-rows.js';
 import { readTrajectoryFiles } from './read-trajectory-files.js';
 import { verifiersMetadata } from './verifiers-metadata.js';
-import { toVerifiersRow } from './verifiers-rows.js';
+import { toVerifiersRow, VERIFIERS_FLOAT_PATHS } from './verifiers-rows.js';
 
 /** The formats `runbridge rollout export` writes (`docs/trajectory.md`, "Export"). */
 export const EXPORT_FORMATS = ['openai-chat', 'verifiers', 'grpo'] as const;
@@ -81,13 +82,21 @@ export async function exportRollouts(options: ExportOptions): Promise<ExportResu
   const files: string[] = [];
   switch (format) {
     case 'openai-chat':
-      files.push(writeAtomically(out, jsonLines(records.map((record) => toOpenAiChatRow(record, asParts)))));
+      files.push(
+        writeAtomically(
+          out,
+          jsonLines(
+            records.map((record) => toOpenAiChatRow(record, asParts)),
+            OPENAI_CHAT_FLOAT_PATHS,
+          ),
+        ),
+      );
       break;
     case 'grpo': {
       const rows = groups.flatMap((group) =>
         group.records.map((record) => toGrpoRow(record, group, tokensOf(record), asParts)),
       );
-      files.push(writeAtomically(out, jsonLines(rows)));
+      files.push(writeAtomically(out, jsonLines(rows, GRPO_FLOAT_PATHS)));
       break;
     }
     case 'verifiers': {
@@ -95,7 +104,7 @@ export async function exportRollouts(options: ExportOptions): Promise<ExportResu
         group.records.map((record) => toVerifiersRow(record, exampleId, tokensOf(record), asParts)),
       );
       const metadata = verifiersMetadata({ rows, groups, inputs: options.inputs, filters });
-      files.push(writeAtomically(join(out, 'results.jsonl'), jsonLines(rows)));
+      files.push(writeAtomically(join(out, 'results.jsonl'), jsonLines(rows, VERIFIERS_FLOAT_PATHS)));
       files.push(writeAtomically(join(out, 'metadata.json'), `${JSON.stringify(metadata, null, 2)}\n`));
       break;
     }
@@ -161,8 +170,8 @@ function statOrUndefined(path: string): ReturnType<typeof statSync> | undefined 
   }
 }
 
-function jsonLines(rows: readonly unknown[]): string {
-  return rows.map((row) => `${JSON.stringify(row)}\n`).join('');
+function jsonLines(rows: readonly unknown[], floatPaths: ReadonlySet<string>): string {
+  return rows.map((row) => toJsonLine(row, floatPaths)).join('');
 }
 
 /**

@@ -42,6 +42,15 @@ export interface GrpoRow extends TaskColumns {
   token_logprobs: number[] | null;
 }
 
+/** The paths of {@link GrpoRow} written as floats (see `toJsonLine`). */
+export const GRPO_FLOAT_PATHS: ReadonlySet<string> = new Set([
+  'reward',
+  'group_mean',
+  'group_std',
+  'advantage',
+  'token_logprobs[]',
+]);
+
 /** The row of `record`, a member of `group`; `asParts` as in `messagesForExport`. */
 export function toGrpoRow(
   record: TrajectoryRecord,

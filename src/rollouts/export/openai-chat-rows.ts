@@ -19,6 +19,9 @@ export interface OpenAiChatRow extends TaskColumns {
   scored: boolean;
 }
 
+/** The paths of {@link OpenAiChatRow} written as floats (see `toJsonLine`). */
+export const OPENAI_CHAT_FLOAT_PATHS: ReadonlySet<string> = new Set(['reward']);
+
 /** The row of `record`; `asParts` writes every message content as a list of parts (see `messagesForExport`). */
 export function toOpenAiChatRow(record: TrajectoryRecord, asParts: boolean): OpenAiChatRow {
   return {

@@ -52,6 +52,21 @@ export interface VerifiersStep {
   extras: { turn: number; finish_reason: string };
 }
 
+/** The paths of {@link VerifiersRow} written as floats (see `toJsonLine`). */
+export const VERIFIERS_FLOAT_PATHS: ReadonlySet<string> = new Set([
+  'reward',
+  'timing.start_time',
+  'timing.generation.start',
+  'timing.generation.end',
+  'timing.generation.duration',
+  'timing.model.duration',
+  'timing.env.duration',
+  'timing.total',
+  'timing.overhead',
+  'trajectory[].reward',
+  'trajectory[].tokens.completion_logprobs[]',
+]);
+
 /** The row of `record`, in the group at position `exampleId`; `asParts` as in `messagesForExport`. */
 export function toVerifiersRow(
   record: TrajectoryRecord,
