@@ -1,4 +1,4 @@
-import { mkdirSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { BadRequestError, RunbridgeError } from '../../errors.js';
 import { type EpisodeTokens, episodeTokens, type TokenCheck } from './episode-tokens.js';
@@ -185,7 +185,7 @@ function writeAtomically(path: string, text: string): string {
     writeFileSync(temporary, text);
     renameSync(temporary, path);
   } catch (error) {
-    rmSync(temporary, { force: true });
+    if (existsSync(temporary)) rmSync(temporary);
     throw new RunbridgeError(
       `Could not write ${path}: ${(error as Error).message}. Check that its folder is writable and has space.`,
       { code: 'export_output_unwritable', cause: error },

@@ -40,6 +40,7 @@ export async function readTrajectoryFiles(
         pending = text.trim() === '' ? undefined : { number, text };
       }
     } catch (error) {
+      if (error instanceof ExportInputError) throw error;
       throw new ExportInputError(`Could not read ${path}: ${(error as Error).message}.`, 'export_input_unreadable');
     }
     if (pending === undefined) continue;
