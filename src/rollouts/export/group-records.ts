@@ -160,7 +160,7 @@ function samplingWithoutSeed(record: TrajectoryRecord): string {
 }
 
 /** JSON with object keys sorted at every depth, so equal settings compare equal whatever their key order. */
-export function canonicalJson(value: unknown): string {
+function canonicalJson(value: unknown): string {
   return JSON.stringify(value, (_key, inner: unknown) =>
     inner !== null && typeof inner === 'object' && !Array.isArray(inner)
       ? Object.fromEntries(Object.entries(inner).sort(([a], [b]) => compareStrings(a, b)))

@@ -1,7 +1,7 @@
 import type { Sampling } from '../../protocol/run-request.js';
 import { passAtK } from '../rollout-stats.js';
 import type { TokenCheck } from './episode-tokens.js';
-import type { ExportFilters, RecordGroup } from './group-records.js';
+import { type ExportFilters, type RecordGroup, rewardOf } from './group-records.js';
 import type { VerifiersRow } from './verifiers-rows.js';
 
 /** An episode passes pass@k when its reward is at least this, as in the rollout manifest's default. */
@@ -121,7 +121,7 @@ function passTables(
   const passAt: Record<string, number> = {};
   const passAll: Record<string, number> = {};
   if (n < 2 || whole.length === 0) return { pass_at_k: passAt, pass_all_k: passAll };
-  const passed = whole.map((group) => group.records.filter((record) => (record.reward ?? 0) >= PASS_THRESHOLD).length);
+  const passed = whole.map((group) => group.records.filter((record) => rewardOf(record) >= PASS_THRESHOLD).length);
   for (let k = 1; k <= n; k *= 2) {
     passAt[String(k)] = mean(passed.map((c) => passAtK(n, c, k)));
     passAll[String(k)] = mean(passed.map((c) => passAllK(n, c, k)));
