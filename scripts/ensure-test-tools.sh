@@ -13,7 +13,7 @@ command -v curl >/dev/null 2>&1 || missing="$missing curl"
 # pandas, for the rollout-export reader tests. Debian's python3-pandas lands in /usr/bin/python3's
 # site-packages; a python3 earlier on PATH (pyenv) may not see it, so either having pandas will do
 # (the tests look for pandas in both).
-has_pandas() { /usr/bin/python3 -c 'import pandas' >/dev/null 2>&1 || python3 -c 'import pandas' >/dev/null 2>&1; }
+has_pandas() { /usr/bin/python3 -c 'import pandas; pandas.read_json' >/dev/null 2>&1 || python3 -c 'import pandas; pandas.read_json' >/dev/null 2>&1; }
 has_pandas || missing="$missing python3-pandas"
 
 if [ -z "$missing" ]; then

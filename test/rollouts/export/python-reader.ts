@@ -18,7 +18,7 @@ export function pythonWithPandas(): string {
   if (withPandas !== undefined) return withPandas;
   for (const candidate of CANDIDATES) {
     try {
-      execFileSync(candidate, ['-c', 'import pandas'], { stdio: 'ignore', timeout: 60_000 });
+      execFileSync(candidate, ['-c', 'import pandas; pandas.read_json'], { stdio: 'ignore', timeout: 60_000 });
       withPandas = candidate;
       return candidate;
     } catch {
