@@ -72,7 +72,7 @@ export interface Config {
   maxEventsPerRun: number;
   subscriberBufferBytes: number;
   toolOutputEventChars: number;
-  /** Period of `tool.progress` events while a tool call runs (CONTRACT §10). */
+  /** Period of `tool.progress` events while a tool call runs (docs/protocol.md §10). */
   toolProgressMs: number;
   corsOrigins: string[];
   orsPingMs: number;

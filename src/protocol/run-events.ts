@@ -97,9 +97,9 @@ export const ToolCompletedEventSchema = z.object({
 });
 
 /**
- * The events a UI needs to show a tool call forming and running (CONTRACT §10). `tool.arguments.delta`
- * carries a piece of a call's arguments while the model streams them, before the call's
- * `tool.started`: the first one of a call announces it (its `delta` may be empty), and its pieces
+ * The events a UI needs to show a tool call forming and running (docs/protocol.md §10).
+ * `tool.arguments.delta` carries a piece of a call's arguments while the model streams them, before
+ * the call's `tool.started`: the first one of a call announces it (its `delta` may be empty), and its pieces
  * joined in order are the arguments text as the model wrote it (`tool.started.arguments` stays
  * authoritative). `tool.progress` is sent every `RUNBRIDGE_TOOL_PROGRESS_SECONDS` while the call runs.
  * Both carry the `call_index` its `tool.started` and `tool.completed` will carry.

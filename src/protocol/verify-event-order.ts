@@ -12,9 +12,9 @@ export class EventOrderError extends Error {
  * Checks the rules every run log obeys (CONTRACT §1, §3.1) and returns each one broken:
  * `seq` runs 0, 1, 2, … with no gap under one `run_id`; `run.started` is seq 0; every
  * `tool.completed` follows its `tool.started` and every started tool completes; a call's
- * `tool.arguments.delta`s come before its `tool.started` and its `tool.progress` between that and its
- * `tool.completed`; turns never go back; exactly one terminal event, and it is last. A log still being written (`complete: false`)
- * may lack its terminal event and have tools in flight.
+ * `tool.arguments.delta`s come before its `tool.started` and its `tool.progress` between that and
+ * its `tool.completed`; turns never go back; exactly one terminal event, and it is last. A log still
+ * being written (`complete: false`) may lack its terminal event and have tools in flight.
  */
 export function findEventOrderViolations(events: readonly RunEvent[], options: { complete?: boolean } = {}): string[] {
   const complete = options.complete ?? true;

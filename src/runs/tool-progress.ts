@@ -14,7 +14,7 @@ export interface ToolProgressOptions {
 
 /**
  * Runs `work` (one tool call) and emits `tool.progress` with the seconds elapsed every period until
- * it settles, so a subscriber sees a long call live (CONTRACT §10) and its stream has activity. The
+ * it settles, so a subscriber sees a long call live (docs/protocol.md §10) and its stream has activity. The
  * timer is cleared however `work` ends. An emit that throws (the event log is full) stops the
  * reports and is otherwise ignored: the run's next event meets the same refusal and ends the run.
  */

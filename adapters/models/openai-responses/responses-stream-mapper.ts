@@ -23,8 +23,9 @@ type OutputEntry = { type: 'reasoning'; item: ReasoningItem } | ResponsesFollowi
  * `response.reasoning_text.delta`s, which servers running open models send) are `reasoning-delta`s,
  * with a blank line between summary parts. A function call is announced by a `tool-call-delta` when
  * its item is added, each non-empty argument delta is a `tool-call-delta` too, and each call is
- * yielded whole at its `response.output_item.done` — raw, even when not valid JSON. The reasoning items are yielded as whole `reasoning` blocks when the response ends,
- * not when each item ends, because their send-back data names the items that followed them.
+ * yielded whole at its `response.output_item.done` — raw, even when not valid JSON. The reasoning
+ * items are yielded as whole `reasoning` blocks when the response ends, not when each item ends,
+ * because their send-back data names the items that followed them.
  * `response.completed` / `response.incomplete` give `usage`, `token-data` (output-text logprobs, when
  * requested) and `finish` through {@link ResponsesStreamMapper.end}; `response.failed` and `error`
  * events throw a `ModelError` classified by the vendor's error code; a stream that ends before any

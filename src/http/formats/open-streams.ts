@@ -6,8 +6,9 @@ import type { LoggedEvent } from '../../runs/event-log.js';
  * The text, reasoning and forming tool calls of a turn arrive as an unbroken stretch of
  * `message.delta`, `reasoning.delta`, `reasoning.available` and `tool.arguments.delta` events (the
  * episode emits nothing else while the model streams), so a stretch begins where the previous event
- * of any other type ends, and every other event ends it. Formats that open and close messages (AG-UI) or separate turns (OpenAI) read this
- * instead of keeping per-subscriber state, so their frames stay a pure function of the log.
+ * of any other type ends, and every other event ends it. Formats that open and close messages
+ * (AG-UI, AI SDK) or separate turns (OpenAI) read this instead of keeping per-subscriber state, so
+ * their frames stay a pure function of the log.
  */
 export interface OpenStreams {
   /** Turn of the newest `message.delta` in the current stretch: the turn whose text is open. */

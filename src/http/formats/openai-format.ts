@@ -20,8 +20,8 @@ function wantsAgentEvents(context: StreamContext): boolean {
  * without ids, then `data: [DONE]` — what the official `openai` SDK's stream reader consumes as is.
  * A failed or cancelled run ends with an `{"error": {...}}` frame before `[DONE]`, which the SDK
  * raises as an `APIError`. With `?agent_events=1`, every event except the text, reasoning and
- * tool-argument deltas (whose whole content is already in a chunk) also rides along, first, as a chunk with `choices: []`
- * and an `agent_event` field holding the typed event. Resume with `?after=`.
+ * tool-argument deltas (whose whole content is already in a chunk) also rides along, first, as a
+ * chunk with `choices: []` and an `agent_event` field holding the typed event. Resume with `?after=`.
  */
 export const openaiFormat: StreamFormat = {
   frame({ event }, context) {
