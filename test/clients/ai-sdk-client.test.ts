@@ -2,6 +2,7 @@ import {
   AbstractChat,
   type ChatState,
   type ChatStatus,
+  type ChatTransport,
   DefaultChatTransport,
   readUIMessageStream,
   type UIMessage,
@@ -22,7 +23,7 @@ import { summaryOfEvents, summaryOfMessage } from './ui-message-summary.js';
  * state: the package's own request, stream reading and message building, minus a UI framework.
  */
 class PlainChat extends AbstractChat<UIMessage> {
-  constructor(options: ConstructorParameters<typeof AbstractChat<UIMessage>>[0]['transport'] & object, id: string) {
+  constructor(transport: ChatTransport<UIMessage>, id: string) {
     let messages: UIMessage[] = [];
     let status: ChatStatus = 'ready';
     let error: Error | undefined;
@@ -56,7 +57,7 @@ class PlainChat extends AbstractChat<UIMessage> {
       },
       snapshot: (thing) => structuredClone(thing),
     };
-    super({ id, transport: options, state });
+    super({ id, transport, state });
   }
 }
 
