@@ -61,7 +61,7 @@ describe('streams read by openai-python', () => {
     await bridge.readEvents(blocker);
   });
 
-  it.each(['events', 'openai', 'combined', 'ag-ui'])(
+  it.each(['events', 'openai', 'combined', 'ag-ui', 'ai-sdk'])(
     'gets no empty message from format=%s, keep-alives between frames with ids included',
     async (format) => {
       const runId = await bridge.startRun({ model: 'scripted:sleepy' });

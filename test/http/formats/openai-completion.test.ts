@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { chatCompletionOf } from '../../../src/http/formats/openai-completion.js';
 import { ChatCompletionSchema } from '../../../src/protocol/chat-completion.js';
 import type { RunEventInput, RunEventOf } from '../../../src/protocol/run-events.js';
-import { logOf, T0, twoTurnEpisode } from './log-of.js';
+import { logOf, streamedCallsEpisode, T0, twoTurnEpisode } from './log-of.js';
 
 /** The `run.completed` that ends `log`. */
 function completedOf(log: ReturnType<typeof logOf>['log']): RunEventOf<'run.completed'> {
@@ -66,6 +66,15 @@ describe('chatCompletionOf', () => {
         ],
       },
     });
+  });
+
+  it('joins the pieces of calls whose arguments streamed, interleaved as they came, into whole calls', () => {
+    const { context, log } = logOf(streamedCallsEpisode);
+    const { message } = chatCompletionOf(context, completedOf(log)).choices[0]!;
+    expect(message.tool_calls).toEqual([
+      { id: 'call_a', type: 'function', function: { name: 'calculator', arguments: '{"expression":"2 + 2"}' } },
+      { id: 'call_b', type: 'function', function: { name: 'submit', arguments: '{"answer":4}' } },
+    ]);
   });
 
   it('has null content and no tool_calls or reasoning for an episode that produced none', () => {
