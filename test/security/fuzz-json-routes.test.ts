@@ -451,7 +451,7 @@ describe('fuzzing every JSON route while normal runs go on', () => {
         count('raw hostile headers');
         const path = name === 'Last-Event-ID' || name === 'Accept' ? `/v1/runs/${finishedRunId}/events` : '/v1/runs';
         const method = path === '/v1/runs' ? 'POST' : 'GET';
-        const request = `${method} ${path} HTTP/1.1\r\nHost: x\r\n${name}: ${value}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`;
+        const request = `${method} ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\n${name}: ${value}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`;
         const raw = await new Promise<string>((resolve) => {
           const socket = net.connect({ host: '127.0.0.1', port: Number(port) });
           let text = '';
