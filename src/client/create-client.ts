@@ -28,16 +28,11 @@ export interface RunbridgeClient {
  * empty API key; nothing is sent until a method is called.
  */
 export function createClient(options: ClientOptions): RunbridgeClient {
-  let url: URL;
-  try {
-    url = new URL(options.baseUrl);
-  } catch {
+  const url = URL.canParse(options.baseUrl) ? new URL(options.baseUrl) : undefined;
+  if (url?.protocol !== 'http:' && url?.protocol !== 'https:') {
     throw new TypeError(
-      `baseUrl must be an absolute http(s) URL such as http://127.0.0.1:8080, got "${options.baseUrl}".`,
+      `baseUrl must be an absolute http(s) URL such as http://127.0.0.1:8080, got ${JSON.stringify(options.baseUrl)}.`,
     );
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new TypeError(`baseUrl must be an http or https URL, got "${options.baseUrl}".`);
   }
   if (options.apiKey !== undefined && options.apiKey.trim() === '') {
     throw new TypeError("apiKey is empty: pass one of the bridge's RUNBRIDGE_API_KEYS, or leave apiKey out.");

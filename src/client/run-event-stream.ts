@@ -6,7 +6,10 @@ import { type AnyRunEvent, isTerminalRunEvent } from './client-types.js';
 
 /** How a broken event stream is resumed; every duration in milliseconds. */
 export interface ReconnectOptions {
-  /** Connections in a row that may fail without delivering a new event before the stream gives up; default 5. */
+  /**
+   * Retries, after a first attempt, of a connection that failed without a new event: the stream gives up
+   * when `retries + 1` connections in a row brought nothing new; default 5.
+   */
   retries?: number;
   /** First backoff ceiling, doubled per failure in a row, with full jitter; default 500. */
   baseDelayMs?: number;
@@ -36,7 +39,7 @@ class StreamEndedEarly extends Error {}
  * reconnects with `Last-Event-ID` set to the last seq it delivered, so no event is lost or repeated:
  * at once when the broken connection had delivered a new event, otherwise after a backoff that is never
  * shorter than the server's last `retry:` (on a frame of its own or on a data frame) or `Retry-After`.
- * After `retries` failures in a row without a new event it throws a {@link StreamInterruptedError}.
+ * After `retries + 1` failures in a row without a new event it throws a {@link StreamInterruptedError}.
  * Answers that asking again cannot fix (400, 401, 404, …) throw their {@link ApiError} at once; a
  * 204 (the run finished and nothing is left after `after`) ends the iteration with no event.
  */
@@ -76,6 +79,8 @@ export async function* streamRunEvents(
         if (event.seq <= cursor) continue;
         cursor = event.seq;
         delivered = true;
+        // Frames already read stay unread once the caller has aborted.
+        signal?.throwIfAborted();
         yield event;
         if (isTerminalRunEvent(event)) return;
       }
@@ -96,7 +101,7 @@ export async function* streamRunEvents(
     failures += 1;
     if (failures > policy.retries) {
       throw new StreamInterruptedError(
-        `The event stream of run ${runId} broke off after seq ${cursor}, and ${policy.retries} reconnects in a row ` +
+        `The event stream of run ${runId} broke off after seq ${cursor}, and ${failures} connections in a row ` +
           `brought nothing new (last: ${describe(lastFailure)}). Resume later with runs.events(runId, { after: ${cursor} }).`,
         { lastSeq: cursor, cause: lastFailure },
       );
