@@ -1,5 +1,3 @@
-import { once } from 'node:events';
-import { type AddressInfo, createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOfflineProvider } from '../../adapters/models/offline/offline-provider.js';
 import {
@@ -20,15 +18,7 @@ import {
 } from '../../src/client/index.js';
 import { TERMINAL_EVENT_TYPES } from '../../src/protocol/run-events.js';
 import { startTestBridge, type TestBridge } from '../support/start-test-bridge.js';
-
-/** A loopback port nothing listens on (one that was free a moment ago). */
-async function freePort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
+import { unusedPort } from '../support/unused-port.js';
 
 async function collect(events: AsyncIterable<AnyRunEvent>): Promise<AnyRunEvent[]> {
   const log: AnyRunEvent[] = [];
@@ -168,7 +158,7 @@ describe('the runbridge client', () => {
   });
 
   it('says it could not reach the bridge, naming the URL, when nothing listens there', async () => {
-    const port = await freePort();
+    const port = await unusedPort();
     const nowhere = createClient({ baseUrl: `http://127.0.0.1:${port}` });
     const failed = await nowhere.runs.create({ env: 'arith' }).catch((error) => error);
     expect(failed).toBeInstanceOf(ConnectionError);
