@@ -4,6 +4,7 @@
  * the framework for writing environments are `runbridge/ors`. See docs/api.md.
  */
 export { type Config, ConfigError, loadConfig } from './config.js';
+export { RunbridgeError } from './errors.js';
 export {
   configuredProviders,
   connectOrs,

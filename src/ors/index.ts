@@ -3,6 +3,7 @@
  * server framework that serves environments written in TypeScript with {@link defineEnvironment}.
  * See docs/ors.md.
  */
+export { OrsError, RunbridgeError } from '../errors.js';
 export { OrsClient, type OrsClientOptions, type OrsTaskRef } from './client/ors-client.js';
 export type { OrsCallOutcome, OrsSession } from './client/ors-session.js';
 export {
