@@ -17,9 +17,13 @@ export class RunbridgeClientError extends Error {
 
 /** What an {@link ApiError} is built from: the answer's status, its error body and its `Retry-After`. */
 export interface ApiErrorInit {
+  /** The answer's HTTP status. */
   status: number;
+  /** The error body's code, or `http_<status>` without one. */
   code: string;
+  /** The error body's `details`, if any. */
   details?: unknown;
+  /** Seconds from the answer's `Retry-After` header, if it had one. */
   retryAfterSeconds?: number | undefined;
 }
 

@@ -24,8 +24,11 @@ export type StreamToken = z.infer<typeof StreamTokenAnswerSchema>;
 
 /** The query of `GET /v1/runs`: filter by status, page size (1–100, default 20), and the run to list after. */
 export interface RunListQuery {
+  /** Only runs in this status. */
   status?: RunStatus;
+  /** Runs per page, 1–100; default 20. */
   limit?: number;
+  /** The `next` of the previous page: list the runs after that one. */
   after?: string;
 }
 
@@ -34,10 +37,15 @@ export interface RunListQuery {
  * event has; its other fields are untyped. Told apart from known events with {@link isKnownRunEvent}.
  */
 export interface UnknownRunEvent {
+  /** The event's type, one this client does not know. */
   event: string;
+  /** Its place in the run's log, like every event's. */
   seq: number;
+  /** The run it belongs to. */
   run_id: string;
+  /** When it was logged, in epoch seconds. */
   timestamp: number;
+  /** The type's own fields, untyped. */
   [field: string]: unknown;
 }
 
