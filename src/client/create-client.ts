@@ -1,5 +1,5 @@
 import type { ClientTransport } from './client-transport.js';
-import type { ReconnectOptions } from './run-event-stream.js';
+import { type ReconnectOptions, reconnectPolicy } from './run-event-stream.js';
 import { type RunsApi, runsApi } from './runs-api.js';
 
 /** Options of {@link createClient}. */
@@ -24,8 +24,8 @@ export interface RunbridgeClient {
 
 /**
  * A typed client of the runbridge HTTP API, built on `fetch` and eventsource-parser alone, so it runs
- * in Node 20+ and in browsers. Throws a `TypeError` at once for a base URL that is not http(s) or an
- * empty API key; nothing is sent until a method is called.
+ * in Node 20+ and in browsers. Throws a `TypeError` at once for a base URL that is not http(s), an
+ * empty API key or a reconnect setting that is not a whole number ≥ 0; nothing is sent until a method is called.
  */
 export function createClient(options: ClientOptions): RunbridgeClient {
   const url = URL.canParse(options.baseUrl) ? new URL(options.baseUrl) : undefined;
@@ -42,5 +42,5 @@ export function createClient(options: ClientOptions): RunbridgeClient {
   // when called as a method of another object.
   const fetchImpl = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
   const transport: ClientTransport = { baseUrl, apiKey: options.apiKey, fetch: fetchImpl };
-  return { baseUrl, runs: runsApi(transport, options.reconnect ?? {}) };
+  return { baseUrl, runs: runsApi(transport, reconnectPolicy(options.reconnect)) };
 }

@@ -27,6 +27,20 @@ export interface RunEventsOptions {
 
 const DEFAULTS: Required<ReconnectOptions> = { retries: 5, baseDelayMs: 500, maxDelayMs: 30_000 };
 
+/** `options` over the defaults; a value that is not a whole number ≥ 0 is a `TypeError` naming it. */
+export function reconnectPolicy(options: ReconnectOptions = {}): Required<ReconnectOptions> {
+  const policy = { ...DEFAULTS };
+  for (const key of Object.keys(DEFAULTS) as Array<keyof ReconnectOptions>) {
+    const value = options[key];
+    if (value === undefined) continue;
+    if (!Number.isSafeInteger(value) || value < 0) {
+      throw new TypeError(`reconnect.${key} must be a whole number of 0 or more, got ${value}.`);
+    }
+    policy[key] = value;
+  }
+  return policy;
+}
+
 /** Statuses worth asking again: the bridge or a proxy is busy, restarting or briefly failing. */
 const RETRYABLE_STATUSES = new Set([408, 429, 500, 502, 503, 504]);
 
@@ -38,7 +52,8 @@ class StreamEndedEarly extends Error {}
  * When a connection breaks (a network failure, a cut, a stream that ends early, a 429 or 5xx) it
  * reconnects with `Last-Event-ID` set to the last seq it delivered, so no event is lost or repeated:
  * at once when the broken connection had delivered a new event, otherwise after a backoff that is never
- * shorter than the server's last `retry:` (on a frame of its own or on a data frame) or `Retry-After`.
+ * shorter than the server's last `retry:` (on a frame of its own or on a data frame) or `Retry-After`,
+ * up to `maxDelayMs`.
  * After `retries + 1` failures in a row without a new event it throws a {@link StreamInterruptedError}.
  * Answers that asking again cannot fix (400, 401, 404, …) throw their {@link ApiError} at once; a
  * 204 (the run finished and nothing is left after `after`) ends the iteration with no event.
@@ -47,9 +62,8 @@ export async function* streamRunEvents(
   transport: ClientTransport,
   runId: string,
   options: RunEventsOptions,
-  reconnect: ReconnectOptions,
+  policy: Required<ReconnectOptions>,
 ): AsyncGenerator<AnyRunEvent, void, undefined> {
-  const policy = { ...DEFAULTS, ...reconnect };
   const { signal } = options;
   const path = `/v1/runs/${segment(runId)}/events`;
   let cursor = checkedAfter(options.after);

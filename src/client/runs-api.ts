@@ -43,7 +43,7 @@ export interface RunsApi {
 }
 
 /** The {@link RunsApi} over `transport`, resuming event streams within `reconnect`. */
-export function runsApi(transport: ClientTransport, reconnect: ReconnectOptions): RunsApi {
+export function runsApi(transport: ClientTransport, reconnect: Required<ReconnectOptions>): RunsApi {
   return {
     create: (request = {}, { idempotencyKey, signal } = {}) =>
       sendForJson(transport, {

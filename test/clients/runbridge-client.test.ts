@@ -184,10 +184,11 @@ describe('the runbridge client', () => {
     await slowClient.runs.cancel(run_id);
   });
 
-  it('refuses a base URL that is not http(s) and an empty API key before sending anything', () => {
+  it('refuses a base URL that is not http(s), an empty API key and a negative reconnect bound before sending anything', () => {
     expect(() => createClient({ baseUrl: 'localhost:8080' })).toThrow(/absolute http\(s\) URL/);
     expect(() => createClient({ baseUrl: 'ftp://example.com' })).toThrow(/absolute http\(s\) URL/);
     expect(() => createClient({ baseUrl: bridge.url, apiKey: ' ' })).toThrow(/apiKey is empty/);
+    expect(() => createClient({ baseUrl: bridge.url, reconnect: { retries: -1 } })).toThrow(/reconnect\.retries/);
   });
 
   it('knows the same terminal event types as the server', () => {
