@@ -3,7 +3,7 @@
 //
 //   npx tsx examples/rollouts/generate.ts OUT.jsonl [TASKS] [SAMPLES]     # default tasks 0:20, 4 samples
 //
-// The model is RUNBRIDGE_MODEL (see README, Models; offline when no key is set); ORS_URL, else the
+// The model is RUNBRIDGE_MODEL (see docs/models.md; offline when no key is set); ORS_URL, else the
 // built-in ORS server on loopback. Rerunning with the same OUT resumes; Ctrl-C interrupts cleanly.
 import { loadConfig } from '../../src/config.js';
 import { configuredProviders, connectOrs } from '../../src/main.js';

@@ -10,11 +10,13 @@ import { EnvNameSchema, ModelRefSchema, RewardReductionSchema } from '../protoco
 import { generateRollouts, type RolloutResult } from '../rollouts/generate-rollouts.js';
 import { formatDuration, ProgressDisplay, type ProgressOutput } from '../rollouts/progress-display.js';
 import { exitCodeForSignal, onStopSignal } from './on-stop-signal.js';
+import { rolloutExportCommand } from './rollout-export-command.js';
 
 const USAGE = `runbridge rollout — play many ORS episodes and write one JSONL trajectory record per episode
 
 Usage:
   runbridge rollout --out FILE.jsonl [options]
+  runbridge rollout export IN.jsonl [IN2.jsonl …] --format FORMAT --out PATH   (see "runbridge rollout export --help")
 
 Options:
   --env NAME               ORS environment (default: RUNBRIDGE_DEFAULT_ENV, arith)
@@ -95,11 +97,13 @@ export interface RolloutCommandIo {
 }
 
 /**
- * `runbridge rollout …`: plays tasks × samples episodes and writes JSONL trajectories (see USAGE).
+ * `runbridge rollout …`: plays tasks × samples episodes and writes JSONL trajectories (see USAGE);
+ * `runbridge rollout export …` hands over to `rolloutExportCommand`.
  * SIGINT/SIGTERM cancel the episodes in flight — no half line is written, every ORS session is
  * deleted, the manifest says how far the batch got — and exit 130/143; a second signal exits at once.
  */
 export function rolloutCommand(args: string[]): Promise<number> {
+  if (args[0] === 'export') return rolloutExportCommand(args.slice(1));
   return runRolloutCommand(args, {
     env: process.env,
     stdout: process.stdout,

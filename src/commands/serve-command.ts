@@ -5,7 +5,7 @@ import { nextStopSignal } from './on-stop-signal.js';
 
 const HELP = `runbridge serve — start the HTTP API
 
-Configuration comes from environment variables (see README, "Configuration"); flags override two of them:
+Configuration comes from environment variables (see docs/configuration.md); flags override two of them:
   --port N     listen port (PORT, default 8080)
   --host H     listen address (HOST, default 127.0.0.1)`;
 
