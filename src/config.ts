@@ -41,6 +41,7 @@ const EnvSchema = z.object({
   RUNBRIDGE_MAX_EVENTS_PER_RUN: count(100_000),
   RUNBRIDGE_SUBSCRIBER_BUFFER_BYTES: count(1024 * 1024),
   RUNBRIDGE_TOOL_OUTPUT_EVENT_CHARS: count(8192),
+  RUNBRIDGE_TOOL_PROGRESS_SECONDS: seconds(5),
   RUNBRIDGE_CORS_ORIGINS: optionalText,
   RUNBRIDGE_ORS_PING_SECONDS: seconds(10),
   RUNBRIDGE_ORS_CALL_SILENCE_SECONDS: seconds(30),
@@ -72,6 +73,8 @@ export interface Config {
   maxEventsPerRun: number;
   subscriberBufferBytes: number;
   toolOutputEventChars: number;
+  /** Period of `tool.progress` events while a tool call runs (docs/protocol.md §10). */
+  toolProgressMs: number;
   corsOrigins: string[];
   orsPingMs: number;
   /**
@@ -130,6 +133,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     maxEventsPerRun: e.RUNBRIDGE_MAX_EVENTS_PER_RUN,
     subscriberBufferBytes: e.RUNBRIDGE_SUBSCRIBER_BUFFER_BYTES,
     toolOutputEventChars: e.RUNBRIDGE_TOOL_OUTPUT_EVENT_CHARS,
+    toolProgressMs: ms(e.RUNBRIDGE_TOOL_PROGRESS_SECONDS),
     corsOrigins: list(e.RUNBRIDGE_CORS_ORIGINS),
     orsPingMs: ms(e.RUNBRIDGE_ORS_PING_SECONDS),
     orsCallSilenceMs: ms(e.RUNBRIDGE_ORS_CALL_SILENCE_SECONDS),

@@ -79,6 +79,7 @@ export async function startRunbridge(options: StartOptions): Promise<Runbridge> 
       retentionMs: config.retentionMs,
       runTimeoutMs: config.runTimeoutMs,
       toolOutputEventChars: config.toolOutputEventChars,
+      toolProgressMs: config.toolProgressMs,
     },
   });
 

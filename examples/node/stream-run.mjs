@@ -43,8 +43,9 @@ function print(event) {
     inText = true;
     return;
   }
-  // The whole reasoning comes again in reasoning.available, printed once below.
-  if (event.event === 'reasoning.delta') return;
+  // The whole reasoning comes again in reasoning.available, and a call's whole arguments in
+  // tool.started: each is printed once below.
+  if (event.event === 'reasoning.delta' || event.event === 'tool.arguments.delta') return;
   if (inText) process.stdout.write('\n');
   inText = false;
   console.log(`${event.seq} ${event.event} ${describe(event)}`.trimEnd());
@@ -61,6 +62,8 @@ function describe(event) {
       return event.text;
     case 'tool.started':
       return `${event.tool} ${JSON.stringify(event.arguments)}`;
+    case 'tool.progress':
+      return `${event.tool} running for ${event.elapsed}s`;
     case 'tool.completed':
       return `${event.tool} ${event.duration}s error=${event.error} reward=${event.reward} → ${event.output.split('\n')[0].slice(0, 120)}`;
     case 'turn.completed':

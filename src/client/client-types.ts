@@ -60,6 +60,8 @@ const KNOWN_EVENT_TYPES: Readonly<Record<RunEventType, true>> = {
   'reasoning.available': true,
   'tool.started': true,
   'tool.completed': true,
+  'tool.arguments.delta': true,
+  'tool.progress': true,
   'turn.completed': true,
   'run.completed': true,
   'run.failed': true,

@@ -34,7 +34,7 @@ export async function streamRunEvents(options: StreamOptions): Promise<void> {
   const { run, res, format, context, keepaliveMs, bufferBytes, signal } = options;
   const detach = run.attach(options.now);
   try {
-    res.writeHead(200, SSE_HEADERS);
+    res.writeHead(200, { ...SSE_HEADERS, ...format.headers });
     res.write(SSE_PREAMBLE);
     // Send headers and preamble now: a client must see the stream open even before the first event.
     res.flushHeaders();

@@ -27,18 +27,38 @@ export interface TokenData {
 
 /**
  * What a model stream yields, in order of arrival. Text and reasoning arrive as deltas; a reasoning
- * block is also delivered whole when it ends; tool calls arrive only once complete (adapters assemble
- * argument deltas); `usage`, `token-data` and `finish` come at the end. Exactly one `finish` ends a
+ * block is also delivered whole when it ends; a tool call may stream its arguments as
+ * `tool-call-delta`s and always arrives whole as a `tool-call` once complete (adapters assemble the
+ * arguments); `usage`, `token-data` and `finish` come at the end. Exactly one `finish` ends a
  * successful stream.
  */
 export type ModelPart =
   | { type: 'text-delta'; delta: string }
   | { type: 'reasoning-delta'; delta: string }
   | { type: 'reasoning'; block: ReasoningBlock }
+  | ToolCallDeltaPart
   | { type: 'tool-call'; call: ToolCall }
   | { type: 'usage'; usage: ModelUsage }
   | { type: 'token-data'; data: TokenData }
   | { type: 'finish'; reason: FinishReason; rawReason?: string };
+
+/**
+ * A piece of a tool call's arguments as the model streams them, before the call's `tool-call` part.
+ * The first piece of a call announces it as soon as the provider names it, so its `delta` may be
+ * empty; later pieces never are. A call's pieces, joined in order, are its raw arguments text as
+ * streamed; its `tool-call` part stays authoritative (a provider may correct the text at the end).
+ * Pieces are optional — a model may deliver a call whole — but a model that streams them announces
+ * its calls in the order their `tool-call` parts come, with the same `id` and `name`.
+ */
+export interface ToolCallDeltaPart {
+  type: 'tool-call-delta';
+  /** The call's id, as its `tool-call` part will carry it. */
+  id: string;
+  /** The tool's name. */
+  name: string;
+  /** The next piece of the arguments text (empty only in the piece that announces the call). */
+  delta: string;
+}
 
 /** One model call: the conversation so far, the tools on offer, sampling settings, and the signal that aborts it. */
 export interface ModelRequest {

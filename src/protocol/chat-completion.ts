@@ -27,8 +27,17 @@ export const ChatToolCallSchema = z.object({
 });
 export type ChatToolCall = z.infer<typeof ChatToolCallSchema>;
 
-/** A tool call in a chunk: whole (the bridge learns a call once it is complete), at its run-wide `index`. */
-export const ChatToolCallDeltaSchema = ChatToolCallSchema.extend({ index: z.number().int().nonnegative() });
+/**
+ * A tool call in a chunk, at its run-wide `index`: its first chunk names it (`id`, `type`, the
+ * function's `name`) with the start of its arguments, later chunks add to `function.arguments`;
+ * a call that did not stream comes whole in one chunk.
+ */
+export const ChatToolCallDeltaSchema = z.object({
+  index: z.number().int().nonnegative(),
+  id: z.string().optional(),
+  type: z.literal('function').optional(),
+  function: z.object({ name: z.string().optional(), arguments: z.string() }),
+});
 export type ChatToolCallDelta = z.infer<typeof ChatToolCallDeltaSchema>;
 
 export const ChatDeltaSchema = z.object({

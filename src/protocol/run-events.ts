@@ -101,6 +101,35 @@ export const ToolCompletedEventSchema = z.object({
   call_index: z.number().int().nonnegative(),
 });
 
+/**
+ * The events a UI needs to show a tool call forming and running (docs/protocol.md §10).
+ * `tool.arguments.delta` carries a piece of a call's arguments while the model streams them, before
+ * the call's `tool.started`: the first one of a call announces it (its `delta` may be empty), and its pieces
+ * joined in order are the arguments text as the model wrote it (`tool.started.arguments` stays
+ * authoritative). `tool.progress` is sent every `RUNBRIDGE_TOOL_PROGRESS_SECONDS` while the call runs.
+ * Both carry the `call_index` its `tool.started` and `tool.completed` will carry.
+ */
+export const ToolArgumentsDeltaEventSchema = z.object({
+  event: z.literal('tool.arguments.delta'),
+  ...envelope,
+  tool: z.string(),
+  tool_call_id: z.string(),
+  delta: z.string(),
+  turn,
+  call_index: z.number().int().nonnegative(),
+});
+
+export const ToolProgressEventSchema = z.object({
+  event: z.literal('tool.progress'),
+  ...envelope,
+  tool: z.string(),
+  tool_call_id: z.string(),
+  /** Seconds since the call was sent to the environment. */
+  elapsed: z.number().nonnegative(),
+  turn,
+  call_index: z.number().int().nonnegative(),
+});
+
 export const TurnCompletedEventSchema = z.object({
   event: z.literal('turn.completed'),
   ...envelope,
@@ -151,6 +180,8 @@ export const RunEventSchema = z.discriminatedUnion('event', [
   ReasoningAvailableEventSchema,
   ToolStartedEventSchema,
   ToolCompletedEventSchema,
+  ToolArgumentsDeltaEventSchema,
+  ToolProgressEventSchema,
   TurnCompletedEventSchema,
   RunCompletedEventSchema,
   RunFailedEventSchema,

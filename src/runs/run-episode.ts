@@ -5,6 +5,7 @@ import type { OrsClient } from '../ors/client/ors-client.js';
 import type { OrsSession } from '../ors/client/ors-session.js';
 import type { FinishReason, RunEventInput, StopReason, TaskRef, ToolReward, Usage } from '../protocol/run-events.js';
 import type { RewardReduction, RunRequest, Sampling } from '../protocol/run-request.js';
+import { CallIndexes } from './call-indexes.js';
 import type { EpisodeEnd, EpisodeRecord, EpisodeStep, ToolCallRecord } from './episode-record.js';
 import {
   blocksToContent,
@@ -15,6 +16,7 @@ import {
 } from './ors-conversation.js';
 import { reduceRewards } from './reduce-rewards.js';
 import { RunCancelledError } from './run-cancelled-error.js';
+import { withToolProgress } from './tool-progress.js';
 
 export interface EpisodeOptions {
   ors: OrsClient;
@@ -30,6 +32,8 @@ export interface EpisodeOptions {
   secrets?: Record<string, unknown>;
   /** Tool outputs longer than this are cut in `tool.completed` (the record keeps them whole). */
   toolOutputEventChars: number;
+  /** Period of `tool.progress` while a tool call runs; undefined sends none. */
+  toolProgressMs?: number;
   /** Aborted with a {@link RunCancelledError} to cancel; any other reason fails the run. */
   signal: AbortSignal;
   /** Receives every event in order; a throw (e.g. a full event log) fails the run. */
@@ -53,7 +57,7 @@ class Episode {
   readonly #now: () => number;
   readonly #record: EpisodeRecord;
   readonly #rewardValues: Array<number | null> = [];
-  #callIndex = 0;
+  readonly #callIndexes = new CallIndexes();
 
   constructor(options: EpisodeOptions) {
     this.#o = options;
@@ -149,6 +153,7 @@ class Episode {
     let finish: { reason: FinishReason; raw?: string } | undefined;
     let tokenData: TokenData | undefined;
 
+    this.#callIndexes.beginTurn();
     const stream = o.model.stream({
       messages: this.#record.messages,
       tools: this.#record.tools,
@@ -171,6 +176,13 @@ class Episode {
           case 'reasoning':
             reasoning.push(part.block);
             break;
+          case 'tool-call-delta': {
+            const { index, first } = this.#callIndexes.announce(part.id);
+            if (!first && part.delta === '') break;
+            const { id: tool_call_id, name: tool, delta } = part;
+            o.emit({ event: 'tool.arguments.delta', tool, tool_call_id, delta, turn, call_index: index });
+            break;
+          }
           case 'tool-call':
             calls.push(part.call);
             break;
@@ -232,7 +244,7 @@ class Episode {
     tools: readonly ToolDefinition[],
   ): Promise<void> {
     const o = this.#o;
-    const callIndex = this.#callIndex++;
+    const callIndex = this.#callIndexes.start(call.id);
     const parsed = parseArguments(call.arguments);
     o.emit({
       event: 'tool.started',
@@ -263,7 +275,11 @@ class Episode {
       } else if (!tools.some((tool) => tool.name === call.name)) {
         result.errorMessage = `There is no tool named "${call.name}". Available tools: ${tools.map((tool) => tool.name).join(', ')}.`;
       } else {
-        const outcome = await session.call(call.name, parsed, { signal });
+        const progress = { tool: call.name, tool_call_id: call.id, turn, call_index: callIndex };
+        const outcome = await withToolProgress(
+          { periodMs: o.toolProgressMs, now: this.#now, emit: o.emit, call: progress },
+          () => session.call(call.name, parsed, { signal }),
+        );
         switch (outcome.type) {
           case 'output':
             result.error = false;

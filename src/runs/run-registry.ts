@@ -19,6 +19,8 @@ export interface RunLimits {
   retentionMs: number;
   runTimeoutMs: number;
   toolOutputEventChars: number;
+  /** Period of `tool.progress` while a tool call runs; undefined sends none. */
+  toolProgressMs?: number;
 }
 
 export interface RunRegistryOptions {
@@ -289,6 +291,7 @@ export class RunRegistry {
       rewardReduction: run.request.reward_reduction,
       secrets: run.takeSecrets(),
       toolOutputEventChars: limits.toolOutputEventChars,
+      toolProgressMs: limits.toolProgressMs,
       signal: run.controller.signal,
       emit: (event) => run.log.append(event),
       now: this.#now,

@@ -1,6 +1,7 @@
 import type Router from 'koa-router';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { builtinEnvironments } from '../../adapters/environments/builtin-environments.js';
 import { createOfflineProvider } from '../../adapters/models/offline/offline-provider.js';
 import { loadConfig } from '../../src/config.js';
 import { Authenticator } from '../../src/http/authenticate.js';
@@ -9,6 +10,7 @@ import { ModelRegistry } from '../../src/models/model-registry.js';
 import { OrsClient } from '../../src/ors/client/ors-client.js';
 import type { RunEvent } from '../../src/protocol/run-events.js';
 import { RunRegistry } from '../../src/runs/run-registry.js';
+import { probeEnvironment } from '../support/probe-environment.js';
 import { scriptedProvider } from '../support/scripted-model.js';
 import { startTestBridge, type TestBridge } from '../support/start-test-bridge.js';
 
@@ -162,9 +164,19 @@ describe('GET /v1/schema/events', () => {
   let bridge: TestBridge;
 
   beforeAll(async () => {
+    // A short progress period, so the probe's 50 ms sleep reports tool.progress.
     bridge = await startTestBridge(
-      {},
-      { providers: [scriptedProvider({ hang: [{ hang: true }], broken: [{ error: new Error('a bug') }] })] },
+      { RUNBRIDGE_TOOL_PROGRESS_SECONDS: '0.01' },
+      {
+        environments: [...builtinEnvironments, probeEnvironment],
+        providers: [
+          scriptedProvider({
+            hang: [{ hang: true }],
+            broken: [{ error: new Error('a bug') }],
+            sleepy: [{ toolCalls: [{ name: 'sleep', arguments: '{"ms":50}' }] }],
+          }),
+        ],
+      },
     );
   });
   afterAll(() => bridge.shutdown());
@@ -184,11 +196,13 @@ describe('GET /v1/schema/events', () => {
       'run.completed',
       'run.failed',
       'run.started',
+      'tool.arguments.delta',
       'tool.completed',
+      'tool.progress',
       'tool.started',
       'turn.completed',
     ]);
-    expect(schema.oneOf).toHaveLength(10);
+    expect(schema.oneOf).toHaveLength(12);
   });
 
   it('accepts every event of real runs that complete, fail and are cancelled, and refuses malformed ones', async () => {
@@ -196,6 +210,7 @@ describe('GET /v1/schema/events', () => {
     const events: RunEvent[] = [];
     for (const env of ['arith', 'workspace']) events.push(...(await bridge.readEvents(await bridge.startRun({ env }))));
     events.push(...(await bridge.readEvents(await bridge.startRun({ env: 'arith', model: 'scripted:broken' }))));
+    events.push(...(await bridge.readEvents(await bridge.startRun({ env: 'probe', model: 'scripted:sleepy' }))));
     const hanging = await bridge.startRun({ env: 'arith', model: 'scripted:hang' });
     await bridge.fetch(`/v1/runs/${hanging}/cancel`, { method: 'POST' });
     events.push(...(await bridge.readEvents(hanging)));
@@ -205,7 +220,9 @@ describe('GET /v1/schema/events', () => {
         'message.delta',
         'reasoning.delta',
         'reasoning.available',
+        'tool.arguments.delta',
         'tool.started',
+        'tool.progress',
         'tool.completed',
         'turn.completed',
         'run.completed',

@@ -5,8 +5,8 @@ import type { StreamContext } from './stream-format.js';
 /**
  * The `chat.completion` of a completed run: exactly what its `format=openai` chunks add up to (it is
  * built by adding them up), so a non-streaming and a streaming request for the same run agree —
- * content (all turns' text, null when there was none), reasoning, every tool call, finish reason
- * and usage.
+ * content (all turns' text, null when there was none), reasoning, every tool call (a streamed one's
+ * pieces joined), finish reason and usage.
  */
 export function chatCompletionOf(context: StreamContext): ChatCompletion {
   let content = '';
@@ -20,7 +20,17 @@ export function chatCompletionOf(context: StreamContext): ChatCompletion {
       for (const { delta, finish_reason } of chunk.choices) {
         content += delta.content ?? '';
         reasoning += delta.reasoning_content ?? '';
-        for (const { index, ...call } of delta.tool_calls ?? []) toolCalls[index] = call;
+        for (const { index, id, function: fn } of delta.tool_calls ?? []) {
+          // A streamed call's first chunk names it; the later ones add to its arguments.
+          const call = toolCalls[index];
+          if (call) call.function.arguments += fn.arguments;
+          else
+            toolCalls[index] = {
+              id: id ?? '',
+              type: 'function',
+              function: { name: fn.name ?? '', arguments: fn.arguments },
+            };
+        }
         if (finish_reason !== null) finishReason = finish_reason;
       }
     }

@@ -1,4 +1,5 @@
 import { agUiFormat } from './ag-ui-format.js';
+import { aiSdkFormat } from './ai-sdk-format.js';
 import { combinedFormat } from './combined-format.js';
 import { eventsFormat } from './events-format.js';
 import { openaiFormat } from './openai-format.js';
@@ -10,4 +11,5 @@ export const STREAM_FORMATS: Readonly<Record<string, StreamFormat>> = {
   openai: openaiFormat,
   combined: combinedFormat,
   'ag-ui': agUiFormat,
+  'ai-sdk': aiSdkFormat,
 };

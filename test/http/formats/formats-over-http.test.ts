@@ -30,7 +30,7 @@ describe('the stream formats over HTTP', () => {
     );
   }
 
-  it.each(['openai', 'combined', 'ag-ui'])(
+  it.each(['openai', 'combined', 'ag-ui', 'ai-sdk'])(
     'serves format=%s as its projection of the log, with the SSE headers',
     async (name) => {
       const response = await bridge.fetch(`/v1/runs/${runId}/events?format=${name}`);
@@ -41,25 +41,37 @@ describe('the stream formats over HTTP', () => {
     },
   );
 
-  it.each(['openai', 'combined', 'ag-ui'])('resumes format=%s with ?after=', async (name) => {
+  it.each(['openai', 'combined', 'ag-ui', 'ai-sdk'])('resumes format=%s with ?after=', async (name) => {
     const response = await bridge.fetch(`/v1/runs/${runId}/events?format=${name}&after=7`);
     expect(await response.text()).toBe(PREAMBLE + projection(name, 7));
   });
 
-  it.each(['combined', 'ag-ui'])('resumes format=%s, whose frames carry ids, with Last-Event-ID', async (name) => {
-    const response = await bridge.fetch(`/v1/runs/${runId}/events?format=${name}`, {
-      headers: { 'Last-Event-ID': '12' },
-    });
-    expect(await response.text()).toBe(PREAMBLE + projection(name, 12));
-  });
+  it.each(['combined', 'ag-ui', 'ai-sdk'])(
+    'resumes format=%s, whose frames carry ids, with Last-Event-ID',
+    async (name) => {
+      const response = await bridge.fetch(`/v1/runs/${runId}/events?format=${name}`, {
+        headers: { 'Last-Event-ID': '12' },
+      });
+      expect(await response.text()).toBe(PREAMBLE + projection(name, 12));
+    },
+  );
 
-  it.each(['openai', 'combined', 'ag-ui'])(
+  it.each(['openai', 'combined', 'ag-ui', 'ai-sdk'])(
     'answers 204 to format=%s once the client has the whole log of a finished run',
     async (name) => {
       const lastSeq = bridge.registry.get(runId, LOCAL_OWNER).log.lastSeq;
       expect((await bridge.fetch(`/v1/runs/${runId}/events?format=${name}&after=${lastSeq}`)).status).toBe(204);
     },
   );
+
+  it('names the UI message stream protocol in a header of format=ai-sdk only', async () => {
+    const aiSdk = await bridge.fetch(`/v1/runs/${runId}/events?format=ai-sdk`);
+    expect(aiSdk.headers.get('x-vercel-ai-ui-message-stream')).toBe('v1');
+    await aiSdk.body?.cancel();
+    const events = await bridge.fetch(`/v1/runs/${runId}/events`);
+    expect(events.headers.get('x-vercel-ai-ui-message-stream')).toBeNull();
+    await events.body?.cancel();
+  });
 
   it('lets the typed events ride along in format=openai with ?agent_events=1', async () => {
     const response = await bridge.fetch(`/v1/runs/${runId}/events?format=openai&agent_events=1`);
@@ -72,7 +84,7 @@ describe('the stream formats over HTTP', () => {
     const response = await bridge.fetch(`/v1/runs/${runId}/events?format=xml`);
     expect(response.status).toBe(400);
     expect(await response.json()).toMatchObject({
-      error: { code: 'unknown_format', message: expect.stringContaining('events, openai, combined, ag-ui') },
+      error: { code: 'unknown_format', message: expect.stringContaining('events, openai, combined, ag-ui, ai-sdk') },
     });
   });
 });

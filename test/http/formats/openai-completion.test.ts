@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { chatCompletionOf } from '../../../src/http/formats/openai-completion.js';
 import { ChatCompletionSchema } from '../../../src/protocol/chat-completion.js';
 import type { RunEventInput } from '../../../src/protocol/run-events.js';
-import { logOf, T0, twoTurnEpisode } from './log-of.js';
+import { logOf, streamedCallsEpisode, T0, twoTurnEpisode } from './log-of.js';
 
 describe('chatCompletionOf', () => {
   it('is the one assistant message the format=openai chunks add up to, with finish reason and usage', () => {
@@ -31,6 +31,14 @@ describe('chatCompletionOf', () => {
       ],
       usage: { prompt_tokens: 20, completion_tokens: 10, total_tokens: 30 },
     });
+  });
+
+  it('joins the pieces of calls whose arguments streamed, interleaved as they came, into whole calls', () => {
+    const { message } = chatCompletionOf(logOf(streamedCallsEpisode).context).choices[0]!;
+    expect(message.tool_calls).toEqual([
+      { id: 'call_a', type: 'function', function: { name: 'calculator', arguments: '{"expression":"2 + 2"}' } },
+      { id: 'call_b', type: 'function', function: { name: 'submit', arguments: '{"answer":4}' } },
+    ]);
   });
 
   it('has null content and no tool_calls or reasoning for an episode that produced none', () => {
