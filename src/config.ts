@@ -61,6 +61,7 @@ const EnvSchema = z.object({
   ANTHROPIC_BASE_URL: optionalText.pipe(z.url().optional()),
 });
 
+/** The bridge's settings, validated from environment variables by {@link loadConfig} (docs/configuration.md lists them). */
 export interface Config {
   port: number;
   host: string;
@@ -108,6 +109,7 @@ export interface Config {
 
 /** Thrown when the environment holds a value we cannot use; the message lists every problem. */
 export class ConfigError extends Error {
+  /** Each problem of the configuration, one sentence each, naming the variable. */
   constructor(readonly problems: string[]) {
     super(`Invalid configuration:\n${problems.map((problem) => `  - ${problem}`).join('\n')}`);
     this.name = new.target.name;

@@ -22,7 +22,9 @@ import type { AnyEnvironment } from './ors/server/environment-registry.js';
 import { EnvCatalog } from './runs/env-catalog.js';
 import { RunRegistry } from './runs/run-registry.js';
 
+/** What {@link startRunbridge} needs: a validated configuration (see `loadConfig`), and optional replacements for tests and embedding. */
 export interface StartOptions {
+  /** The validated configuration; `loadConfig()` reads it from the environment variables. */
   config: Config;
   /** Providers to use instead of the configured ones (tests point real SDK clients at fakes this way). */
   providers?: ModelProvider[];
@@ -40,6 +42,7 @@ export interface Runbridge {
   orsUrl: string;
   /** The built-in ORS server, when it is the one in use. */
   orsServer: OrsServer | undefined;
+  /** The runs this bridge holds: what the HTTP API serves, for embedding code that inspects them. */
   registry: RunRegistry;
   /**
    * Graceful shutdown (CONTRACT §6): new runs get 503, running runs finish within the grace period
@@ -171,6 +174,7 @@ async function checkDefaultEnv(
 
 /** The ORS side of a bridge or a rollout batch: a client, and the built-in server when it is the one in use. */
 export interface OrsConnection {
+  /** The client the runs use to play their episodes. */
   ors: OrsClient;
   /** Base URL of the ORS server the client talks to. */
   orsUrl: string;

@@ -110,9 +110,10 @@ export async function runOrsCommand(args: string[], io: OrsCommandIo): Promise<n
 }
 
 function parse(args: string[]) {
-  return parseFlags(
+  return parseFlags({
     args,
-    {
+    allowPositionals: true,
+    options: {
       port: { type: 'string' },
       host: { type: 'string' },
       'ping-seconds': { type: 'string' },
@@ -120,6 +121,5 @@ function parse(args: string[]) {
       'max-session-bytes': { type: 'string' },
       help: { type: 'boolean' },
     },
-    true,
-  );
+  });
 }

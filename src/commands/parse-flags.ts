@@ -1,20 +1,17 @@
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 
 /**
- * `parseArgs` (strict) for a command's `options`. An unknown option throws an `Error` whose message
- * names the option the user probably meant (`--sample` → `--samples`), so a typo says what to type.
+ * `parseArgs` (strict, as by default) for a command's `config`. An unknown option throws an `Error`
+ * whose message names the option the user probably meant (`--sample` → `--samples`), so a typo says
+ * what to type.
  */
-export function parseFlags<Options extends NonNullable<ParseArgsConfig['options']>>(
-  args: string[],
-  options: Options,
-  allowPositionals = false,
-) {
+export function parseFlags<T extends ParseArgsConfig>(config: T): ReturnType<typeof parseArgs<T>> {
   try {
-    return parseArgs({ args, options, allowPositionals, strict: true });
+    return parseArgs(config);
   } catch (error) {
     const unknown = /^Unknown option '(-{1,2}[^']+)'/.exec((error as Error).message)?.[1];
     if (unknown === undefined) throw error;
-    const guess = closestOption(unknown.replace(/^-+/, ''), Object.keys(options));
+    const guess = closestOption(unknown.replace(/^-+/, ''), Object.keys(config.options ?? {}));
     throw new Error(
       `unknown option ${unknown}${guess === undefined ? '' : `; did you mean --${guess}?`} (--help lists the options)`,
     );

@@ -206,25 +206,28 @@ export async function runRolloutCommand(args: string[], io: RolloutCommandIo): P
 }
 
 function parse(args: string[]) {
-  return parseFlags(args, {
-    env: { type: 'string' },
-    split: { type: 'string' },
-    tasks: { type: 'string' },
-    samples: { type: 'string' },
-    model: { type: 'string' },
-    concurrency: { type: 'string' },
-    out: { type: 'string' },
-    'max-turns': { type: 'string' },
-    temperature: { type: 'string' },
-    seed: { type: 'string' },
-    'extra-body': { type: 'string' },
-    instructions: { type: 'string' },
-    'reward-reduction': { type: 'string' },
-    retries: { type: 'string' },
-    'timeout-seconds': { type: 'string' },
-    'retry-failed': { type: 'boolean' },
-    'ors-url': { type: 'string' },
-    help: { type: 'boolean' },
+  return parseFlags({
+    args,
+    options: {
+      env: { type: 'string' },
+      split: { type: 'string' },
+      tasks: { type: 'string' },
+      samples: { type: 'string' },
+      model: { type: 'string' },
+      concurrency: { type: 'string' },
+      out: { type: 'string' },
+      'max-turns': { type: 'string' },
+      temperature: { type: 'string' },
+      seed: { type: 'string' },
+      'extra-body': { type: 'string' },
+      instructions: { type: 'string' },
+      'reward-reduction': { type: 'string' },
+      retries: { type: 'string' },
+      'timeout-seconds': { type: 'string' },
+      'retry-failed': { type: 'boolean' },
+      'ors-url': { type: 'string' },
+      help: { type: 'boolean' },
+    },
   });
 }
 

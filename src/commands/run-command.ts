@@ -28,21 +28,24 @@ Exit code: 0 when the run completed, 1 when it failed, 130 when it was cancelled
 
 /** `runbridge run`: starts a run (on an in-process bridge unless `--server`) and renders it live. */
 export async function runCommand(args: string[]): Promise<number> {
-  const { values } = parseFlags(args, {
-    env: { type: 'string' },
-    split: { type: 'string' },
-    index: { type: 'string' },
-    'task-spec': { type: 'string' },
-    model: { type: 'string' },
-    input: { type: 'string' },
-    instructions: { type: 'string' },
-    'max-turns': { type: 'string' },
-    temperature: { type: 'string' },
-    seed: { type: 'string' },
-    server: { type: 'string' },
-    'api-key': { type: 'string' },
-    json: { type: 'boolean' },
-    help: { type: 'boolean' },
+  const { values } = parseFlags({
+    args,
+    options: {
+      env: { type: 'string' },
+      split: { type: 'string' },
+      index: { type: 'string' },
+      'task-spec': { type: 'string' },
+      model: { type: 'string' },
+      input: { type: 'string' },
+      instructions: { type: 'string' },
+      'max-turns': { type: 'string' },
+      temperature: { type: 'string' },
+      seed: { type: 'string' },
+      server: { type: 'string' },
+      'api-key': { type: 'string' },
+      json: { type: 'boolean' },
+      help: { type: 'boolean' },
+    },
   });
   if (values.help) {
     process.stdout.write(`${HELP}\n`);

@@ -11,10 +11,13 @@ Configuration comes from environment variables (see docs/configuration.md); flag
 
 /** `runbridge serve`: starts the bridge, prints where and how to try it, drains on SIGTERM/SIGINT. */
 export async function serveCommand(args: string[]): Promise<number> {
-  const { values } = parseFlags(args, {
-    port: { type: 'string' },
-    host: { type: 'string' },
-    help: { type: 'boolean' },
+  const { values } = parseFlags({
+    args,
+    options: {
+      port: { type: 'string' },
+      host: { type: 'string' },
+      help: { type: 'boolean' },
+    },
   });
   if (values.help) {
     process.stdout.write(`${HELP}\n`);

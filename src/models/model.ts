@@ -4,7 +4,9 @@ import type { Message, ReasoningBlock, ToolCall, ToolDefinition } from './conver
 
 /** Token counts of one model call, in the provider's own accounting. */
 export interface ModelUsage {
+  /** Tokens of the prompt: conversation and tools. */
   inputTokens: number;
+  /** Tokens the model produced: text, reasoning and tool calls. */
   outputTokens: number;
 }
 
@@ -13,8 +15,11 @@ export interface ModelUsage {
  * run record for rollouts. Every field is optional because servers return different subsets.
  */
 export interface TokenData {
+  /** Token ids of the prompt. */
   promptTokenIds?: number[];
+  /** Token ids of the completion. */
   tokenIds?: number[];
+  /** The log probability of each completion token. */
   logprobs?: number[];
   /** The provider's raw logprobs content, when it is richer than one number per token. */
   raw?: unknown;
@@ -55,10 +60,15 @@ export interface ToolCallDeltaPart {
   delta: string;
 }
 
+/** One model call: the conversation so far, the tools on offer, sampling settings, and the signal that aborts it. */
 export interface ModelRequest {
+  /** The conversation so far, oldest first. */
   messages: Message[];
+  /** The tools the model may call; empty for none. */
   tools: ToolDefinition[];
+  /** Sampling settings of the run, `extra_body` to be passed to the vendor as it is. */
   sampling: Sampling;
+  /** Aborted when the run is cancelled or times out: the stream should stop and throw its reason. */
   signal: AbortSignal;
 }
 
@@ -71,6 +81,7 @@ export interface ModelRequest {
 export interface Model {
   /** `provider:name` as the caller asked for it, e.g. `openai:gpt-4.1-mini`. */
   readonly id: string;
+  /** Streams one model call's parts, ending with exactly one `finish` (see {@link ModelPart}). */
   stream(request: ModelRequest): AsyncIterable<ModelPart>;
 }
 
@@ -82,5 +93,6 @@ export interface ModelProvider {
   readonly listedModels: readonly string[];
   /** The name used when a caller gives only the provider; empty for a provider with one unnamed model (`offline`). */
   readonly defaultModel: string;
+  /** The model called `modelName` (the part after `provider:`; empty for the default); throws a 400 `BadRequestError` for a name it cannot serve. */
   create(modelName: string): Model;
 }

@@ -41,6 +41,7 @@ export const InputMessageSchema = z.strictObject({
   content: z.union([z.string(), z.array(z.union([TextPartSchema, ImagePartSchema])).min(1)]),
   name: z.string().max(128).optional(),
 });
+/** An extra user, system, developer or assistant turn of a run's `input`, in OpenAI's message shape. */
 export type InputMessage = z.infer<typeof InputMessageSchema>;
 
 export const SamplingSchema = z.strictObject({
@@ -51,6 +52,7 @@ export const SamplingSchema = z.strictObject({
   /** Passed to the provider verbatim (vLLM `return_token_ids`, `logprobs`, …). */
   extra_body: boundedObject('extra_body', 16, 64 * 1024).optional(),
 });
+/** Sampling settings passed to the provider with every model call of a run; `extra_body` verbatim. */
 export type Sampling = z.infer<typeof SamplingSchema>;
 
 /**
@@ -73,6 +75,7 @@ export type TaskRequest = z.infer<typeof TaskRequestSchema>;
 export const RewardReductionSchema = z.enum(['last', 'sum', 'mean', 'max']);
 export type RewardReduction = z.infer<typeof RewardReductionSchema>;
 
+/** The body of `POST /v1/runs`, strict at every level: an unknown key fails with an issue naming it. */
 export const RunRequestSchema = z.strictObject({
   env: EnvNameSchema.optional(),
   task: TaskRequestSchema.optional(),
@@ -87,4 +90,5 @@ export const RunRequestSchema = z.strictObject({
   /** How per-tool-call rewards reduce to the run's reward; default: the last non-null one. */
   reward_reduction: RewardReductionSchema.optional(),
 });
+/** A validated `POST /v1/runs` body, every field optional (see docs/api.md for the defaults). */
 export type RunRequest = z.infer<typeof RunRequestSchema>;

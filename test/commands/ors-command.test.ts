@@ -1,10 +1,9 @@
-import { spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it, vi } from 'vitest';
 import { DEFAULT_ORS_PORT, type OrsCommandIo, orsCommand, runOrsCommand } from '../../src/commands/ors-command.js';
 import { loadConfig } from '../../src/config.js';
 import { send } from '../ors/server/ors-test-client.js';
+import { spawnRunbridge } from '../support/spawn-runbridge.js';
 import { createTestEnvironment, deferred } from '../support/test-environment.js';
 
 /** An io that records output, serves the test environment, and stops when the test says so. */
@@ -106,8 +105,7 @@ describe('runbridge ors', () => {
   });
 
   it('as a process, serves the built-in environments and stops cleanly on SIGTERM', async () => {
-    const bin = fileURLToPath(new URL('../../bin/runbridge.js', import.meta.url));
-    const child = spawn(process.execPath, [bin, 'ors', 'serve', '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawnRunbridge(['ors', 'serve', '--port', '0']);
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     let stdout = '';
     let stderr = '';

@@ -5,14 +5,16 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { type RunEvent, RunEventSchema } from '../../src/protocol/run-events.js';
+import { FROM_SOURCES } from '../support/spawn-runbridge.js';
 
-const BIN = fileURLToPath(new URL('../../bin/runbridge.js', import.meta.url));
+const CLI_FROM_SOURCES = fileURLToPath(new URL('../support/runbridge-from-sources.ts', import.meta.url));
 
-/** `runbridge run ARGS` as a process; resolves to its exit code and output, whatever the code. */
+/** `runbridge run ARGS` as a process, from the sources; resolves to its exit code and output, whatever the code. */
 async function runbridgeRun(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await promisify(execFile)(process.execPath, [BIN, 'run', ...args], {
-      env: { ...process.env, ORS_URL: '', RUNBRIDGE_API_KEYS: '', RUNBRIDGE_MODEL: 'offline' },
+    const command = [...FROM_SOURCES.execArgv, CLI_FROM_SOURCES, 'run', ...args];
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, command, {
+      env: { ...process.env, ...FROM_SOURCES.env, ORS_URL: '', RUNBRIDGE_API_KEYS: '', RUNBRIDGE_MODEL: 'offline' },
       timeout: 60_000,
     });
     return { code: 0, stdout, stderr };

@@ -1,5 +1,5 @@
-import { createRequire } from 'node:module';
 import { z } from 'zod';
+import { PACKAGE_VERSION } from '../../package-version.js';
 import { ChatCompletionChunkSchema, ChatCompletionSchema } from '../../protocol/chat-completion.js';
 import { ChatCompletionRequestSchema } from '../../protocol/chat-completion-request.js';
 import { RunEventSchema } from '../../protocol/run-events.js';
@@ -313,9 +313,6 @@ function paths(): Record<string, unknown> {
   };
 }
 
-/** The package's version: the document describes the code it ships with. */
-const { version } = createRequire(import.meta.url)('../../../package.json') as { version: string };
-
 let built: JsonSchema | undefined;
 
 /** The document (built once: it depends on nothing but the code). */
@@ -324,7 +321,7 @@ export function openApiDocument(): JsonSchema {
     openapi: '3.1.0',
     info: {
       title: 'runbridge',
-      version,
+      version: PACKAGE_VERSION,
       description:
         'Drives an LLM through an ORS (Open Reward Standard) environment episode and publishes every step as structured run events.',
     },

@@ -11,7 +11,9 @@ import { sessionRoutes } from './session-routes.js';
 import { SessionStore } from './session-store.js';
 import { ToolTaskStore } from './tool-task-store.js';
 
+/** Settings of {@link createOrsServer}: the environments to serve, and timings that rarely need changing. */
 export interface OrsServerOptions {
+  /** The environments to serve (written with `defineEnvironment`); the first is the default of `/create`. */
   environments: AnyEnvironment[];
   /** Period of the `: ping` comment during a call; default 10_000. */
   pingIntervalMs?: number;
@@ -34,6 +36,7 @@ export interface OrsServerOptions {
   accessToken?: string;
 }
 
+/** A running (or ready to run) ORS server made by {@link createOrsServer}. */
 export interface OrsServer {
   /** Starts listening; resolves to the base URL, e.g. http://127.0.0.1:41234. Defaults: port 0 (any free one), host 127.0.0.1. Throws when already listening or closed. */
   listen(port?: number, host?: string): Promise<string>;

@@ -1,4 +1,3 @@
-import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runRolloutExportCommand } from '../../../src/commands/rollout-export-command.js';
 import type { TrajectoryRecord } from '../../../src/rollouts/trajectory-schema.js';
+import { spawnRunbridge } from '../../support/spawn-runbridge.js';
 import { sampleRecord } from '../sample-record.js';
 import { exportTestIo } from './export-test-io.js';
 
@@ -187,12 +187,11 @@ describe('runbridge rollout export', () => {
   it('is reached as `runbridge rollout export` from the command line, with the same exit codes', async () => {
     const cli = (args: string[]) =>
       new Promise<{ code: number; stderr: string }>((resolve) => {
-        execFile(
-          process.execPath,
-          ['bin/runbridge.js', 'rollout', 'export', ...args],
-          { cwd: ROOT },
-          (error, _out, stderr) => resolve({ code: typeof error?.code === 'number' ? error.code : 0, stderr }),
-        );
+        const child = spawnRunbridge(['rollout', 'export', ...args], { cwd: ROOT });
+        let stderr = '';
+        child.stdout.resume();
+        child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+        child.once('close', (code) => resolve({ code: code ?? -1, stderr }));
       });
     const out = join(dir, 'vf');
     mkdirSync(out);
