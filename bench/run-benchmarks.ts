@@ -2,6 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { benchAdapterCost } from './benchmarks/adapter-cost.js';
+import { benchColdStart } from './benchmarks/cold-start.js';
 import { benchFanOut } from './benchmarks/fan-out.js';
 import { benchHttpClient } from './benchmarks/http-client.js';
 import { benchOrchestratorOverhead } from './benchmarks/orchestrator-overhead.js';
@@ -22,6 +23,7 @@ const BENCHMARKS: ReadonlyArray<{ id: string; run: (ctx: BenchContext) => Promis
   { id: 'http-client', run: benchHttpClient },
   { id: 'adapters', run: benchAdapterCost },
   { id: 'rollouts', run: benchRolloutThroughput },
+  { id: 'cold-start', run: benchColdStart },
 ];
 
 const USAGE = `npm run bench -- [--quick] [--only id,id] [--out FILE]

@@ -1,8 +1,16 @@
 #!/usr/bin/env node
-// Runs the TypeScript sources directly through tsx, so `npx runbridge …` works right after
-// `npm install` on a fresh clone with no build step.
-import { register } from 'tsx/esm/api';
+// The `runbridge` command: the CLI compiled to dist/ by `npm run build` (which `npm ci` runs on a
+// clone, through `prepare`). Tests run the same `main` from the sources instead (test/support/spawn-runbridge.ts).
+const CLI = new URL('../dist/src/cli.js', import.meta.url);
 
-register();
-const { main } = await import('../src/cli.ts');
-process.exitCode = await main(process.argv.slice(2));
+let cli;
+try {
+  cli = await import(CLI.href);
+} catch (error) {
+  if (error?.code === 'ERR_MODULE_NOT_FOUND' && error.url === CLI.href) {
+    process.stderr.write('runbridge: the compiled CLI (dist/) is missing; run `npm run build` first.\n');
+    process.exit(1);
+  }
+  throw error;
+}
+process.exitCode = await cli.main(process.argv.slice(2));

@@ -10,6 +10,11 @@ missing=""
 [ -x /usr/bin/chromium ] || missing="$missing chromium"
 command -v python3 >/dev/null 2>&1 || missing="$missing python3"
 command -v curl >/dev/null 2>&1 || missing="$missing curl"
+# pandas, for the rollout-export reader tests. Debian's python3-pandas lands in /usr/bin/python3's
+# site-packages; a python3 earlier on PATH (pyenv) may not see it, so either having pandas will do
+# (the tests look for pandas in both).
+has_pandas() { /usr/bin/python3 -c 'import pandas; pandas.read_json' >/dev/null 2>&1 || python3 -c 'import pandas; pandas.read_json' >/dev/null 2>&1; }
+has_pandas || missing="$missing python3-pandas"
 
 if [ -z "$missing" ]; then
   exit 0
@@ -40,4 +45,5 @@ $SUDO apt-get install -y -q --no-install-recommends $missing || fail "apt-get in
 [ -x /usr/bin/chromium ] || fail "the chromium package installed, but /usr/bin/chromium is still missing (another distribution layout?)."
 command -v python3 >/dev/null 2>&1 || fail "python3 is still missing after apt-get install."
 command -v curl >/dev/null 2>&1 || fail "curl is still missing after apt-get install."
+has_pandas || fail "python3-pandas installed, but neither /usr/bin/python3 nor python3 imports pandas."
 echo "ensure-test-tools: installed$missing."

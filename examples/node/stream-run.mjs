@@ -1,42 +1,37 @@
 #!/usr/bin/env node
 /**
- * Start a runbridge run and print one line per event as it streams: plain Node 20 (global fetch)
- * and eventsource-parser for the SSE framing.
+ * Start a runbridge run and print one line per event as it streams, with the typed client
+ * `runbridge/client` (plain Node 20 ESM; in a project of your own, `npm install runbridge` first).
  *
  *   node examples/node/stream-run.mjs [ENV]
  *
  * RUNBRIDGE_URL (default http://127.0.0.1:8080) says where the bridge is, RUNBRIDGE_API_KEY (optional)
- * which bearer key to send. Exits 1 when the run does not complete.
+ * which bearer key to send. Exits 1 when the run does not complete, or with a one-line message when
+ * the bridge cannot be reached or refuses the run.
  */
-import { createParser } from 'eventsource-parser';
+import { ApiError, createClient, isKnownRunEvent, RunbridgeClientError } from 'runbridge/client';
 
-const baseUrl = (process.env.RUNBRIDGE_URL ?? 'http://127.0.0.1:8080').replace(/\/+$/, '');
-const auth = process.env.RUNBRIDGE_API_KEY ? { Authorization: `Bearer ${process.env.RUNBRIDGE_API_KEY}` } : {};
+const client = createClient({
+  baseUrl: process.env.RUNBRIDGE_URL ?? 'http://127.0.0.1:8080',
+  apiKey: process.env.RUNBRIDGE_API_KEY || undefined,
+});
 const env = process.argv[2];
-
-const started = await fetch(`${baseUrl}/v1/runs`, {
-  method: 'POST',
-  headers: { ...auth, 'Content-Type': 'application/json' },
-  body: JSON.stringify(env ? { env } : {}),
-});
-const run = await started.json();
-if (started.status !== 202)
-  fail(`POST /v1/runs answered ${started.status}: ${run.error?.message ?? JSON.stringify(run)}`);
-console.log(`run ${run.run_id}`);
-
-// events_url is a path; it is resolved against the bridge, not against this process.
-const stream = await fetch(new URL(run.events_url, `${baseUrl}/`), {
-  headers: { ...auth, Accept: 'text/event-stream' },
-});
-if (stream.status !== 200 || !stream.body)
-  fail(`GET ${run.events_url} answered ${stream.status}: ${await stream.text()}`);
 
 /** Whether the last thing written is message text still waiting for its line break. */
 let inText = false;
 let exitCode = 1;
-const parser = createParser({ onEvent: (frame) => print(JSON.parse(frame.data)) });
-const decoder = new TextDecoder();
-for await (const chunk of stream.body) parser.feed(decoder.decode(chunk, { stream: true }));
+try {
+  const run = await client.runs.create(env ? { env } : {});
+  console.log(`run ${run.run_id}`);
+  // Resumes by itself with Last-Event-ID if the connection drops; ends after the terminal event.
+  for await (const event of client.runs.events(run.run_id)) print(event);
+} catch (error) {
+  if (!(error instanceof RunbridgeClientError)) throw error;
+  if (inText) process.stdout.write('\n');
+  inText = false;
+  const answer = error instanceof ApiError ? `${error.status} ${error.code}: ` : '';
+  console.error(`stream-run: ${answer}${error.message}`);
+}
 if (inText) process.stdout.write('\n');
 process.exitCode = exitCode;
 
@@ -48,8 +43,9 @@ function print(event) {
     inText = true;
     return;
   }
-  // The whole reasoning comes again in reasoning.available, printed once below.
-  if (event.event === 'reasoning.delta') return;
+  // The whole reasoning comes again in reasoning.available, and a call's whole arguments in
+  // tool.started: each is printed once below.
+  if (event.event === 'reasoning.delta' || event.event === 'tool.arguments.delta') return;
   if (inText) process.stdout.write('\n');
   inText = false;
   console.log(`${event.seq} ${event.event} ${describe(event)}`.trimEnd());
@@ -57,6 +53,8 @@ function print(event) {
 }
 
 function describe(event) {
+  // A newer bridge may send event types this client does not know yet: shown by name only.
+  if (!isKnownRunEvent(event)) return '';
   switch (event.event) {
     case 'run.started':
       return `env=${event.env} task=${JSON.stringify(event.task)} model=${event.model}`;
@@ -64,6 +62,8 @@ function describe(event) {
       return event.text;
     case 'tool.started':
       return `${event.tool} ${JSON.stringify(event.arguments)}`;
+    case 'tool.progress':
+      return `${event.tool} running for ${event.elapsed}s`;
     case 'tool.completed':
       return `${event.tool} ${event.duration}s error=${event.error} reward=${event.reward} → ${event.output.split('\n')[0].slice(0, 120)}`;
     case 'turn.completed':
@@ -77,9 +77,4 @@ function describe(event) {
     default:
       return '';
   }
-}
-
-function fail(message) {
-  console.error(`stream-run: ${message}`);
-  process.exit(1);
 }

@@ -1,8 +1,7 @@
-import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { type Config, ConfigError, loadConfig } from '../config.js';
 import { RunbridgeError } from '../errors.js';
-import { configuredProviders, connectOrs } from '../main.js';
+import { configuredProviders, connectOrs, PROVIDER_SETUP } from '../main.js';
 import type { Model, ModelProvider } from '../models/model.js';
 import { ModelRegistry } from '../models/model-registry.js';
 import type { AnyEnvironment } from '../ors/server/environment-registry.js';
@@ -10,11 +9,14 @@ import { EnvNameSchema, ModelRefSchema, RewardReductionSchema } from '../protoco
 import { generateRollouts, type RolloutResult } from '../rollouts/generate-rollouts.js';
 import { formatDuration, ProgressDisplay, type ProgressOutput } from '../rollouts/progress-display.js';
 import { exitCodeForSignal, onStopSignal } from './on-stop-signal.js';
+import { parseFlags } from './parse-flags.js';
+import { rolloutExportCommand } from './rollout-export-command.js';
 
 const USAGE = `runbridge rollout — play many ORS episodes and write one JSONL trajectory record per episode
 
 Usage:
   runbridge rollout --out FILE.jsonl [options]
+  runbridge rollout export IN.jsonl [IN2.jsonl …] --format FORMAT --out PATH   (see "runbridge rollout export --help")
 
 Options:
   --env NAME               ORS environment (default: RUNBRIDGE_DEFAULT_ENV, arith)
@@ -95,11 +97,13 @@ export interface RolloutCommandIo {
 }
 
 /**
- * `runbridge rollout …`: plays tasks × samples episodes and writes JSONL trajectories (see USAGE).
+ * `runbridge rollout …`: plays tasks × samples episodes and writes JSONL trajectories (see USAGE);
+ * `runbridge rollout export …` hands over to `rolloutExportCommand`.
  * SIGINT/SIGTERM cancel the episodes in flight — no half line is written, every ORS session is
  * deleted, the manifest says how far the batch got — and exit 130/143; a second signal exits at once.
  */
 export function rolloutCommand(args: string[]): Promise<number> {
+  if (args[0] === 'export') return rolloutExportCommand(args.slice(1));
   return runRolloutCommand(args, {
     env: process.env,
     stdout: process.stdout,
@@ -135,7 +139,9 @@ export async function runRolloutCommand(args: string[], io: RolloutCommandIo): P
   let model: Model;
   try {
     config = loadConfig({ ...io.env, ...(flags['ors-url'] === undefined ? {} : { ORS_URL: flags['ors-url'] }) });
-    model = new ModelRegistry(io.providers ?? configuredProviders(config), config.defaultModel).resolve(flags.model);
+    model = new ModelRegistry(io.providers ?? configuredProviders(config), config.defaultModel, PROVIDER_SETUP).resolve(
+      flags.model,
+    );
   } catch (error) {
     if (error instanceof ConfigError || isUsageError(error)) return usageError((error as Error).message);
     throw error;
@@ -200,10 +206,8 @@ export async function runRolloutCommand(args: string[], io: RolloutCommandIo): P
 }
 
 function parse(args: string[]) {
-  return parseArgs({
+  return parseFlags({
     args,
-    strict: true,
-    allowPositionals: false,
     options: {
       env: { type: 'string' },
       split: { type: 'string' },

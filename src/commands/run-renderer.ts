@@ -49,6 +49,8 @@ export class RunRenderer {
         return `    ${mark} ${event.tool} ${this.#paint('dim', `${event.duration.toFixed(2)}s`)} → ${result}${reward}${finished}\n`;
       }
       case 'turn.completed':
+      case 'tool.arguments.delta':
+      case 'tool.progress':
         return '';
       case 'run.completed': {
         const reward = event.reward === null ? 'no reward' : `reward ${event.reward}`;

@@ -1,12 +1,15 @@
 import type { ModelRegistry } from '../models/model-registry.js';
 import type { RunRegistry } from '../runs/run-registry.js';
 import type { Authenticator } from './authenticate.js';
+import type { StreamSlots } from './stream-slots.js';
 
 /** Everything the HTTP layer needs, wired by `main.ts`. */
 export interface AppDeps {
   registry: RunRegistry;
   models: ModelRegistry;
   authenticator: Authenticator;
+  /** The caps on open event streams, in total and per key; every SSE answer holds a slot. */
+  streams: StreamSlots;
   config: {
     maxBodyBytes: number;
     keepaliveMs: number;

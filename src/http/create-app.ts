@@ -3,6 +3,7 @@ import type { AppDeps, AppState } from './app-deps.js';
 import { authenticateRequest } from './authenticate-request.js';
 import { corsMiddleware } from './cors-middleware.js';
 import { errorMiddleware } from './error-middleware.js';
+import { loopbackOnly } from './loopback-only.js';
 import { chatCompletionsRoutes } from './routes/chat-completions-routes.js';
 import { healthRoutes, modelsRoutes } from './routes/meta-routes.js';
 import { runsRoutes } from './routes/runs-routes.js';
@@ -10,13 +11,18 @@ import { schemaRoutes } from './routes/schema-routes.js';
 import { streamTokenRoutes } from './routes/stream-token-routes.js';
 import { StreamTokens } from './stream-token.js';
 
-/** The Koa application of the bridge: CORS (when configured), error mapping, then `/health` and the schemas, then auth, then the API. */
+/**
+ * The Koa application of the bridge: CORS (when configured), error mapping, the loopback guard (without
+ * keys), then `/health` and the schemas, then auth, then the API.
+ */
 export function createApp(deps: AppDeps): Koa<AppState> {
   const app = new Koa<AppState>();
   app.silent = true;
   const cors = corsMiddleware(deps.config.corsOrigins);
   if (cors) app.use(cors);
   app.use(errorMiddleware(deps.log));
+  // Without keys, other web pages are the attackers left: no rebound names, no form posts.
+  if (!deps.authenticator.required) app.use(loopbackOnly());
   app.use(healthRoutes(deps).routes());
   // The API's own description is public, like /health: it says nothing about anyone's runs.
   app.use(schemaRoutes().routes());

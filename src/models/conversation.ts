@@ -8,8 +8,11 @@ export type ContentPart = { type: 'text'; text: string } | { type: 'image'; mime
 
 /** One complete tool call the model made. `arguments` is the raw JSON text the model produced. */
 export interface ToolCall {
+  /** The provider's id of the call, echoed in its tool result. */
   id: string;
+  /** The tool called. */
   name: string;
+  /** The arguments as the model wrote them: JSON text, possibly invalid. */
   arguments: string;
 }
 
@@ -19,10 +22,12 @@ export interface ToolCall {
  * adapters ignore it.
  */
 export interface ReasoningBlock {
+  /** The reasoning as text (a summary, with some providers). */
   text: string;
   providerData?: unknown;
 }
 
+/** One message of the provider-neutral conversation: system, user, assistant (with reasoning and tool calls) or tool result. */
 export type Message =
   | { role: 'system'; content: string }
   | { role: 'user'; content: ContentPart[] }
@@ -31,7 +36,10 @@ export type Message =
 
 /** A tool offered to the model. `inputSchema` is always a JSON Schema object (never null). */
 export interface ToolDefinition {
+  /** The name the model calls it by. */
   name: string;
+  /** What it does, for the model. */
   description: string;
+  /** JSON Schema of its input object. */
   inputSchema: Record<string, unknown>;
 }

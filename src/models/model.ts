@@ -4,7 +4,9 @@ import type { Message, ReasoningBlock, ToolCall, ToolDefinition } from './conver
 
 /** Token counts of one model call, in the provider's own accounting. */
 export interface ModelUsage {
+  /** Tokens of the prompt: conversation and tools. */
   inputTokens: number;
+  /** Tokens the model produced: text, reasoning and tool calls. */
   outputTokens: number;
 }
 
@@ -13,8 +15,11 @@ export interface ModelUsage {
  * run record for rollouts. Every field is optional because servers return different subsets.
  */
 export interface TokenData {
+  /** Token ids of the prompt. */
   promptTokenIds?: number[];
+  /** Token ids of the completion. */
   tokenIds?: number[];
+  /** The log probability of each completion token. */
   logprobs?: number[];
   /** The provider's raw logprobs content, when it is richer than one number per token. */
   raw?: unknown;
@@ -22,23 +27,48 @@ export interface TokenData {
 
 /**
  * What a model stream yields, in order of arrival. Text and reasoning arrive as deltas; a reasoning
- * block is also delivered whole when it ends; tool calls arrive only once complete (adapters assemble
- * argument deltas); `usage`, `token-data` and `finish` come at the end. Exactly one `finish` ends a
+ * block is also delivered whole when it ends; a tool call may stream its arguments as
+ * `tool-call-delta`s and always arrives whole as a `tool-call` once complete (adapters assemble the
+ * arguments); `usage`, `token-data` and `finish` come at the end. Exactly one `finish` ends a
  * successful stream.
  */
 export type ModelPart =
   | { type: 'text-delta'; delta: string }
   | { type: 'reasoning-delta'; delta: string }
   | { type: 'reasoning'; block: ReasoningBlock }
+  | ToolCallDeltaPart
   | { type: 'tool-call'; call: ToolCall }
   | { type: 'usage'; usage: ModelUsage }
   | { type: 'token-data'; data: TokenData }
   | { type: 'finish'; reason: FinishReason; rawReason?: string };
 
+/**
+ * A piece of a tool call's arguments as the model streams them, before the call's `tool-call` part.
+ * The first piece of a call announces it as soon as the provider names it, so its `delta` may be
+ * empty; later pieces never are. A call's pieces, joined in order, are its raw arguments text as
+ * streamed; its `tool-call` part stays authoritative (a provider may correct the text at the end).
+ * Pieces are optional — a model may deliver a call whole — but a model that streams them announces
+ * its calls in the order their `tool-call` parts come, with the same `id` and `name`.
+ */
+export interface ToolCallDeltaPart {
+  type: 'tool-call-delta';
+  /** The call's id, as its `tool-call` part will carry it. */
+  id: string;
+  /** The tool's name. */
+  name: string;
+  /** The next piece of the arguments text (empty only in the piece that announces the call). */
+  delta: string;
+}
+
+/** One model call: the conversation so far, the tools on offer, sampling settings, and the signal that aborts it. */
 export interface ModelRequest {
+  /** The conversation so far, oldest first. */
   messages: Message[];
+  /** The tools the model may call; empty for none. */
   tools: ToolDefinition[];
+  /** Sampling settings of the run, `extra_body` to be passed to the vendor as it is. */
   sampling: Sampling;
+  /** Aborted when the run is cancelled or times out: the stream should stop and throw its reason. */
   signal: AbortSignal;
 }
 
@@ -51,6 +81,7 @@ export interface ModelRequest {
 export interface Model {
   /** `provider:name` as the caller asked for it, e.g. `openai:gpt-4.1-mini`. */
   readonly id: string;
+  /** Streams one model call's parts, ending with exactly one `finish` (see {@link ModelPart}). */
   stream(request: ModelRequest): AsyncIterable<ModelPart>;
 }
 
@@ -62,5 +93,6 @@ export interface ModelProvider {
   readonly listedModels: readonly string[];
   /** The name used when a caller gives only the provider; empty for a provider with one unnamed model (`offline`). */
   readonly defaultModel: string;
+  /** The model called `modelName` (the part after `provider:`; empty for the default); throws a 400 `BadRequestError` for a name it cannot serve. */
   create(modelName: string): Model;
 }

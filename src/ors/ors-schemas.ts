@@ -11,6 +11,7 @@ export const TextBlockSchema = z.object({
   text: z.string(),
   detail: z.unknown().nullable().default(null),
 });
+/** A text block of a prompt or a tool result. */
 export type TextBlock = z.infer<typeof TextBlockSchema>;
 
 export const ImageBlockSchema = z.object({
@@ -20,9 +21,11 @@ export const ImageBlockSchema = z.object({
   mimeType: z.string(),
   detail: z.unknown().nullable().default(null),
 });
+/** An image block of a prompt or a tool result: base64 `data` with its `mimeType`. */
 export type ImageBlock = z.infer<typeof ImageBlockSchema>;
 
 export const BlockSchema = z.discriminatedUnion('type', [TextBlockSchema, ImageBlockSchema]);
+/** A block of content an environment sends: a prompt part or a piece of a tool result. */
 export type Block = z.infer<typeof BlockSchema>;
 
 export const BlocksSchema = z.array(BlockSchema);
@@ -33,6 +36,7 @@ export const ToolSpecSchema = z.object({
   /** JSON Schema of the tool's input; null (or absent) when the tool takes no input. */
   input_schema: z.record(z.string(), z.unknown()).nullable().default(null),
 });
+/** A tool as ORS lists it: name, description and the JSON Schema of its input (null for none). */
 export type ToolSpec = z.infer<typeof ToolSpecSchema>;
 
 export const ToolListSchema = z.object({ tools: z.array(ToolSpecSchema) });
@@ -41,6 +45,7 @@ export const SplitSchema = z.object({
   name: z.string(),
   type: z.enum(['train', 'validation', 'test']),
 });
+/** A named task split of an environment and its kind: `train`, `validation` or `test`. */
 export type Split = z.infer<typeof SplitSchema>;
 
 export const ToolOutputSchema = z.object({

@@ -12,6 +12,7 @@ export const UsageSchema = z.object({
   output_tokens: z.number().int().nonnegative(),
   total_tokens: z.number().int().nonnegative(),
 });
+/** Token counts of a run or a turn, summed over its model calls. */
 export type Usage = z.infer<typeof UsageSchema>;
 
 /** Which task a run plays: by split and index, or a spec handed to the environment verbatim. */
@@ -19,15 +20,19 @@ export const TaskRefSchema = z.union([
   z.strictObject({ split: z.string().min(1).max(128), index: z.number().int().nonnegative() }),
   z.strictObject({ spec: boundedObject('task.spec', 32, 256 * 1024) }),
 ]);
+/** Which task a run plays: `{split, index}`, or `{spec}` handed to the environment verbatim. */
 export type TaskRef = z.infer<typeof TaskRefSchema>;
 
 export const StopReasonSchema = z.enum(['finished', 'no_tool_calls', 'max_turns']);
+/** Why a completed run stopped: the episode finished, the model answered without a tool call, or `max_turns` was reached. */
 export type StopReason = z.infer<typeof StopReasonSchema>;
 
 export const CancelReasonSchema = z.enum(['client', 'orphaned', 'shutdown', 'timeout']);
+/** Who or what cancelled a run: a client's cancel, the orphan sweep, server shutdown, or the run's time limit. */
 export type CancelReason = z.infer<typeof CancelReasonSchema>;
 
 export const FinishReasonSchema = z.enum(['stop', 'tool_calls', 'length', 'content_filter', 'error', 'other']);
+/** Why one model call ended, normalised across providers (`other` for a reason no provider shares). */
 export type FinishReason = z.infer<typeof FinishReasonSchema>;
 
 const envelope = {
@@ -96,6 +101,35 @@ export const ToolCompletedEventSchema = z.object({
   call_index: z.number().int().nonnegative(),
 });
 
+/**
+ * The events a UI needs to show a tool call forming and running (docs/protocol.md §10).
+ * `tool.arguments.delta` carries a piece of a call's arguments while the model streams them, before
+ * the call's `tool.started`: the first one of a call announces it (its `delta` may be empty), and its pieces
+ * joined in order are the arguments text as the model wrote it (`tool.started.arguments` stays
+ * authoritative). `tool.progress` is sent every `RUNBRIDGE_TOOL_PROGRESS_SECONDS` while the call runs.
+ * Both carry the `call_index` its `tool.started` and `tool.completed` will carry.
+ */
+export const ToolArgumentsDeltaEventSchema = z.object({
+  event: z.literal('tool.arguments.delta'),
+  ...envelope,
+  tool: z.string(),
+  tool_call_id: z.string(),
+  delta: z.string(),
+  turn,
+  call_index: z.number().int().nonnegative(),
+});
+
+export const ToolProgressEventSchema = z.object({
+  event: z.literal('tool.progress'),
+  ...envelope,
+  tool: z.string(),
+  tool_call_id: z.string(),
+  /** Seconds since the call was sent to the environment. */
+  elapsed: z.number().nonnegative(),
+  turn,
+  call_index: z.number().int().nonnegative(),
+});
+
 export const TurnCompletedEventSchema = z.object({
   event: z.literal('turn.completed'),
   ...envelope,
@@ -110,6 +144,7 @@ export const ToolRewardSchema = z.object({
   turn,
   reward: z.number().nullable(),
 });
+/** One tool call's reward in `run.completed`'s `rewards` (null when the tool gave none). */
 export type ToolReward = z.infer<typeof ToolRewardSchema>;
 
 export const RunCompletedEventSchema = z.object({
@@ -137,6 +172,7 @@ export const RunCancelledEventSchema = z.object({
   reason: CancelReasonSchema,
 });
 
+/** Every run event, discriminated by `event`: parse a frame's data with it to get a typed {@link RunEvent}. */
 export const RunEventSchema = z.discriminatedUnion('event', [
   RunStartedEventSchema,
   MessageDeltaEventSchema,
@@ -144,13 +180,17 @@ export const RunEventSchema = z.discriminatedUnion('event', [
   ReasoningAvailableEventSchema,
   ToolStartedEventSchema,
   ToolCompletedEventSchema,
+  ToolArgumentsDeltaEventSchema,
+  ToolProgressEventSchema,
   TurnCompletedEventSchema,
   RunCompletedEventSchema,
   RunFailedEventSchema,
   RunCancelledEventSchema,
 ]);
 
+/** One event of a run's log (docs/events.md): the envelope (`event`, `seq`, `run_id`, `timestamp`) and its own fields. */
 export type RunEvent = z.infer<typeof RunEventSchema>;
+/** The `event` names of the known run events, e.g. `tool.completed`. */
 export type RunEventType = RunEvent['event'];
 /** The event of type `T`. */
 export type RunEventOf<T extends RunEventType> = Extract<RunEvent, { event: T }>;
@@ -162,6 +202,7 @@ export type RunEventInput = RunEvent extends infer E
   : never;
 
 export const TERMINAL_EVENT_TYPES = ['run.completed', 'run.failed', 'run.cancelled'] as const;
+/** One of the three events that end every log, exactly once: `run.completed`, `run.failed`, `run.cancelled`. */
 export type TerminalEvent = RunEventOf<(typeof TERMINAL_EVENT_TYPES)[number]>;
 
 /** True for the three events that end a log. */

@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { boundedObject } from './bounded-object.js';
-import { TaskRefSchema } from './run-events.js';
 
 /**
  * The body of `POST /v1/runs` (CONTRACT §2). Strict at every level: an unknown key is a 400 naming
@@ -42,6 +41,7 @@ export const InputMessageSchema = z.strictObject({
   content: z.union([z.string(), z.array(z.union([TextPartSchema, ImagePartSchema])).min(1)]),
   name: z.string().max(128).optional(),
 });
+/** An extra user, system, developer or assistant turn of a run's `input`, in OpenAI's message shape. */
 export type InputMessage = z.infer<typeof InputMessageSchema>;
 
 export const SamplingSchema = z.strictObject({
@@ -52,14 +52,33 @@ export const SamplingSchema = z.strictObject({
   /** Passed to the provider verbatim (vLLM `return_token_ids`, `logprobs`, …). */
   extra_body: boundedObject('extra_body', 16, 64 * 1024).optional(),
 });
+/** Sampling settings passed to the provider with every model call of a run; `extra_body` verbatim. */
 export type Sampling = z.infer<typeof SamplingSchema>;
+
+/**
+ * Which task a run asks for: `{split, index}`, either of which may be left out (the split defaults
+ * to the environment's first, the index to 0), or `{spec}`, a whole task object. One object rather
+ * than a union, so a bad field gets its own message instead of "Invalid input". The run's `task`
+ * (events, snapshot) is its resolved form, `TaskRefSchema`.
+ */
+export const TaskRequestSchema = z
+  .strictObject({
+    split: z.string().min(1).max(128).optional(),
+    index: z.number().int().nonnegative().optional(),
+    spec: boundedObject('task.spec', 32, 256 * 1024).optional(),
+  })
+  .refine((task) => task.spec === undefined || (task.split === undefined && task.index === undefined), {
+    message: 'give either split and index, or spec, not both',
+  });
+export type TaskRequest = z.infer<typeof TaskRequestSchema>;
 
 export const RewardReductionSchema = z.enum(['last', 'sum', 'mean', 'max']);
 export type RewardReduction = z.infer<typeof RewardReductionSchema>;
 
+/** The body of `POST /v1/runs`, strict at every level: an unknown key fails with an issue naming it. */
 export const RunRequestSchema = z.strictObject({
   env: EnvNameSchema.optional(),
-  task: TaskRefSchema.optional(),
+  task: TaskRequestSchema.optional(),
   input: z.union([z.string(), z.array(InputMessageSchema).max(1000)]).optional(),
   instructions: z.string().optional(),
   model: ModelRefSchema.optional(),
@@ -71,4 +90,5 @@ export const RunRequestSchema = z.strictObject({
   /** How per-tool-call rewards reduce to the run's reward; default: the last non-null one. */
   reward_reduction: RewardReductionSchema.optional(),
 });
+/** A validated `POST /v1/runs` body, every field optional (see docs/api.md for the defaults). */
 export type RunRequest = z.infer<typeof RunRequestSchema>;

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { StopReasonSchema, TaskRefSchema, UsageSchema } from './run-events.js';
 
 export const RunStatusSchema = z.enum(['queued', 'running', 'completed', 'failed', 'cancelled']);
+/** Where a run is: `queued → running → completed | failed | cancelled`. */
 export type RunStatus = z.infer<typeof RunStatusSchema>;
 
 /** True once a run can change no more. */
@@ -30,6 +31,7 @@ export const RunSnapshotSchema = z.object({
   /** Highest `seq` in the log, or -1 while the run is queued. */
   last_seq: z.number().int(),
 });
+/** The status snapshot of a run, a fold over its event log; `GET /v1/runs/:id` answers it. */
 export type RunSnapshot = z.infer<typeof RunSnapshotSchema>;
 
 /** The 202 answer of `POST /v1/runs`. */
@@ -39,4 +41,5 @@ export const RunCreatedSchema = z.object({
   events_url: z.string(),
   created_at: z.number(),
 });
+/** The answer of `POST /v1/runs`: the run's id, status and events URL (a path on the bridge). */
 export type RunCreated = z.infer<typeof RunCreatedSchema>;

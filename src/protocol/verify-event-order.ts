@@ -11,14 +11,16 @@ export class EventOrderError extends Error {
 /**
  * Checks the rules every run log obeys (CONTRACT §1, §3.1) and returns each one broken:
  * `seq` runs 0, 1, 2, … with no gap under one `run_id`; `run.started` is seq 0; every
- * `tool.completed` follows its `tool.started` and every started tool completes; turns never go
- * back; exactly one terminal event, and it is last. A log still being written (`complete: false`)
- * may lack its terminal event and have tools in flight.
+ * `tool.completed` follows its `tool.started` and every started tool completes; a call's
+ * `tool.arguments.delta`s come before its `tool.started` and its `tool.progress` between that and
+ * its `tool.completed`; turns never go back; exactly one terminal event, and it is last. A log still
+ * being written (`complete: false`) may lack its terminal event and have tools in flight.
  */
 export function findEventOrderViolations(events: readonly RunEvent[], options: { complete?: boolean } = {}): string[] {
   const complete = options.complete ?? true;
   const violations: string[] = [];
   const openTools = new Map<string, number>();
+  const startedTools = new Set<string>();
   let terminalAt = -1;
   let lastTurn = 0;
 
@@ -37,6 +39,13 @@ export function findEventOrderViolations(events: readonly RunEvent[], options: {
     if (event.event === 'tool.started') {
       if (openTools.has(event.tool_call_id)) violations.push(`tool call ${event.tool_call_id} started twice`);
       openTools.set(event.tool_call_id, event.seq);
+      startedTools.add(event.tool_call_id);
+    } else if (event.event === 'tool.arguments.delta') {
+      if (startedTools.has(event.tool_call_id))
+        violations.push(`tool.arguments.delta for ${event.tool_call_id} at seq ${event.seq} follows its tool.started`);
+    } else if (event.event === 'tool.progress') {
+      if (!openTools.has(event.tool_call_id))
+        violations.push(`tool.progress for ${event.tool_call_id} at seq ${event.seq} has no open tool.started`);
     } else if (event.event === 'tool.completed') {
       if (!openTools.delete(event.tool_call_id)) {
         violations.push(`tool.completed for ${event.tool_call_id} at seq ${event.seq} has no open tool.started`);

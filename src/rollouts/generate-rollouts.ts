@@ -42,6 +42,7 @@ export interface GenerateRolloutsOptions {
   ors: OrsClient;
   /** The model every episode uses (resolve a `provider:name` with a `ModelRegistry`, or pass any `Model`). */
   model: Model;
+  /** The ORS environment whose tasks are played. */
   env: string;
   /** Default: the environment's first split. */
   split?: string;
@@ -79,6 +80,7 @@ export interface GenerateRolloutsOptions {
   onRecord?: (record: TrajectoryRecord) => void;
   /** Least time between manifest rewrites while the batch runs; default 1000. */
   manifestIntervalMs?: number;
+  /** The clock, in epoch milliseconds; default `Date.now` (tests pass a fake one). */
   now?: () => number;
 }
 

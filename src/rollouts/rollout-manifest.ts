@@ -101,6 +101,7 @@ export const RolloutManifestSchema = z.object({
     episode_seconds: z.object({ p50: seconds, p95: seconds }),
   }) satisfies z.ZodType<RolloutStats>,
 });
+/** The manifest written beside a rollout file: the batch's settings, counts, mean reward and pass@k (docs/trajectory.md). */
 export type RolloutManifest = z.infer<typeof RolloutManifestSchema>;
 
 /** Where the manifest of rollout file `out` lives: `x.jsonl` → `x.manifest.json`, anything else gets `.manifest.json` appended. */

@@ -140,4 +140,5 @@ export const TrajectoryRecordSchema = z.object({
     total_tokens: count,
   }),
 });
+/** One finished episode as one JSONL line of a rollout file (docs/trajectory.md). */
 export type TrajectoryRecord = z.infer<typeof TrajectoryRecordSchema>;

@@ -7,6 +7,7 @@ import type { ToolOutput } from '../ors/ors-schemas.js';
 import type { EventDetail, RunContext } from '../protocol/event-detail.js';
 import type { FinishReason, RunEvent, RunEventInput, StopReason, TaskRef } from '../protocol/run-events.js';
 import type { RewardReduction, RunRequest, Sampling } from '../protocol/run-request.js';
+import { CallIndexes } from './call-indexes.js';
 import { messageToWire, partsToWire, reasoningToWire, tokenDataToWire, toolToWire } from './conversation-wire.js';
 import { EpisodeFold } from './episode-fold.js';
 import type { EpisodeEnd, EpisodeRecord } from './episode-record.js';
@@ -18,6 +19,7 @@ import {
   toolSpecToDefinition,
 } from './ors-conversation.js';
 import { RunCancelledError } from './run-cancelled-error.js';
+import { withToolProgress } from './tool-progress.js';
 
 export interface EpisodeOptions {
   ors: OrsClient;
@@ -33,6 +35,8 @@ export interface EpisodeOptions {
   secrets?: Record<string, unknown>;
   /** Tool outputs longer than this are cut in `tool.completed` (the entry's detail keeps them whole). */
   toolOutputEventChars: number;
+  /** Period of `tool.progress` while a tool call runs; undefined sends none. */
+  toolProgressMs?: number;
   /** Aborted with a {@link RunCancelledError} to cancel; any other reason fails the run. */
   signal: AbortSignal;
   /**
@@ -65,7 +69,7 @@ class Episode {
   readonly #timing = { modelMs: 0, envMs: 0 };
   /** The context, once known, until an entry carries it into the log. */
   #pendingContext: RunContext | undefined;
-  #callIndex = 0;
+  readonly #callIndexes = new CallIndexes();
 
   constructor(options: EpisodeOptions) {
     this.#o = options;
@@ -153,6 +157,7 @@ class Episode {
     let finish: { reason: FinishReason; raw?: string } | undefined;
     let tokenData: TokenData | undefined;
 
+    this.#callIndexes.beginTurn();
     const stream = o.model.stream({
       messages: this.#fold.messages,
       tools: this.#fold.tools,
@@ -174,6 +179,13 @@ class Episode {
           case 'reasoning':
             reasoning.push(part.block);
             break;
+          case 'tool-call-delta': {
+            const { index, first } = this.#callIndexes.announce(part.id);
+            if (!first && part.delta === '') break;
+            const { id: tool_call_id, name: tool, delta } = part;
+            this.#emit({ event: 'tool.arguments.delta', tool, tool_call_id, delta, turn, call_index: index });
+            break;
+          }
           case 'tool-call':
             calls.push(part.call);
             break;
@@ -225,7 +237,7 @@ class Episode {
    */
   async #toolCall(session: OrsSession, call: ToolCall, turn: number, signal: AbortSignal): Promise<void> {
     const tools = this.#fold.tools;
-    const callIndex = this.#callIndex++;
+    const callIndex = this.#callIndexes.start(call.id);
     const parsed = parseArguments(call.arguments);
     this.#emit({
       event: 'tool.started',
@@ -244,7 +256,11 @@ class Episode {
       } else if (!tools.some((tool) => tool.name === call.name)) {
         result.errorMessage = `There is no tool named "${call.name}". Available tools: ${tools.map((tool) => tool.name).join(', ')}.`;
       } else {
-        const outcome = await session.call(call.name, parsed, { signal });
+        const progress = { tool: call.name, tool_call_id: call.id, turn, call_index: callIndex };
+        const outcome = await withToolProgress(
+          { periodMs: this.#o.toolProgressMs, now: this.#now, emit: (event) => this.#emit(event), call: progress },
+          () => session.call(call.name, parsed, { signal }),
+        );
         switch (outcome.type) {
           case 'output':
             result.output = outcome.output;

@@ -10,6 +10,8 @@ export interface SchedulerLimits {
   maxConcurrentRuns: number;
   runTimeoutMs: number;
   toolOutputEventChars: number;
+  /** Period of `tool.progress` while a tool call runs; undefined sends none. */
+  toolProgressMs?: number;
 }
 
 export interface RunSchedulerOptions {
@@ -96,6 +98,7 @@ export class RunScheduler {
       rewardReduction: run.request.reward_reduction,
       secrets,
       toolOutputEventChars: limits.toolOutputEventChars,
+      toolProgressMs: limits.toolProgressMs,
       signal: controller.signal,
       emit: (event, detail) => run.log.append(event, detail),
       now,

@@ -26,13 +26,18 @@ export interface ReadSseEventsOptions {
    * eventsource-parser's `ParseError` with `type: 'max-buffer-size-exceeded'`. Unbounded when absent.
    */
   maxBufferSize?: number;
+  /**
+   * Called with the reconnection delay in milliseconds whenever the stream sends a valid `retry:`
+   * field, whether on a frame of its own or on a frame that also carries data.
+   */
+  onRetry?: (ms: number) => void;
 }
 
 /**
  * Reads `body` (e.g. a fetch response body) as Server-Sent Events and yields each dispatched event in
- * order. Follows the SSE parsing rules: CRLF, LF or CR line endings, comments and `retry:` skipped,
- * frames without `data:` lines not dispatched, and an unfinished frame at the end of the stream
- * dropped (a cut-off frame is not an event). UTF-8 sequences split across chunks are decoded
+ * order. Follows the SSE parsing rules: CRLF, LF or CR line endings, comments skipped, `retry:` handed
+ * to `onRetry` only, frames without `data:` lines not dispatched, and an unfinished frame at the end
+ * of the stream dropped (a cut-off frame is not an event). UTF-8 sequences split across chunks are decoded
  * correctly. A read error (network failure, abort) is thrown from the iteration as it is. Leaving the
  * loop early cancels the stream, which closes the underlying connection.
  */
@@ -54,6 +59,7 @@ export async function* readSseEvents(
       // Unknown fields and bad `retry:` values are ignored by the SSE spec; only an overflow is fatal.
       if (error.type === 'max-buffer-size-exceeded') overflow = error;
     },
+    ...(options.onRetry === undefined ? {} : { onRetry: options.onRetry }),
     ...(options.maxBufferSize === undefined ? {} : { maxBufferSize: options.maxBufferSize }),
   });
   const decoder = new TextDecoder();

@@ -1,8 +1,10 @@
 import { type AgentSubscriber, HttpAgent, type Message } from '@ag-ui/client';
 import { EventSchema } from '@ag-ui/core/schemas';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { builtinEnvironments } from '../../adapters/environments/builtin-environments.js';
 import { ModelError } from '../../src/errors.js';
 import { readSseEvents } from '../../src/sse/read-sse-events.js';
+import { probeEnvironment } from '../support/probe-environment.js';
 import { scriptedProvider, singleModelProvider } from '../support/scripted-model.js';
 import { startTestBridge, type TestBridge } from '../support/start-test-bridge.js';
 
@@ -22,6 +24,14 @@ class RunEventsAgent extends HttpAgent {
   }
 }
 
+/** A model that starts its answer and a call, then fails: the stream breaks in the middle of both. */
+const breaksInCallProvider = singleModelProvider('breaks-in-call', async function* () {
+  yield { type: 'text-delta', delta: 'Let me add. ' };
+  yield { type: 'tool-call-delta', id: 'call_x', name: 'calculator', delta: '' };
+  yield { type: 'tool-call-delta', id: 'call_x', name: 'calculator', delta: '{"expression":' };
+  throw new ModelError('The model stream broke off.', { code: 'model_stream_interrupted' });
+});
+
 /** A model that starts its answer, then fails: the stream breaks in the middle of a text message. */
 const failsMidwayProvider = singleModelProvider('fails-midway', async function* () {
   yield { type: 'text-delta', delta: 'Let me th' };
@@ -32,9 +42,11 @@ describe('AG-UI clients', () => {
   let bridge: TestBridge;
 
   beforeAll(async () => {
+    // A short progress period, so the probe's 100 ms sleep reports tool.progress.
     bridge = await startTestBridge(
-      {},
+      { RUNBRIDGE_TOOL_PROGRESS_SECONDS: '0.02' },
       {
+        environments: [...builtinEnvironments, probeEnvironment],
         providers: [
           scriptedProvider({
             story: [
@@ -46,8 +58,10 @@ describe('AG-UI clients', () => {
               { text: 'It is 4.' },
             ],
             hang: [{ hang: true }],
+            slow: [{ toolCalls: [{ name: 'sleep', arguments: '{"ms":100}' }] }, { text: 'Slept.' }],
           }),
           failsMidwayProvider,
+          breaksInCallProvider,
         ],
       },
     );
@@ -56,7 +70,11 @@ describe('AG-UI clients', () => {
 
   async function finishedRun(body: Record<string, unknown>, cancel = false): Promise<string> {
     const runId = await bridge.startRun(body);
-    if (cancel) await bridge.fetch(`/v1/runs/${runId}/cancel`, { method: 'POST' });
+    if (cancel)
+      await bridge.fetch(`/v1/runs/${runId}/cancel`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+      });
     await bridge.readEvents(runId);
     return runId;
   }
@@ -66,12 +84,21 @@ describe('AG-UI clients', () => {
     result: unknown;
     messages: Message[];
     types: string[];
+    custom: Array<{ name: string; value: unknown }>;
     outcome?: string;
     error?: { message: string; code?: string };
   }> {
     const agent = new RunEventsAgent({ url: `${bridge.url}/v1/runs/${runId}/events?format=ag-ui` });
-    const seen: { types: string[]; outcome?: string; error?: { message: string; code?: string } } = { types: [] };
+    const seen: {
+      types: string[];
+      custom: Array<{ name: string; value: unknown }>;
+      outcome?: string;
+      error?: { message: string; code?: string };
+    } = { types: [], custom: [] };
     const subscriber: AgentSubscriber = {
+      onCustomEvent: ({ event }) => {
+        seen.custom.push({ name: event.name, value: event.value });
+      },
       onEvent: ({ event }) => {
         seen.types.push(event.type);
       },
@@ -93,6 +120,8 @@ describe('AG-UI clients', () => {
       await finishedRun({ env: 'arith', model: 'scripted:story' }),
       await finishedRun({ env: 'arith', model: 'fails-midway' }),
       await finishedRun({ env: 'arith', model: 'scripted:hang' }, true),
+      await finishedRun({ env: 'probe', model: 'scripted:slow' }),
+      await finishedRun({ env: 'arith', model: 'breaks-in-call' }),
     ];
     const types = new Set<string>();
     for (const runId of runs) {
@@ -103,6 +132,7 @@ describe('AG-UI clients', () => {
       }
     }
     expect([...types].sort()).toEqual([
+      'CUSTOM',
       'REASONING_END',
       'REASONING_MESSAGE_CONTENT',
       'REASONING_MESSAGE_END',
@@ -170,6 +200,44 @@ describe('AG-UI clients', () => {
     ]);
     expect(played.error).toEqual({ message: 'The model stream broke off.', code: 'model_stream_interrupted' });
     expect(played.messages).toEqual([{ id: `${runId}:turn-1`, role: 'assistant', content: 'Let me th' }]);
+  });
+
+  it("HttpAgent rebuilds each call of an offline run from its streamed pieces, equal to tool.started's arguments", async () => {
+    const runId = await finishedRun({ env: 'arith', task: { split: 'train', index: 2 } });
+    const events = await bridge.readEvents(runId);
+    const played = await play(runId);
+    const pieces = played.types.filter((type) => type === 'TOOL_CALL_ARGS').length;
+    const started = events.flatMap((event) => (event.event === 'tool.started' ? [event] : []));
+    expect(pieces).toBeGreaterThan(started.length);
+    const calls = played.messages.flatMap((message) => (message.role === 'assistant' ? (message.toolCalls ?? []) : []));
+    expect(calls.map((call) => [call.id, call.function.name, JSON.parse(call.function.arguments)])).toEqual(
+      started.map((event) => [event.tool_call_id, event.tool, event.arguments]),
+    );
+  });
+
+  it('HttpAgent hears tool.progress as CUSTOM events while a slow call runs', async () => {
+    const played = await play(await finishedRun({ env: 'probe', model: 'scripted:slow' }));
+    expect(played.custom.length).toBeGreaterThan(0);
+    expect(played.custom[0]).toMatchObject({
+      name: 'tool.progress',
+      value: { event: 'tool.progress', tool: 'sleep', tool_call_id: 'call_0_0' },
+    });
+    expect(played.outcome).toBe('success');
+  });
+
+  it('HttpAgent hears a run that broke off mid-call as RUN_ERROR, after the forming call and the text are ended', async () => {
+    const played = await play(await finishedRun({ env: 'arith', model: 'breaks-in-call' }));
+    expect(played.types).toEqual([
+      'RUN_STARTED',
+      'TEXT_MESSAGE_START',
+      'TEXT_MESSAGE_CONTENT',
+      'TOOL_CALL_START',
+      'TOOL_CALL_ARGS',
+      'TOOL_CALL_END',
+      'TEXT_MESSAGE_END',
+      'RUN_ERROR',
+    ]);
+    expect(played.error).toEqual({ message: 'The model stream broke off.', code: 'model_stream_interrupted' });
   });
 
   it('HttpAgent hears a cancelled run as RUN_FINISHED with the outcome "cancelled"', async () => {

@@ -1,20 +1,29 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import type { Page } from 'playwright-core';
+import { promisify } from 'node:util';
+import type { Page, Request } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunEvent } from '../../src/protocol/run-events.js';
 import { type LaunchedChromium, launchChromium } from '../support/launch-chromium.js';
 import { startTestBridge, type TestBridge } from '../support/start-test-bridge.js';
+import { startStreamCutProxy } from '../support/stream-cut-proxy.js';
 import { textByTurn } from '../support/text-by-turn.js';
 
 const SERVE = fileURLToPath(new URL('../../examples/browser/serve.mjs', import.meta.url));
+const BUILD_CLIENT = fileURLToPath(new URL('../../scripts/build-browser-client.mjs', import.meta.url));
 
-/** Starts `serve.mjs` on a free port; resolves to its process, the page's origin and its start-up line. */
-async function servePage(): Promise<{ child: ChildProcess; origin: string; banner: string }> {
+/**
+ * Starts `serve.mjs` on a free port, serving `clientJs` as the page's client; resolves to its
+ * process, the page's origin and its start-up line.
+ */
+async function servePage(clientJs: string): Promise<{ child: ChildProcess; origin: string; banner: string }> {
   const child = spawn(process.execPath, [SERVE], {
-    env: { ...process.env, PORT: '0' },
+    env: { ...process.env, PORT: '0', RUNBRIDGE_CLIENT_JS: clientJs },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const exited = once(child, 'exit').then(([code]) => {
@@ -30,29 +39,23 @@ async function servePage(): Promise<{ child: ChildProcess; origin: string; banne
   return { child, origin, banner };
 }
 
-/** Records every EventSource the page makes, so the test can see where it points and whether the page closed it. */
-const RECORD_EVENT_SOURCES = `
-  window.sources = [];
-  window.EventSource = class extends window.EventSource {
-    constructor(...args) {
-      super(...args);
-      window.sources.push(this);
-    }
-  };`;
-
 /**
- * `examples/browser/index.html`, served by `examples/browser/serve.mjs` on its own origin, in headless
- * Chromium against bridges that allow that origin by CORS: one open, one that wants a key (the page
- * then streams through a stream token).
+ * `examples/browser/index.html`, served by `examples/browser/serve.mjs` on its own origin with the
+ * browser build of `runbridge/client` — built from the current sources for this test — in headless
+ * Chromium against bridges that allow that origin by CORS: one open, one that wants a key.
  */
 describe('the browser example page', () => {
   let page: { child: ChildProcess; origin: string; banner: string };
   let open: TestBridge;
   let keyed: TestBridge;
   let browser: LaunchedChromium;
+  let buildDir: string;
 
   beforeAll(async () => {
-    page = await servePage();
+    buildDir = await mkdtemp(join(tmpdir(), 'runbridge-client-'));
+    const clientJs = join(buildDir, 'client.js');
+    await promisify(execFile)(process.execPath, [BUILD_CLIENT, clientJs]);
+    page = await servePage(clientJs);
     open = await startTestBridge({ RUNBRIDGE_CORS_ORIGINS: page.origin });
     keyed = await startTestBridge(
       { RUNBRIDGE_CORS_ORIGINS: page.origin, RUNBRIDGE_API_KEYS: 'page-key' },
@@ -69,24 +72,32 @@ describe('the browser example page', () => {
     }
     await open?.shutdown();
     await keyed?.shutdown();
+    if (buildDir) await rm(buildDir, { recursive: true, force: true });
   });
 
-  /** Opens the page, starts an arith run on `bridge` through the form, and waits for the result row. */
+  /**
+   * Opens the page, starts an arith run on `bridge` (through `via`, a proxy in front of it, when
+   * given) with the form, and waits for the result row; `requests` are the page's requests to the bridge.
+   */
   async function runThroughForm(
     bridge: TestBridge,
     key?: string,
-  ): Promise<{ tab: Page; runId: string; log: RunEvent[] }> {
+    via: string = bridge.url,
+  ): Promise<{ tab: Page; runId: string; log: RunEvent[]; requests: Request[] }> {
     const tab = await browser.context.newPage();
-    await tab.addInitScript(RECORD_EVENT_SOURCES);
+    const requests: Request[] = [];
+    tab.on('request', (request) => {
+      if (request.url().startsWith(via)) requests.push(request);
+    });
     await tab.goto(`${page.origin}/`);
-    await tab.fill('#bridge', bridge.url);
+    await tab.fill('#bridge', via);
     await tab.fill('#env', 'arith');
     if (key) await tab.fill('#key', key);
     await tab.click('button');
     await tab.waitForSelector('#transcript .result', { timeout: 30_000 });
     const runId = /^(run_\w+) /.exec((await tab.textContent('#status')) ?? '')?.[1];
     expect(runId).toBeDefined();
-    return { tab, runId: runId!, log: await bridge.readEvents(runId!) };
+    return { tab, runId: runId!, log: await bridge.readEvents(runId!), requests };
   }
 
   it('says which RUNBRIDGE_CORS_ORIGINS the bridge needs, at start-up and on the page', async () => {
@@ -98,7 +109,7 @@ describe('the browser example page', () => {
   });
 
   it('shows the streamed text, a row per tool call with its duration and reward, and the result; then closes the stream', async () => {
-    const { tab, log } = await runThroughForm(open);
+    const { tab, log, requests } = await runThroughForm(open);
 
     const toolRows = await tab.$$eval('#transcript .tool', (rows) =>
       rows.map((row) => ({ className: row.className, text: row.textContent })),
@@ -129,19 +140,48 @@ describe('the browser example page', () => {
         : '',
     );
 
-    // Closed at the terminal event: one stream, and no reconnect to be answered 204.
-    expect(await tab.evaluate('window.sources.map((source) => source.readyState)')).toEqual([2]);
+    // Ended at the terminal event: the bridge has no subscriber left, and the page asked for the stream once.
+    await expect.poll(() => open.registry.localStats().subscribers).toBe(0);
+    expect(requests.filter((request) => request.method() === 'GET' && request.url().includes('/events'))).toHaveLength(
+      1,
+    );
     await tab.close();
   });
 
-  it('streams through a stream token when an API key is given, since EventSource cannot send the key', async () => {
-    const { tab, log } = await runThroughForm(keyed, 'page-key');
+  it('sends the API key in a header, never in a URL, when one is given', async () => {
+    const { tab, log, requests } = await runThroughForm(keyed, 'page-key');
     expect(log.at(-1)).toMatchObject({ event: 'run.completed', reward: 1 });
     expect(await tab.textContent('#transcript .result')).toMatch(/^completed · reward 1 /);
-    const urls = (await tab.evaluate('window.sources.map((source) => source.url)')) as string[];
-    expect(urls).toEqual([expect.stringMatching(new RegExp(`^${keyed.url}/v1/runs/run_\\w+/events\\?token=st1\\.`))]);
-    expect(urls[0]).not.toContain('page-key');
+    const sent = requests.filter((request) => request.method() !== 'OPTIONS');
+    expect(sent.map((request) => `${request.method()} ${new URL(request.url()).pathname}`)).toEqual([
+      'POST /v1/runs',
+      expect.stringMatching(/^GET \/v1\/runs\/run_\w+\/events$/),
+    ]);
+    for (const request of sent) {
+      expect(await request.headerValue('authorization')).toBe('Bearer page-key');
+      expect(request.url()).not.toContain('page-key');
+    }
     await tab.close();
+  });
+
+  it('shows the whole run when its event stream is cut, resuming where it broke off', async () => {
+    let streams = 0;
+    const proxy = await startStreamCutProxy(open.url, ({ method, url }) =>
+      method === 'GET' && url.includes('/events') && streams++ === 0 ? { frames: 6 } : undefined,
+    );
+    try {
+      const { tab, log } = await runThroughForm(open, undefined, proxy.url);
+      expect(await tab.$$eval('#transcript .message', (rows) => rows.map((row) => row.textContent))).toEqual(
+        textByTurn(log),
+      );
+      expect(await tab.textContent('#transcript .result')).toMatch(/^completed · reward 1 /);
+      const resumed = proxy.requests.filter((request) => request.method === 'GET' && request.url.includes('/events'));
+      expect(resumed).toHaveLength(2);
+      expect(resumed[1]!.lastEventId).toMatch(/^\d+$/);
+      await tab.close();
+    } finally {
+      await proxy.close();
+    }
   });
 
   it("tells what to set when the bridge does not allow the page's origin", async () => {

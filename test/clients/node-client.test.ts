@@ -1,12 +1,22 @@
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exampleFailure, runExample } from '../support/run-example.js';
+import { FROM_SOURCES } from '../support/spawn-runbridge.js';
 import { startTestBridge, type TestBridge } from '../support/start-test-bridge.js';
 import { textByTurn } from '../support/text-by-turn.js';
+import { unusedPort } from '../support/unused-port.js';
 
 const SCRIPT = fileURLToPath(new URL('../../examples/node/stream-run.mjs', import.meta.url));
 
-/** `examples/node/stream-run.mjs` — plain Node ESM, global fetch and eventsource-parser — run by `node`. */
+/**
+ * `examples/node/stream-run.mjs` — plain Node ESM on `runbridge/client` — run by `node`, with the
+ * package's name resolved to the current sources (never a stale dist/).
+ */
+const run = (env: Record<string, string>, args: string[] = []) =>
+  runExample(process.execPath, [...FROM_SOURCES.execArgv, SCRIPT, ...args], { ...env, ...FROM_SOURCES.env });
+const fail = (env: Record<string, string>) =>
+  exampleFailure(process.execPath, [...FROM_SOURCES.execArgv, SCRIPT], { ...env, ...FROM_SOURCES.env });
+
 describe('the Node example', () => {
   let bridge: TestBridge;
 
@@ -16,10 +26,7 @@ describe('the Node example', () => {
   afterAll(() => bridge.shutdown());
 
   it('prints tool calls with their arguments, results with reward, streamed text on one line, and the reward at the end', async () => {
-    const { stdout } = await runExample(process.execPath, [SCRIPT, 'arith'], {
-      RUNBRIDGE_URL: bridge.url,
-      RUNBRIDGE_API_KEY: 'node-key',
-    });
+    const { stdout } = await run({ RUNBRIDGE_URL: bridge.url, RUNBRIDGE_API_KEY: 'node-key' }, ['arith']);
     const [first, ...lines] = stdout.trimEnd().split('\n');
     const runId = /^run (run_\w+)$/.exec(first!)?.[1];
     expect(runId).toBeDefined();
@@ -56,12 +63,19 @@ describe('the Node example', () => {
   });
 
   it("exits 1 with the bridge's message when the run is refused", async () => {
-    const refused = await exampleFailure(process.execPath, [SCRIPT], {
-      RUNBRIDGE_URL: bridge.url,
-      RUNBRIDGE_API_KEY: 'wrong',
-    });
+    const refused = await fail({ RUNBRIDGE_URL: bridge.url, RUNBRIDGE_API_KEY: 'wrong' });
     expect(refused?.code).toBe(1);
-    expect(refused?.stderr).toMatch(/^stream-run: POST \/v1\/runs answered 401: The API key is not valid\./);
+    expect(refused?.stderr).toMatch(/^stream-run: 401 unauthorized: The API key is not valid\./);
+  });
+
+  it('says in one line that the bridge cannot be reached when nothing listens, without a stack trace', async () => {
+    const down = await fail({ RUNBRIDGE_URL: `http://127.0.0.1:${await unusedPort()}`, RUNBRIDGE_API_KEY: '' });
+    expect(down?.code).toBe(1);
+    expect(down?.stderr.trimEnd().split('\n')).toEqual([
+      expect.stringMatching(
+        /^stream-run: POST \/v1\/runs: could not reach runbridge at http:\/\/127\.0\.0\.1:\d+ \(failed: ECONNREFUSED .*\)\. Is the bridge running/,
+      ),
+    ]);
   });
 });
 

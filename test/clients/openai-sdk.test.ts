@@ -4,9 +4,24 @@ import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
 import { Stream } from 'openai/streaming';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ModelError } from '../../src/errors.js';
+import type { ChatEpisode } from '../../src/protocol/chat-completion.js';
 import { probeEnvironment } from '../support/probe-environment.js';
-import { scriptedProvider } from '../support/scripted-model.js';
+import { scriptedProvider, singleModelProvider } from '../support/scripted-model.js';
 import { startTestBridge, type TestBridge } from '../support/start-test-bridge.js';
+
+/** A model that streams the arguments of its call in pieces (turn 1), then answers (turn 2). */
+const streamingCallsProvider = singleModelProvider('streams-calls', async function* (request) {
+  if (request.messages.some((message) => message.role === 'assistant')) {
+    yield { type: 'text-delta', delta: 'It said hi.' };
+    yield { type: 'finish', reason: 'stop' };
+    return;
+  }
+  yield { type: 'text-delta', delta: 'Let me echo. ' };
+  for (const delta of ['', '{"text"', ':"hi"', '}'])
+    yield { type: 'tool-call-delta', id: 'call_streamed', name: 'echo', delta };
+  yield { type: 'tool-call', call: { id: 'call_streamed', name: 'echo', arguments: '{"text":"hi"}' } };
+  yield { type: 'finish', reason: 'tool_calls' };
+});
 
 /**
  * The official `openai` Node SDK, unchanged, against the bridge on loopback: the chat completions
@@ -42,6 +57,7 @@ describe('the official openai SDK', () => {
               { error: new ModelError('The model provider is unavailable.', { code: 'model_unavailable' }) },
             ],
           }),
+          streamingCallsProvider,
         ],
       },
     );
@@ -90,6 +106,33 @@ describe('the official openai SDK', () => {
     }
   });
 
+  it('hands the tool results and the reward of a non-streaming completion to the caller in completion.runbridge', async () => {
+    const completion = await client.chat.completions.create(request);
+    const { runbridge } = completion as typeof completion & { runbridge: ChatEpisode };
+    expect(runbridge).toEqual({
+      run_id: completion.id.replace(/^chatcmpl-/, ''),
+      reward: null,
+      finished: false,
+      stop_reason: 'no_tool_calls',
+      turns: 2,
+      tool_results: [
+        {
+          tool_call_id: 'call_0_0',
+          tool: 'echo',
+          output: 'hi',
+          error: false,
+          reward: null,
+          finished: false,
+          duration: expect.any(Number),
+        },
+      ],
+    });
+    // Matched to the message's tool calls by id, as a client would.
+    expect(runbridge.tool_results.map((result) => result.tool_call_id)).toEqual(
+      completion.choices[0]!.message.tool_calls?.map((call) => call.id),
+    );
+  });
+
   it("reads format=openai of the events route with the SDK's own stream reader and accumulator", async () => {
     const runId = await bridge.startRun({ model: 'scripted:story' });
     await bridge.readEvents(runId);
@@ -99,6 +142,44 @@ describe('the official openai SDK', () => {
     expect(completion.id).toBe(`chatcmpl-${runId}`);
     expect(completion.choices[0]!.message.content).toBe(storyText);
     expect(completion.choices[0]!.message.tool_calls).toHaveLength(1);
+  });
+
+  it("reads a call's argument pieces with the SDK's stream reader and accumulator, as it reads OpenAI's own", async () => {
+    const streamed = { ...request, model: 'streams-calls' };
+    const { data: stream, response } = await client.chat.completions
+      .create({ ...streamed, stream: true })
+      .withResponse();
+    const pieces: Array<{ index: number; id?: string; arguments?: string }> = [];
+    for await (const chunk of stream)
+      for (const call of chunk.choices[0]?.delta.tool_calls ?? [])
+        pieces.push({
+          index: call.index,
+          ...(call.id ? { id: call.id } : {}),
+          ...(call.function?.arguments === undefined ? {} : { arguments: call.function.arguments }),
+        });
+    expect(pieces).toEqual([
+      { index: 0, id: 'call_streamed', arguments: '' },
+      { index: 0, arguments: '{"text"' },
+      { index: 0, arguments: ':"hi"' },
+      { index: 0, arguments: '}' },
+    ]);
+    const runId = response.headers.get('x-run-id')!;
+    const chunks = Stream.fromSSEResponse<ChatCompletionChunk>(
+      await bridge.fetch(`/v1/runs/${runId}/events?format=openai`),
+      new AbortController(),
+    );
+    const events = ChatCompletionStream.fromReadableStream(chunks.toReadableStream());
+    const done: string[] = [];
+    events.on('tool_calls.function.arguments.done', (call) => done.push(`${call.name} ${call.arguments}`));
+    const completion = await events.finalChatCompletion();
+    expect(done).toEqual(['echo {"text":"hi"}']);
+    for (const final of [completion, await client.chat.completions.create(streamed)]) {
+      expect(
+        final.choices[0]!.message.tool_calls?.map(
+          (call) => call.type === 'function' && [call.id, call.function.name, call.function.arguments],
+        ),
+      ).toEqual([['call_streamed', 'echo', '{"text":"hi"}']]);
+    }
   });
 
   it('raises a failed run as an APIError, streaming, with the helper, and without streaming', async () => {

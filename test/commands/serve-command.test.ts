@@ -1,11 +1,8 @@
-import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { createServer } from 'node:net';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-
-const BIN = fileURLToPath(new URL('../../bin/runbridge.js', import.meta.url));
+import { spawnRunbridge } from '../support/spawn-runbridge.js';
 
 describe('runbridge serve as a process', () => {
   it('exits 1 with the reason when its port is taken, instead of hanging on the built-in ORS server', async () => {
@@ -14,9 +11,8 @@ describe('runbridge serve as a process', () => {
     await once(taken, 'listening');
     const { port } = taken.address() as AddressInfo;
     try {
-      const child = spawn(process.execPath, [BIN, 'serve'], {
+      const child = spawnRunbridge(['serve'], {
         env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', ORS_URL: '', RUNBRIDGE_API_KEYS: '' },
-        stdio: ['ignore', 'pipe', 'pipe'],
       });
       let stderr = '';
       child.stderr.setEncoding('utf8').on('data', (text: string) => (stderr += text));
@@ -29,5 +25,26 @@ describe('runbridge serve as a process', () => {
     } finally {
       taken.close();
     }
+  }, 30_000);
+
+  it('exits 1 naming RUNBRIDGE_DEFAULT_ENV when the ORS server does not have it, instead of serving 404s', async () => {
+    const child = spawnRunbridge(['serve'], {
+      env: {
+        ...process.env,
+        PORT: '0',
+        HOST: '127.0.0.1',
+        ORS_URL: '',
+        RUNBRIDGE_API_KEYS: '',
+        RUNBRIDGE_DEFAULT_ENV: 'nope',
+      },
+    });
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (text: string) => (stderr += text));
+    const killer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+    const [code] = (await once(child, 'exit')) as [number | null];
+    clearTimeout(killer);
+    expect(code).toBe(1);
+    expect(stderr).toContain('RUNBRIDGE_DEFAULT_ENV=nope');
+    expect(stderr).toContain('Available: arith, workspace');
   }, 30_000);
 });

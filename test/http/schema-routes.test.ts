@@ -1,16 +1,19 @@
 import type Router from 'koa-router';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { builtinEnvironments } from '../../adapters/environments/builtin-environments.js';
 import { createOfflineProvider } from '../../adapters/models/offline/offline-provider.js';
 import { loadConfig } from '../../src/config.js';
 import { Authenticator } from '../../src/http/authenticate.js';
 import { createApp } from '../../src/http/create-app.js';
+import { StreamSlots } from '../../src/http/stream-slots.js';
 import { storeLimits } from '../../src/main.js';
 import { ModelRegistry } from '../../src/models/model-registry.js';
 import { OrsClient } from '../../src/ors/client/ors-client.js';
 import type { RunEvent } from '../../src/protocol/run-events.js';
 import { RunRegistry } from '../../src/runs/run-registry.js';
 import { MemoryRunStore } from '../../src/store/memory/memory-run-store.js';
+import { probeEnvironment } from '../support/probe-environment.js';
 import { scriptedProvider } from '../support/scripted-model.js';
 import { startTestBridge, type TestBridge } from '../support/start-test-bridge.js';
 
@@ -47,6 +50,7 @@ async function appRoutes(): Promise<string[]> {
       registry,
       models: new ModelRegistry([createOfflineProvider()], 'offline'),
       authenticator: new Authenticator([]),
+      streams: new StreamSlots({ maxStreams: 10, maxStreamsPerKey: 10 }),
       config,
       shutdownSignal: new AbortController().signal,
       now: Date.now,
@@ -110,8 +114,24 @@ describe('GET /v1/openapi.json', () => {
       'EventsPage',
       await (await bridge.fetch(`/v1/runs/${runId}/events`, { headers: { Accept: 'application/json' } })).json(),
     );
-    check('CancelAnswer', await (await bridge.fetch(`/v1/runs/${runId}/cancel`, { method: 'POST' })).json());
-    check('StreamTokenAnswer', await (await bridge.fetch(`/v1/runs/${runId}/stream-token`, { method: 'POST' })).json());
+    check(
+      'CancelAnswer',
+      await (
+        await bridge.fetch(`/v1/runs/${runId}/cancel`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json' },
+        })
+      ).json(),
+    );
+    check(
+      'StreamTokenAnswer',
+      await (
+        await bridge.fetch(`/v1/runs/${runId}/stream-token`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json' },
+        })
+      ).json(),
+    );
     check('ErrorBody', await (await bridge.fetch('/v1/runs/run_missing')).json());
     const chat = await bridge.fetch('/v1/chat/completions', {
       method: 'POST',
@@ -157,9 +177,19 @@ describe('GET /v1/schema/events', () => {
   let bridge: TestBridge;
 
   beforeAll(async () => {
+    // A short progress period, so the probe's 50 ms sleep reports tool.progress.
     bridge = await startTestBridge(
-      {},
-      { providers: [scriptedProvider({ hang: [{ hang: true }], broken: [{ error: new Error('a bug') }] })] },
+      { RUNBRIDGE_TOOL_PROGRESS_SECONDS: '0.01' },
+      {
+        environments: [...builtinEnvironments, probeEnvironment],
+        providers: [
+          scriptedProvider({
+            hang: [{ hang: true }],
+            broken: [{ error: new Error('a bug') }],
+            sleepy: [{ toolCalls: [{ name: 'sleep', arguments: '{"ms":50}' }] }],
+          }),
+        ],
+      },
     );
   });
   afterAll(() => bridge.shutdown());
@@ -179,11 +209,13 @@ describe('GET /v1/schema/events', () => {
       'run.completed',
       'run.failed',
       'run.started',
+      'tool.arguments.delta',
       'tool.completed',
+      'tool.progress',
       'tool.started',
       'turn.completed',
     ]);
-    expect(schema.oneOf).toHaveLength(10);
+    expect(schema.oneOf).toHaveLength(12);
   });
 
   it('accepts every event of real runs that complete, fail and are cancelled, and refuses malformed ones', async () => {
@@ -191,8 +223,12 @@ describe('GET /v1/schema/events', () => {
     const events: RunEvent[] = [];
     for (const env of ['arith', 'workspace']) events.push(...(await bridge.readEvents(await bridge.startRun({ env }))));
     events.push(...(await bridge.readEvents(await bridge.startRun({ env: 'arith', model: 'scripted:broken' }))));
+    events.push(...(await bridge.readEvents(await bridge.startRun({ env: 'probe', model: 'scripted:sleepy' }))));
     const hanging = await bridge.startRun({ env: 'arith', model: 'scripted:hang' });
-    await bridge.fetch(`/v1/runs/${hanging}/cancel`, { method: 'POST' });
+    await bridge.fetch(`/v1/runs/${hanging}/cancel`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+    });
     events.push(...(await bridge.readEvents(hanging)));
     expect(new Set(events.map((event) => event.event))).toEqual(
       new Set([
@@ -200,7 +236,9 @@ describe('GET /v1/schema/events', () => {
         'message.delta',
         'reasoning.delta',
         'reasoning.available',
+        'tool.arguments.delta',
         'tool.started',
+        'tool.progress',
         'tool.completed',
         'turn.completed',
         'run.completed',

@@ -71,6 +71,20 @@ describe('the event order verifier', () => {
     );
   });
 
+  it("requires a call's argument deltas before its tool.started and its progress while it runs", () => {
+    const call = { tool: 'submit', tool_call_id: 'c1', turn: 1, call_index: 0 };
+    const delta: RunEventInput = { event: 'tool.arguments.delta', ...call, delta: '{"answer":4}' };
+    const progress: RunEventInput = { event: 'tool.progress', ...call, elapsed: 5 };
+    expect(findEventOrderViolations(log(started, delta, toolStarted, progress, toolCompleted, cancelled))).toEqual([]);
+    expect(findEventOrderViolations(log(started, toolStarted, delta, toolCompleted, cancelled))).toEqual([
+      'tool.arguments.delta for c1 at seq 2 follows its tool.started',
+    ]);
+    expect(findEventOrderViolations(log(started, progress, toolStarted, toolCompleted, progress, cancelled))).toEqual([
+      'tool.progress for c1 at seq 1 has no open tool.started',
+      'tool.progress for c1 at seq 4 has no open tool.started',
+    ]);
+  });
+
   it('finds gaps in seq', () => {
     const events = log(started, toolStarted, toolCompleted, cancelled);
     events.splice(1, 1);

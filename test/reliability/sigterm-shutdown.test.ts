@@ -1,14 +1,14 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { builtinEnvironments } from '../../adapters/environments/builtin-environments.js';
 import { createOrsServer } from '../../src/ors/server/create-ors-server.js';
 import { type RunEvent, RunEventSchema } from '../../src/protocol/run-events.js';
 import { assertEventOrder } from '../../src/protocol/verify-event-order.js';
 import { readSseEvents } from '../../src/sse/read-sse-events.js';
+import { spawnRunbridge } from '../support/spawn-runbridge.js';
 
 /**
  * The real `runbridge serve` process under SIGTERM (CONTRACT §6, "Shutdown"), with 100 runs in
@@ -19,7 +19,6 @@ import { readSseEvents } from '../../src/sse/read-sse-events.js';
 
 const RUNS = 100;
 const GRACE_SECONDS = 3;
-const BIN = fileURLToPath(new URL('../../bin/runbridge.js', import.meta.url));
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterAll(async () => {
@@ -85,10 +84,7 @@ async function startRecordedOrsServer() {
 async function startServe(
   env: Record<string, string>,
 ): Promise<{ child: ChildProcess; url: string; output: () => string; exited: Promise<number | null> }> {
-  const child = spawn(process.execPath, [BIN, 'serve'], {
-    env: { PATH: process.env.PATH ?? '', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawnRunbridge(['serve'], { env: { PATH: process.env.PATH ?? '', ...env } });
   let output = '';
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));

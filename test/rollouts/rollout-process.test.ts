@@ -1,22 +1,22 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { manifestPathFor } from '../../src/rollouts/rollout-manifest.js';
 import { planRollouts } from '../../src/rollouts/rollout-plan.js';
+import { spawnRunbridge } from '../support/spawn-runbridge.js';
 import { keysOf, type RolloutRig, readManifestFile, readRecords, startRolloutRig } from './rollout-rig.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
-/** `node bin/runbridge.js rollout …` as a child process, with the offline model (and its real token delays). */
+/** `runbridge rollout …` as a child process (from the sources), with the offline model (and its real token delays). */
 function spawnRollout(
   args: string[],
   env: Record<string, string> = {},
 ): { child: ChildProcess; exited: Promise<{ code: number | null; output: string }> } {
-  const child = spawn(process.execPath, ['bin/runbridge.js', 'rollout', '--model', 'offline', ...args], {
+  const child = spawnRunbridge(['rollout', '--model', 'offline', ...args], {
     cwd: ROOT,
     env: { ...process.env, ORS_URL: '', RUNBRIDGE_MODEL: 'offline', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));

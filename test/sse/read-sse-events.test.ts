@@ -52,6 +52,18 @@ describe('readSseEvents', () => {
     expect(events).toEqual([{ event: 'message', data: 'x' }]);
   });
 
+  it('hands every valid retry field to onRetry, alone on its frame or on a frame with data', async () => {
+    const retries: number[] = [];
+    const events: SseEvent[] = [];
+    const body = bodyOf(['retry: 3000\n\n', 'retry: 1500\nid: 0\nevent: a\ndata: x\n\n', 'retry: soon\ndata: y\n\n']);
+    for await (const event of readSseEvents(body, { onRetry: (ms) => retries.push(ms) })) events.push(event);
+    expect(retries).toEqual([3000, 1500]);
+    expect(events).toEqual([
+      { event: 'a', data: 'x', id: '0' },
+      { event: 'message', data: 'y' },
+    ]);
+  });
+
   it('reports activity for every chunk, comments included, before any event is dispatched', async () => {
     const activity: number[] = [];
     const events = await collect(bodyOf([': ping\r\n\r\n', ': ping\r\n\r\n', 'data: done\n\n']), (bytes) =>

@@ -161,7 +161,7 @@ describe('quotas and byte budgets of the run store', () => {
     expect(await snapshotOf(answering)).toMatchObject({ status: 'completed', stop_reason: 'no_tool_calls' });
     const hanging = await bridge!.startRun({ model: 'scripted:stuck' });
     expect(await snapshotOf(hanging)).toMatchObject({ status: 'running', stop_reason: null });
-    await bridge!.fetch(`/v1/runs/${hanging}/cancel`, { method: 'POST' });
+    await bridge!.fetch(`/v1/runs/${hanging}/cancel`, { method: 'POST', headers: json });
     await bridge!.readEvents(hanging);
     expect(await snapshotOf(hanging)).toMatchObject({ status: 'cancelled', stop_reason: null });
   });

@@ -27,8 +27,10 @@ interface AnthropicUsage {
  * `thinking_delta`s are `reasoning-delta`s, and each thinking block is yielded whole as a
  * `reasoning` part when it stops, its signature kept in `providerData` (a `redacted_thinking` block
  * likewise, with empty text and its opaque `data`) so the next turn can send it back unmodified.
- * `input_json_delta`s are joined per block and yielded as one `tool-call` when the block stops —
- * raw, even when not valid JSON; no delta at all means `{}`. `ping` never reaches here (the SDK
+ * A `tool_use` block is announced by a `tool-call-delta` with empty `delta` when it starts, each
+ * non-empty `input_json_delta` is a `tool-call-delta` too, and the pieces are joined and yielded as
+ * one `tool-call` when the block stops — raw, even when not valid JSON; no delta at all means `{}`.
+ * `ping` never reaches here (the SDK
  * drops it). Usage counts input as `input_tokens` plus cache creation and cache reads (Anthropic
  * reports them apart) and takes the latest cumulative counts. {@link AnthropicStreamMapper.end}
  * returns `usage` and `finish`, and throws `model_stream_interrupted` when `message_stop` never came.
@@ -97,7 +99,7 @@ export class AnthropicStreamMapper implements StreamMapper<RawMessageStreamEvent
         return [];
       case 'tool_use':
         this.#blocks.set(index, { kind: 'tool_use', id: block.id, name: block.name, json: '' });
-        return [];
+        return [{ type: 'tool-call-delta', id: block.id, name: block.name, delta: '' }];
       default:
         this.#blocks.set(index, { kind: 'passthrough' });
         return [];
@@ -116,8 +118,9 @@ export class AnthropicStreamMapper implements StreamMapper<RawMessageStreamEvent
         if (block?.kind === 'thinking') block.signature += delta.signature;
         return [];
       case 'input_json_delta':
-        if (block?.kind === 'tool_use') block.json += delta.partial_json;
-        return [];
+        if (block?.kind !== 'tool_use' || delta.partial_json === '') return [];
+        block.json += delta.partial_json;
+        return [{ type: 'tool-call-delta', id: block.id, name: block.name, delta: delta.partial_json }];
       default:
         return [];
     }

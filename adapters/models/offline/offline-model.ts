@@ -7,7 +7,8 @@ import { countPromptTokens, countTokens, splitTokens } from './token-split.js';
 /**
  * The offline demo and test model: decides each turn with the deterministic offline policy and
  * streams it like a real provider would — reasoning deltas and a reasoning block, text token by
- * token, then complete tool calls, `usage` and `finish`.
+ * token, then each tool call announced, its arguments token by token and the call whole, then
+ * `usage` and `finish`.
  *
  * Sampling: only `temperature` and `seed` matter (see `sampling-noise.ts`). With a temperature above
  * 0 and no seed, each call draws a random seed, as vendor APIs sample differently on every call;
@@ -47,10 +48,15 @@ export class OfflineModel implements Model {
     }
     let outputTokens = countTokens(decision.reasoning) + countTokens(decision.text);
     for (const call of decision.toolCalls) {
-      // Arguments are generated token by token too, though the contract delivers the call whole.
-      const tokens = countTokens(call.name) + countTokens(call.arguments);
-      outputTokens += tokens;
-      await this.#pause(tokens, signal);
+      // Announced once its name is "generated", then its arguments token by token, as vendors stream them.
+      outputTokens += countTokens(call.name) + countTokens(call.arguments);
+      await this.#pause(countTokens(call.name), signal);
+      yield { type: 'tool-call-delta', id: call.id, name: call.name, delta: '' };
+      for (const delta of splitTokens(call.arguments)) {
+        await this.#pause(1, signal);
+        yield { type: 'tool-call-delta', id: call.id, name: call.name, delta };
+      }
+      signal.throwIfAborted();
       yield { type: 'tool-call', call };
     }
     signal.throwIfAborted();

@@ -37,6 +37,8 @@ interface PendingCall {
   id: string | undefined;
   name: string;
   arguments: string;
+  /** Whether a `tool-call-delta` has announced the call (from then on its id is fixed). */
+  announced: boolean;
 }
 
 /**
@@ -44,9 +46,11 @@ interface PendingCall {
  * `n > 1`). Text and refusal deltas are `text-delta`s; reasoning deltas (`reasoning_content` or
  * `reasoning`) are `reasoning-delta`s, and each run of them is closed by a whole `reasoning` block
  * when text, a tool call or the finish reason follows. Tool-call deltas are assembled per `index`
- * (parallel calls may interleave) and yielded as complete `tool-call`s, in index order, when the
- * finish reason arrives — arguments exactly as streamed, even when they are not valid JSON; a call
- * the server sent without an id gets a generated `call_…` id. `usage` (from the chunk with empty
+ * (parallel calls may interleave): each call is announced by a `tool-call-delta` once its name is
+ * known (with the arguments so far), each later argument piece is one too, and the complete
+ * `tool-call`s follow in index order when the finish reason arrives — arguments exactly as streamed,
+ * even when they are not valid JSON. A call whose id has not come by its announcement (or ever) gets
+ * a generated `call_…` id. `usage` (from the chunk with empty
  * `choices`), `token-data` (vLLM `prompt_token_ids`/`token_ids`, `logprobs.content`) and `finish`
  * come from {@link ChatStreamMapper.end}, which throws `model_stream_interrupted` when no chunk
  * carried a finish reason: a stream without one was cut, whatever the transport said.
@@ -91,7 +95,7 @@ export class ChatStreamMapper implements StreamMapper<CompatChatChunk> {
     }
     if (delta.tool_calls && delta.tool_calls.length > 0) {
       this.#closeReasoning(parts);
-      for (const callDelta of delta.tool_calls) this.#addCallDelta(callDelta);
+      for (const callDelta of delta.tool_calls) parts.push(...this.#addCallDelta(callDelta));
     }
     if (isNumberArray(choice.token_ids)) (this.#tokenIds ??= []).push(...choice.token_ids);
     const logprobs = choice.logprobs?.content;
@@ -135,17 +139,26 @@ export class ChatStreamMapper implements StreamMapper<CompatChatChunk> {
     return parts;
   }
 
-  #addCallDelta(callDelta: ChatCompletionChunk.Choice.Delta.ToolCall): void {
+  /** Folds one tool-call delta into its call; returns the `tool-call-delta` it makes (none before the name). */
+  #addCallDelta(callDelta: ChatCompletionChunk.Choice.Delta.ToolCall): ModelPart[] {
     const index = typeof callDelta.index === 'number' ? callDelta.index : this.#indexWithoutIndex(callDelta.id);
     let call = this.#calls.get(index);
     if (call === undefined) {
-      call = { id: undefined, name: '', arguments: '' };
+      call = { id: undefined, name: '', arguments: '', announced: false };
       this.#calls.set(index, call);
     }
     // The id and name come whole in the first delta of a call; some servers repeat them later.
     if (call.id === undefined && callDelta.id) call.id = callDelta.id;
     if (call.name === '' && callDelta.function?.name) call.name = callDelta.function.name;
-    if (callDelta.function?.arguments) call.arguments += callDelta.function.arguments;
+    const piece = callDelta.function?.arguments ?? '';
+    call.arguments += piece;
+    if (call.name === '') return [];
+    if (!call.announced) {
+      call.announced = true;
+      call.id ??= `call_${nanoid()}`;
+      return [{ type: 'tool-call-delta', id: call.id, name: call.name, delta: call.arguments }];
+    }
+    return piece === '' ? [] : [{ type: 'tool-call-delta', id: call.id!, name: call.name, delta: piece }];
   }
 
   /**

@@ -21,17 +21,18 @@ type OutputEntry = { type: 'reasoning'; item: ReasoningItem } | ResponsesFollowi
  * Maps Responses API stream events to model parts. `response.output_text.delta` and
  * `response.refusal.delta` are `text-delta`s; reasoning summary deltas (and raw
  * `response.reasoning_text.delta`s, which servers running open models send) are `reasoning-delta`s,
- * with a blank line between summary parts. Function-call argument deltas are assembled per output
- * item and each call is yielded whole at its `response.output_item.done` — raw, even when not
- * valid JSON. The reasoning items are yielded as whole `reasoning` blocks when the response ends,
- * not when each item ends, because their send-back data names the items that followed them.
+ * with a blank line between summary parts. A function call is announced by a `tool-call-delta` when
+ * its item is added, each non-empty argument delta is a `tool-call-delta` too, and each call is
+ * yielded whole at its `response.output_item.done` — raw, even when not valid JSON. The reasoning
+ * items are yielded as whole `reasoning` blocks when the response ends, not when each item ends,
+ * because their send-back data names the items that followed them.
  * `response.completed` / `response.incomplete` give `usage`, `token-data` (output-text logprobs, when
  * requested) and `finish` through {@link ResponsesStreamMapper.end}; `response.failed` and `error`
  * events throw a `ModelError` classified by the vendor's error code; a stream that ends before any
  * of these throws `model_stream_interrupted`.
  */
 export class ResponsesStreamMapper implements StreamMapper<ResponseStreamEvent> {
-  readonly #calls = new Map<number, { args: string }>();
+  readonly #calls = new Map<number, { id: string; name: string; args: string }>();
   readonly #reasoning = new Map<number, ReasoningItem>();
   readonly #output: OutputEntry[] = [];
   #streamedReasoning = false;
@@ -44,12 +45,12 @@ export class ResponsesStreamMapper implements StreamMapper<ResponseStreamEvent> 
   push(event: ResponseStreamEvent): ModelPart[] {
     switch (event.type) {
       case 'response.output_item.added':
-        this.#added(event.output_index, event.item);
-        return [];
+        return this.#added(event.output_index, event.item);
       case 'response.function_call_arguments.delta': {
         const call = this.#calls.get(event.output_index);
-        if (call) call.args += event.delta;
-        return [];
+        if (call === undefined || event.delta === '') return [];
+        call.args += event.delta;
+        return [{ type: 'tool-call-delta', id: call.id, name: call.name, delta: event.delta }];
       }
       case 'response.function_call_arguments.done': {
         const call = this.#calls.get(event.output_index);
@@ -125,10 +126,19 @@ export class ResponsesStreamMapper implements StreamMapper<ResponseStreamEvent> 
     return parts;
   }
 
-  #added(index: number, item: Extract<ResponseStreamEvent, { type: 'response.output_item.added' }>['item']): void {
-    if (item.type === 'function_call') this.#calls.set(index, { args: item.arguments ?? '' });
-    else if (item.type === 'reasoning')
+  /** Starts tracking a function call (announcing it) or a reasoning item. */
+  #added(
+    index: number,
+    item: Extract<ResponseStreamEvent, { type: 'response.output_item.added' }>['item'],
+  ): ModelPart[] {
+    if (item.type === 'function_call') {
+      const args = item.arguments ?? '';
+      this.#calls.set(index, { id: item.call_id, name: item.name, args });
+      return [{ type: 'tool-call-delta', id: item.call_id, name: item.name, delta: args }];
+    }
+    if (item.type === 'reasoning')
       this.#reasoning.set(index, { id: item.id, summaries: [], content: '', encryptedContent: undefined });
+    return [];
   }
 
   #reasoningDelta(index: number, summaryIndex: number, delta: string): ModelPart[] {

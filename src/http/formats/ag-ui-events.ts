@@ -1,6 +1,7 @@
 import type { RunEvent, RunEventOf } from '../../protocol/run-events.js';
 import { type OpenStreams, openReasoningTurn, openStreamsBefore, openTextTurn } from './open-streams.js';
 import type { StreamContext } from './stream-format.js';
+import { callsInStretchBefore, isFirstPiece, wasAnnounced } from './streamed-tool-calls.js';
 
 /**
  * The AG-UI projection of a run's log (`format=ag-ui`), in the event types and field names of AG-UI
@@ -12,10 +13,15 @@ import type { StreamContext } from './stream-format.js';
  * - a turn's reasoning → `REASONING_START` and `REASONING_MESSAGE_START` before the first
  *   `reasoning.delta`, `REASONING_MESSAGE_CONTENT` for each; a `reasoning.available` repeats the
  *   deltas and adds nothing, unless the provider streamed none, when it is the whole content;
- * - any other event first closes what the turn left open (`TEXT_MESSAGE_END`,
+ * - a call's first `tool.arguments.delta` → `TOOL_CALL_START` (parent: the turn's assistant message),
+ *   each piece of its arguments → `TOOL_CALL_ARGS`;
+ * - any other event first closes what the turn left open (`TOOL_CALL_END` for each call whose
+ *   arguments streamed — they are complete once the model's stream is over — `TEXT_MESSAGE_END`,
  *   `REASONING_MESSAGE_END`, `REASONING_END`);
- * - `tool.started` → `TOOL_CALL_START` (parent: the turn's assistant message), `TOOL_CALL_ARGS` with
- *   the whole arguments JSON, `TOOL_CALL_END`; `tool.completed` → `TOOL_CALL_RESULT`;
+ * - `tool.started` of a call that did not stream its arguments → `TOOL_CALL_START`, `TOOL_CALL_ARGS`
+ *   with the whole arguments JSON, `TOOL_CALL_END` (nothing for one that did);
+ * - `tool.progress` → `CUSTOM` named `tool.progress`, our typed event as its value;
+ * - `tool.completed` → `TOOL_CALL_RESULT`;
  * - `run.completed` → `RUN_FINISHED` with outcome `success`, the episode's result and usage;
  *   `run.failed` → `RUN_ERROR`; `run.cancelled` → `RUN_FINISHED` with outcome `cancelled`, the AG-UI
  *   outcome for a run stopped before it completed that did not fail;
@@ -63,6 +69,7 @@ export type AgUiEvent = AgUiBase &
     | { type: 'TOOL_CALL_ARGS'; toolCallId: string; delta: string }
     | { type: 'TOOL_CALL_END'; toolCallId: string }
     | { type: 'TOOL_CALL_RESULT'; messageId: string; toolCallId: string; content: string; role: 'tool' }
+    | { type: 'CUSTOM'; name: string; value: RunEvent }
   );
 
 /** `RUN_FINISHED.result` of a completed run: what the episode produced. */
@@ -108,17 +115,39 @@ export function agUiEventsOf(event: RunEvent, context: StreamContext): AgUiEvent
       const delta = event.event === 'reasoning.delta' ? event.delta : event.text;
       return [...opening, { type: 'REASONING_MESSAGE_CONTENT', timestamp, messageId, delta }];
     }
+    case 'tool.arguments.delta': {
+      const toolCallId = event.tool_call_id;
+      const opening: AgUiEvent[] = isFirstPiece(context.log, event.seq, toolCallId)
+        ? [
+            {
+              type: 'TOOL_CALL_START',
+              timestamp,
+              toolCallId,
+              toolCallName: event.tool,
+              parentMessageId: assistantMessageId(runId, event.turn),
+            },
+          ]
+        : [];
+      const args: AgUiEvent[] =
+        event.delta === '' ? [] : [{ type: 'TOOL_CALL_ARGS', timestamp, toolCallId, delta: event.delta }];
+      return [...opening, ...args];
+    }
     default:
-      return [
-        ...closing(openStreamsBefore(context.log, event.seq), runId, timestamp),
-        ...ownEvents(event, runId, timestamp, context.model),
-      ];
+      return [...closing(context.log, event.seq, runId, timestamp), ...ownEvents(event, context, timestamp)];
   }
 }
 
-/** Closes the text and reasoning a turn left open, text first (it was opened last). */
-function closing(open: OpenStreams, runId: string, timestamp: number): AgUiEvent[] {
-  const events: AgUiEvent[] = [];
+/**
+ * Closes what the stretch before `seq` left open: its forming tool calls, then its text, then its
+ * reasoning (the reverse of the order a turn opens them in).
+ */
+function closing(log: StreamContext['log'], seq: number, runId: string, timestamp: number): AgUiEvent[] {
+  const open: OpenStreams = openStreamsBefore(log, seq);
+  const events: AgUiEvent[] = callsInStretchBefore(log, seq).map(({ tool_call_id }) => ({
+    type: 'TOOL_CALL_END',
+    timestamp,
+    toolCallId: tool_call_id,
+  }));
   if (open.text !== undefined)
     events.push({ type: 'TEXT_MESSAGE_END', timestamp, messageId: assistantMessageId(runId, open.text) });
   if (open.reasoning !== undefined) {
@@ -131,11 +160,14 @@ function closing(open: OpenStreams, runId: string, timestamp: number): AgUiEvent
   return events;
 }
 
-function ownEvents(event: RunEvent, runId: string, timestamp: number, model: string): AgUiEvent[] {
+function ownEvents(event: RunEvent, context: StreamContext, timestamp: number): AgUiEvent[] {
+  const { runId, model } = context;
   switch (event.event) {
     case 'run.started':
       return [{ type: 'RUN_STARTED', timestamp, threadId: runId, runId, rawEvent: event }];
     case 'tool.started': {
+      // A call whose arguments streamed was opened, filled and closed while the model wrote it.
+      if (wasAnnounced(context.log, event.seq, event.tool_call_id, event.turn)) return [];
       const toolCallId = event.tool_call_id;
       return [
         {
@@ -182,6 +214,8 @@ function ownEvents(event: RunEvent, runId: string, timestamp: number, model: str
         },
       ];
     }
+    case 'tool.progress':
+      return [{ type: 'CUSTOM', timestamp, name: 'tool.progress', value: event }];
     case 'run.failed':
       return [{ type: 'RUN_ERROR', timestamp, message: event.error, code: event.code }];
     case 'run.cancelled':

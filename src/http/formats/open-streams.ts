@@ -3,11 +3,12 @@ import type { LoggedEvent } from '../../runs/event-log.js';
 
 /**
  * Where a format stands in a model turn's streamed output, read from the log before an event.
- * The text and reasoning of a turn arrive as an unbroken stretch of `message.delta`,
- * `reasoning.delta` and `reasoning.available` events (the episode emits nothing else while the model
- * streams), so a stretch begins where the previous event of any other type ends, and every other
- * event ends it. Formats that open and close messages (AG-UI) or separate turns (OpenAI) read this
- * instead of keeping per-subscriber state, so their frames stay a pure function of the log.
+ * The text, reasoning and forming tool calls of a turn arrive as an unbroken stretch of
+ * `message.delta`, `reasoning.delta`, `reasoning.available` and `tool.arguments.delta` events (the
+ * episode emits nothing else while the model streams), so a stretch begins where the previous event
+ * of any other type ends, and every other event ends it. Formats that open and close messages
+ * (AG-UI, AI SDK) or separate turns (OpenAI) read this instead of keeping per-subscriber state, so
+ * their frames stay a pure function of the log.
  */
 export interface OpenStreams {
   /** Turn of the newest `message.delta` in the current stretch: the turn whose text is open. */
@@ -16,15 +17,25 @@ export interface OpenStreams {
   reasoning?: number;
 }
 
-type StreamedOutput = Extract<RunEvent, { event: 'message.delta' | 'reasoning.delta' | 'reasoning.available' }>;
+/** The events that make up a model turn's streamed output. */
+export type StreamedOutput = Extract<
+  RunEvent,
+  { event: 'message.delta' | 'reasoning.delta' | 'reasoning.available' | 'tool.arguments.delta' }
+>;
 
 /** True for the events that make up a model turn's streamed output. */
-function isStreamedOutput(event: RunEvent): event is StreamedOutput {
-  return event.event === 'message.delta' || event.event === 'reasoning.delta' || event.event === 'reasoning.available';
+export function isStreamedOutput(event: RunEvent): event is StreamedOutput {
+  return (
+    event.event === 'message.delta' ||
+    event.event === 'reasoning.delta' ||
+    event.event === 'reasoning.available' ||
+    event.event === 'tool.arguments.delta'
+  );
 }
 
 const isText = (event: StreamedOutput) => event.event === 'message.delta';
-const isReasoning = (event: StreamedOutput) => event.event !== 'message.delta';
+const isReasoning = (event: StreamedOutput) =>
+  event.event === 'reasoning.delta' || event.event === 'reasoning.available';
 
 /**
  * Turn of the newest event that `matches` in the stretch before `seq`, or undefined. Scans back only

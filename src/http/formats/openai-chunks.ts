@@ -11,6 +11,7 @@ import { RunCancelledError } from '../../runs/run-cancelled-error.js';
 import { type ErrorBody, errorBody } from '../error-middleware.js';
 import { hasEventBefore, openReasoningTurn, openTextTurn } from './open-streams.js';
 import type { StreamContext } from './stream-format.js';
+import { isFirstPiece, wasAnnounced } from './streamed-tool-calls.js';
 
 /**
  * The OpenAI projection of a run's log (CONTRACT §3.2), shared by `format=openai`, `format=combined`
@@ -18,8 +19,9 @@ import type { StreamContext } from './stream-format.js';
  * reads as one assistant message: a role chunk at `run.started`; each turn's text in
  * `delta.content`, a blank line between turns that have text; reasoning in
  * `delta.reasoning_content`; every tool call the model made in `delta.tool_calls` at its run-wide
- * `call_index` (already run by the bridge, so it is history, not a request to the client); then a
- * chunk with `finish_reason` and a usage chunk with `choices: []`.
+ * `call_index` (already run by the bridge, so it is history, not a request to the client) — in
+ * pieces as the model wrote it when its arguments streamed (`tool.arguments.delta`), else whole at
+ * its `tool.started`; then a chunk with `finish_reason` and a usage chunk with `choices: []`.
  */
 
 /**
@@ -59,6 +61,18 @@ function toolCallDelta(event: RunEventOf<'tool.started'>): ChatToolCallDelta {
     type: 'function',
     function: { name: event.tool, arguments: JSON.stringify(event.arguments) },
   };
+}
+
+/** A piece of a tool call's arguments; the call's first piece also names it, as OpenAI's first delta does. */
+function toolCallPiece(event: RunEventOf<'tool.arguments.delta'>, first: boolean): ChatToolCallDelta {
+  return first
+    ? {
+        index: event.call_index,
+        id: event.tool_call_id,
+        type: 'function',
+        function: { name: event.tool, arguments: event.delta },
+      }
+    : { index: event.call_index, function: { arguments: event.delta } };
 }
 
 /** A chunk with one choice holding `delta`. */
@@ -118,7 +132,14 @@ export function chunksOf(event: RunEvent, context: StreamContext): ChatCompletio
         deltaChunk(context, { reasoning_content: turnText(text, event.seq, opensTurn, context, REASONING_EVENTS) }),
       ];
     }
+    case 'tool.arguments.delta': {
+      const first = isFirstPiece(context.log, event.seq, event.tool_call_id);
+      if (!first && event.delta === '') return [];
+      return [deltaChunk(context, { tool_calls: [toolCallPiece(event, first)] })];
+    }
     case 'tool.started':
+      // A call whose arguments streamed is in the chunks already.
+      if (wasAnnounced(context.log, event.seq, event.tool_call_id, event.turn)) return [];
       return [deltaChunk(context, { tool_calls: [toolCallDelta(event)] })];
     case 'run.completed':
       return [

@@ -1,9 +1,13 @@
+import type { RunEvent } from '../../protocol/run-events.js';
 import { formatSseFrame } from '../../sse/format-sse-frame.js';
 import { agentEventChunk, chunksOf, errorBodyOf } from './openai-chunks.js';
 import type { StreamContext, StreamFormat } from './stream-format.js';
 
 /** The frame after the terminal event of every OpenAI-shaped stream: OpenAI SDKs stop reading at it. */
 export const DONE_FRAME = formatSseFrame({ data: '[DONE]' });
+
+/** Events whose whole content is in their chunks, so they do not ride along as agent events. */
+const WHOLE_IN_CHUNKS = new Set<RunEvent['event']>(['message.delta', 'reasoning.delta', 'tool.arguments.delta']);
 
 /** True when the request asked for the typed events to ride along (`?agent_events=1`). */
 function wantsAgentEvents(context: StreamContext): boolean {
@@ -15,14 +19,14 @@ function wantsAgentEvents(context: StreamContext): boolean {
  * `format=openai` (CONTRACT §3.2): only `chat.completion.chunk` frames, as unnamed `data:` lines
  * without ids, then `data: [DONE]` — what the official `openai` SDK's stream reader consumes as is.
  * A failed or cancelled run ends with an `{"error": {...}}` frame before `[DONE]`, which the SDK
- * raises as an `APIError`. With `?agent_events=1`, every event except the text and reasoning deltas
- * (whose whole content is already in a chunk) also rides along, first, as a chunk with `choices: []`
- * and an `agent_event` field holding the typed event. Resume with `?after=`.
+ * raises as an `APIError`. With `?agent_events=1`, every event except the text, reasoning and
+ * tool-argument deltas (whose whole content is already in a chunk) also rides along, first, as a
+ * chunk with `choices: []` and an `agent_event` field holding the typed event. Resume with `?after=`.
  */
 export const openaiFormat: StreamFormat = {
   frame({ event }, context) {
     let frames = '';
-    if (wantsAgentEvents(context) && event.event !== 'message.delta' && event.event !== 'reasoning.delta') {
+    if (wantsAgentEvents(context) && !WHOLE_IN_CHUNKS.has(event.event)) {
       frames += formatSseFrame({ data: JSON.stringify(agentEventChunk(event, context)) });
     }
     for (const chunk of chunksOf(event, context)) frames += formatSseFrame({ data: JSON.stringify(chunk) });

@@ -23,6 +23,8 @@ export interface StreamContext {
  * any `seq`.
  */
 export interface StreamFormat {
+  /** Response headers the format adds to the SSE ones (e.g. a protocol version its clients check). */
+  readonly headers?: Readonly<Record<string, string>>;
   /** The SSE text for one event; may be empty when the format has nothing to say about it. */
   frame(entry: LoggedEvent, context: StreamContext): string;
   /** The SSE text after the terminal event (e.g. `data: [DONE]`); may be empty. */

@@ -1,4 +1,5 @@
 import { agUiFormat } from './ag-ui-format.js';
+import { aiSdkFormat } from './ai-sdk-format.js';
 import { combinedFormat } from './combined-format.js';
 import { eventsFormat } from './events-format.js';
 import { openaiFormat } from './openai-format.js';
@@ -10,4 +11,13 @@ export const STREAM_FORMATS: Readonly<Record<string, StreamFormat>> = {
   openai: openaiFormat,
   combined: combinedFormat,
   'ag-ui': agUiFormat,
+  'ai-sdk': aiSdkFormat,
 };
+
+/**
+ * The format called `name`, or undefined. Looked up as an own key only: `?format=__proto__` (or
+ * `constructor`, `toString`) must not find what every object inherits and serve a stream with it.
+ */
+export function streamFormatNamed(name: string): StreamFormat | undefined {
+  return Object.hasOwn(STREAM_FORMATS, name) ? STREAM_FORMATS[name] : undefined;
+}

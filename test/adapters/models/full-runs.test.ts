@@ -298,21 +298,51 @@ describe.each(VENDORS)('a full arith run through the $name adapter', (vendorCase
     );
     const events = await play();
 
-    const reasoning: RunEventType[] =
-      vendorCase.reasoning === undefined ? [] : ['reasoning.delta', 'reasoning.available'];
+    // reasoning.available sums up the turn's reasoning once the model's stream is over.
+    const turnOne: RunEventType[] =
+      vendorCase.reasoning === undefined
+        ? ['tool.arguments.delta']
+        : ['reasoning.delta', 'tool.arguments.delta', 'reasoning.available'];
     expect(shape(events)).toEqual([
       'run.started',
-      ...reasoning,
+      ...turnOne,
       'turn.completed',
       'tool.started',
       'tool.completed',
       'message.delta',
+      'tool.arguments.delta',
       'turn.completed',
       'tool.started',
       'tool.completed',
       'run.completed',
     ]);
     expectReasoningOfTurnOne(events);
+    // The recorded argument pieces, as the vendor streamed them, ahead of each call's tool.started.
+    const pieces = (turn: number) => only(events, 'tool.arguments.delta', turn);
+    expect(pieces(1).length).toBeGreaterThan(1);
+    expect(
+      JSON.parse(
+        pieces(1)
+          .map((event) => event.delta)
+          .join(''),
+      ),
+    ).toEqual({ expression: '17 + 25' });
+    expect(
+      JSON.parse(
+        pieces(2)
+          .map((event) => event.delta)
+          .join(''),
+      ),
+    ).toEqual({ answer: 42 });
+    for (const [turn, callIndex] of [
+      [1, 0],
+      [2, 1],
+    ] as const) {
+      const started = only(events, 'tool.started', turn)[0]!;
+      expect(pieces(turn).every((piece) => piece.tool === started.tool)).toBe(true);
+      expect(pieces(turn).every((piece) => piece.tool_call_id === started.tool_call_id)).toBe(true);
+      expect(pieces(turn).every((piece) => piece.call_index === callIndex)).toBe(true);
+    }
     expect(only(events, 'tool.started', 1)).toMatchObject([
       {
         tool: 'calculator',

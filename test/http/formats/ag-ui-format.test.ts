@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { agUiFormat } from '../../../src/http/formats/ag-ui-format.js';
 import type { RunEventInput } from '../../../src/protocol/run-events.js';
 import { parseSseText } from '../../support/parse-sse-text.js';
-import { logOf, T0, twoTurnEpisode } from './log-of.js';
+import { logOf, streamedCallsEpisode, T0, twoTurnEpisode } from './log-of.js';
 
 interface Frame {
   type: string;
@@ -156,6 +156,67 @@ describe('format=ag-ui', () => {
       outcome: { type: 'cancelled' },
       rawEvent: { event: 'run.cancelled', reason: 'shutdown' },
     });
+  });
+
+  it('opens a call at its first argument piece, streams the pieces as TOOL_CALL_ARGS and ends it with the turn', () => {
+    expect(types(agUiEvents(streamedCallsEpisode))).toEqual([
+      'RUN_STARTED',
+      'REASONING_START',
+      'REASONING_MESSAGE_START',
+      'REASONING_MESSAGE_CONTENT',
+      'TEXT_MESSAGE_START',
+      'TEXT_MESSAGE_CONTENT',
+      'TOOL_CALL_START',
+      'TOOL_CALL_ARGS',
+      'TOOL_CALL_START',
+      'TOOL_CALL_ARGS',
+      'TOOL_CALL_ARGS',
+      // turn.completed: the model's stream is over, so the calls' arguments are whole
+      'TOOL_CALL_END',
+      'TOOL_CALL_END',
+      'TEXT_MESSAGE_END',
+      'REASONING_MESSAGE_END',
+      'REASONING_END',
+      // tool.started of a call that streamed adds nothing; tool.progress is a CUSTOM event
+      'CUSTOM',
+      'TOOL_CALL_RESULT',
+      'TOOL_CALL_RESULT',
+      'RUN_FINISHED',
+    ]);
+  });
+
+  it("gives a streamed call its turn's message as parent, and its pieces joined as arguments", () => {
+    const events = agUiEvents(streamedCallsEpisode);
+    expect(events.filter((event) => event.type === 'TOOL_CALL_START')).toEqual([
+      expect.objectContaining({ toolCallId: 'call_a', toolCallName: 'calculator', parentMessageId: 'run_test:turn-1' }),
+      expect.objectContaining({ toolCallId: 'call_b', toolCallName: 'submit', parentMessageId: 'run_test:turn-1' }),
+    ]);
+    const args = (id: string) =>
+      events
+        .filter((event) => event.type === 'TOOL_CALL_ARGS' && event.toolCallId === id)
+        .map((event) => event.delta)
+        .join('');
+    expect(args('call_a')).toBe('{"expression":"2 + 2"}');
+    expect(args('call_b')).toBe('{"answer":4}');
+    expect(events.find((event) => event.type === 'CUSTOM')).toMatchObject({
+      name: 'tool.progress',
+      value: { event: 'tool.progress', tool_call_id: 'call_a', elapsed: 5 },
+    });
+  });
+
+  it('ends a call the model was still writing when the run failed, before RUN_ERROR', () => {
+    const failed = agUiEvents([
+      ...streamedCallsEpisode.slice(0, 5),
+      { event: 'run.failed', error: 'The stream broke.', code: 'model_stream_interrupted' },
+    ]);
+    expect(types(failed).slice(-6)).toEqual([
+      'TOOL_CALL_ARGS',
+      'TOOL_CALL_END',
+      'TEXT_MESSAGE_END',
+      'REASONING_MESSAGE_END',
+      'REASONING_END',
+      'RUN_ERROR',
+    ]);
   });
 
   it("stamps every AG-UI event with its event's time in whole milliseconds", () => {

@@ -3,7 +3,7 @@ import { combinedFormat } from '../../../src/http/formats/combined-format.js';
 import { eventsFormat } from '../../../src/http/formats/events-format.js';
 import { ChatCompletionChunkSchema } from '../../../src/protocol/chat-completion.js';
 import { parseSseText } from '../../support/parse-sse-text.js';
-import { logOf, twoTurnEpisode } from './log-of.js';
+import { logOf, streamedCallsEpisode, twoTurnEpisode } from './log-of.js';
 
 describe('format=combined', () => {
   const { log, context } = logOf(twoTurnEpisode);
@@ -23,6 +23,25 @@ describe('format=combined', () => {
       (messages) => ChatCompletionChunkSchema.parse(JSON.parse(messages[0]!.data)).choices[0]!.delta.content,
     );
     expect(content.join('')).toBe('Let me add.\n\nIt is 4.');
+  });
+
+  it('carries tool.arguments.delta and tool.progress as typed events, named and numbered', () => {
+    const streamed = logOf(streamedCallsEpisode);
+    const messages = streamed.log.entries.flatMap((entry) =>
+      parseSseText(combinedFormat.frame(entry, streamed.context)),
+    );
+    const typed = messages.filter(
+      (message) => message.event === 'tool.arguments.delta' || message.event === 'tool.progress',
+    );
+    expect(typed.map((message) => message.event)).toEqual([
+      'tool.arguments.delta',
+      'tool.arguments.delta',
+      'tool.arguments.delta',
+      'tool.arguments.delta',
+      'tool.arguments.delta',
+      'tool.progress',
+    ]);
+    expect(typed.every((message) => message.id === String(JSON.parse(message.data).seq))).toBe(true);
   });
 
   it('ends with data: [DONE], after the terminal typed event', () => {

@@ -97,3 +97,98 @@ export const twoTurnEpisode: RunEventInput[] = [
     stop_reason: 'finished',
   },
 ];
+
+/**
+ * One turn whose two tool calls stream their arguments (interleaved, as parallel calls do) while the
+ * model also reasons and writes text; `calculator` then runs long enough to report progress, and
+ * `submit` finishes the episode.
+ */
+export const streamedCallsEpisode: RunEventInput[] = [
+  { event: 'run.started', env: 'arith', task: { split: 'train', index: 0 }, model: 'scripted:test' },
+  { event: 'reasoning.delta', delta: 'Add them.', turn: 1 },
+  { event: 'message.delta', delta: 'Adding.', turn: 1 },
+  { event: 'tool.arguments.delta', tool: 'calculator', tool_call_id: 'call_a', delta: '', turn: 1, call_index: 0 },
+  {
+    event: 'tool.arguments.delta',
+    tool: 'calculator',
+    tool_call_id: 'call_a',
+    delta: '{"expression":',
+    turn: 1,
+    call_index: 0,
+  },
+  { event: 'tool.arguments.delta', tool: 'submit', tool_call_id: 'call_b', delta: '', turn: 1, call_index: 1 },
+  {
+    event: 'tool.arguments.delta',
+    tool: 'calculator',
+    tool_call_id: 'call_a',
+    delta: '"2 + 2"}',
+    turn: 1,
+    call_index: 0,
+  },
+  {
+    event: 'tool.arguments.delta',
+    tool: 'submit',
+    tool_call_id: 'call_b',
+    delta: '{"answer":4}',
+    turn: 1,
+    call_index: 1,
+  },
+  { event: 'reasoning.available', text: 'Add them.', turn: 1 },
+  { event: 'turn.completed', turn: 1, finish_reason: 'tool_calls', usage },
+  {
+    event: 'tool.started',
+    tool: 'calculator',
+    tool_call_id: 'call_a',
+    arguments: { expression: '2 + 2' },
+    preview: '2 + 2',
+    turn: 1,
+    call_index: 0,
+  },
+  { event: 'tool.progress', tool: 'calculator', tool_call_id: 'call_a', elapsed: 5, turn: 1, call_index: 0 },
+  {
+    event: 'tool.completed',
+    tool: 'calculator',
+    tool_call_id: 'call_a',
+    duration: 6.5,
+    error: false,
+    output: '2 + 2 = 4',
+    reward: null,
+    finished: false,
+    turn: 1,
+    call_index: 0,
+  },
+  {
+    event: 'tool.started',
+    tool: 'submit',
+    tool_call_id: 'call_b',
+    arguments: { answer: 4 },
+    preview: '{"answer":4}',
+    turn: 1,
+    call_index: 1,
+  },
+  {
+    event: 'tool.completed',
+    tool: 'submit',
+    tool_call_id: 'call_b',
+    duration: 0.01,
+    error: false,
+    output: 'Correct.',
+    reward: 1,
+    finished: true,
+    turn: 1,
+    call_index: 1,
+  },
+  {
+    event: 'run.completed',
+    output: 'Adding.',
+    usage,
+    reward: 1,
+    rewards: [
+      { tool_call_id: 'call_a', tool: 'calculator', turn: 1, reward: null },
+      { tool_call_id: 'call_b', tool: 'submit', turn: 1, reward: 1 },
+    ],
+    finished: true,
+    turns: 1,
+    stop_reason: 'finished',
+  },
+];

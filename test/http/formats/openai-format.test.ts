@@ -3,7 +3,7 @@ import { openaiFormat } from '../../../src/http/formats/openai-format.js';
 import { type ChatCompletionChunk, ChatCompletionChunkSchema } from '../../../src/protocol/chat-completion.js';
 import type { RunEventInput } from '../../../src/protocol/run-events.js';
 import { parseSseText } from '../../support/parse-sse-text.js';
-import { logOf, T0, twoTurnEpisode } from './log-of.js';
+import { logOf, streamedCallsEpisode, T0, twoTurnEpisode } from './log-of.js';
 
 /** Every frame of the log in format=openai, then the end, as SSE text. */
 function stream(inputs: RunEventInput[], query = ''): string {
@@ -82,6 +82,25 @@ describe('format=openai', () => {
       },
       { index: 1, id: 'call_b', type: 'function', function: { name: 'submit', arguments: '{"answer":4}' } },
     ]);
+  });
+
+  it('streams the pieces of a call whose arguments streamed, naming it in the first, and nothing more at its tool.started', () => {
+    const calls = deltas(chunks(streamedCallsEpisode)).flatMap((delta) => delta.tool_calls ?? []);
+    expect(calls).toEqual([
+      { index: 0, id: 'call_a', type: 'function', function: { name: 'calculator', arguments: '' } },
+      { index: 0, function: { arguments: '{"expression":' } },
+      { index: 1, id: 'call_b', type: 'function', function: { name: 'submit', arguments: '' } },
+      { index: 0, function: { arguments: '"2 + 2"}' } },
+      { index: 1, function: { arguments: '{"answer":4}' } },
+    ]);
+  });
+
+  it('with agent_events=1, lets tool.progress ride along but not the argument pieces, which are in the chunks', () => {
+    const carried = chunks(streamedCallsEpisode, 'agent_events=1').flatMap((chunk) =>
+      chunk.agent_event ? [chunk.agent_event.event] : [],
+    );
+    expect(carried).toContain('tool.progress');
+    expect(carried).not.toContain('tool.arguments.delta');
   });
 
   it('ends a completed run with a finish_reason chunk, then a usage chunk with choices: []', () => {

@@ -29,7 +29,9 @@ describe('AnthropicStreamMapper', () => {
     ]);
   });
 
-  it('streams thinking as reasoning deltas, yields the block whole with its signature, and assembles tool_use input', () => {
+  it('streams thinking as reasoning deltas, yields the block whole with its signature, and streams then assembles tool_use input', () => {
+    const dune = { type: 'tool-call-delta', id: 'toolu_01T1x1fJ34qAmk2tNTrN7Up6', name: 'lookup' } as const;
+    const solaris = { type: 'tool-call-delta', id: 'toolu_01VmXb3kZq8R2nEoC6sYtW4p', name: 'lookup' } as const;
     expect(mapAll(fixtureEvents('anthropic/thinking-tool-use.sse'))).toEqual([
       { type: 'reasoning-delta', delta: 'The user wants two books.' },
       { type: 'reasoning-delta', delta: ' I will look both up at once.' },
@@ -41,14 +43,21 @@ describe('AnthropicStreamMapper', () => {
         },
       },
       { type: 'text-delta', delta: 'Looking up both titles.' },
+      // content_block_start announces each call; its input_json_deltas follow as pieces.
+      { ...dune, delta: '' },
+      { ...dune, delta: '{"title": "Du' },
+      { ...dune, delta: 'ne", "year": 1965}' },
       {
         type: 'tool-call',
         call: { id: 'toolu_01T1x1fJ34qAmk2tNTrN7Up6', name: 'lookup', arguments: '{"title": "Dune", "year": 1965}' },
       },
+      { ...solaris, delta: '' },
+      { ...solaris, delta: '{"title": "Solaris"}' },
       {
         type: 'tool-call',
         call: { id: 'toolu_01VmXb3kZq8R2nEoC6sYtW4p', name: 'lookup', arguments: '{"title": "Solaris"}' },
       },
+      { type: 'tool-call-delta', id: 'toolu_01Pq7Lk2Mn4Bv8Cx1Zs5Dw9F', name: 'list_shelves', delta: '' },
       { type: 'tool-call', call: { id: 'toolu_01Pq7Lk2Mn4Bv8Cx1Zs5Dw9F', name: 'list_shelves', arguments: '{}' } },
       { type: 'usage', usage: { inputTokens: 472, outputTokens: 89 } },
       { type: 'finish', reason: 'tool_calls', rawReason: 'tool_use' },

@@ -4,6 +4,7 @@ import { arithTasks } from '../../../../adapters/environments/arith/arith-tasks.
 import { createWorkspaceEnvironment } from '../../../../adapters/environments/workspace/workspace-environment.js';
 import { workspaceTasks } from '../../../../adapters/environments/workspace/workspace-tasks.js';
 import { createOfflineProvider } from '../../../../adapters/models/offline/offline-provider.js';
+import { splitTokens } from '../../../../adapters/models/offline/token-split.js';
 import type { Message } from '../../../../src/models/conversation.js';
 import type { ModelPart, ModelRequest } from '../../../../src/models/model.js';
 import { collectTurn, playInProcess, textOf, toolDefinitionOf } from './play-in-process.js';
@@ -76,7 +77,8 @@ describe('the offline model on the built-in environments', () => {
     const episode = await playInProcess(arithEnvironment, arithTasks.get('train', 2), model, { askAfterFinish: true });
     for (const parts of episode.turns) {
       const order = ['reasoning-delta', 'reasoning', 'text-delta', 'tool-call', 'usage', 'finish'];
-      const ranks = parts.map((part) => order.indexOf(part.type));
+      // A call's argument pieces come just before the call itself.
+      const ranks = parts.map((part) => order.indexOf(part.type === 'tool-call-delta' ? 'tool-call' : part.type));
       expect(ranks).toEqual([...ranks].sort((a, b) => a - b));
       const reasoning = parts.flatMap((part) => (part.type === 'reasoning' ? [part.block.text] : []));
       expect(reasoning).toHaveLength(1);
@@ -89,9 +91,31 @@ describe('the offline model on the built-in environments', () => {
       const usage = parts.find((part) => part.type === 'usage');
       expect(usage?.type === 'usage' && usage.usage.inputTokens > 20 && usage.usage.outputTokens > 5).toBe(true);
     }
+    expect(episode.turns.flat().filter((part) => part.type === 'tool-call').length).toBeGreaterThan(1);
     const texts = episode.turns.map(textOf).filter((text) => text !== '');
     expect(texts).toEqual([`The answer is ${arithTasks.get('train', 2).answer}.`, episode.finalText]);
     expect(episode.turns.at(-1)!.filter((part) => part.type === 'text-delta').length).toBeGreaterThan(5);
+  });
+
+  it("announces each tool call, then streams its arguments token by token, before the call's whole tool-call", async () => {
+    const episode = await playInProcess(workspace, workspaceTasks.get('train', 0), model);
+    for (const parts of episode.turns) {
+      let pieces: ModelPart[] = [];
+      for (const part of parts) {
+        if (part.type === 'tool-call-delta') pieces.push(part);
+        if (part.type !== 'tool-call') continue;
+        const { id, name, arguments: args } = part.call;
+        expect(pieces[0]).toEqual({ type: 'tool-call-delta', id, name, delta: '' });
+        expect(pieces.slice(1).map((piece) => piece.type === 'tool-call-delta' && piece.delta)).toEqual(
+          splitTokens(args),
+        );
+        expect(
+          pieces.every((piece) => piece.type === 'tool-call-delta' && piece.id === id && piece.name === name),
+        ).toBe(true);
+        pieces = [];
+      }
+      expect(pieces).toEqual([]);
+    }
   });
 
   it('counts more input tokens as the conversation grows', async () => {

@@ -38,8 +38,16 @@ describe('ChatStreamMapper', () => {
     ]);
   });
 
-  it('assembles two parallel tool calls whose argument deltas interleave, in index order', () => {
+  it('streams two parallel tool calls whose argument deltas interleave, then yields them whole in index order', () => {
+    const add = { type: 'tool-call-delta', id: 'call_Qw1xT7aLJ3vN8d2PfGh5Rk0s', name: 'add' } as const;
+    const lookup = { type: 'tool-call-delta', id: 'call_Zp4mB9cE6yU1oK3sW8tJ2nVa', name: 'lookup' } as const;
     expect(mapAll(readSseFixtureData('openai-chat/parallel-tool-calls.sse'))).toEqual([
+      { ...add, delta: '' },
+      { ...lookup, delta: '' },
+      { ...add, delta: '{"a": 2' },
+      { ...lookup, delta: '{"title": "Dune",' },
+      { ...add, delta: ', "b": 40}' },
+      { ...lookup, delta: ' "year": 1965}' },
       { type: 'tool-call', call: { id: 'call_Qw1xT7aLJ3vN8d2PfGh5Rk0s', name: 'add', arguments: '{"a": 2, "b": 40}' } },
       {
         type: 'tool-call',
@@ -115,7 +123,27 @@ describe('ChatStreamMapper', () => {
     ]);
     const call = parts.find((part) => part.type === 'tool-call');
     expect(call).toMatchObject({ call: { name: 'add', arguments: '{"a":1}' } });
-    expect((call as { call: { id: string } }).call.id).toMatch(/^call_.+/);
+    const id = (call as { call: { id: string } }).call.id;
+    expect(id).toMatch(/^call_.+/);
+    // The pieces name the call by the id it is yielded with.
+    expect(parts.filter((part) => part.type === 'tool-call-delta')).toEqual([
+      { type: 'tool-call-delta', id, name: 'add', delta: '{"a":' },
+      { type: 'tool-call-delta', id, name: 'add', delta: '1}' },
+    ]);
+  });
+
+  it('announces a call only once its name has come, with the arguments streamed before it', () => {
+    const parts = mapAll([
+      chunk({ delta: { tool_calls: [{ index: 0, id: 'call_x', function: { arguments: '{"a"' } }] } }),
+      chunk({ delta: { tool_calls: [{ index: 0, function: { name: 'add', arguments: ':1' } }] } }),
+      chunk({ delta: { tool_calls: [{ index: 0, function: { arguments: '}' } }] } }),
+      chunk({ finish_reason: 'tool_calls' }),
+    ]);
+    expect(parts.filter((part) => part.type.startsWith('tool-call'))).toEqual([
+      { type: 'tool-call-delta', id: 'call_x', name: 'add', delta: '{"a":1' },
+      { type: 'tool-call-delta', id: 'call_x', name: 'add', delta: '}' },
+      { type: 'tool-call', call: { id: 'call_x', name: 'add', arguments: '{"a":1}' } },
+    ]);
   });
 
   it('tells apart whole calls that a server sends without an index by their ids', () => {

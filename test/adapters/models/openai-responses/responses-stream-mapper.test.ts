@@ -24,13 +24,22 @@ describe('ResponsesStreamMapper', () => {
     ]);
   });
 
-  it('streams reasoning summaries, yields parallel calls whole, and ends with a reasoning block that knows what followed it', () => {
+  it('streams reasoning summaries and parallel calls, yields the calls whole, and ends with a reasoning block that knows what followed it', () => {
     const parts = mapAll(readSseFixtureData('openai-responses/reasoning-function-calls.sse'));
+    const dune = { type: 'tool-call-delta', id: 'call_Lk3vR8pQ2mX7nB4cD9sF1aZe', name: 'lookup' } as const;
+    const solaris = { type: 'tool-call-delta', id: 'call_Wt6yH1jK5oP9uI3eR7qA2sDf', name: 'lookup' } as const;
     const streamed = parts.flatMap((part) => (part.type === 'reasoning-delta' ? [part.delta] : [])).join('');
     const summary =
       '**Planning lookups**\n\nThe user wants two books; I can look both up in parallel.\n\n**Choosing titles**\n\nDune and Solaris.';
     expect(streamed).toBe(summary);
     expect(parts.filter((part) => part.type !== 'reasoning-delta')).toEqual([
+      // output_item.added announces each call; the argument deltas of the two interleave.
+      { ...dune, delta: '' },
+      { ...solaris, delta: '' },
+      { ...dune, delta: '{"title":' },
+      { ...solaris, delta: '{"title":' },
+      { ...dune, delta: '"Dune"}' },
+      { ...solaris, delta: '"Solaris"}' },
       {
         type: 'tool-call',
         call: { id: 'call_Lk3vR8pQ2mX7nB4cD9sF1aZe', name: 'lookup', arguments: '{"title":"Dune"}' },

@@ -1,0 +1,46 @@
+import type { ClientTransport } from './client-transport.js';
+import { type ReconnectOptions, reconnectPolicy } from './run-event-stream.js';
+import { type RunsApi, runsApi } from './runs-api.js';
+
+/** Options of {@link createClient}. */
+export interface ClientOptions {
+  /** The bridge's base URL, e.g. `http://127.0.0.1:8080`; a path prefix is kept and a trailing slash ignored. */
+  baseUrl: string;
+  /** Sent as `Authorization: Bearer <apiKey>`; leave it out for a bridge without `RUNBRIDGE_API_KEYS`. */
+  apiKey?: string;
+  /** The fetch to use (a test double, a proxy-aware one); default the global `fetch`. */
+  fetch?: typeof fetch;
+  /** How broken event streams are resumed (see {@link ReconnectOptions} for the defaults). */
+  reconnect?: ReconnectOptions;
+}
+
+/** A client of one runbridge server. */
+export interface RunbridgeClient {
+  /** The bridge's base URL as used, without a trailing slash. */
+  readonly baseUrl: string;
+  /** Start, inspect, list, cancel and forget runs, and follow their events. */
+  readonly runs: RunsApi;
+}
+
+/**
+ * A typed client of the runbridge HTTP API, built on `fetch` and eventsource-parser alone, so it runs
+ * in Node 20+ and in browsers. Throws a `TypeError` at once for a base URL that is not http(s), an
+ * empty API key or a reconnect setting that is not a whole number ≥ 0; nothing is sent until a method is called.
+ */
+export function createClient(options: ClientOptions): RunbridgeClient {
+  const url = URL.canParse(options.baseUrl) ? new URL(options.baseUrl) : undefined;
+  if (url?.protocol !== 'http:' && url?.protocol !== 'https:') {
+    throw new TypeError(
+      `baseUrl must be an absolute http(s) URL such as http://127.0.0.1:8080, got ${JSON.stringify(options.baseUrl)}.`,
+    );
+  }
+  if (options.apiKey !== undefined && options.apiKey.trim() === '') {
+    throw new TypeError("apiKey is empty: pass one of the bridge's RUNBRIDGE_API_KEYS, or leave apiKey out.");
+  }
+  const baseUrl = `${url.origin}${url.pathname}`.replace(/\/+$/, '');
+  // The global fetch is called as a plain function: a browser's fetch throws "Illegal invocation"
+  // when called as a method of another object.
+  const fetchImpl = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
+  const transport: ClientTransport = { baseUrl, apiKey: options.apiKey, fetch: fetchImpl };
+  return { baseUrl, runs: runsApi(transport, reconnectPolicy(options.reconnect)) };
+}

@@ -1,0 +1,48 @@
+/**
+ * `runbridge/client`: a typed client of the runbridge HTTP API for Node 20+ and browsers — fetch and
+ * eventsource-parser, no server code. See docs/client.md.
+ */
+
+export type {
+  CancelReason,
+  FinishReason,
+  RunEvent,
+  RunEventOf,
+  RunEventType,
+  StopReason,
+  TaskRef,
+  TerminalEvent,
+  ToolReward,
+  Usage,
+} from '../protocol/run-events.js';
+export type { RunCreated, RunSnapshot, RunStatus } from '../protocol/run-snapshot.js';
+export {
+  ApiError,
+  type ApiErrorInit,
+  AuthenticationError,
+  ConflictError,
+  ConnectionError,
+  InvalidRequestError,
+  NotFoundError,
+  PermissionDeniedError,
+  RateLimitError,
+  RunbridgeClientError,
+  ServerError,
+  StreamInterruptedError,
+  UnavailableError,
+  UnexpectedResponseError,
+} from './client-errors.js';
+export {
+  type AnyRunEvent,
+  type CancelAnswer,
+  isKnownRunEvent,
+  isTerminalRunEvent,
+  type RunListQuery,
+  type RunPage,
+  type RunRequest,
+  type StreamToken,
+  type UnknownRunEvent,
+} from './client-types.js';
+export { type ClientOptions, createClient, type RunbridgeClient } from './create-client.js';
+export type { ReconnectOptions, RunEventsOptions } from './run-event-stream.js';
+export type { CreateRunOptions, RequestOptions, RunsApi } from './runs-api.js';

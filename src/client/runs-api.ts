@@ -1,0 +1,76 @@
+import type { RunCreated, RunSnapshot } from '../protocol/run-snapshot.js';
+import { type ClientTransport, segment, send, sendForJson } from './client-transport.js';
+import type { AnyRunEvent, CancelAnswer, RunListQuery, RunPage, RunRequest, StreamToken } from './client-types.js';
+import { type ReconnectOptions, type RunEventsOptions, streamRunEvents } from './run-event-stream.js';
+
+/** Options every request takes. */
+export interface RequestOptions {
+  /** Aborting it cancels the request, which then rejects with the signal's reason. */
+  signal?: AbortSignal;
+}
+
+/** Options of `runs.create`. */
+export interface CreateRunOptions extends RequestOptions {
+  /**
+   * Sent as `Idempotency-Key`: the same key with the same body answers the run it already started
+   * instead of starting another, so a create can be sent again after a lost answer; another body is a 409.
+   */
+  idempotencyKey?: string;
+}
+
+/** The runs of the bridge (`/v1/runs`, docs/api.md): each method is one request, typed from the server's schemas. */
+export interface RunsApi {
+  /** Starts a run in the background and resolves to its id, status and events URL as soon as it is queued. */
+  create(request?: RunRequest, options?: CreateRunOptions): Promise<RunCreated>;
+  /** The run's status snapshot: status, turns, usage, reward, output, error and the seq of its last event. */
+  get(runId: string, options?: RequestOptions): Promise<RunSnapshot>;
+  /** One page of this key's runs, newest first; pass the page's `next` as `after` for the next page (null at the end). */
+  list(query?: RunListQuery, options?: RequestOptions): Promise<RunPage>;
+  /** Cancels the run; idempotent, and a finished run just answers its final status. */
+  cancel(runId: string, options?: RequestOptions): Promise<CancelAnswer>;
+  /** Forgets a finished run; a queued or running one is a {@link ConflictError}. */
+  delete(runId: string, options?: RequestOptions): Promise<void>;
+  /** A short-lived token for a browser `EventSource`, which cannot send the API key; its `events_url` is a path on the bridge. */
+  streamToken(runId: string, options?: RequestOptions): Promise<StreamToken>;
+  /**
+   * The run's events from `after` on, as an async iterable that ends after the terminal event and
+   * resumes by itself with `Last-Event-ID` when the connection breaks, so the events it yields are
+   * exactly the run's log: none lost, none repeated. Events of types newer than this client come
+   * through as {@link UnknownRunEvent}s; {@link isKnownRunEvent} tells them apart. Leaving the loop
+   * early closes the connection; the run itself goes on.
+   */
+  events(runId: string, options?: RunEventsOptions): AsyncIterable<AnyRunEvent>;
+}
+
+/** The {@link RunsApi} over `transport`, resuming event streams within `reconnect`. */
+export function runsApi(transport: ClientTransport, reconnect: Required<ReconnectOptions>): RunsApi {
+  return {
+    create: (request = {}, { idempotencyKey, signal } = {}) =>
+      sendForJson(transport, {
+        method: 'POST',
+        path: '/v1/runs',
+        body: request,
+        headers: idempotencyKey === undefined ? {} : { 'Idempotency-Key': idempotencyKey },
+        signal,
+      }),
+    get: (runId, { signal } = {}) =>
+      sendForJson(transport, { method: 'GET', path: `/v1/runs/${segment(runId)}`, signal }),
+    list: (query = {}, { signal } = {}) => {
+      const params = new URLSearchParams();
+      if (query.status !== undefined) params.set('status', query.status);
+      if (query.limit !== undefined) params.set('limit', String(query.limit));
+      if (query.after !== undefined) params.set('after', query.after);
+      const search = params.toString() === '' ? '' : `?${params}`;
+      return sendForJson(transport, { method: 'GET', path: `/v1/runs${search}`, signal });
+    },
+    cancel: (runId, { signal } = {}) =>
+      sendForJson(transport, { method: 'POST', path: `/v1/runs/${segment(runId)}/cancel`, signal }),
+    delete: async (runId, { signal } = {}) => {
+      const response = await send(transport, { method: 'DELETE', path: `/v1/runs/${segment(runId)}`, signal });
+      await response.body?.cancel();
+    },
+    streamToken: (runId, { signal } = {}) =>
+      sendForJson(transport, { method: 'POST', path: `/v1/runs/${segment(runId)}/stream-token`, body: {}, signal }),
+    events: (runId, options = {}) => streamRunEvents(transport, runId, options, reconnect),
+  };
+}

@@ -1,0 +1,86 @@
+import type { ChatTool, TrajectoryRecord, TrajectoryStatus, TrajectoryStopReason } from '../trajectory-schema.js';
+import type { EpisodeTokens, TokenCheck } from './episode-tokens.js';
+import { type ExportedMessage, messagesForExport, splitConversation } from './export-messages.js';
+import { type RecordGroup, rewardOf } from './group-records.js';
+import { advantageOf } from './reward-stats.js';
+import { type TaskColumns, taskColumns } from './task-columns.js';
+
+/**
+ * One row of a `grpo` export: an episode with its reward as a float, its group's statistics and its
+ * advantage, and — where the model server returned token ids — the whole episode as one token
+ * sequence with a mask of what the model generated (`docs/trajectory.md`, "grpo").
+ */
+export interface GrpoRow extends TaskColumns {
+  /** The messages before the model's first turn. */
+  prompt: ExportedMessage[];
+  /** The model's turns and the tool results between them. */
+  completion: ExportedMessage[];
+  tools: ChatTool[];
+  /** The episode's reward as a float; 0 for an unscored episode (see `scored`). */
+  reward: number;
+  /** Whether the environment scored the episode (the record's reward is not null). */
+  scored: boolean;
+  /** Samples of this task in the export, and the mean and population standard deviation of their rewards. */
+  group_size: number;
+  group_mean: number;
+  group_std: number;
+  /** `(reward − group_mean) / group_std`; 0 when the group's rewards are all equal. */
+  advantage: number;
+  status: TrajectoryStatus;
+  stop_reason: TrajectoryStopReason;
+  finished: boolean;
+  turns: number;
+  /** What the token check found (see `TokenCheck`), and what is wrong, turn by turn. */
+  token_check: TokenCheck;
+  token_issue: string | null;
+  /** The episode's token sequence (first prompt, then completions and what each next prompt added), when the check is `ok`. */
+  prompt_length: number | null;
+  token_ids: number[] | null;
+  /** 1 where the model generated the token. */
+  token_mask: number[] | null;
+  /** The model's logprob where the mask is 1, 0 elsewhere; null when the server returned no logprobs. */
+  token_logprobs: number[] | null;
+}
+
+/** The paths of {@link GrpoRow} written as floats (see `toJsonLine`). */
+export const GRPO_FLOAT_PATHS: ReadonlySet<string> = new Set([
+  'reward',
+  'group_mean',
+  'group_std',
+  'advantage',
+  'token_logprobs[]',
+]);
+
+/** The row of `record`, a member of `group`; `asParts` as in `messagesForExport`. */
+export function toGrpoRow(
+  record: TrajectoryRecord,
+  group: RecordGroup,
+  tokens: EpisodeTokens,
+  asParts: boolean,
+): GrpoRow {
+  const { prompt, completion } = splitConversation(messagesForExport(record.messages, asParts));
+  const reward = rewardOf(record);
+  const sequence = tokens.sequence;
+  return {
+    ...taskColumns(record),
+    prompt,
+    completion,
+    tools: record.tools,
+    reward,
+    scored: record.reward !== null,
+    group_size: group.records.length,
+    group_mean: group.stats.mean,
+    group_std: group.stats.std,
+    advantage: advantageOf(reward, group.stats),
+    status: record.status,
+    stop_reason: record.stop_reason,
+    finished: record.finished,
+    turns: record.metrics.turns,
+    token_check: tokens.check,
+    token_issue: tokens.issue,
+    prompt_length: sequence?.promptLength ?? null,
+    token_ids: sequence?.ids ?? null,
+    token_mask: sequence?.mask ?? null,
+    token_logprobs: sequence?.logprobs ?? null,
+  };
+}

@@ -1,0 +1,257 @@
+import { execFile } from 'node:child_process';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const run = promisify(execFile);
+
+/** The version of a package installed in the repository, so the consumer installs the same one from the npm cache. */
+async function installedVersion(name: string): Promise<string> {
+  return JSON.parse(await readFile(join(ROOT, 'node_modules', name, 'package.json'), 'utf8')).version;
+}
+
+/** What each entry point exports: the public API, on purpose; a change here is a change of the package's surface. */
+const PUBLIC_API = {
+  runbridge: [
+    'ConfigError',
+    'ModelRegistry',
+    'RunCreatedSchema',
+    'RunEventSchema',
+    'RunRequestSchema',
+    'RunSnapshotSchema',
+    'RunbridgeError',
+    'TaskRefSchema',
+    'TrajectoryRecordSchema',
+    'UsageSchema',
+    'configuredProviders',
+    'connectOrs',
+    'generateRollouts',
+    'isTerminalEvent',
+    'loadConfig',
+    'startRunbridge',
+  ],
+  'runbridge/client': [
+    'ApiError',
+    'AuthenticationError',
+    'ConflictError',
+    'ConnectionError',
+    'InvalidRequestError',
+    'NotFoundError',
+    'PermissionDeniedError',
+    'RateLimitError',
+    'RunbridgeClientError',
+    'ServerError',
+    'StreamInterruptedError',
+    'UnavailableError',
+    'UnexpectedResponseError',
+    'createClient',
+    'isKnownRunEvent',
+    'isTerminalRunEvent',
+  ],
+  'runbridge/ors': [
+    'OrsClient',
+    'OrsError',
+    'RunbridgeError',
+    'ToolFailure',
+    'createOrsServer',
+    'defineEnvironment',
+    'defineTool',
+    'taskList',
+  ],
+};
+
+/** A consumer in plain ESM: the export lists, then a whole run on a bridge started from the package, followed with its client. */
+const CONSUMER_MJS = `
+import * as main from 'runbridge';
+import * as client from 'runbridge/client';
+import * as ors from 'runbridge/ors';
+
+const exported = Object.fromEntries(
+  [['runbridge', main], ['runbridge/client', client], ['runbridge/ors', ors]].map(([name, module]) => [name, Object.keys(module).sort()]),
+);
+const bridge = await main.startRunbridge({ config: main.loadConfig({ PORT: '0', HOST: '127.0.0.1' }), log: () => {} });
+try {
+  const api = client.createClient({ baseUrl: bridge.url });
+  const { run_id } = await api.runs.create({ env: 'arith' });
+  const events = [];
+  for await (const event of api.runs.events(run_id)) events.push(event.event);
+  console.log(JSON.stringify({ exported, first: events[0], last: events.at(-1) }));
+} finally {
+  await bridge.shutdown();
+}
+`;
+
+/** A TypeScript consumer of the three entry points, type-checked against the shipped declarations. */
+const CONSUMER_TS = `
+import { type RunEvent, RunEventSchema, startRunbridge, loadConfig, type ModelProvider } from 'runbridge';
+import { createClient, isKnownRunEvent, NotFoundError, type AnyRunEvent } from 'runbridge/client';
+import { createOrsServer, defineEnvironment, defineTool, taskList } from 'runbridge/ors';
+import { z } from 'zod';
+
+export function describeEvent(event: AnyRunEvent): string {
+  if (!isKnownRunEvent(event)) return event.event;
+  switch (event.event) {
+    case 'message.delta':
+      return event.delta;
+    case 'tool.completed':
+      return \`\${event.tool} \${event.reward ?? 'no reward'}\`;
+    default:
+      return event.event;
+  }
+}
+
+export const parsed: RunEvent = RunEventSchema.parse({});
+export const provider: ModelProvider | undefined = undefined;
+
+const echo = defineTool<{ said: string[] }, { text: string }>({
+  name: 'echo',
+  description: 'Says it back.',
+  input: z.object({ text: z.string() }),
+  run: ({ text }, { state }) => {
+    state.said.push(text);
+    return { blocks: [{ type: 'text', text, detail: null }], reward: 1, finished: true };
+  },
+});
+
+export const environment = defineEnvironment({
+  name: 'echo',
+  splits: [{ name: 'train', type: 'train' }],
+  tasks: taskList({ train: [{ words: 1 }] }),
+  taskSchema: z.object({ words: z.number() }),
+  tools: [echo],
+  setup: () => ({ said: [] as string[] }),
+  prompt: () => [{ type: 'text', text: 'Say something.', detail: null }],
+});
+
+export async function main(): Promise<void> {
+  const server = createOrsServer({ environments: [environment] });
+  const orsUrl = await server.listen();
+  const bridge = await startRunbridge({ config: loadConfig({ PORT: '0', ORS_URL: orsUrl }) });
+  const api = createClient({ baseUrl: bridge.url, apiKey: 'key' });
+  try {
+    for await (const event of api.runs.events('run_x', { after: 3 })) console.log(describeEvent(event));
+  } catch (error) {
+    if (error instanceof NotFoundError) console.log(error.status, error.code, error.details);
+  }
+  await bridge.shutdown();
+  await server.close();
+}
+`;
+
+/** A browser consumer: runbridge/client with the DOM library and no Node types at all. */
+const BROWSER_TS = `
+import { createClient, isTerminalRunEvent } from 'runbridge/client';
+
+export async function follow(runId: string, into: HTMLElement): Promise<void> {
+  const client = createClient({ baseUrl: location.origin });
+  for await (const event of client.runs.events(runId, { signal: AbortSignal.timeout(60_000) })) {
+    into.textContent = \`\${event.seq} \${event.event}\`;
+    if (isTerminalRunEvent(event)) into.dataset.done = event.event;
+  }
+}
+`;
+
+/**
+ * The package as users get it: `npm pack` (which builds dist/ through `prepare`), the tarball
+ * installed into an empty project from the npm cache alone (`--offline`), then the command, each
+ * entry point from plain ESM, and TypeScript consumers against the shipped declarations.
+ */
+describe('the packed package', () => {
+  let work: string;
+  let consumer: string;
+  let packedFiles: string[];
+
+  beforeAll(async () => {
+    work = await mkdtemp(join(tmpdir(), 'runbridge-pack-'));
+    const { stdout } = await run('npm', ['pack', '--json', '--pack-destination', work], {
+      cwd: ROOT,
+      maxBuffer: 64 * 1024 * 1024,
+    });
+    // npm prints the JSON after whatever `prepare` printed.
+    const [packed] = JSON.parse(stdout.slice(stdout.indexOf('[\n'))) as Array<{
+      filename: string;
+      files: Array<{ path: string }>;
+    }>;
+    packedFiles = packed!.files.map((file) => file.path);
+
+    consumer = join(work, 'consumer');
+    await mkdir(consumer);
+    await writeFile(
+      join(consumer, 'package.json'),
+      JSON.stringify({ name: 'consumer', private: true, type: 'module' }),
+    );
+    const devTools = [
+      `typescript@${await installedVersion('typescript')}`,
+      `@types/node@${await installedVersion('@types/node')}`,
+    ];
+    await run('npm', ['install', '--offline', '--no-audit', '--no-fund', join(work, packed!.filename), ...devTools], {
+      cwd: consumer,
+    });
+  }, 240_000);
+
+  afterAll(async () => {
+    if (work) await rm(work, { recursive: true, force: true });
+  });
+
+  it('ships the compiled code, its declarations and the command — no sources, tests, fixtures or benchmarks', () => {
+    expect(packedFiles).toContain('bin/runbridge.js');
+    expect(packedFiles).toContain('dist/src/index.js');
+    expect(packedFiles).toContain('dist/src/client/index.d.ts');
+    expect(packedFiles).toContain('dist/adapters/environments/builtin-environments.js');
+    const unexpected = packedFiles.filter(
+      (path) =>
+        !['package.json', 'README.md', 'LICENSE', 'bin/runbridge.js'].includes(path) &&
+        !/^dist\/(src|adapters)\/.+\.(js|d\.ts)$/.test(path),
+    );
+    expect(unexpected).toEqual([]);
+  });
+
+  it('runs `npx runbridge --help` from the compiled JavaScript', async () => {
+    const { stdout } = await run('npx', ['--offline', 'runbridge', '--help'], { cwd: consumer });
+    expect(stdout).toMatch(/^runbridge — drive an LLM through ORS episodes/);
+    expect(stdout).toContain('runbridge serve');
+    const installed = await readFile(join(consumer, 'node_modules/runbridge/bin/runbridge.js'), 'utf8');
+    expect(installed).not.toContain('tsx');
+  });
+
+  it('exports exactly the public API from each entry point, and plays a whole run with it from plain ESM', async () => {
+    await writeFile(join(consumer, 'consumer.mjs'), CONSUMER_MJS);
+    const { stdout } = await run(process.execPath, ['consumer.mjs'], { cwd: consumer });
+    const result = JSON.parse(stdout);
+    expect(result.exported).toEqual(PUBLIC_API);
+    expect(result).toMatchObject({ first: 'run.started', last: 'run.completed' });
+  });
+
+  it('keeps everything else private: deep imports and package.json are not exported', async () => {
+    for (const path of ['runbridge/dist/src/main.js', 'runbridge/src/main.ts', 'runbridge/package.json']) {
+      const script = `import(${JSON.stringify(path)}).then(() => console.log('imported'), (error) => console.log(error.code))`;
+      const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], { cwd: consumer });
+      expect(stdout.trim()).toBe('ERR_PACKAGE_PATH_NOT_EXPORTED');
+    }
+  });
+
+  it('type-checks a Node consumer of all three entry points and a browser consumer of the client against the shipped declarations', async () => {
+    await writeFile(join(consumer, 'consumer.ts'), CONSUMER_TS);
+    await writeFile(join(consumer, 'browser.ts'), BROWSER_TS);
+    const common = { strict: true, noEmit: true, skipLibCheck: false, target: 'ES2022', module: 'NodeNext' };
+    await writeFile(
+      join(consumer, 'tsconfig.json'),
+      JSON.stringify({ compilerOptions: { ...common, lib: ['ES2023'], types: ['node'] }, files: ['consumer.ts'] }),
+    );
+    await writeFile(
+      join(consumer, 'tsconfig.browser.json'),
+      JSON.stringify({ compilerOptions: { ...common, lib: ['ES2023', 'DOM'], types: [] }, files: ['browser.ts'] }),
+    );
+    const tsc = join(consumer, 'node_modules/typescript/bin/tsc');
+    const check = (project: string) =>
+      run(process.execPath, [tsc, '-p', project], { cwd: consumer }).catch((error) => {
+        throw new Error(`tsc -p ${project} failed:\n${error.stdout}${error.stderr}`);
+      });
+    await check('tsconfig.json');
+    await check('tsconfig.browser.json');
+  }, 60_000);
+});

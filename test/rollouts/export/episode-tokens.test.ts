@@ -1,0 +1,114 @@
+import { describe, expect, it } from 'vitest';
+import { episodeTokens, stepTokens } from '../../../src/rollouts/export/episode-tokens.js';
+import type { TrajectoryStep } from '../../../src/rollouts/trajectory-schema.js';
+import { sampleRecord } from '../sample-record.js';
+
+function step(turn: number, tokens: Partial<TrajectoryStep>): TrajectoryStep {
+  return {
+    turn,
+    finish_reason: 'tool_calls',
+    raw_finish_reason: 'tool_calls',
+    usage: { input_tokens: 0, output_tokens: 0, total_tokens: 0 },
+    reward: null,
+    tool_calls: [],
+    prompt_token_ids: null,
+    token_ids: null,
+    logprobs: null,
+    logprobs_raw: null,
+    model_ms: 1,
+    ...tokens,
+  };
+}
+
+const withSteps = (...steps: TrajectoryStep[]) => sampleRecord(0, 0, { steps });
+
+describe('episodeTokens', () => {
+  it('says none when no turn carries token ids, or there is no turn', () => {
+    expect(episodeTokens(withSteps(step(1, {}), step(2, {})))).toEqual({ check: 'none', issue: null, sequence: null });
+    expect(episodeTokens(withSteps())).toEqual({ check: 'none', issue: null, sequence: null });
+  });
+
+  it('lays turns whose prompts extend each other end to end, masking what the model generated', () => {
+    const tokens = episodeTokens(
+      withSteps(
+        step(1, { prompt_token_ids: [1, 2], token_ids: [3, 4], logprobs: [-0.1, -0.2] }),
+        step(2, { prompt_token_ids: [1, 2, 3, 4, 5, 6], token_ids: [7], logprobs: [-0.3] }),
+      ),
+    );
+    expect(tokens).toEqual({
+      check: 'ok',
+      issue: null,
+      sequence: {
+        ids: [1, 2, 3, 4, 5, 6, 7],
+        mask: [0, 0, 1, 1, 0, 0, 1],
+        logprobs: [0, 0, -0.1, -0.2, 0, 0, -0.3],
+        promptLength: 2,
+      },
+    });
+  });
+
+  it('keeps the sequence but no logprobs when a turn came without them', () => {
+    const tokens = episodeTokens(
+      withSteps(
+        step(1, { prompt_token_ids: [1], token_ids: [2], logprobs: [-0.1] }),
+        step(2, { prompt_token_ids: [1, 2, 3], token_ids: [4] }),
+      ),
+    );
+    expect(tokens.check).toBe('ok');
+    expect(tokens.sequence).toMatchObject({ ids: [1, 2, 3, 4], mask: [0, 1, 0, 1], logprobs: null });
+  });
+
+  it('reports each turn whose prompt does not extend the previous prompt and completion, and builds nothing', () => {
+    const tokens = episodeTokens(
+      withSteps(
+        step(1, { prompt_token_ids: [1, 2], token_ids: [3, 4] }),
+        step(2, { prompt_token_ids: [1, 2, 9, 4, 5], token_ids: [6] }),
+        step(3, { prompt_token_ids: [1, 2, 9, 4, 5], token_ids: [7] }),
+      ),
+    );
+    expect(tokens).toEqual({
+      check: 'mismatch',
+      issue:
+        "turn 2's prompt ids do not extend turn 1's prompt and completion: they differ at position 2 of 4 (expected id 3, got 9); " +
+        "turn 3's prompt ids do not extend turn 2's prompt and completion: the prompt has 5 ids, fewer than the 6 before it",
+      sequence: null,
+    });
+  });
+
+  it('says what is missing when a turn lacks ids or has a logprob count that does not match', () => {
+    expect(
+      episodeTokens(
+        withSteps(
+          step(1, { prompt_token_ids: [1], token_ids: [2] }),
+          step(2, { token_ids: [3] }),
+          step(3, { prompt_token_ids: [1] }),
+          step(4, { prompt_token_ids: [1], token_ids: [2, 3], logprobs: [-1] }),
+        ),
+      ),
+    ).toEqual({
+      check: 'incomplete',
+      issue:
+        'turn 2 has no prompt token ids; turn 3 has no completion token ids; turn 4 has 1 logprobs for 2 completion token ids',
+      sequence: null,
+    });
+  });
+});
+
+describe('stepTokens', () => {
+  it('gives one turn’s ids and masks in verifiers’ layout, or null without all of ids and logprobs', () => {
+    expect(
+      stepTokens(step(1, { prompt_token_ids: [1, 2], token_ids: [3], logprobs: [-0.5], finish_reason: 'length' })),
+    ).toEqual({
+      prompt_ids: [1, 2],
+      prompt_mask: [0, 0],
+      completion_ids: [3],
+      completion_mask: [1],
+      completion_logprobs: [-0.5],
+      overlong_prompt: false,
+      is_truncated: true,
+      routed_experts: null,
+    });
+    expect(stepTokens(step(1, { prompt_token_ids: [1], token_ids: [3] }))).toBeNull();
+    expect(stepTokens(step(1, { prompt_token_ids: [1], token_ids: [3, 4], logprobs: [-1] }))).toBeNull();
+  });
+});
