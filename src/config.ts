@@ -18,6 +18,16 @@ const seconds = (fallback: number) =>
     .max(MAX_TIMER_SECONDS, `must be at most ${MAX_TIMER_SECONDS} (Node's longest timer)`)
     .default(fallback);
 const count = (fallback: number) => z.coerce.number().int().positive().default(fallback);
+const ON = ['1', 'true', 'on', 'yes'] as const;
+const OFF = ['0', 'false', 'off', 'no'] as const;
+/** A switch: `1`/`true`/`on`/`yes` or `0`/`false`/`off`/`no`, in any case; unset or empty is `fallback`. */
+const flag = (fallback: boolean) =>
+  z
+    .string()
+    .optional()
+    .transform((value) => value?.trim().toLowerCase() || undefined)
+    .pipe(z.enum([...ON, ...OFF], 'must be 1 or 0 (or true/false, on/off)').optional())
+    .transform((value) => (value === undefined ? fallback : (ON as readonly string[]).includes(value)));
 const optionalText = z
   .string()
   .optional()
@@ -46,6 +56,7 @@ const EnvSchema = z.object({
   RUNBRIDGE_ORS_PING_SECONDS: seconds(10),
   RUNBRIDGE_ORS_CALL_SILENCE_SECONDS: seconds(30),
   RUNBRIDGE_STREAM_TOKEN_TTL_SECONDS: seconds(60),
+  RUNBRIDGE_UI: flag(true),
   OPENAI_API_KEY: optionalText,
   OPENAI_BASE_URL: optionalText.pipe(z.url().optional()),
   ANTHROPIC_API_KEY: optionalText,
@@ -84,6 +95,11 @@ export interface Config {
   orsCallSilenceMs: number;
   /** How long a stream token (`POST /v1/runs/:id/stream-token`) opens its run's events stream. */
   streamTokenTtlMs: number;
+  /** The chat page at `GET /` (docs/ui.md). */
+  ui: {
+    /** `RUNBRIDGE_UI`: serve the page and its assets; off, `GET /` is a 404 like any unknown route. */
+    enabled: boolean;
+  };
   openai: { apiKey: string | undefined; baseUrl: string | undefined };
   anthropic: { apiKey: string | undefined; baseUrl: string | undefined };
 }
@@ -138,6 +154,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     orsPingMs: ms(e.RUNBRIDGE_ORS_PING_SECONDS),
     orsCallSilenceMs: ms(e.RUNBRIDGE_ORS_CALL_SILENCE_SECONDS),
     streamTokenTtlMs: ms(e.RUNBRIDGE_STREAM_TOKEN_TTL_SECONDS),
+    ui: { enabled: e.RUNBRIDGE_UI },
     openai: { apiKey: e.OPENAI_API_KEY, baseUrl: e.OPENAI_BASE_URL },
     anthropic: { apiKey: e.ANTHROPIC_API_KEY, baseUrl: e.ANTHROPIC_BASE_URL },
   };

@@ -10,6 +10,8 @@ import { ConfigError } from './config.js';
 import { answerClientError } from './http/answer-client-error.js';
 import { Authenticator } from './http/authenticate.js';
 import { createApp } from './http/create-app.js';
+import { EnvironmentDirectory } from './http/environment-directory.js';
+import { UiAssets } from './http/ui-assets.js';
 import type { ModelProvider } from './models/model.js';
 import { ModelRegistry } from './models/model-registry.js';
 import { OrsClient } from './ors/client/ors-client.js';
@@ -25,6 +27,8 @@ export interface StartOptions {
   providers?: ModelProvider[];
   /** Environments for the built-in ORS server instead of the built-in ones (tests shorten slow tools). */
   environments?: AnyEnvironment[];
+  /** The folder of the built chat page to serve at `/`; default `dist/ui/` (tests serve a fresh build of the sources). */
+  uiDir?: string;
   /** Where operational messages and unexpected errors go; default `console.error`. */
   log?: (message: string, error?: unknown) => void;
 }
@@ -88,6 +92,8 @@ export async function startRunbridge(options: StartOptions): Promise<Runbridge> 
     registry,
     models,
     authenticator: new Authenticator(config.apiKeys),
+    environments: new EnvironmentDirectory(ors),
+    ui: config.ui.enabled ? new UiAssets(options.uiDir) : undefined,
     config,
     shutdownSignal: shutdownController.signal,
     now: Date.now,

@@ -24,4 +24,13 @@ describe('loadConfig', () => {
     expect((error as Error).message).toContain(variable);
     expect((error as Error).message).toMatch(reason);
   });
+
+  it('turns the chat page on by default, off with RUNBRIDGE_UI=0 or false, and refuses anything else', () => {
+    expect(loadConfig({}).ui.enabled).toBe(true);
+    expect(loadConfig({ RUNBRIDGE_UI: '' }).ui.enabled).toBe(true);
+    expect(loadConfig({ RUNBRIDGE_UI: '0' }).ui.enabled).toBe(false);
+    expect(loadConfig({ RUNBRIDGE_UI: ' False ' }).ui.enabled).toBe(false);
+    expect(loadConfig({ RUNBRIDGE_UI: '1' }).ui.enabled).toBe(true);
+    expect(() => loadConfig({ RUNBRIDGE_UI: 'maybe' })).toThrow(/RUNBRIDGE_UI: must be 1 or 0/);
+  });
 });

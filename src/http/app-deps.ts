@@ -1,13 +1,21 @@
 import type { ModelRegistry } from '../models/model-registry.js';
 import type { RunRegistry } from '../runs/run-registry.js';
 import type { Authenticator } from './authenticate.js';
+import type { EnvironmentEntry } from './environment-directory.js';
+import type { UiAssets } from './ui-assets.js';
 
 /** Everything the HTTP layer needs, wired by `main.ts`. */
 export interface AppDeps {
   registry: RunRegistry;
   models: ModelRegistry;
   authenticator: Authenticator;
+  /** What `GET /v1/environments` lists (an `EnvironmentDirectory` over the ORS client). */
+  environments: { list(): Promise<EnvironmentEntry[]> };
+  /** The built chat page served at `GET /`, or undefined with `RUNBRIDGE_UI=0`. */
+  ui: UiAssets | undefined;
   config: {
+    /** The environment of requests that name none. */
+    defaultEnv: string;
     maxBodyBytes: number;
     keepaliveMs: number;
     subscriberBufferBytes: number;
