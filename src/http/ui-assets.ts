@@ -21,6 +21,8 @@ const TYPES: Readonly<Record<string, string>> = {
   '.svg': 'image/svg+xml',
   '.woff2': 'font/woff2',
   '.txt': 'text/plain; charset=utf-8',
+  // Source maps, so the page can be read as written (src/ui/) in a browser's developer tools.
+  '.map': 'application/json; charset=utf-8',
 };
 
 /** The page every other file hangs off; a folder without it holds no build of the page. */
