@@ -155,7 +155,7 @@ describe("the chat page's address and bookkeeping", () => {
     const long = 'x'.repeat(10_000);
     const fields = messageFields(long);
     expect(fields.input).toBe(long);
-    expect((fields.metadata?.ui_input as string).length).toBe(4001);
+    expect(fields.metadata).toEqual({ ui_input: `${'x'.repeat(4000)}…` });
     expect(uiInputOf({ metadata: { ui_input: 'Add them.' } } as unknown as RunSnapshot)).toBe('Add them.');
     expect(uiInputOf({ metadata: { ui_input: 3 } } as unknown as RunSnapshot)).toBeUndefined();
     expect(uiInputOf(undefined)).toBeUndefined();
