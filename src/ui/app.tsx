@@ -93,12 +93,14 @@ export function App() {
               Forget key
             </button>
           )}
-          <a class="button button-small button-primary" href="#/">
-            New run
-          </a>
+          {needsKey ? null : (
+            <a class="button button-small button-primary" href="#/">
+              New run
+            </a>
+          )}
         </div>
       </header>
-      <div class="layout">
+      <div class={needsKey ? 'layout layout-single' : 'layout'}>
         {needsKey ? null : <RunListView list={runList} current={route.runId} open={listOpen} now={now} />}
         <main id="main" ref={main} tabIndex={-1}>
           {needsKey ? (

@@ -9,7 +9,7 @@ import { startTestBridge, type TestBridge } from '../support/start-test-bridge.j
 import { createTestEnvironment, type TestProbe } from '../support/test-environment.js';
 import { textByTurn } from '../support/text-by-turn.js';
 import { type BuiltPage, buildPage } from './support/build-page.js';
-import { openChatPage, shownTranscript, snap, startRunFromForm } from './support/chat-page.js';
+import { openChatPage, shownTranscript, snap, startRunFromForm, waitForForm } from './support/chat-page.js';
 
 /** How long the workspace's deep search takes here: long enough to watch its timer move. */
 const SLOW_TOOL_MS = 2500;
@@ -77,6 +77,7 @@ describe('the chat page plays episodes', () => {
 
   it('plays a whole arith episode from the form: the message, text, reasoning, tool cards, rewards and the outcome', async () => {
     const { tab, problems, foreign } = await openChatPage(browser, bridge.url);
+    await waitForForm(tab);
     await snap(tab, 'start');
     const runId = await startRunFromForm(tab, {
       env: 'arith',
@@ -176,7 +177,7 @@ describe('the chat page plays episodes', () => {
     // Live events after the reload were read out to screen readers.
     await expect
       .poll(() => tab.getByTestId('announcer').textContent())
-      .toMatch(/wait finished after [\d.]+ s, reward 1\.Run completed with reward 1\.$/);
+      .toMatch(/wait finished after [\d.]+ m?s, reward 1\.Run completed with reward 1\.$/);
     expect(problems).toEqual([]);
     await tab.close();
   });

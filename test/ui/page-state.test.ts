@@ -162,7 +162,8 @@ describe("the chat page's address and bookkeeping", () => {
   });
 
   it('formats durations, tasks and ages as a person reads them', () => {
-    expect(formatSeconds(0.412)).toBe('0.41 s');
+    expect(formatSeconds(0.0123)).toBe('12 ms');
+    expect(formatSeconds(2.412)).toBe('2.41 s');
     expect(formatSeconds(12.34)).toBe('12.3 s');
     expect(formatSeconds(125)).toBe('2 min 5 s');
     expect(formatTask({ split: 'train', index: 2 })).toBe('train #2');

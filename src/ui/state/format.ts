@@ -1,7 +1,8 @@
 import type { TaskRef } from 'runbridge/client';
 
-/** `0.41 s`, `12.3 s`, `2 min 5 s`: a duration as a person reads it. */
+/** `12 ms`, `2.41 s`, `12.3 s`, `2 min 5 s`: a duration as a person reads it. */
 export function formatSeconds(seconds: number): string {
+  if (seconds < 1) return `${Math.round(seconds * 1000)} ms`;
   if (seconds < 10) return `${seconds.toFixed(2)} s`;
   if (seconds < 60) return `${seconds.toFixed(1)} s`;
   const minutes = Math.floor(seconds / 60);

@@ -110,9 +110,13 @@ const SCREENSHOTS = fileURLToPath(new URL('../../../docs/screenshots/', import.m
 export async function snap(tab: Page, name: string, options: { fullPage?: boolean } = {}): Promise<void> {
   if (process.env.RUNBRIDGE_UI_SCREENSHOTS !== '1') return;
   await mkdir(SCREENSHOTS, { recursive: true });
-  // The caret and spinners blink: stop them, so a screenshot does not depend on the moment.
-  await tab.addStyleTag({ content: '*{animation-play-state:paused!important;caret-color:transparent!important}' });
-  await tab.screenshot({ path: `${SCREENSHOTS}${name}.png`, fullPage: options.fullPage ?? false });
+  // The caret and spinners blink: stopped, so a screenshot does not depend on the moment.
+  await tab.screenshot({
+    path: `${SCREENSHOTS}${name}.png`,
+    fullPage: options.fullPage ?? false,
+    animations: 'disabled',
+    caret: 'hide',
+  });
 }
 
 /** Runs axe-core's WCAG 2 A and AA rules on the page as it is; resolves to the violations, each as `rule: targets`. */
