@@ -33,6 +33,8 @@ const optionalText = z
   .optional()
   .transform((value) => (value === undefined || value.trim() === '' ? undefined : value.trim()));
 
+const optionalCount = optionalText.pipe(z.coerce.number<string>().int().positive().optional());
+
 const EnvSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   HOST: z.string().min(1).default('127.0.0.1'),
@@ -57,6 +59,13 @@ const EnvSchema = z.object({
   RUNBRIDGE_ORS_CALL_SILENCE_SECONDS: seconds(30),
   RUNBRIDGE_STREAM_TOKEN_TTL_SECONDS: seconds(60),
   RUNBRIDGE_UI: flag(true),
+  // Caps against hostile load (docs/security.md, "Caps"); unset connection and stream caps are
+  // derived from the open-file limit at start-up.
+  RUNBRIDGE_MAX_CONNECTIONS: optionalCount,
+  RUNBRIDGE_MAX_STREAMS: optionalCount,
+  RUNBRIDGE_MAX_STREAMS_PER_KEY: count(1000),
+  RUNBRIDGE_ORS_MAX_SESSIONS: count(1024),
+  RUNBRIDGE_ORS_MAX_SESSION_BYTES: count(64 * 1024 * 1024),
   OPENAI_API_KEY: optionalText,
   OPENAI_BASE_URL: optionalText.pipe(z.url().optional()),
   ANTHROPIC_API_KEY: optionalText,
@@ -100,6 +109,16 @@ export interface Config {
     /** `RUNBRIDGE_UI`: serve the page and its assets; off, `GET /` is a 404 like any unknown route. */
     enabled: boolean;
   };
+  /** Connections the server holds at most; undefined: derived from the open-file limit. */
+  maxConnections: number | undefined;
+  /** Open event streams in total; undefined: derived from the connection limit. */
+  maxStreams: number | undefined;
+  /** Open event streams of one key. */
+  maxStreamsPerKey: number;
+  /** Sessions the built-in ORS server holds at once; past it `/create` answers 429. */
+  orsMaxSessions: number;
+  /** Request bytes one session of the built-in ORS server may receive (its tool inputs); past it 413. */
+  orsMaxSessionBytes: number;
   openai: { apiKey: string | undefined; baseUrl: string | undefined };
   anthropic: { apiKey: string | undefined; baseUrl: string | undefined };
 }
@@ -130,6 +149,17 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     );
   }
   const e = parsed.data;
+  const corsOrigins = list(e.RUNBRIDGE_CORS_ORIGINS);
+  const badOrigins = corsOrigins.filter((origin) => !isOrigin(origin));
+  if (badOrigins.length > 0) {
+    throw new ConfigError(
+      badOrigins.map(
+        (origin) =>
+          `RUNBRIDGE_CORS_ORIGINS: ${JSON.stringify(origin)} is not an origin a browser sends, so it could never match; ` +
+          `write scheme, host and port, e.g. ${JSON.stringify(exampleOrigin(origin))} (or * for any origin)`,
+      ),
+    );
+  }
   const ms = (value: number) => Math.round(value * 1000);
   return {
     port: e.PORT,
@@ -150,12 +180,46 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     subscriberBufferBytes: e.RUNBRIDGE_SUBSCRIBER_BUFFER_BYTES,
     toolOutputEventChars: e.RUNBRIDGE_TOOL_OUTPUT_EVENT_CHARS,
     toolProgressMs: ms(e.RUNBRIDGE_TOOL_PROGRESS_SECONDS),
-    corsOrigins: list(e.RUNBRIDGE_CORS_ORIGINS),
+    corsOrigins,
     orsPingMs: ms(e.RUNBRIDGE_ORS_PING_SECONDS),
     orsCallSilenceMs: ms(e.RUNBRIDGE_ORS_CALL_SILENCE_SECONDS),
     streamTokenTtlMs: ms(e.RUNBRIDGE_STREAM_TOKEN_TTL_SECONDS),
     ui: { enabled: e.RUNBRIDGE_UI },
+    maxConnections: e.RUNBRIDGE_MAX_CONNECTIONS,
+    maxStreams: e.RUNBRIDGE_MAX_STREAMS,
+    maxStreamsPerKey: e.RUNBRIDGE_MAX_STREAMS_PER_KEY,
+    orsMaxSessions: e.RUNBRIDGE_ORS_MAX_SESSIONS,
+    orsMaxSessionBytes: e.RUNBRIDGE_ORS_MAX_SESSION_BYTES,
     openai: { apiKey: e.OPENAI_API_KEY, baseUrl: e.OPENAI_BASE_URL },
     anthropic: { apiKey: e.ANTHROPIC_API_KEY, baseUrl: e.ANTHROPIC_BASE_URL },
   };
+}
+
+/**
+ * True for `*` and for what a browser sends as `Origin`: `scheme://host[:port]`, nothing after it (a
+ * trailing `/` is forgiven, as the CORS middleware ignores it). An http(s) origin must be written as
+ * browsers send it: lower case, without its scheme's default port.
+ */
+function isOrigin(text: string): boolean {
+  if (text === '*') return true;
+  const bare = text.replace(/\/+$/, '');
+  if (!/^[a-z][a-z0-9+.-]*:\/\/[^/?#\s]+$/i.test(bare)) return false;
+  if (!/^https?:/i.test(bare)) return true;
+  try {
+    return new URL(bare).origin === bare;
+  } catch {
+    return false;
+  }
+}
+
+/** The origin `text` probably means: its own when it is a URL, with `http://` in front when it has no scheme. */
+function exampleOrigin(text: string): string {
+  const hasScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(text);
+  try {
+    const url = new URL(hasScheme ? text : `http://${text}`);
+    if (/^https?:$/.test(url.protocol)) return url.origin;
+  } catch {
+    // Not even that: fall back to an example.
+  }
+  return 'http://localhost:3000';
 }

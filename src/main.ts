@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { builtinEnvironments } from '../adapters/environments/builtin-environments.js';
@@ -7,16 +8,20 @@ import { createOpenAiChatProvider } from '../adapters/models/openai-chat/openai-
 import { createOpenAiResponsesProvider } from '../adapters/models/openai-responses/openai-responses-provider.js';
 import type { Config } from './config.js';
 import { ConfigError } from './config.js';
+import { NotFoundError } from './errors.js';
 import { answerClientError } from './http/answer-client-error.js';
 import { Authenticator } from './http/authenticate.js';
+import { connectionLimits, openFileLimit } from './http/connection-limits.js';
 import { createApp } from './http/create-app.js';
 import { EnvironmentDirectory } from './http/environment-directory.js';
+import { StreamSlots } from './http/stream-slots.js';
 import { UiAssets } from './http/ui-assets.js';
 import type { ModelProvider } from './models/model.js';
 import { ModelRegistry } from './models/model-registry.js';
 import { OrsClient } from './ors/client/ors-client.js';
 import { createOrsServer, type OrsServer } from './ors/server/create-ors-server.js';
 import type { AnyEnvironment } from './ors/server/environment-registry.js';
+import { EnvCatalog } from './runs/env-catalog.js';
 import { RunRegistry } from './runs/run-registry.js';
 
 /** What {@link startRunbridge} needs: a validated configuration (see `loadConfig`), and optional replacements for tests and embedding. */
@@ -65,11 +70,20 @@ export async function startRunbridge(options: StartOptions): Promise<Runbridge> 
     ]);
   }
 
+  // Before anything opens a socket: a cap above the open-file limit stops start-up here.
+  const limits = connectionLimits(config, openFileLimit());
+
   const providers = options.providers ?? configuredProviders(config);
-  const models = new ModelRegistry(providers, config.defaultModel);
+  const models = new ModelRegistry(providers, config.defaultModel, PROVIDER_SETUP);
   models.normalise(undefined); // fail at start-up, not at the first request, on a bad RUNBRIDGE_MODEL
 
   const { ors, orsUrl, orsServer } = await connectOrs(config, options.environments);
+  try {
+    await checkDefaultEnv(ors, orsUrl, config.defaultEnv, log);
+  } catch (error) {
+    await orsServer?.close();
+    throw error;
+  }
   const registry = new RunRegistry({
     ors,
     models,
@@ -94,6 +108,7 @@ export async function startRunbridge(options: StartOptions): Promise<Runbridge> 
     authenticator: new Authenticator(config.apiKeys),
     environments: new EnvironmentDirectory(ors),
     ui: config.ui.enabled ? new UiAssets(options.uiDir) : undefined,
+    streams: new StreamSlots(limits),
     config,
     shutdownSignal: shutdownController.signal,
     now: Date.now,
@@ -108,6 +123,9 @@ export async function startRunbridge(options: StartOptions): Promise<Runbridge> 
   server.requestTimeout = 120_000;
   server.headersTimeout = 60_000;
   server.keepAliveTimeout = 5_000;
+  // Past this Node closes new connections at once, before they can take the last file descriptors
+  // (which the bridge's own ORS and model connections need too).
+  if (Number.isFinite(limits.maxConnections)) server.maxConnections = limits.maxConnections;
   try {
     await listen(server, config.port, config.host);
   } catch (error) {
@@ -133,6 +151,33 @@ export async function startRunbridge(options: StartOptions): Promise<Runbridge> 
   return { url: `http://${host}:${address.port}`, orsUrl, orsServer, registry, shutdown };
 }
 
+/**
+ * Stops start-up when the ORS server answers and does not list `defaultEnv` (any case): every request
+ * that names no environment would be a 404. A server that does not answer is not judged — it may
+ * come up later — and the log says the check was skipped.
+ */
+async function checkDefaultEnv(
+  ors: OrsClient,
+  orsUrl: string,
+  defaultEnv: string,
+  log: (message: string, error?: unknown) => void,
+): Promise<void> {
+  try {
+    await new EnvCatalog(ors).assertKnown(defaultEnv);
+  } catch (error) {
+    if (error instanceof NotFoundError) {
+      throw new ConfigError([
+        `RUNBRIDGE_DEFAULT_ENV=${defaultEnv}: the ORS server at ${orsUrl} says: ${error.message}`,
+      ]);
+    }
+    log(
+      `RUNBRIDGE_DEFAULT_ENV=${defaultEnv} was not checked: the ORS server at ${orsUrl} did not answer. ` +
+        'Requests that name no environment fail until it does.',
+      error,
+    );
+  }
+}
+
 /** The ORS side of a bridge or a rollout batch: a client, and the built-in server when it is the one in use. */
 export interface OrsConnection {
   /** The client the runs use to play their episodes. */
@@ -145,7 +190,9 @@ export interface OrsConnection {
 
 /**
  * A client of the ORS server at `config.orsUrl` or, with none configured, of the built-in server
- * (serving `environments`, default the built-in ones) started on a free loopback port.
+ * (serving `environments`, default the built-in ones) started on a free loopback port. The built-in
+ * server takes only requests that bear a secret made for this process and known to its client alone,
+ * so no other local process can open sessions on it (docs/security.md).
  */
 export async function connectOrs(
   config: Config,
@@ -153,17 +200,33 @@ export async function connectOrs(
 ): Promise<OrsConnection> {
   let orsServer: OrsServer | undefined;
   let orsUrl = config.orsUrl;
+  let bearerToken: string | undefined;
   if (orsUrl === undefined) {
-    orsServer = createOrsServer({ environments, pingIntervalMs: config.orsPingMs });
+    bearerToken = randomBytes(32).toString('base64url');
+    orsServer = createOrsServer({
+      environments,
+      pingIntervalMs: config.orsPingMs,
+      accessToken: bearerToken,
+      maxSessions: config.orsMaxSessions,
+      maxSessionBytes: config.orsMaxSessionBytes,
+    });
     orsUrl = await orsServer.listen(0, '127.0.0.1');
   }
   const ors = new OrsClient({
     baseUrl: orsUrl,
     pingIntervalMs: config.orsPingMs,
     callSilenceTimeoutMs: config.orsCallSilenceMs,
+    ...(bearerToken === undefined ? {} : { bearerToken }),
   });
   return { ors, orsUrl, orsServer };
 }
+
+/** How to enable each provider {@link configuredProviders} may leave out, for the error that asks for one. */
+export const PROVIDER_SETUP: Readonly<Record<string, string>> = {
+  openai: 'set OPENAI_API_KEY, or OPENAI_BASE_URL for an OpenAI-compatible server',
+  'openai-responses': 'set OPENAI_API_KEY, or OPENAI_BASE_URL for an OpenAI-compatible server',
+  anthropic: 'set ANTHROPIC_API_KEY',
+};
 
 /**
  * The providers the configuration enables: `offline` always; `openai` and `openai-responses` with

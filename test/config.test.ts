@@ -33,4 +33,17 @@ describe('loadConfig', () => {
     expect(loadConfig({ RUNBRIDGE_UI: '1' }).ui.enabled).toBe(true);
     expect(() => loadConfig({ RUNBRIDGE_UI: 'maybe' })).toThrow(/RUNBRIDGE_UI: must be 1 or 0/);
   });
+
+  it('refuses a CORS origin no browser sends, such as one without a scheme, and says how to write it', () => {
+    expect(() => loadConfig({ RUNBRIDGE_CORS_ORIGINS: 'localhost:3000' })).toThrow(
+      /RUNBRIDGE_CORS_ORIGINS: "localhost:3000" is not an origin .* e\.g\. "http:\/\/localhost:3000"/,
+    );
+    expect(() => loadConfig({ RUNBRIDGE_CORS_ORIGINS: 'https://app.example/path' })).toThrow(
+      /"https:\/\/app\.example"/,
+    );
+    expect(() => loadConfig({ RUNBRIDGE_CORS_ORIGINS: 'http://app.example:80' })).toThrow(/"http:\/\/app\.example"/);
+    expect(
+      loadConfig({ RUNBRIDGE_CORS_ORIGINS: 'http://localhost:3000/, *, chrome-extension://abc' }).corsOrigins,
+    ).toEqual(['http://localhost:3000/', '*', 'chrome-extension://abc']);
+  });
 });

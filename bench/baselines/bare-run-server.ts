@@ -1,11 +1,11 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { SSE_HEADERS, SSE_PREAMBLE } from '../../src/sse/sse-headers.js';
+import { SSE_HEADERS, withRetryLine } from '../../src/sse/sse-headers.js';
 
 /**
  * The time-to-first-event baseline: a bare `node:http` server with the two exchanges of the bridge's
  * API — `POST /v1/runs` answers 202 with a run's JSON, and `GET /v1/runs/:id/events` answers the
- * bridge's headers, preamble and a prepared `run.started` frame, then ends. Nothing is validated,
+ * bridge's headers and a prepared `run.started` frame (with its `retry:` line), then ends. Nothing is validated,
  * stored or run: the least a server can do to answer the same two requests.
  */
 export interface BareRunServer {
@@ -36,7 +36,7 @@ export async function startBareRunServer(startedFrame: string): Promise<BareRunS
         return;
       }
       res.writeHead(200, SSE_HEADERS);
-      res.end(SSE_PREAMBLE + startedFrame);
+      res.end(withRetryLine(startedFrame));
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -2,11 +2,11 @@ import { once } from 'node:events';
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { REPLAY_BATCH_BYTES } from '../../src/http/stream-run-events.js';
-import { SSE_HEADERS, SSE_PREAMBLE } from '../../src/sse/sse-headers.js';
+import { SSE_HEADERS } from '../../src/sse/sse-headers.js';
 
 /**
  * The fan-out baseline: a bare `node:http` server that answers every GET as an event stream (the
- * bridge's headers and preamble) and writes prepared frames — no log, no routing, no framework: the
+ * bridge's headers) and writes prepared frames — no log, no routing, no framework: the
  * limit to compare with. It writes the way the bridge does, so only the bridge's overhead differs:
  * `broadcast` sends each burst of frames as one write per held subscriber, with a macrotask pause
  * between bursts (live); with `replay` set, each new subscriber gets all frames at once in batches of
@@ -28,7 +28,6 @@ export async function startBareSseServer(): Promise<BareSseServer> {
   const state: { replay: readonly string[] | undefined } = { replay: undefined };
   const server = createServer((_req, res) => {
     res.writeHead(200, SSE_HEADERS);
-    res.write(SSE_PREAMBLE);
     res.flushHeaders();
     if (state.replay) void replay(res, state.replay);
     else held.push(res);

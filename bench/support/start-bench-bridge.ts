@@ -32,6 +32,8 @@ export async function startBenchBridge(options: BenchBridgeOptions): Promise<Run
     RUNBRIDGE_MAX_CONCURRENT_RUNS: '4096',
     RUNBRIDGE_MAX_QUEUED_RUNS: '100000',
     RUNBRIDGE_SUBSCRIBER_BUFFER_BYTES: String(512 * 1024 * 1024),
+    // One owner (no API keys) subscribes to every run of the scale benchmark, up to 1,024 at once.
+    RUNBRIDGE_MAX_STREAMS_PER_KEY: '10000',
     ...options.env,
   });
   return startRunbridge({

@@ -26,7 +26,8 @@ export interface ClientRequest {
 export async function send(transport: ClientTransport, request: ClientRequest): Promise<Response> {
   const headers: Record<string, string> = { ...request.headers };
   if (transport.apiKey !== undefined) headers.Authorization = `Bearer ${transport.apiKey}`;
-  if (request.body !== undefined) headers['Content-Type'] = 'application/json';
+  // Every POST says it is JSON, an empty one too: a bridge without API keys refuses any other (CSRF).
+  if (request.body !== undefined || request.method === 'POST') headers['Content-Type'] = 'application/json';
   let response: Response;
   try {
     response = await transport.fetch(`${transport.baseUrl}${request.path}`, {

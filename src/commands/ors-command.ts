@@ -1,27 +1,37 @@
-import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { builtinEnvironments } from '../../adapters/environments/builtin-environments.js';
 import { createOrsServer } from '../ors/server/create-ors-server.js';
 import type { AnyEnvironment } from '../ors/server/environment-registry.js';
 import { nextStopSignal } from './on-stop-signal.js';
+import { parseFlags } from './parse-flags.js';
+
+/**
+ * Not the reference server's 8080: that is `runbridge serve`'s, and the two are often run side by
+ * side (nor 8081, the browser example's).
+ */
+export const DEFAULT_ORS_PORT = 8090;
 
 const USAGE = `runbridge ors serve — serve the built-in ORS environments over the ORS HTTP API
 
 Usage:
-  runbridge ors serve [--port N] [--host H] [--ping-seconds S]
+  runbridge ors serve [--port N] [--host H] [--ping-seconds S] [--max-sessions N] [--max-session-bytes N]
 
 Options:
-  --port N           listen port, 0 for any free one (default 8080, as the ORS reference server)
-  --host H           listen address (default 127.0.0.1; the server has no auth, so expose it deliberately)
-  --ping-seconds S   keep-alive comment period during a tool call (default 10)
-  --help             show this text
+  --port N                listen port, 0 for any free one (default ${DEFAULT_ORS_PORT}; runbridge serve has 8080)
+  --host H                listen address (default 127.0.0.1; the server has no auth, so expose it deliberately)
+  --ping-seconds S        keep-alive comment period during a tool call (default 10)
+  --max-sessions N        sessions held at once; /create past it answers 429 (default 1024)
+  --max-session-bytes N   request bytes one session may receive; past it 413 (default 67108864, 64 MiB)
+  --help                  show this text
 
 Stops on SIGINT or SIGTERM, deleting every session (each environment's teardown runs).`;
 
 const FlagsSchema = z.object({
-  port: z.coerce.number().int().min(0).max(65535).default(8080),
+  port: z.coerce.number().int().min(0).max(65535).default(DEFAULT_ORS_PORT),
   host: z.string().trim().min(1).default('127.0.0.1'),
   'ping-seconds': z.coerce.number().positive().finite().default(10),
+  'max-sessions': z.coerce.number().int().positive().optional(),
+  'max-session-bytes': z.coerce.number().int().positive().optional(),
 });
 
 /** What {@link runOrsCommand} talks to; {@link orsCommand} passes the process's own. */
@@ -34,7 +44,8 @@ export interface OrsCommandIo {
 }
 
 /**
- * `runbridge ors serve [--port N] [--host H] [--ping-seconds S]`: serves the built-in environments,
+ * `runbridge ors serve [--port N] [--host H] [--ping-seconds S] [--max-sessions N] [--max-session-bytes N]`:
+ * serves the built-in environments,
  * prints the URL, and on SIGINT/SIGTERM closes every session and exits 0. A bad flag, value or
  * sub-command prints what is wrong and the usage, and exits 2.
  */
@@ -76,7 +87,12 @@ export async function runOrsCommand(args: string[], io: OrsCommandIo): Promise<n
     return usageError(flags.error.issues.map((issue) => `--${issue.path.join('.')}: ${issue.message}`).join('; '));
   }
 
-  const server = createOrsServer({ environments: io.environments, pingIntervalMs: flags.data['ping-seconds'] * 1000 });
+  const server = createOrsServer({
+    environments: io.environments,
+    pingIntervalMs: flags.data['ping-seconds'] * 1000,
+    ...(flags.data['max-sessions'] === undefined ? {} : { maxSessions: flags.data['max-sessions'] }),
+    ...(flags.data['max-session-bytes'] === undefined ? {} : { maxSessionBytes: flags.data['max-session-bytes'] }),
+  });
   try {
     const url = await server.listen(flags.data.port, flags.data.host);
     // Only now: a signal before this point finds no session to close, and its default (exit) is right.
@@ -94,14 +110,15 @@ export async function runOrsCommand(args: string[], io: OrsCommandIo): Promise<n
 }
 
 function parse(args: string[]) {
-  return parseArgs({
+  return parseFlags({
     args,
     allowPositionals: true,
-    strict: true,
     options: {
       port: { type: 'string' },
       host: { type: 'string' },
       'ping-seconds': { type: 'string' },
+      'max-sessions': { type: 'string' },
+      'max-session-bytes': { type: 'string' },
       help: { type: 'boolean' },
     },
   });

@@ -1,8 +1,7 @@
-import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { type Config, ConfigError, loadConfig } from '../config.js';
 import { RunbridgeError } from '../errors.js';
-import { configuredProviders, connectOrs } from '../main.js';
+import { configuredProviders, connectOrs, PROVIDER_SETUP } from '../main.js';
 import type { Model, ModelProvider } from '../models/model.js';
 import { ModelRegistry } from '../models/model-registry.js';
 import type { AnyEnvironment } from '../ors/server/environment-registry.js';
@@ -10,6 +9,7 @@ import { EnvNameSchema, ModelRefSchema, RewardReductionSchema } from '../protoco
 import { generateRollouts, type RolloutResult } from '../rollouts/generate-rollouts.js';
 import { formatDuration, ProgressDisplay, type ProgressOutput } from '../rollouts/progress-display.js';
 import { exitCodeForSignal, onStopSignal } from './on-stop-signal.js';
+import { parseFlags } from './parse-flags.js';
 import { rolloutExportCommand } from './rollout-export-command.js';
 
 const USAGE = `runbridge rollout — play many ORS episodes and write one JSONL trajectory record per episode
@@ -139,7 +139,9 @@ export async function runRolloutCommand(args: string[], io: RolloutCommandIo): P
   let model: Model;
   try {
     config = loadConfig({ ...io.env, ...(flags['ors-url'] === undefined ? {} : { ORS_URL: flags['ors-url'] }) });
-    model = new ModelRegistry(io.providers ?? configuredProviders(config), config.defaultModel).resolve(flags.model);
+    model = new ModelRegistry(io.providers ?? configuredProviders(config), config.defaultModel, PROVIDER_SETUP).resolve(
+      flags.model,
+    );
   } catch (error) {
     if (error instanceof ConfigError || isUsageError(error)) return usageError((error as Error).message);
     throw error;
@@ -204,10 +206,8 @@ export async function runRolloutCommand(args: string[], io: RolloutCommandIo): P
 }
 
 function parse(args: string[]) {
-  return parseArgs({
+  return parseFlags({
     args,
-    strict: true,
-    allowPositionals: false,
     options: {
       env: { type: 'string' },
       split: { type: 'string' },

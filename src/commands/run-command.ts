@@ -1,16 +1,17 @@
-import { parseArgs } from 'node:util';
 import { loadConfig } from '../config.js';
 import { type Runbridge, startRunbridge } from '../main.js';
+import { describeFailure } from '../ors/client/network-failure.js';
 import { isTerminalEvent, type RunEvent, RunEventSchema } from '../protocol/run-events.js';
 import type { RunRequest } from '../protocol/run-request.js';
 import { readSseEvents } from '../sse/read-sse-events.js';
+import { parseFlags } from './parse-flags.js';
 import { RunRenderer } from './run-renderer.js';
 
 const HELP = `runbridge run — start one run and render its events live
 
 Options:
   --env NAME            ORS environment (default: RUNBRIDGE_DEFAULT_ENV, arith)
-  --split NAME          task split (default: the environment's first split)
+  --split NAME          task split (default: the environment's first split, also with --index alone)
   --index N             task index (default 0)
   --task-spec JSON      a task given whole instead of split/index
   --model REF           provider:name, e.g. offline, openai:gpt-4.1-mini (default: RUNBRIDGE_MODEL)
@@ -27,7 +28,7 @@ Exit code: 0 when the run completed, 1 when it failed, 130 when it was cancelled
 
 /** `runbridge run`: starts a run (on an in-process bridge unless `--server`) and renders it live. */
 export async function runCommand(args: string[]): Promise<number> {
-  const { values } = parseArgs({
+  const { values } = parseFlags({
     args,
     options: {
       env: { type: 'string' },
@@ -66,6 +67,11 @@ export async function runCommand(args: string[]): Promise<number> {
       method: 'POST',
       headers: { ...headers, 'Content-Type': 'application/json' },
       body: JSON.stringify(request),
+    }).catch((error: unknown) => {
+      throw new Error(
+        `cannot reach the bridge at ${base} (${describeFailure(error)}). Start one there with "runbridge serve", ` +
+          'or leave out --server to run one in this process.',
+      );
     });
     const body = (await created.json()) as { run_id?: string; error?: { message: string } };
     if (!created.ok || body.run_id === undefined) {
@@ -83,7 +89,11 @@ async function follow(base: string, runId: string, headers: Record<string, strin
   const cancel = () => {
     process.stderr.write('\ncancelling… (Ctrl-C again to quit at once)\n');
     process.once('SIGINT', () => process.exit(130));
-    void fetch(`${base}/v1/runs/${runId}/cancel`, { method: 'POST', headers }).catch(() => undefined);
+    void fetch(`${base}/v1/runs/${runId}/cancel`, {
+      method: 'POST',
+      // Without API keys every POST must say it is JSON, an empty one too.
+      headers: { ...headers, 'Content-Type': 'application/json' },
+    }).catch(() => undefined);
   };
   process.once('SIGINT', cancel);
   const renderer = new RunRenderer(process.stdout.isTTY === true && !process.env.NO_COLOR);
@@ -128,8 +138,8 @@ function buildRequest(values: Record<string, string | boolean | undefined>): Run
       throw new Error('--task-spec must be a JSON object');
     }
   } else if (split !== undefined || index !== undefined) {
-    if (split === undefined) throw new Error('--index needs --split (the split the index is in)');
-    task = { split, index: index ?? 0 };
+    // Either may be left out: the server takes the environment's first split and index 0.
+    task = { ...(split === undefined ? {} : { split }), ...(index === undefined ? {} : { index }) };
   }
   const temperature = number('temperature');
   const seed = number('seed');

@@ -1,7 +1,7 @@
-import { parseArgs } from 'node:util';
 import { loadConfig } from '../config.js';
 import { startRunbridge } from '../main.js';
 import { nextStopSignal } from './on-stop-signal.js';
+import { parseFlags } from './parse-flags.js';
 
 const HELP = `runbridge serve — start the HTTP API
 
@@ -11,9 +11,13 @@ Configuration comes from environment variables (see docs/configuration.md); flag
 
 /** `runbridge serve`: starts the bridge, prints where and how to try it, drains on SIGTERM/SIGINT. */
 export async function serveCommand(args: string[]): Promise<number> {
-  const { values } = parseArgs({
+  const { values } = parseFlags({
     args,
-    options: { port: { type: 'string' }, host: { type: 'string' }, help: { type: 'boolean' } },
+    options: {
+      port: { type: 'string' },
+      host: { type: 'string' },
+      help: { type: 'boolean' },
+    },
   });
   if (values.help) {
     process.stdout.write(`${HELP}\n`);

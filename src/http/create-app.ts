@@ -3,6 +3,7 @@ import type { AppDeps, AppState } from './app-deps.js';
 import { authenticateRequest } from './authenticate-request.js';
 import { corsMiddleware } from './cors-middleware.js';
 import { errorMiddleware } from './error-middleware.js';
+import { loopbackOnly } from './loopback-only.js';
 import { chatCompletionsRoutes } from './routes/chat-completions-routes.js';
 import { environmentsRoutes } from './routes/environments-routes.js';
 import { healthRoutes, modelsRoutes } from './routes/meta-routes.js';
@@ -13,8 +14,8 @@ import { uiRoutes } from './routes/ui-routes.js';
 import { StreamTokens } from './stream-token.js';
 
 /**
- * The Koa application of the bridge: CORS (when configured), error mapping, then what is open to all
- * (`/health`, the schemas, the chat page), then auth, then the API.
+ * The Koa application of the bridge: CORS (when configured), error mapping, the loopback guard (without
+ * keys), then what is open to all (`/health`, the schemas, the chat page), then auth, then the API.
  */
 export function createApp(deps: AppDeps): Koa<AppState> {
   const app = new Koa<AppState>();
@@ -22,6 +23,8 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   const cors = corsMiddleware(deps.config.corsOrigins);
   if (cors) app.use(cors);
   app.use(errorMiddleware(deps.log));
+  // Without keys, other web pages are the attackers left: no rebound names, no form posts.
+  if (!deps.authenticator.required) app.use(loopbackOnly());
   app.use(healthRoutes(deps).routes());
   // The API's own description is public, like /health: it says nothing about anyone's runs.
   app.use(schemaRoutes().routes());

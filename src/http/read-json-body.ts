@@ -1,10 +1,12 @@
 import type { IncomingMessage } from 'node:http';
 import { BadRequestError } from '../errors.js';
+import { JSON_CONTENT_TYPE } from './loopback-only.js';
 
 /**
  * Reads a JSON request body: 415 unless the content type is JSON, 413 past `limitBytes` (nothing past
  * the limit is kept, so an oversize body costs no more memory than the limit), 400 when it is not valid JSON.
- * An empty body reads as `{}`, so a bare `POST /v1/runs` starts a run with every default.
+ * An empty body reads as `{}`, so a bare `POST /v1/runs` starts a run with every default (without API
+ * keys it still needs the JSON content type: see `loopback-only.ts`).
  */
 export async function readJsonBody(req: IncomingMessage, limitBytes: number): Promise<unknown> {
   const declared = Number(req.headers['content-length'] ?? Number.NaN);
@@ -29,7 +31,7 @@ export async function readJsonBody(req: IncomingMessage, limitBytes: number): Pr
   }
   if (size === 0) return {};
   const type = req.headers['content-type'] ?? '';
-  if (!/^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i.test(type)) {
+  if (!JSON_CONTENT_TYPE.test(type)) {
     throw new BadRequestError(
       `Send the body as JSON with "Content-Type: application/json" (got "${type.slice(0, 100)}").`,
       {

@@ -1,6 +1,6 @@
 import type { Context } from 'koa';
 import type { Run } from '../runs/run.js';
-import type { AppDeps } from './app-deps.js';
+import type { AppDeps, AppState } from './app-deps.js';
 import type { StreamContext, StreamFormat } from './formats/stream-format.js';
 import { streamRunEvents } from './stream-run-events.js';
 
@@ -12,29 +12,36 @@ export function streamContextOf(run: Run, options: URLSearchParams): StreamConte
 /**
  * Answers the request with `run`'s event stream in `format`, from the events after `after` on, and
  * resolves when the stream ends: after the terminal event, when the client goes away, or at the end
- * of shutdown. Koa steps aside (`respond = false`); headers set on `ctx` before the call (e.g.
- * `x-run-id`) go out with the stream's own. The client's going away is read from the response's
- * `close`, not the request's: a request whose body was read (a POST) closes at once.
+ * of shutdown. The stream holds a slot of `deps.streams` throughout — `slot` when the caller took one
+ * already, else one taken here, which throws the 429 before anything is written. Koa steps aside
+ * (`respond = false`); headers set on `ctx` before the call (e.g. `x-run-id`) go out with the
+ * stream's own. The client's going away is read from the response's `close`, not the request's: a
+ * request whose body was read (a POST) closes at once.
  */
 export async function serveRunStream(
-  ctx: Context,
+  ctx: Context & { state: AppState },
   deps: AppDeps,
   run: Run,
   format: StreamFormat,
   after: number,
+  slot: () => void = deps.streams.acquire(ctx.state.owner),
 ): Promise<void> {
-  ctx.respond = false;
-  const closed = new AbortController();
-  ctx.res.once('close', () => closed.abort());
-  await streamRunEvents({
-    run,
-    res: ctx.res,
-    format,
-    context: streamContextOf(run, new URLSearchParams(ctx.querystring)),
-    after,
-    keepaliveMs: deps.config.keepaliveMs,
-    bufferBytes: deps.config.subscriberBufferBytes,
-    signal: AbortSignal.any([closed.signal, deps.shutdownSignal]),
-    now: deps.now,
-  });
+  try {
+    ctx.respond = false;
+    const closed = new AbortController();
+    ctx.res.once('close', () => closed.abort());
+    await streamRunEvents({
+      run,
+      res: ctx.res,
+      format,
+      context: streamContextOf(run, new URLSearchParams(ctx.querystring)),
+      after,
+      keepaliveMs: deps.config.keepaliveMs,
+      bufferBytes: deps.config.subscriberBufferBytes,
+      signal: AbortSignal.any([closed.signal, deps.shutdownSignal]),
+      now: deps.now,
+    });
+  } finally {
+    slot();
+  }
 }

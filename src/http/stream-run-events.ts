@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import type { ServerResponse } from 'node:http';
 import type { Run } from '../runs/run.js';
-import { SSE_HEADERS, SSE_KEEPALIVE, SSE_PREAMBLE } from '../sse/sse-headers.js';
+import { SSE_HEADERS, SSE_KEEPALIVE, withRetryLine } from '../sse/sse-headers.js';
 import type { StreamContext, StreamFormat } from './formats/stream-format.js';
 
 export interface StreamOptions {
@@ -23,8 +23,8 @@ export interface StreamOptions {
 export const REPLAY_BATCH_BYTES = 64 * 1024;
 
 /**
- * Serves one subscriber: writes the SSE preamble, then every event after its cursor as the log grows,
- * a keep-alive comment whenever `keepaliveMs` pass with nothing written (inside the wait loop, so a
+ * Serves one subscriber: opens the stream at once (headers only), then writes every event after its
+ * cursor as the log grows — the first frame with data also carrying `retry:` — a keep-alive comment whenever `keepaliveMs` pass with nothing written (inside the wait loop, so a
  * model or tool silent for minutes still keeps the connection alive), and ends the response after the
  * terminal event. The run never waits for this loop: a subscriber that stops reading is cut off when
  * its unsent bytes pass `bufferBytes` (checked before each write, so one event larger than the bound
@@ -35,10 +35,17 @@ export async function streamRunEvents(options: StreamOptions): Promise<void> {
   const detach = run.attach(options.now);
   try {
     res.writeHead(200, { ...SSE_HEADERS, ...format.headers });
-    res.write(SSE_PREAMBLE);
-    // Send headers and preamble now: a client must see the stream open even before the first event.
+    // Send the headers now: a client must see the stream open even before the first event (a queued
+    // run's subscriber hears only keep-alives until it starts).
     res.flushHeaders();
     let next = options.after + 1;
+    let retrySent = false;
+    /** `text` as written: the first frames with data carry `retry:` (never a frame of their own). */
+    const framed = (text: string): string => {
+      if (retrySent || text === '') return text;
+      retrySent = true;
+      return withRetryLine(text);
+    };
     while (!signal.aborted && !res.destroyed) {
       const entries = run.log.entries;
       if (next < entries.length) {
@@ -54,7 +61,7 @@ export async function streamRunEvents(options: StreamOptions): Promise<void> {
           batch += format.frame(entries[next]!, context);
           next++;
         }
-        res.write(batch);
+        res.write(framed(batch));
         // More is waiting: let the socket drain before the next batch (a fast reader catches up
         // at once). A reader that does not drain within a keep-alive period gets the next batch
         // anyway, so one that stopped reading mid-replay reaches the bound and is cut off instead
@@ -64,7 +71,7 @@ export async function streamRunEvents(options: StreamOptions): Promise<void> {
       }
       const terminal = run.log.terminal;
       if (terminal) {
-        res.end(format.end(terminal, context));
+        res.end(framed(format.end(terminal, context)));
         return;
       }
       const woke = await run.log.waitForAppend(next, keepaliveMs, signal);

@@ -1,4 +1,4 @@
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
 
 /** A token as `POST /v1/runs/:id/stream-token` hands it out. */
 export interface IssuedStreamToken {
@@ -14,38 +14,47 @@ export interface StreamTokensOptions {
   ttlMs: number;
   /** The clock, in epoch milliseconds; default `Date.now`. */
   now?: () => number;
-  /** HMAC key; default 32 random bytes, so tokens die with the process that issued them. */
+  /** The tokens' secret; default 32 random bytes, so tokens die with the process that issued them. */
   secret?: Buffer;
 }
 
-/** Tokens are `<version>.<expiry seconds>.<owner, base64url>.<mac, base64url>`. */
-const VERSION = 'st1';
-const SHAPE = /^st1\.(\d{1,12})\.([A-Za-z0-9_-]{1,200})\.([A-Za-z0-9_-]{43})$/;
+/** Tokens are `<version>.<expiry seconds>.<nonce ‖ sealed owner ‖ tag, base64url>`. */
+const VERSION = 'st2';
+const SHAPE = /^st2\.([1-9]\d{0,11})\.([A-Za-z0-9_-]{40,400})$/;
+const NONCE_BYTES = 12;
+const TAG_BYTES = 16;
 
 /**
  * Short-lived, single-run stream tokens for clients that cannot send headers (a browser
- * EventSource). Stateless: a token is its run id, owner and expiry signed with HMAC-SHA-256 under
- * a per-process secret, so nothing is stored and nothing needs cleaning up; verification compares
- * MACs in constant time. A token only says "this owner may read this run's events until then" —
- * the run id is bound by the MAC, not carried in the token, so it is useless on any other run or route.
+ * EventSource). Stateless: the run's owner is sealed with AES-256-GCM under a key derived from a
+ * per-process secret, with the run id and expiry as authenticated data. So a token names its owner
+ * to this server only — it shows nothing about the API key behind the owner, which a hash of the
+ * key would let anyone test guesses against offline — and it is useless on any other run or route,
+ * after its expiry, or once a single character changes. Nothing is stored, nothing needs cleaning up.
  */
 export class StreamTokens {
   readonly #ttlMs: number;
   readonly #now: () => number;
-  readonly #secret: Buffer;
+  readonly #key: Buffer;
 
   /** Tokens of one process; with no `secret` given, a fresh random one. */
   constructor(options: StreamTokensOptions) {
     this.#ttlMs = options.ttlMs;
     this.#now = options.now ?? Date.now;
-    this.#secret = options.secret ?? randomBytes(32);
+    // A key of its own for this one use, whatever else the secret may serve.
+    const secret = options.secret ?? randomBytes(32);
+    this.#key = Buffer.from(hkdfSync('sha256', secret, Buffer.alloc(0), 'runbridge stream token st2', 32));
   }
 
   /** A token that lets `owner` open the events stream of `runId` for the next `ttlMs`. */
   issue(runId: string, owner: string): IssuedStreamToken {
     // Whole seconds, rounded up: the token lives at least ttlMs and its text stays short.
     const expiresSeconds = Math.ceil((this.#now() + this.#ttlMs) / 1000);
-    return { token: this.#format(runId, owner, expiresSeconds), expiresAt: expiresSeconds * 1000 };
+    const nonce = randomBytes(NONCE_BYTES);
+    const cipher = createCipheriv('aes-256-gcm', this.#key, nonce, { authTagLength: TAG_BYTES });
+    cipher.setAAD(boundData(runId, expiresSeconds));
+    const sealed = Buffer.concat([nonce, cipher.update(owner, 'utf8'), cipher.final(), cipher.getAuthTag()]);
+    return { token: `${VERSION}.${expiresSeconds}.${sealed.toString('base64url')}`, expiresAt: expiresSeconds * 1000 };
   }
 
   /**
@@ -56,22 +65,26 @@ export class StreamTokens {
     const match = SHAPE.exec(token);
     if (!match) return undefined;
     const expiresSeconds = Number(match[1]);
-    const owner = Buffer.from(match[2]!, 'base64url').toString('utf8');
-    // The whole token is rebuilt and compared, not just the MAC: base64 decoding forgives stray
-    // bits and leading zeros, and a token must have exactly one spelling.
-    const expected = Buffer.from(this.#format(runId, owner, expiresSeconds), 'utf8');
-    const presented = Buffer.from(token, 'utf8');
-    const valid = presented.length === expected.length && timingSafeEqual(presented, expected);
-    return valid && expiresSeconds * 1000 > this.#now() ? owner : undefined;
+    const sealed = Buffer.from(match[2]!, 'base64url');
+    // base64 decoding forgives stray bits: a token must have exactly one spelling.
+    if (sealed.toString('base64url') !== match[2] || sealed.length <= NONCE_BYTES + TAG_BYTES) return undefined;
+    if (expiresSeconds * 1000 <= this.#now()) return undefined;
+    const decipher = createDecipheriv('aes-256-gcm', this.#key, sealed.subarray(0, NONCE_BYTES), {
+      authTagLength: TAG_BYTES,
+    });
+    decipher.setAAD(boundData(runId, expiresSeconds));
+    decipher.setAuthTag(sealed.subarray(sealed.length - TAG_BYTES));
+    try {
+      const owner = decipher.update(sealed.subarray(NONCE_BYTES, sealed.length - TAG_BYTES));
+      return Buffer.concat([owner, decipher.final()]).toString('utf8');
+    } catch {
+      // The tag does not match: another run, another expiry, another process, or a forgery.
+      return undefined;
+    }
   }
+}
 
-  #format(runId: string, owner: string, expiresSeconds: number): string {
-    const ownerPart = Buffer.from(owner, 'utf8').toString('base64url');
-    return `${VERSION}.${expiresSeconds}.${ownerPart}.${this.#mac(runId, owner, expiresSeconds).toString('base64url')}`;
-  }
-
-  #mac(runId: string, owner: string, expiresSeconds: number): Buffer {
-    // NUL-separated: no run id or owner contains one, so no two triples sign the same text.
-    return createHmac('sha256', this.#secret).update(`${VERSION}\0${runId}\0${owner}\0${expiresSeconds}`).digest();
-  }
+/** What a token is bound to besides its owner; NUL-separated, as no run id contains one. */
+function boundData(runId: string, expiresSeconds: number): Buffer {
+  return Buffer.from(`${VERSION}\0${runId}\0${expiresSeconds}`, 'utf8');
 }

@@ -13,6 +13,8 @@ export class ModelRegistry {
     providers: readonly ModelProvider[],
     /** The reference used when a request names no model. */
     readonly defaultModel: string,
+    /** How to enable each provider that may be missing, by name (e.g. which key to set); said when one is asked for. */
+    private readonly howToEnable: Readonly<Record<string, string>> = {},
   ) {
     for (const provider of providers) this.#providers.set(provider.name, provider);
   }
@@ -24,11 +26,7 @@ export class ModelRegistry {
     const providerName = colon < 0 ? wanted : wanted.slice(0, colon);
     const provider = this.#providers.get(providerName);
     if (!provider) {
-      throw new BadRequestError(
-        `Unknown model provider "${providerName}". Available: ${[...this.#providers.keys()].join(', ')}. ` +
-          "Set the provider's API key (e.g. OPENAI_API_KEY) to enable it.",
-        { code: 'unknown_model' },
-      );
+      throw new BadRequestError(this.#unknownProvider(providerName, colon < 0), { code: 'unknown_model' });
     }
     const modelName = colon < 0 ? provider.defaultModel : wanted.slice(colon + 1);
     return qualify(provider.name, modelName);
@@ -40,6 +38,24 @@ export class ModelRegistry {
     const colon = canonical.indexOf(':');
     const provider = this.#providers.get(colon < 0 ? canonical : canonical.slice(0, colon))!;
     return provider.create(colon < 0 ? '' : canonical.slice(colon + 1));
+  }
+
+  /**
+   * What to say about `name`, which names no configured provider: how to enable it when it is a
+   * provider this server knows of; for a bare word, which looks like a model's name (`gpt-4o`), the
+   * `provider:name` it probably meant; else which providers there are.
+   */
+  #unknownProvider(name: string, bare: boolean): string {
+    const configured = `Providers here: ${[...this.#providers.keys()].join(', ')}.`;
+    const enable = this.howToEnable[name];
+    if (enable !== undefined) return `The model provider "${name}" is not configured: ${enable}. ${configured}`;
+    if (!bare) return `Unknown model provider "${name}". ${configured}`;
+    const provider = /^claude/i.test(name) ? 'anthropic' : 'openai';
+    const setup = this.#providers.has(provider) ? '' : ` (${this.howToEnable[provider] ?? `enable ${provider}`})`;
+    return (
+      `"${name}" is not a model provider: models are named provider:name. ` +
+      `Did you mean "${provider}:${name}"${setup}? ${configured}`
+    );
   }
 
   /** Every listed model as `provider:name`, for `GET /v1/models`. */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { RunEventSchema } from './run-events.js';
+import { RunEventSchema, StopReasonSchema, ToolCompletedEventSchema } from './run-events.js';
 
 /**
  * What the OpenAI-compatible doors answer (CONTRACT §3.2, §4.2): `chat.completion.chunk` frames of
@@ -88,6 +88,38 @@ export const ChatCompletionMessageSchema = z.object({
 });
 export type ChatCompletionMessage = z.infer<typeof ChatCompletionMessageSchema>;
 
+/** What one tool call returned when the bridge ran it: its `tool.completed` event without the envelope. */
+export const ChatToolResultSchema = ToolCompletedEventSchema.pick({
+  tool_call_id: true,
+  tool: true,
+  output: true,
+  truncated: true,
+  error: true,
+  error_message: true,
+  reward: true,
+  finished: true,
+  duration: true,
+});
+export type ChatToolResult = z.infer<typeof ChatToolResultSchema>;
+
+/**
+ * `runbridge`, our extension field of a non-streaming `chat.completion` (docs/api.md): what an
+ * OpenAI message has no place for — each tool call's result and the episode's reward — so a plain
+ * client needs no second request. OpenAI SDKs keep unknown fields (`completion.runbridge` in Node,
+ * `completion.model_extra["runbridge"]` in Python).
+ */
+export const ChatEpisodeSchema = z.object({
+  run_id: z.string(),
+  /** The run's reward (its `reward_reduction` of the tool rewards), null when no tool gave one. */
+  reward: z.number().nullable(),
+  finished: z.boolean(),
+  stop_reason: StopReasonSchema,
+  turns: z.number().int().nonnegative(),
+  /** One per tool call, in the order of `message.tool_calls` (same `tool_call_id`s). */
+  tool_results: z.array(ChatToolResultSchema),
+});
+export type ChatEpisode = z.infer<typeof ChatEpisodeSchema>;
+
 export const ChatCompletionSchema = z.object({
   ...completionHead,
   object: z.literal('chat.completion'),
@@ -102,5 +134,6 @@ export const ChatCompletionSchema = z.object({
     )
     .length(1),
   usage: ChatUsageSchema,
+  runbridge: ChatEpisodeSchema,
 });
 export type ChatCompletion = z.infer<typeof ChatCompletionSchema>;

@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { boundedObject } from './bounded-object.js';
-import { TaskRefSchema } from './run-events.js';
 
 /**
  * The body of `POST /v1/runs` (CONTRACT §2). Strict at every level: an unknown key is a 400 naming
@@ -56,13 +55,30 @@ export const SamplingSchema = z.strictObject({
 /** Sampling settings passed to the provider with every model call of a run; `extra_body` verbatim. */
 export type Sampling = z.infer<typeof SamplingSchema>;
 
+/**
+ * Which task a run asks for: `{split, index}`, either of which may be left out (the split defaults
+ * to the environment's first, the index to 0), or `{spec}`, a whole task object. One object rather
+ * than a union, so a bad field gets its own message instead of "Invalid input". The run's `task`
+ * (events, snapshot) is its resolved form, `TaskRefSchema`.
+ */
+export const TaskRequestSchema = z
+  .strictObject({
+    split: z.string().min(1).max(128).optional(),
+    index: z.number().int().nonnegative().optional(),
+    spec: boundedObject('task.spec', 32, 256 * 1024).optional(),
+  })
+  .refine((task) => task.spec === undefined || (task.split === undefined && task.index === undefined), {
+    message: 'give either split and index, or spec, not both',
+  });
+export type TaskRequest = z.infer<typeof TaskRequestSchema>;
+
 export const RewardReductionSchema = z.enum(['last', 'sum', 'mean', 'max']);
 export type RewardReduction = z.infer<typeof RewardReductionSchema>;
 
 /** The body of `POST /v1/runs`, strict at every level: an unknown key fails with an issue naming it. */
 export const RunRequestSchema = z.strictObject({
   env: EnvNameSchema.optional(),
-  task: TaskRefSchema.optional(),
+  task: TaskRequestSchema.optional(),
   input: z.union([z.string(), z.array(InputMessageSchema).max(1000)]).optional(),
   instructions: z.string().optional(),
   model: ModelRefSchema.optional(),

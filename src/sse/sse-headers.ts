@@ -8,8 +8,26 @@ export const SSE_HEADERS = {
   'X-Accel-Buffering': 'no',
 } as const;
 
-/** The first bytes of every stream: how long a browser EventSource waits before reconnecting. */
-export const SSE_PREAMBLE = 'retry: 3000\n\n';
+/**
+ * How long a browser EventSource waits before reconnecting, as the `retry:` line the first frame
+ * that carries data also carries. Never a frame of its own: clients such as openai-python dispatch
+ * every frame ended by a blank line as a message and parse its (empty) data as JSON
+ * (docs/events.md, "Framing").
+ */
+export const SSE_RETRY_LINE = 'retry: 3000\n';
 
-/** The comment sent while nothing else is written, so proxies and clients see the stream is alive. */
-export const SSE_KEEPALIVE = ': keepalive\n\n';
+/**
+ * The comment sent while nothing else is written, so proxies and clients see the stream is alive. A
+ * lone comment line, not a frame: no blank line follows it. A reader that, like openai-python and
+ * httpx-sse, keeps the last `id:` across frames dispatches a message at every blank line once an
+ * id was seen — a keep-alive ended by one would reach it as an empty message.
+ */
+export const SSE_KEEPALIVE = ': keepalive\n';
+
+/**
+ * `frames` (whole SSE frames, each with a `data:` line) with {@link SSE_RETRY_LINE} put into the first
+ * one; empty text stays empty, so the retry waits for the first frame that has something to say.
+ */
+export function withRetryLine(frames: string): string {
+  return frames === '' ? '' : SSE_RETRY_LINE + frames;
+}

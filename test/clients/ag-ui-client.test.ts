@@ -70,7 +70,11 @@ describe('AG-UI clients', () => {
 
   async function finishedRun(body: Record<string, unknown>, cancel = false): Promise<string> {
     const runId = await bridge.startRun(body);
-    if (cancel) await bridge.fetch(`/v1/runs/${runId}/cancel`, { method: 'POST' });
+    if (cancel)
+      await bridge.fetch(`/v1/runs/${runId}/cancel`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+      });
     await bridge.readEvents(runId);
     return runId;
   }

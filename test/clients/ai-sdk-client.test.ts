@@ -205,7 +205,7 @@ describe('the ai package reading format=ai-sdk', () => {
 
   it('reads a cancelled run to its abort, with the run marked cancelled', async () => {
     const runId = await bridge.startRun({ env: 'arith', model: 'scripted:hang' });
-    await bridge.fetch(`/v1/runs/${runId}/cancel`, { method: 'POST' });
+    await bridge.fetch(`/v1/runs/${runId}/cancel`, { method: 'POST', headers: { 'Content-Type': 'application/json' } });
     await bridge.readEvents(runId);
     const { states, errors } = await readRun(runId);
     expect(errors).toEqual([]);

@@ -4,6 +4,7 @@ import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
 import { Stream } from 'openai/streaming';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ModelError } from '../../src/errors.js';
+import type { ChatEpisode } from '../../src/protocol/chat-completion.js';
 import { probeEnvironment } from '../support/probe-environment.js';
 import { scriptedProvider, singleModelProvider } from '../support/scripted-model.js';
 import { startTestBridge, type TestBridge } from '../support/start-test-bridge.js';
@@ -103,6 +104,33 @@ describe('the official openai SDK', () => {
       expect(choice!.finish_reason).toBe('stop');
       expect(completion.usage).toEqual({ prompt_tokens: 20, completion_tokens: 10, total_tokens: 30 });
     }
+  });
+
+  it('hands the tool results and the reward of a non-streaming completion to the caller in completion.runbridge', async () => {
+    const completion = await client.chat.completions.create(request);
+    const { runbridge } = completion as typeof completion & { runbridge: ChatEpisode };
+    expect(runbridge).toEqual({
+      run_id: completion.id.replace(/^chatcmpl-/, ''),
+      reward: null,
+      finished: false,
+      stop_reason: 'no_tool_calls',
+      turns: 2,
+      tool_results: [
+        {
+          tool_call_id: 'call_0_0',
+          tool: 'echo',
+          output: 'hi',
+          error: false,
+          reward: null,
+          finished: false,
+          duration: expect.any(Number),
+        },
+      ],
+    });
+    // Matched to the message's tool calls by id, as a client would.
+    expect(runbridge.tool_results.map((result) => result.tool_call_id)).toEqual(
+      completion.choices[0]!.message.tool_calls?.map((call) => call.id),
+    );
   });
 
   it("reads format=openai of the events route with the SDK's own stream reader and accumulator", async () => {

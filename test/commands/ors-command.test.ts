@@ -1,5 +1,7 @@
+import { readFile } from 'node:fs/promises';
 import { describe, expect, it, vi } from 'vitest';
-import { type OrsCommandIo, orsCommand, runOrsCommand } from '../../src/commands/ors-command.js';
+import { DEFAULT_ORS_PORT, type OrsCommandIo, orsCommand, runOrsCommand } from '../../src/commands/ors-command.js';
+import { loadConfig } from '../../src/config.js';
 import { send } from '../ors/server/ors-test-client.js';
 import { spawnRunbridge } from '../support/spawn-runbridge.js';
 import { createTestEnvironment, deferred } from '../support/test-environment.js';
@@ -62,10 +64,38 @@ describe('runbridge ors', () => {
     const written = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
     try {
       expect(await orsCommand(['serve', '--bogus'])).toBe(2);
-      expect(String(written.mock.calls[0]?.[0])).toMatch(/^runbridge ors: Unknown option '--bogus'/);
+      expect(String(written.mock.calls[0]?.[0])).toMatch(/^runbridge ors: unknown option --bogus /);
     } finally {
       written.mockRestore();
     }
+  });
+
+  it("defaults to a port of its own: not runbridge serve's, nor the browser example's", async () => {
+    const browserExample = await readFile(new URL('../../examples/browser/serve.mjs', import.meta.url), 'utf8');
+    const browserPort = Number(/process\.env\.PORT \?\? (\d+)/.exec(browserExample)?.[1]);
+    expect(browserPort).toBeGreaterThan(0);
+    expect([loadConfig({}).port, browserPort]).not.toContain(DEFAULT_ORS_PORT);
+    const { io, out } = testIo();
+    await runOrsCommand(['--help'], io);
+    expect(out.join('')).toContain(`(default ${DEFAULT_ORS_PORT}; runbridge serve has ${loadConfig({}).port})`);
+  });
+
+  it('passes --max-sessions and --max-session-bytes to the server', async () => {
+    const { io, stop, listening } = testIo();
+    const exit = runOrsCommand(['serve', '--port', '0', '--max-sessions', '1', '--max-session-bytes', '5000'], io);
+    const base = await listening.promise;
+    const create = (sid: string) =>
+      send(base, '/create', { method: 'POST', headers: { 'X-Session-ID': sid }, body: { split: 'train', index: 0 } });
+    expect((await create('one')).status).toBe(200);
+    expect((await create('two')).status).toBe(429);
+    const big = await send(base, '/testenv/call', {
+      method: 'POST',
+      headers: { 'X-Session-ID': 'one' },
+      body: { name: 'echo', input: { text: 'x'.repeat(6000) } },
+    });
+    expect(big.status).toBe(413);
+    stop.resolve('SIGTERM');
+    expect(await exit).toBe(0);
   });
 
   it('prints the usage and exits 0 for --help', async () => {

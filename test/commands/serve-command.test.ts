@@ -26,4 +26,25 @@ describe('runbridge serve as a process', () => {
       taken.close();
     }
   }, 30_000);
+
+  it('exits 1 naming RUNBRIDGE_DEFAULT_ENV when the ORS server does not have it, instead of serving 404s', async () => {
+    const child = spawnRunbridge(['serve'], {
+      env: {
+        ...process.env,
+        PORT: '0',
+        HOST: '127.0.0.1',
+        ORS_URL: '',
+        RUNBRIDGE_API_KEYS: '',
+        RUNBRIDGE_DEFAULT_ENV: 'nope',
+      },
+    });
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (text: string) => (stderr += text));
+    const killer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+    const [code] = (await once(child, 'exit')) as [number | null];
+    clearTimeout(killer);
+    expect(code).toBe(1);
+    expect(stderr).toContain('RUNBRIDGE_DEFAULT_ENV=nope');
+    expect(stderr).toContain('Available: arith, workspace');
+  }, 30_000);
 });

@@ -94,7 +94,7 @@ describe('POST /v1/chat/completions', () => {
     const played = run(runId);
     const context = streamContextOf(played, new URLSearchParams());
     expect(text).toBe(
-      `retry: 3000\n\n${played.log.entries.map((entry) => openaiFormat.frame(entry, context)).join('')}data: [DONE]\n\n`,
+      `retry: 3000\n${played.log.entries.map((entry) => openaiFormat.frame(entry, context)).join('')}data: [DONE]\n\n`,
     );
   });
 
@@ -111,7 +111,7 @@ describe('POST /v1/chat/completions', () => {
     const played = run(response.headers.get('x-run-id')!);
     const context = streamContextOf(played, new URLSearchParams('agent_events=1'));
     expect(text).toBe(
-      `retry: 3000\n\n${played.log.entries.map((entry) => openaiFormat.frame(entry, context)).join('')}data: [DONE]\n\n`,
+      `retry: 3000\n${played.log.entries.map((entry) => openaiFormat.frame(entry, context)).join('')}data: [DONE]\n\n`,
     );
     expect(text).toContain('"choices":[],"agent_event":{"event":"tool.completed"');
   });
@@ -251,7 +251,7 @@ describe('POST /v1/chat/completions', () => {
   it('answers 409 with code "cancelled" and the reason when the run it waits on is cancelled', async () => {
     const answer = post({ model: 'scripted:hang', messages: [{ role: 'user', content: 'x' }] });
     const runId = await runningRunOf(bridge, 'scripted:hang');
-    await bridge.fetch(`/v1/runs/${runId}/cancel`, { method: 'POST' });
+    await bridge.fetch(`/v1/runs/${runId}/cancel`, { method: 'POST', headers: { 'Content-Type': 'application/json' } });
     const response = await answer;
     expect(response.status).toBe(409);
     expect(await response.json()).toEqual({
@@ -289,7 +289,7 @@ describe('POST /v1/chat/completions', () => {
     await expect(answer).rejects.toThrow();
     await expect.poll(() => run(runId).subscribers, patiently).toBe(0);
     expect(run(runId).status).toBe('running');
-    await bridge.fetch(`/v1/runs/${runId}/cancel`, { method: 'POST' });
+    await bridge.fetch(`/v1/runs/${runId}/cancel`, { method: 'POST', headers: { 'Content-Type': 'application/json' } });
     expect((await bridge.readEvents(runId)).at(-1)).toMatchObject({ event: 'run.cancelled' });
   });
 });

@@ -251,10 +251,12 @@ describe('runs that wait on slow tools', () => {
     expect(response.headers.get('cache-control')).toBe('no-cache');
     expect(response.headers.get('x-accel-buffering')).toBe('no');
     const raw = await response.text();
-    expect(raw.startsWith('retry: 3000\n\n')).toBe(true);
+    // No frame without data: `retry:` rides on the first event's frame, keep-alives are lone comment lines.
+    expect(raw.startsWith('retry: 3000\nid: 0\nevent: run.started\ndata: {')).toBe(true);
     const started = raw.indexOf('event: tool.started');
     const completed = raw.indexOf('event: tool.completed');
-    expect(raw.slice(started, completed)).toContain(': keepalive\n\n');
+    expect(raw.slice(started, completed)).toContain('\n\n: keepalive\n');
+    expect(raw).not.toContain(': keepalive\n\n');
     expect(raw).toContain('event: run.completed');
   });
 
@@ -266,7 +268,10 @@ describe('runs that wait on slow tools', () => {
       const event = JSON.parse(frame.data) as RunEvent;
       events.push(event);
       if (event.event === 'tool.started') {
-        const cancel = await bridge.fetch(`/v1/runs/${runId}/cancel`, { method: 'POST' });
+        const cancel = await bridge.fetch(`/v1/runs/${runId}/cancel`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json' },
+        });
         expect(cancel.status).toBe(202);
       }
     }
@@ -275,7 +280,14 @@ describe('runs that wait on slow tools', () => {
     expect(events.at(-1)).toMatchObject({ event: 'run.cancelled', reason: 'client' });
     expect(bridge.orsServer!.activeSessionIds()).toEqual([]);
     // Cancelling again is harmless.
-    expect((await bridge.fetch(`/v1/runs/${runId}/cancel`, { method: 'POST' })).status).toBe(202);
+    expect(
+      (
+        await bridge.fetch(`/v1/runs/${runId}/cancel`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json' },
+        })
+      ).status,
+    ).toBe(202);
   });
 });
 
@@ -326,11 +338,17 @@ describe('limits and access', () => {
       expect(await refused.json()).toMatchObject({ error: { code: 'queue_full' } });
 
       // Cancelling the queued run still gives it a whole log.
-      await bridge.fetch(`/v1/runs/${queued}/cancel`, { method: 'POST' });
+      await bridge.fetch(`/v1/runs/${queued}/cancel`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+      });
       const queuedEvents = await bridge.readEvents(queued);
       assertEventOrder(queuedEvents);
       expect(queuedEvents.map((event) => event.event)).toEqual(['run.started', 'run.cancelled']);
-      await bridge.fetch(`/v1/runs/${running}/cancel`, { method: 'POST' });
+      await bridge.fetch(`/v1/runs/${running}/cancel`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+      });
       expect((await bridge.readEvents(running)).at(-1)).toMatchObject({ event: 'run.cancelled', reason: 'client' });
     } finally {
       await bridge.shutdown();

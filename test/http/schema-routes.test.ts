@@ -6,6 +6,7 @@ import { createOfflineProvider } from '../../adapters/models/offline/offline-pro
 import { loadConfig } from '../../src/config.js';
 import { Authenticator } from '../../src/http/authenticate.js';
 import { createApp } from '../../src/http/create-app.js';
+import { StreamSlots } from '../../src/http/stream-slots.js';
 import { UiAssets } from '../../src/http/ui-assets.js';
 import { ModelRegistry } from '../../src/models/model-registry.js';
 import { OrsClient } from '../../src/ors/client/ors-client.js';
@@ -57,6 +58,7 @@ async function appRoutes(): Promise<string[]> {
       authenticator: new Authenticator([]),
       environments: { list: async () => [] },
       ui: new UiAssets(),
+      streams: new StreamSlots({ maxStreams: 10, maxStreamsPerKey: 10 }),
       config,
       shutdownSignal: new AbortController().signal,
       now: Date.now,
@@ -121,8 +123,24 @@ describe('GET /v1/openapi.json', () => {
       'EventsPage',
       await (await bridge.fetch(`/v1/runs/${runId}/events`, { headers: { Accept: 'application/json' } })).json(),
     );
-    check('CancelAnswer', await (await bridge.fetch(`/v1/runs/${runId}/cancel`, { method: 'POST' })).json());
-    check('StreamTokenAnswer', await (await bridge.fetch(`/v1/runs/${runId}/stream-token`, { method: 'POST' })).json());
+    check(
+      'CancelAnswer',
+      await (
+        await bridge.fetch(`/v1/runs/${runId}/cancel`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json' },
+        })
+      ).json(),
+    );
+    check(
+      'StreamTokenAnswer',
+      await (
+        await bridge.fetch(`/v1/runs/${runId}/stream-token`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json' },
+        })
+      ).json(),
+    );
     check('ErrorBody', await (await bridge.fetch('/v1/runs/run_missing')).json());
     const chat = await bridge.fetch('/v1/chat/completions', {
       method: 'POST',
@@ -216,7 +234,10 @@ describe('GET /v1/schema/events', () => {
     events.push(...(await bridge.readEvents(await bridge.startRun({ env: 'arith', model: 'scripted:broken' }))));
     events.push(...(await bridge.readEvents(await bridge.startRun({ env: 'probe', model: 'scripted:sleepy' }))));
     const hanging = await bridge.startRun({ env: 'arith', model: 'scripted:hang' });
-    await bridge.fetch(`/v1/runs/${hanging}/cancel`, { method: 'POST' });
+    await bridge.fetch(`/v1/runs/${hanging}/cancel`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+    });
     events.push(...(await bridge.readEvents(hanging)));
     expect(new Set(events.map((event) => event.event))).toEqual(
       new Set([

@@ -134,7 +134,9 @@ describe('ORS faults the bridge recovers from', () => {
       { path: '/create', fault: { type: 'status', status: 429, retryAfter: '0' } },
       { path: '/ledger/prompt', fault: { type: 'status', status: 503 } },
       { path: '/ledger/prompt', fault: { type: 'reset-before-response' } },
-      { path: '/ledger/task_tools', fault: { type: 'status', status: 500 }, times: 2 },
+      // A 500 is retried; only the same 500 twice in a row is taken as the server's answer (below).
+      { path: '/ledger/task_tools', fault: { type: 'status', status: 500 } },
+      { path: '/ledger/task_tools', fault: { type: 'status', status: 502 } },
       { path: CALL, fault: { type: 'status', status: 503 }, times: 2 },
       { path: CALL, fault: { type: 'status', status: 429, retryAfter: '0' } },
       { path: '/delete', fault: { type: 'status', status: 503 } },
@@ -149,14 +151,17 @@ describe('ORS faults the bridge recovers from', () => {
   });
 });
 
+/**
+ * A transient 500: each says something else, as the same 500 twice in a row is taken as the server's
+ * deterministic answer and not retried (a test below).
+ */
+const transient500 = fc.nat().map((n): OrsFault => ({ type: 'status', status: 500, detail: `crash #${n}` }));
+
 /** Faults a run survives, by endpoint; each is retried (idempotent or surely unseen) or resumed by task_id. */
 const RECOVERABLE: Record<string, fc.Arbitrary<OrsFault>> = {
   '/create_session': fc.oneof(
-    fc.constantFrom<OrsFault>(
-      { type: 'status', status: 503 },
-      { type: 'status', status: 500 },
-      { type: 'reset-before-response' },
-    ),
+    fc.constantFrom<OrsFault>({ type: 'status', status: 503 }, { type: 'reset-before-response' }),
+    transient500,
     fc.integer({ min: 1, max: 60 }).map((bytes): OrsFault => ({ type: 'drop-after-bytes', bytes })),
   ),
   '/create': fc.constantFrom<OrsFault>(
@@ -174,12 +179,12 @@ const RECOVERABLE: Record<string, fc.Arbitrary<OrsFault>> = {
       { type: 'drop-after-task-id' },
       { type: 'silent-after-task-id' },
       { type: 'status', status: 503 },
-      { type: 'status', status: 500 },
     ),
+    transient500,
     fc.integer({ min: 100, max: 30_000 }).map((bytes): OrsFault => ({ type: 'drop-after-bytes', bytes })),
   ),
   '/delete': fc.constantFrom<OrsFault>({ type: 'status', status: 503 }, { type: 'reset-before-response' }),
-  '/delete_session': fc.constantFrom<OrsFault>({ type: 'status', status: 500 }, { type: 'reset-before-response' }),
+  '/delete_session': fc.oneof(fc.constantFrom<OrsFault>({ type: 'reset-before-response' }), transient500),
 };
 
 const faultRule = fc
@@ -245,6 +250,28 @@ describe('ORS faults that end a run', () => {
     );
     expect(rig.ledger.starts.get('never')).toBeUndefined();
     expect(rig.ors.activeSessionIds()).toEqual([]);
+  });
+
+  it("fails with ors_server_error and the server's own message when a 500 repeats, without retrying it further", async () => {
+    const rig = await startRig();
+    const detail = 'Environment setup failed: no sandbox available';
+    rig.proxy.inject({ path: '/ledger/prompt', fault: { type: 'status', status: 500, detail }, times: 1000 });
+    const events = await play(rig, [{ tool: 'record', id: 'never' }]);
+    const failed = events.at(-1);
+    expect(failed).toMatchObject({ event: 'run.failed', code: 'ors_server_error' });
+    const message = failed?.event === 'run.failed' ? failed.error : '';
+    expect(message).toBe(`GET /ledger/prompt: the ORS server failed: ${detail} (HTTP 500, 2 attempts).`);
+    expect(rig.proxy.requestsTo('/ledger/prompt')).toHaveLength(2);
+    expect(rig.ors.activeSessionIds()).toEqual([]);
+  });
+
+  it('fails with ors_server_error when a call is answered the same 500 twice, and never reaches the tool', async () => {
+    const rig = await startRig();
+    rig.proxy.inject({ path: CALL, fault: { type: 'status', status: 500, detail: 'tool host down' }, times: 1000 });
+    const events = await play(rig, [{ tool: 'record', id: 'never' }]);
+    expect(events.at(-1)).toMatchObject({ event: 'run.failed', code: 'ors_server_error' });
+    expect(rig.proxy.requestsTo(CALL)).toHaveLength(2);
+    expect(rig.ledger.starts.get('never')).toBeUndefined();
   });
 
   it('fails with ors_session_lost when the server expires the session mid-episode', async () => {

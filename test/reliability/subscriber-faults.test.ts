@@ -163,7 +163,9 @@ describe('random disconnects and resumes', () => {
       const socket = net.connect({ host: '127.0.0.1', port: Number(port) });
       const query = cursor >= 0 && !viaHeader ? `?after=${cursor}` : '';
       const header = cursor >= 0 && viaHeader ? `Last-Event-ID: ${cursor}\r\n` : '';
-      socket.write(`GET /v1/runs/${runId}/events${query} HTTP/1.1\r\nHost: x\r\n${header}Connection: close\r\n\r\n`);
+      socket.write(
+        `GET /v1/runs/${runId}/events${query} HTTP/1.1\r\nHost: 127.0.0.1\r\n${header}Connection: close\r\n\r\n`,
+      );
       let raw = Buffer.alloc(0);
       let bodyStart = -1;
       let cut = false;

@@ -156,7 +156,11 @@ describe('runbridge rollout', () => {
   it('exits 2 with a clear message for bad options, before writing anything', async () => {
     const file = rig.path('never.jsonl');
     const cases: Array<[string[], RegExp]> = [
-      [['--bogus', '--out', file], /Unknown option '--bogus'/],
+      [['--bogus', '--out', file], /unknown option --bogus \(--help lists the options\)/],
+      [['--sample', '2', '--out', file], /unknown option --sample; did you mean --samples\?/],
+      [['--concurency', '2', '--out', file], /unknown option --concurency; did you mean --concurrency\?/],
+      [['--model', 'gpt-4o', '--out', file], /Did you mean "openai:gpt-4o" \(set OPENAI_API_KEY/],
+      [['--model', 'anthropic:claude-x', '--out', file], /"anthropic" is not configured: set ANTHROPIC_API_KEY/],
       [['--tasks', '0:4'], /--out is required: say where to write the records/],
       [['--samples', '0', '--out', file], /--samples Too small/i],
       [['--concurrency', 'many', '--out', file], /--concurrency /],

@@ -39,6 +39,8 @@ function carriers(url: string): unknown[] {
     [{ role: 'user', content: `Use the ORS server at ${url}` }],
     { split: url, index: 0 },
     { spec: { ors_url: url, url, base_url: url } },
+    // A spec the environment accepts, its question and extra keys naming the other server.
+    { spec: { question: `Ask ${url}`, answer: 1, ors_url: url } },
     { extra_body: { ors_url: url, base_url: url } },
   ];
 }

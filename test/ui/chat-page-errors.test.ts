@@ -109,7 +109,10 @@ describe('the chat page explains errors', () => {
       await snap(tab, 'error-busy');
       expect(problems).toEqual([]);
     } finally {
-      await bridge.fetch(`/v1/runs/${holder}/cancel`, { method: 'POST' });
+      await bridge.fetch(`/v1/runs/${holder}/cancel`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+      });
       await tab.close();
     }
   });

@@ -126,7 +126,7 @@ function searchTool(
     async run({ pattern, deep }, { state, signal }) {
       const matches = deep
         ? await deepSearchFiles(state.files, pattern, { durationMs: slowToolMs, signal })
-        : searchFiles(state.files, pattern);
+        : await searchFiles(state.files, pattern, signal);
       return {
         blocks: [text(formatSearchResult(pattern, matches, deep === true))],
         metadata: { matches: matches.length },

@@ -1,10 +1,12 @@
-import { setTimeout as delay } from 'node:timers/promises';
+import { setTimeout as delay, setImmediate as yieldToEventLoop } from 'node:timers/promises';
 
 /**
  * The workspace's `search`: case-insensitive substring search over file lines. A plain search skips
  * `archive/` (as a code search skips ignored files); a deep search includes it and is slow on purpose
  * (archives are "decompressed" file by file), so real runs show keep-alives and progress while a tool
- * is busy. The slow path honours its abort signal, so a deleted session stops it at once.
+ * is busy. Both scan in slices and let the event loop run between them: a workspace filled with
+ * large files takes seconds to scan, and the server that runs the tool must answer its other
+ * requests meanwhile. Both honour their abort signal, so a deleted session stops them at once.
  */
 
 /** One matching line. `line` counts from 1. */
@@ -20,22 +22,53 @@ export const ARCHIVE_PREFIX = 'archive/';
 export const MAX_LISTED_MATCHES = 50;
 /** Matching lines longer than this are cut, so one minified file cannot flood the result. */
 const MAX_LINE_CHARS = 200;
+/** Characters scanned between two turns of the event loop: about a millisecond of work. */
+export const SCAN_SLICE_CHARS = 256 * 1024;
 
-/** Every line of `content` containing `pattern` (case-insensitive), in order. */
-function matchLines(path: string, content: string, needle: string): SearchMatch[] {
+/** Counts scanned characters and yields to the event loop after every {@link SCAN_SLICE_CHARS}. */
+class Scan {
+  #sinceYield = 0;
+
+  constructor(private readonly signal: AbortSignal) {}
+
+  async advance(chars: number): Promise<void> {
+    this.#sinceYield += chars;
+    if (this.#sinceYield < SCAN_SLICE_CHARS) return;
+    this.#sinceYield = 0;
+    await yieldToEventLoop();
+    this.signal.throwIfAborted();
+  }
+}
+
+/** Every line of `content` containing `needle` (lower case already), in order. */
+async function matchLines(path: string, content: string, needle: string, scan: Scan): Promise<SearchMatch[]> {
   const matches: SearchMatch[] = [];
-  content.split('\n').forEach((text, index) => {
-    if (text.toLowerCase().includes(needle)) matches.push({ path, line: index + 1, text });
-  });
+  let start = 0;
+  for (let line = 1; start <= content.length; line++) {
+    const newline = content.indexOf('\n', start);
+    const end = newline < 0 ? content.length : newline;
+    const text = content.slice(start, end);
+    if (text.toLowerCase().includes(needle)) matches.push({ path, line, text });
+    await scan.advance(end - start + 1);
+    start = end + 1;
+  }
   return matches;
 }
 
-/** Searches every file outside `archive/`, in path order. */
-export function searchFiles(files: ReadonlyMap<string, string>, pattern: string): SearchMatch[] {
+/** Searches every file outside `archive/`, in path order, on a snapshot taken at the start. */
+export async function searchFiles(
+  files: ReadonlyMap<string, string>,
+  pattern: string,
+  signal: AbortSignal,
+): Promise<SearchMatch[]> {
+  const scan = new Scan(signal);
   const needle = pattern.toLowerCase();
-  return [...files]
-    .filter(([path]) => !path.startsWith(ARCHIVE_PREFIX))
-    .flatMap(([path, content]) => matchLines(path, content, needle));
+  const matches: SearchMatch[] = [];
+  for (const [path, content] of [...files]) {
+    if (path.startsWith(ARCHIVE_PREFIX)) continue;
+    matches.push(...(await matchLines(path, content, needle, scan)));
+  }
+  return matches;
 }
 
 /**
@@ -50,6 +83,7 @@ export async function deepSearchFiles(
 ): Promise<SearchMatch[]> {
   const { durationMs, signal } = options;
   const snapshot = [...files];
+  const scan = new Scan(signal);
   const needle = pattern.toLowerCase();
   const perFile = snapshot.length === 0 ? 0 : durationMs / snapshot.length;
   const matches: SearchMatch[] = [];
@@ -61,7 +95,7 @@ export async function deepSearchFiles(
       // timers/promises rejects with its own AbortError; callers want the reason the session gave.
       throw signal.aborted ? signal.reason : error;
     }
-    matches.push(...matchLines(path, content, needle));
+    matches.push(...(await matchLines(path, content, needle, scan)));
   }
   return matches;
 }

@@ -1,4 +1,12 @@
-import type { ChatCompletion, ChatFinishReason, ChatToolCall, ChatUsage } from '../../protocol/chat-completion.js';
+import type {
+  ChatCompletion,
+  ChatEpisode,
+  ChatFinishReason,
+  ChatToolCall,
+  ChatToolResult,
+  ChatUsage,
+} from '../../protocol/chat-completion.js';
+import type { RunEventOf } from '../../protocol/run-events.js';
 import { chunksOf, completionHead } from './openai-chunks.js';
 import type { StreamContext } from './stream-format.js';
 
@@ -6,15 +14,18 @@ import type { StreamContext } from './stream-format.js';
  * The `chat.completion` of a completed run: exactly what its `format=openai` chunks add up to (it is
  * built by adding them up), so a non-streaming and a streaming request for the same run agree —
  * content (all turns' text, null when there was none), reasoning, every tool call (a streamed one's
- * pieces joined), finish reason and usage.
+ * pieces joined), finish reason and usage — plus, in the `runbridge` field, each tool call's result
+ * and the episode's reward.
  */
-export function chatCompletionOf(context: StreamContext): ChatCompletion {
+export function chatCompletionOf(context: StreamContext, completed: RunEventOf<'run.completed'>): ChatCompletion {
   let content = '';
   let reasoning = '';
   const toolCalls: ChatToolCall[] = [];
+  const toolResults: ChatToolResult[] = [];
   let finishReason: ChatFinishReason = 'stop';
   let usage: ChatUsage = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
   for (const { event } of context.log) {
+    if (event.event === 'tool.completed') toolResults.push(toolResultOf(event));
     for (const chunk of chunksOf(event, context)) {
       if (chunk.usage) usage = chunk.usage;
       for (const { delta, finish_reason } of chunk.choices) {
@@ -52,5 +63,27 @@ export function chatCompletionOf(context: StreamContext): ChatCompletion {
       },
     ],
     usage,
+    runbridge: {
+      run_id: context.runId,
+      reward: completed.reward,
+      finished: completed.finished,
+      stop_reason: completed.stop_reason,
+      turns: completed.turns,
+      tool_results: toolResults,
+    } satisfies ChatEpisode,
+  };
+}
+
+function toolResultOf(event: RunEventOf<'tool.completed'>): ChatToolResult {
+  return {
+    tool_call_id: event.tool_call_id,
+    tool: event.tool,
+    output: event.output,
+    ...(event.truncated === undefined ? {} : { truncated: event.truncated }),
+    error: event.error,
+    ...(event.error_message === undefined ? {} : { error_message: event.error_message }),
+    reward: event.reward,
+    finished: event.finished,
+    duration: event.duration,
   };
 }

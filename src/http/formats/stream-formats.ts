@@ -13,3 +13,11 @@ export const STREAM_FORMATS: Readonly<Record<string, StreamFormat>> = {
   'ag-ui': agUiFormat,
   'ai-sdk': aiSdkFormat,
 };
+
+/**
+ * The format called `name`, or undefined. Looked up as an own key only: `?format=__proto__` (or
+ * `constructor`, `toString`) must not find what every object inherits and serve a stream with it.
+ */
+export function streamFormatNamed(name: string): StreamFormat | undefined {
+  return Object.hasOwn(STREAM_FORMATS, name) ? STREAM_FORMATS[name] : undefined;
+}

@@ -99,14 +99,17 @@ const runIdHeader = {
     schema: { type: 'string' },
   },
 };
+const tooManyStreams = {
+  429: 'As many event streams are open as the server holds, in all or for this key; see `Retry-After` (`too_many_streams`).',
+};
 const startErrors = {
   400: 'Invalid body, unknown key, bad task or unknown model.',
   ...unauthorized,
   404: 'Unknown environment (`unknown_env`).',
   413: 'The body is larger than RUNBRIDGE_MAX_BODY_BYTES.',
-  415: 'The body is not JSON.',
+  415: 'The body is not sent as JSON; without API keys, a POST of any kind without a JSON content type, an empty one included (`unsupported_media_type`).',
   429: 'All run slots are busy and the queue is full; see `Retry-After` (`queue_full`).',
-  502: 'The ORS server could not be reached, or answered nonsense, while the environment and task were checked (`ors_unavailable`, `ors_bad_response`).',
+  502: 'The ORS server could not be reached, failed, or answered nonsense, while the environment and task were checked (`ors_unavailable`, `ors_server_error`, `ors_bad_response`).',
   503: 'The server is shutting down (`draining`).',
 };
 
@@ -284,6 +287,7 @@ function paths(): Record<string, unknown> {
             400: 'Unknown format, or a cursor that is not a number or beyond the log.',
             ...unauthorized,
             ...notFound,
+            ...tooManyStreams,
           }),
         },
       },
@@ -294,7 +298,11 @@ function paths(): Record<string, unknown> {
         summary: 'Cancel; idempotent',
         responses: {
           202: { description: 'Cancelling (or already finished).', content: json('CancelAnswer') },
-          ...errors({ ...unauthorized, ...notFound }),
+          ...errors({
+            415: 'Without API keys: not sent as JSON (an empty body included).',
+            ...unauthorized,
+            ...notFound,
+          }),
         },
       },
     },
@@ -308,7 +316,12 @@ function paths(): Record<string, unknown> {
         },
         responses: {
           200: { description: 'The token and a ready events URL.', content: json('StreamTokenAnswer') },
-          ...errors({ 400: 'A body with keys.', ...unauthorized, ...notFound }),
+          ...errors({
+            400: 'A body with keys.',
+            415: 'Without API keys: not sent as JSON (an empty body included).',
+            ...unauthorized,
+            ...notFound,
+          }),
         },
       },
     },
@@ -331,6 +344,7 @@ function paths(): Record<string, unknown> {
           },
           ...errors({
             ...startErrors,
+            429: `${startErrors[429]} With stream: true, also ${tooManyStreams[429]}`,
             409: 'Not streaming: the run was cancelled (`cancelled`; details.reason says why).',
             500: 'Not streaming: the run failed inside the bridge (`internal_error`).',
             502: 'Not streaming: the run failed at the model or the ORS server (the code says which).',

@@ -1,5 +1,6 @@
 import Router from 'koa-router';
 import { ChatCompletionRequestSchema } from '../../protocol/chat-completion-request.js';
+import type { Run } from '../../runs/run.js';
 import type { AppDeps, AppState } from '../app-deps.js';
 import { chatRequestToRunRequest } from '../chat-run-request.js';
 import { runErrorOf } from '../formats/openai-chunks.js';
@@ -33,11 +34,19 @@ export function chatCompletionsRoutes(deps: AppDeps): Router<AppState> {
       await readJsonBody(ctx.req, deps.config.maxBodyBytes),
       'chat completion request',
     );
-    const { run } = await deps.registry.create(chatRequestToRunRequest(body), ctx.state.owner);
+    // A stream the caps refuse must not leave a run behind: its slot is taken before the run exists.
+    const slot = body.stream ? deps.streams.acquire(ctx.state.owner) : undefined;
+    let run: Run;
+    try {
+      ({ run } = await deps.registry.create(chatRequestToRunRequest(body), ctx.state.owner));
+    } catch (error) {
+      slot?.();
+      throw error;
+    }
     ctx.set('x-run-id', run.id);
 
-    if (body.stream) {
-      await serveRunStream(ctx, deps, run, openaiFormat, -1);
+    if (slot) {
+      await serveRunStream(ctx, deps, run, openaiFormat, -1, slot);
       return;
     }
 
@@ -53,9 +62,8 @@ export function chatCompletionsRoutes(deps: AppDeps): Router<AppState> {
       ctx.respond = false;
       return;
     }
-    const failure = runErrorOf(terminal);
-    if (failure) throw failure;
-    ctx.body = chatCompletionOf(streamContextOf(run, new URLSearchParams()));
+    if (terminal.event !== 'run.completed') throw runErrorOf(terminal);
+    ctx.body = chatCompletionOf(streamContextOf(run, new URLSearchParams()), terminal);
   });
 
   return router;

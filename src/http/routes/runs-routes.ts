@@ -4,7 +4,7 @@ import { BadRequestError } from '../../errors.js';
 import { RunRequestSchema } from '../../protocol/run-request.js';
 import { type RunCreated, RunStatusSchema } from '../../protocol/run-snapshot.js';
 import type { AppDeps, AppState } from '../app-deps.js';
-import { STREAM_FORMATS } from '../formats/stream-formats.js';
+import { STREAM_FORMATS, streamFormatNamed } from '../formats/stream-formats.js';
 import { parseCursor } from '../parse-cursor.js';
 import { parseInput } from '../parse-input.js';
 import { readJsonBody } from '../read-json-body.js';
@@ -101,7 +101,7 @@ export function runsRoutes(deps: AppDeps): Router<AppState> {
       return;
     }
 
-    const format = STREAM_FORMATS[query.format ?? 'events'];
+    const format = streamFormatNamed(query.format ?? 'events');
     if (!format) {
       throw new BadRequestError(
         `Unknown format "${query.format}". Formats: ${Object.keys(STREAM_FORMATS).join(', ')}.`,

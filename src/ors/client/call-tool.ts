@@ -4,7 +4,15 @@ import { RunToolResultSchema, type ToolOutput } from '../ors-schemas.js';
 import { AbortScope } from './abort-scope.js';
 import { backoffDelayMs, parseRetryAfterMs, sleep } from './backoff.js';
 import { describeFailure, isConnectionRefused } from './network-failure.js';
-import { type OrsTransport, parseOrsJson } from './ors-request.js';
+import {
+  isServerFailure,
+  type OrsTransport,
+  parseOrsJson,
+  type ServerFailure,
+  sameFailure,
+  serverError,
+} from './ors-request.js';
+import type { Redactor } from './redactor.js';
 import { readErrorDetail, statusError } from './status-error.js';
 
 /** How one `/{env}/call` ended. A transport failure is thrown instead (see {@link callTool}). */
@@ -29,6 +37,8 @@ export interface CallToolContext {
   signal: AbortSignal;
   /** Told when the server says the session is gone, before the error is thrown. */
   onSessionLost: (error: OrsError) => void;
+  /** Removes the episode's secrets from the server's error text (HTTP details, `error` events, tool errors). */
+  redactor: Redactor;
 }
 
 /** A call stream buffers at most one frame; a frame this large means the peer is not chunking at all. */
@@ -44,6 +54,8 @@ interface BrokenAttempt {
   /** The stream ended cleanly but without `end` or `error`: a protocol fault, not a network one. */
   incomplete: boolean;
   retryAfterMs: number;
+  /** The server answered a failure of its own (a 500) before any stream. */
+  server?: ServerFailure;
   cause?: unknown;
 }
 
@@ -54,8 +66,10 @@ interface BrokenAttempt {
  * the same name, input and `task_id`, up to `transport.retry.retries` times with backoff, discarding
  * the broken attempt's chunks; a refused connection, 429 or 5xx before any stream is re-sent fresh.
  * A stream that breaks before the task is named throws `ors_call_interrupted`, because the tool may
- * have started and a fresh call could run it twice. Other failures throw `OrsError`
- * (`ors_session_lost`, `ors_request_rejected`, `ors_bad_response`, `ors_unavailable`); an abort of
+ * have started and a fresh call could run it twice. A 500 (or another 5xx the server answers about
+ * its own work) answered the same twice in a row throws `ors_server_error` with its message. Other
+ * failures throw `OrsError` (`ors_session_lost`, `ors_request_rejected`, `ors_bad_response`,
+ * `ors_unavailable`, `ors_server_error`); an abort of
  * `context.signal` rejects with its reason at once.
  */
 export async function callTool(
@@ -78,6 +92,7 @@ export async function callTool(
         response = await transport.fetch(`${transport.baseUrl}${path}`, {
           method: 'POST',
           headers: {
+            ...transport.headers,
             accept: 'text/event-stream',
             'content-type': 'application/json',
             'x-session-id': context.sid,
@@ -93,12 +108,13 @@ export async function callTool(
         });
       }
       if (!response.ok) {
-        const detail = await readErrorDetail(response, []).catch(() => '');
+        const detail = await readErrorDetail(response, context.redactor).catch(() => '');
         scope.throwIfParentAborted();
         if (response.status === 429 || response.status >= 500) {
           return broken(`answered ${response.status}${detail ? `: ${detail}` : ''}`, {
             safeToResend: true,
             retryAfterMs: parseRetryAfterMs(response.headers.get('retry-after')),
+            ...(isServerFailure(response.status) ? { server: { status: response.status, detail } } : {}),
           });
         }
         const error = statusError('session', endpoint, response.status, detail, context.sid);
@@ -122,12 +138,14 @@ export async function callTool(
               buffer += event.data;
               break;
             case 'end':
-              return outcomeOfEnd(endpoint, taskId ?? '', buffer + event.data);
-            case 'error':
+              return outcomeOfEnd(endpoint, taskId ?? '', buffer + event.data, context.redactor);
+            case 'error': {
+              const error = context.redactor.text(event.data);
               if (reconnect && taskId !== null && UNKNOWN_TASK.test(event.data)) {
-                return { type: 'unknown_task', taskId, error: event.data };
+                return { type: 'unknown_task', taskId, error };
               }
-              return { type: 'server_error', taskId, error: event.data };
+              return { type: 'server_error', taskId, error };
+            }
             default:
               // Events this client does not know are skipped, so servers can add some.
               break;
@@ -151,9 +169,16 @@ export async function callTool(
     }
   };
 
+  let previous: ServerFailure | undefined;
   for (let tries = 0; ; tries++) {
     const result = await attempt();
     if ('type' in result) return result;
+    // The same failure twice (an environment whose setup failed answers every call alike): its
+    // message is the answer, and another try would only repeat it.
+    if (result.server && previous && sameFailure(result.server, previous)) {
+      throw serverError(endpoint, result.server, tries + 1);
+    }
+    previous = result.server;
     if (taskId === null && !result.safeToResend) {
       throw new OrsError(
         `${endpoint}: the ORS server ${result.reason} before it named the task. ` +
@@ -163,6 +188,7 @@ export async function callTool(
       );
     }
     if (tries >= transport.retry.retries) {
+      if (result.server) throw serverError(endpoint, result.server, tries + 1);
       const attempts = `${tries + 1} attempt${tries === 0 ? '' : 's'}`;
       const task = taskId === null ? 'before it named the task' : `for task ${taskId}`;
       throw result.incomplete
@@ -191,13 +217,14 @@ function broken(reason: string, options: Partial<Omit<BrokenAttempt, 'reason'>> 
     safeToResend: options.safeToResend ?? false,
     incomplete: options.incomplete ?? false,
     retryAfterMs: options.retryAfterMs ?? 0,
+    ...(options.server === undefined ? {} : { server: options.server }),
     ...(options.cause === undefined ? {} : { cause: options.cause }),
   };
 }
 
-function outcomeOfEnd(endpoint: string, taskId: string, text: string): OrsCallOutcome {
+function outcomeOfEnd(endpoint: string, taskId: string, text: string, redactor: Redactor): OrsCallOutcome {
   const result = parseOrsJson(endpoint, text, RunToolResultSchema);
   return result.ok
     ? { type: 'output', taskId, output: result.output }
-    : { type: 'tool_error', taskId, error: result.error };
+    : { type: 'tool_error', taskId, error: redactor.text(result.error) };
 }

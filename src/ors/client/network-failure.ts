@@ -21,9 +21,17 @@ export function isConnectionRefused(error: unknown): boolean {
   return errorCodes(error).includes('ECONNREFUSED');
 }
 
-/** A short phrase for a failed fetch or body read, e.g. `failed: ECONNREFUSED (fetch failed)`. */
+/**
+ * A short phrase for a failed fetch or body read, e.g. `failed: ECONNREFUSED (fetch failed)`, or
+ * without a code the innermost cause, e.g. `failed: fetch failed: bad port` (fetch refuses some ports).
+ */
 export function describeFailure(error: unknown): string {
   const codes = errorCodes(error);
   const message = error instanceof Error ? error.message : String(error);
-  return codes.length > 0 ? `failed: ${codes[0]} (${message})` : `failed: ${message}`;
+  if (codes.length > 0) return `failed: ${codes[0]} (${message})`;
+  let cause: unknown = error instanceof Error ? error.cause : undefined;
+  while (cause instanceof Error && cause.cause instanceof Error) cause = cause.cause;
+  return cause instanceof Error && cause.message !== message
+    ? `failed: ${message}: ${cause.message}`
+    : `failed: ${message}`;
 }

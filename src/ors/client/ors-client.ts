@@ -5,7 +5,7 @@ import { type CreateRequestSchema, type Split, SplitSchema, ToolListSchema, type
 import { deleteSession } from './delete-session.js';
 import { type OrsRequest, type OrsTransport, orsFetchJson, orsFetchText, parseOrsJson } from './ors-request.js';
 import { OrsSession } from './ors-session.js';
-import { secretStrings } from './secret-strings.js';
+import { Redactor } from './redactor.js';
 
 /** Settings of an {@link OrsClient}; every duration is in milliseconds. */
 export interface OrsClientOptions {
@@ -25,6 +25,8 @@ export interface OrsClientOptions {
   retryMaxDelayMs?: number;
   /** The fetch to use; default `globalThis.fetch`. */
   fetch?: typeof fetch;
+  /** Sent as `Authorization: Bearer <token>` with every request, for a server that requires one. */
+  bearerToken?: string;
 }
 
 /** Which task an episode runs: one of a split, by index, or a full task object. */
@@ -47,6 +49,7 @@ const TaskListSchema = z.object({ tasks: z.array(z.unknown()) });
 const NumTasksSchema = z.object({ num_tasks: z.number().int().min(0) });
 const TaskSchema = z.object({ task: z.unknown() });
 const CreateSessionJsonSchema = z.object({ sid: z.string().min(1) });
+const TaskSchemaAnswerSchema = z.object({ task_schema: z.record(z.string(), z.unknown()).nullable() });
 
 /**
  * A client of one ORS server: discovery (environments, tools, splits, tasks) and episodes
@@ -69,6 +72,7 @@ export class OrsClient {
     this.#transport = {
       baseUrl: settings.baseUrl.replace(/\/+$/, ''),
       fetch: options.fetch ?? globalThis.fetch,
+      headers: options.bearerToken === undefined ? {} : { authorization: `Bearer ${options.bearerToken}` },
       requestTimeoutMs: settings.requestTimeoutMs,
       retry: {
         retries: settings.retries,
@@ -93,6 +97,28 @@ export class OrsClient {
   /** `GET /{env}/tools`: the environment's shared tools; `unknown_env` on 404. */
   async tools(env: string, signal?: AbortSignal): Promise<ToolSpec[]> {
     return (await this.#get(`/${encodeURIComponent(env)}/tools`, 'env', ToolListSchema, signal)).tools;
+  }
+
+  /**
+   * `GET /{env}/task_schema`, runbridge's extension (docs/ors.md): the JSON Schema of the task specs
+   * `/create` accepts, or undefined when the server does not say (it answers 404: a server without
+   * the extension). Ask only about an environment the server lists, or its 404 reads as "not said".
+   */
+  async taskSchema(env: string, signal?: AbortSignal): Promise<Record<string, unknown> | undefined> {
+    try {
+      const answer = await this.#get(
+        `/${encodeURIComponent(env)}/task_schema`,
+        'server',
+        TaskSchemaAnswerSchema,
+        signal,
+      );
+      return answer.task_schema ?? undefined;
+    } catch (error) {
+      if (error instanceof OrsError && (error.details as { status?: unknown } | undefined)?.status === 404) {
+        return undefined;
+      }
+      throw error;
+    }
   }
 
   /** `GET /{env}/splits`; `unknown_env` on 404. */
@@ -137,7 +163,8 @@ export class OrsClient {
    * Opens an episode: `/create_session` (SSE `task_id` or JSON `{sid}` answer), then `/create` with
    * `env_name`, the task and `secrets`. When `/create` fails or `signal` aborts during it, the session
    * is deleted before the error (or the abort reason) is thrown. The returned session pings until it
-   * is closed. `secrets` never appear in an error.
+   * is closed. No value of `secrets` appears in an error, of `/create` or of any later request of the
+   * session (docs/security.md).
    */
   async openSession(options: {
     env: string;
@@ -146,6 +173,7 @@ export class OrsClient {
     signal?: AbortSignal;
   }): Promise<OrsSession> {
     const { env, task, secrets, signal } = options;
+    const redactor = new Redactor(secrets);
     const sid = await this.#createSession(signal);
     const body: z.input<typeof CreateRequestSchema> = {
       env_name: env,
@@ -156,22 +184,24 @@ export class OrsClient {
       await orsFetchText(this.#transport, {
         method: 'POST',
         path: '/create',
-        kind: 'task',
+        // A 400 means the task is wrong; what to check depends on how it was given.
+        kind: 'spec' in task ? 'spec' : 'task',
         sid,
         body,
         // A retried /create the server already acted on would fail as a duplicate session.
         idempotent: false,
         ...(signal === undefined ? {} : { signal }),
-        redact: secretStrings(secrets),
+        redact: redactor,
       });
     } catch (error) {
       await deleteSession(this.#transport, sid);
-      throw error;
+      throw redactor.error(error);
     }
     return new OrsSession(sid, env, {
       transport: this.#transport,
       pingIntervalMs: this.#pingIntervalMs,
       callSilenceTimeoutMs: this.#callSilenceTimeoutMs,
+      redactor,
     });
   }
 

@@ -4,6 +4,7 @@ import { AbortScope } from './abort-scope.js';
 import { backoffDelayMs, parseRetryAfterMs, type RetryPolicy, sleep } from './backoff.js';
 import { describeZodError } from './describe-zod-error.js';
 import { describeFailure, isConnectionRefused } from './network-failure.js';
+import type { Redactor } from './redactor.js';
 import { type EndpointKind, readErrorDetail, statusError } from './status-error.js';
 
 /** What every ORS HTTP exchange of one client shares. */
@@ -11,6 +12,8 @@ export interface OrsTransport {
   /** Base URL without a trailing slash. */
   baseUrl: string;
   fetch: typeof fetch;
+  /** Sent with every request (the built-in server's `Authorization`). */
+  headers: Record<string, string>;
   /** Per-attempt bound of a non-streaming request, response body included. */
   requestTimeoutMs: number;
   retry: RetryPolicy;
@@ -36,8 +39,8 @@ export interface OrsRequest {
   signal?: AbortSignal;
   /** Overrides the transport's retry count (e.g. 0 for a ping that is itself repeated). */
   retries?: number;
-  /** Strings (secret values) removed from server error details before they reach an error. */
-  redact?: readonly string[];
+  /** Removes the episode's secrets from server error details before they reach an error. */
+  redact?: Redactor;
 }
 
 /** A successful (2xx) response, body read in full. */
@@ -53,19 +56,32 @@ function endpointName(request: Pick<OrsRequest, 'method' | 'path'>): string {
 
 /**
  * Sends `request` with retries and returns the 2xx body as text. Throws `OrsError`
- * `ors_unavailable` when retryable failures outlast the retries, the 4xx mapping of
- * {@link statusError} otherwise, and the signal's reason when `request.signal` aborts.
+ * `ors_unavailable` when the server could not be reached or stayed unavailable (network failures,
+ * timeouts, 502–504, 429) past the retries; `ors_server_error` with the server's own message when it
+ * answered with a failure of its own (500 and the other 5xx) — at once when it answers the same
+ * failure twice in a row (what fails the same way each time, such as an environment whose setup
+ * failed, is not retried further); the 4xx mapping of {@link statusError} otherwise; and the
+ * signal's reason when `request.signal` aborts.
  */
 export async function orsFetchText(transport: OrsTransport, request: OrsRequest): Promise<OrsTextResponse> {
   const endpoint = endpointName(request);
   const retries = request.retries ?? transport.retry.retries;
+  let previous: ServerFailure | undefined;
   for (let attempt = 0; ; attempt++) {
     const scope = new AbortScope([request.signal], transport.requestTimeoutMs);
-    let failure: { reason: string; retryable: boolean; retryAfterMs: number; status?: number; cause?: unknown };
+    let failure: {
+      reason: string;
+      retryable: boolean;
+      retryAfterMs: number;
+      status?: number;
+      server?: ServerFailure;
+      cause?: unknown;
+    };
     try {
       const response = await transport.fetch(`${transport.baseUrl}${request.path}`, {
         method: request.method,
         headers: {
+          ...transport.headers,
           accept: 'application/json',
           ...(request.body === undefined ? {} : { 'content-type': 'application/json' }),
           ...(request.sid === undefined ? {} : { 'x-session-id': request.sid }),
@@ -76,15 +92,23 @@ export async function orsFetchText(transport: OrsTransport, request: OrsRequest)
       if (response.ok) {
         return { text: await response.text(), contentType: response.headers.get('content-type') ?? '' };
       }
-      const detail = await readErrorDetail(response, request.redact ?? []);
+      const detail = await readErrorDetail(response, request.redact);
+      const server = isServerFailure(response.status) ? { status: response.status, detail } : undefined;
+      if (server && previous && sameFailure(server, previous)) throw serverError(endpoint, server, attempt + 1);
+      previous = server;
       const retryable =
         response.status === 429 || response.status === 503 || (request.idempotent && response.status >= 500);
-      if (!retryable) throw statusError(request.kind, endpoint, response.status, detail, request.sid);
+      if (!retryable) {
+        throw server
+          ? serverError(endpoint, server, attempt + 1)
+          : statusError(request.kind, endpoint, response.status, detail, request.sid);
+      }
       failure = {
         reason: `answered ${response.status}${detail ? `: ${detail}` : ''}`,
         retryable,
         retryAfterMs: parseRetryAfterMs(response.headers.get('retry-after')),
         status: response.status,
+        ...(server ? { server } : {}),
       };
     } catch (error) {
       scope.throwIfParentAborted();
@@ -99,6 +123,7 @@ export async function orsFetchText(transport: OrsTransport, request: OrsRequest)
       scope.dispose();
     }
     if (!failure.retryable || attempt >= retries) {
+      if (failure.server) throw serverError(endpoint, failure.server, attempt + 1);
       throw new OrsError(
         `${endpoint}: the ORS server at ${transport.baseUrl} ${failure.reason}` +
           ` (${attempt + 1} attempt${attempt === 0 ? '' : 's'}). Check that it is running and reachable.`,
@@ -111,6 +136,37 @@ export async function orsFetchText(transport: OrsTransport, request: OrsRequest)
     }
     await sleep(backoffDelayMs(attempt, transport.retry, failure.retryAfterMs), request.signal);
   }
+}
+
+/** A failure the ORS server answered as its own (not "unavailable"): its status and message. */
+export interface ServerFailure {
+  status: number;
+  detail: string;
+}
+
+/**
+ * True for a 5xx the server answers about its own work: 500 and the rest, but not 502, 503 and 504,
+ * which say it (or what stands in front of it) is unavailable for now.
+ */
+export function isServerFailure(status: number): boolean {
+  return status >= 500 && status !== 502 && status !== 503 && status !== 504;
+}
+
+/** True when two server failures are the same answer: the same status and the same message. */
+export function sameFailure(a: ServerFailure, b: ServerFailure): boolean {
+  return a.status === b.status && a.detail === b.detail;
+}
+
+/**
+ * `ors_server_error`: the server is up and said what went wrong, so its message leads, under a code
+ * that does not send the user to check whether it runs.
+ */
+export function serverError(endpoint: string, failure: ServerFailure, attempts: number): OrsError {
+  const tries = attempts === 1 ? '' : `, ${attempts} attempts`;
+  return new OrsError(
+    `${endpoint}: the ORS server failed: ${failure.detail || '(no message)'} (HTTP ${failure.status}${tries}).`,
+    { code: 'ors_server_error', details: { endpoint, status: failure.status, detail: failure.detail, attempts } },
+  );
 }
 
 /**

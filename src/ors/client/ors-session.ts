@@ -5,6 +5,7 @@ import { AbortScope } from './abort-scope.js';
 import { callTool, type OrsCallOutcome } from './call-tool.js';
 import { deleteSession } from './delete-session.js';
 import { type OrsRequest, type OrsTransport, orsFetchJson, orsFetchText } from './ors-request.js';
+import { Redactor } from './redactor.js';
 
 export type { OrsCallOutcome } from './call-tool.js';
 
@@ -13,6 +14,8 @@ export interface OrsSessionSettings {
   transport: OrsTransport;
   pingIntervalMs: number;
   callSilenceTimeoutMs: number;
+  /** Removes the episode's `secrets` from every error the server's text reaches; default: nothing to remove. */
+  redactor?: Redactor;
 }
 
 /** Pings that fail this many times in a row (each after its own retries) mean the session is lost. */
@@ -21,7 +24,8 @@ const PING_FAILURES_BEFORE_LOST = 3;
 /**
  * One open ORS episode (`/create` done). It pings the server every `pingIntervalMs` until `close()`,
  * and owns that loop. Every method rejects with the caller's abort reason, with `lost.reason` once
- * the session is lost, and with an `OrsError` `ors_session_closed` once it is closed.
+ * the session is lost, and with an `OrsError` `ors_session_closed` once it is closed. No error or
+ * tool error it hands out holds a value of the episode's secrets, whichever endpoint it came from.
  */
 export class OrsSession {
   /** The session id the server issued (`X-Session-ID`). */
@@ -29,6 +33,7 @@ export class OrsSession {
   /** The environment the episode runs in (the `{env}` path segment). */
   readonly env: string;
   readonly #settings: OrsSessionSettings;
+  readonly #redactor: Redactor;
   readonly #lost = new AbortController();
   readonly #closing = new AbortController();
   #pingTimer: ReturnType<typeof setTimeout> | undefined;
@@ -41,6 +46,7 @@ export class OrsSession {
     this.sid = sid;
     this.env = env;
     this.#settings = settings;
+    this.#redactor = settings.redactor ?? new Redactor(undefined);
     this.#schedulePing();
   }
 
@@ -96,10 +102,13 @@ export class OrsSession {
           silenceTimeoutMs: this.#settings.callSilenceTimeoutMs,
           signal: scope.signal,
           onSessionLost: (error) => this.#markLost(error),
+          redactor: this.#redactor,
         },
         name,
         input,
       );
+    } catch (error) {
+      throw this.#redactor.error(error);
     } finally {
       scope.dispose();
     }
@@ -146,10 +155,11 @@ export class OrsSession {
     try {
       return await orsFetchJson(
         this.#settings.transport,
-        { kind: 'session', ...request, sid: this.sid, signal: scope.signal },
+        { kind: 'session', ...request, sid: this.sid, signal: scope.signal, redact: this.#redactor },
         schema,
       );
-    } catch (error) {
+    } catch (caught) {
+      const error = this.#redactor.error(caught);
       const tolerated = options.keepOn404 === true && error instanceof OrsError && statusOf(error) === 404;
       if (error instanceof OrsError && error.code === 'ors_session_lost' && !tolerated) this.#markLost(error);
       throw error;
@@ -158,13 +168,13 @@ export class OrsSession {
     }
   }
 
-  #markLost(error: OrsError): OrsError {
+  #markLost(error: OrsError): void {
     if (!this.#lost.signal.aborted) {
       clearTimeout(this.#pingTimer);
       this.#pingTimer = undefined;
-      this.#lost.abort(error);
+      // The reason is what every later call rejects with, and what the run reports.
+      this.#lost.abort(this.#redactor.error(error));
     }
-    return error;
   }
 
   #schedulePing(): void {
@@ -188,6 +198,7 @@ export class OrsSession {
         sid: this.sid,
         idempotent: true,
         signal: scope.signal,
+        redact: this.#redactor,
       });
       this.#pingFailures = 0;
     } catch (error) {

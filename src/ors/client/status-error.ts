@@ -1,21 +1,24 @@
 import { OrsError } from '../../errors.js';
 import { OrsErrorBodySchema } from '../ors-schemas.js';
+import type { Redactor } from './redactor.js';
 
 /**
  * What a 4xx from an endpoint means: `env` (an environment lookup: 404 is an unknown environment),
- * `task` (a task lookup or `/create`: also 400 is a bad split or index), `session` (an endpoint of
+ * `task` (a task lookup or `/create` by split and index: also 400 is a bad split or index), `spec`
+ * (`/create` with a task spec: 400 is a spec the environment refuses), `session` (an endpoint of
  * an open session: 404 and 410 mean the session is gone), `server` (no special meaning).
  */
-export type EndpointKind = 'env' | 'task' | 'session' | 'server';
+export type EndpointKind = 'env' | 'task' | 'spec' | 'session' | 'server';
 
 const DETAIL_LIMIT = 500;
 
 /**
  * Reads an error response's `{"detail"}` (FastAPI's shape) or, failing that, its raw text, as one
- * line of at most 500 characters with every string of `redact` replaced by `[redacted]`. Never throws
- * for a malformed body; a failed read surfaces as the read's error.
+ * line of at most 500 characters with the episode's secrets removed by `redactor` — before the line is
+ * folded and cut, so no secret survives in part. Never throws for a malformed body; a failed read
+ * surfaces as the read's error.
  */
-export async function readErrorDetail(response: Response, redact: readonly string[]): Promise<string> {
+export async function readErrorDetail(response: Response, redactor: Redactor | undefined): Promise<string> {
   const text = await response.text();
   let detail = text.trim();
   try {
@@ -26,16 +29,14 @@ export async function readErrorDetail(response: Response, redact: readonly strin
   } catch {
     // Not JSON: the raw text is the best description there is.
   }
-  for (const secret of redact) {
-    if (secret !== '') detail = detail.split(secret).join('[redacted]');
-  }
+  if (redactor) detail = redactor.text(detail);
   detail = detail.replace(/\s+/g, ' ');
   return detail.length > DETAIL_LIMIT ? `${detail.slice(0, DETAIL_LIMIT)}…` : detail;
 }
 
 /**
  * The `OrsError` for a non-retryable HTTP status of `endpoint`: `unknown_env` (404 on `env`/`task`),
- * `invalid_task` (400 on `task`), `ors_session_lost` (404/410 on `session`), and
+ * `invalid_task` (400 on `task` or `spec`), `ors_session_lost` (404/410 on `session`), and
  * `ors_request_rejected` for anything else, with `details` `{endpoint, status, detail}`.
  */
 export function statusError(
@@ -47,7 +48,7 @@ export function statusError(
 ): OrsError {
   const answered = `${status}${detail ? `: ${detail}` : ''}`;
   const details = { endpoint, status, detail };
-  if (status === 404 && (kind === 'env' || kind === 'task')) {
+  if (status === 404 && (kind === 'env' || kind === 'task' || kind === 'spec')) {
     return new OrsError(
       `${endpoint}: the ORS server does not know this environment (${answered}). ` +
         'GET /list_environments lists the ones it serves.',
@@ -58,6 +59,13 @@ export function statusError(
     return new OrsError(
       `${endpoint}: the ORS server rejected the task (${answered}). ` +
         "Check the split name and that the index is below the split's task count.",
+      { code: 'invalid_task', status: 400, details },
+    );
+  }
+  if (status === 400 && kind === 'spec') {
+    return new OrsError(
+      `${endpoint}: the ORS server rejected the task spec (${answered}). ` +
+        'Check task.spec against what the environment expects (docs/ors.md lists it for the built-in ones).',
       { code: 'invalid_task', status: 400, details },
     );
   }

@@ -6,6 +6,7 @@ import { type AnyEnvironment, EnvironmentRegistry } from './environment-registry
 import { orsErrorMiddleware } from './ors-error-middleware.js';
 import { describeError } from './ors-http-errors.js';
 import { sessionIdOf } from './request-parts.js';
+import { requireAccessToken } from './require-access-token.js';
 import { sessionRoutes } from './session-routes.js';
 import { SessionStore } from './session-store.js';
 import { ToolTaskStore } from './tool-task-store.js';
@@ -24,6 +25,15 @@ export interface OrsServerOptions {
   chunkSize?: number;
   /** Where failures no client hears of go (setup, teardown, tool crashes, 500s); default: one line on stderr. */
   logError?: (message: string, error: unknown) => void;
+  /** Sessions held at once; `/create` past it answers 429 with `Retry-After`; default 1024. */
+  maxSessions?: number;
+  /** Request bytes one session may receive in all (`/create` and its calls); past it 413; default 64 MiB. */
+  maxSessionBytes?: number;
+  /**
+   * When set, every request must bear `Authorization: Bearer <accessToken>` (else 401): the bridge
+   * starts its built-in server with a per-process secret, so no other local process can use the port.
+   */
+  accessToken?: string;
 }
 
 /** A running (or ready to run) ORS server made by {@link createOrsServer}. */
@@ -39,9 +49,10 @@ export interface OrsServer {
 }
 
 /**
- * An ORS server for `environments`: the whole ORS HTTP API (reference/002) with the reference
- * server's observed behaviour (reference/INDEX.md), served by Koa. Throws a `TypeError` at once for
- * an environment definition it could not serve, or an option that is not a positive number.
+ * An ORS server for `environments`: the whole ORS HTTP API with the reference server's observed
+ * behaviour (docs/ors.md), served by Koa, with caps on sessions and on the bytes each receives.
+ * Throws a `TypeError` at once for an environment definition it could not serve, or an option that
+ * is not a positive number.
  */
 export function createOrsServer(options: OrsServerOptions): OrsServer {
   const registry = new EnvironmentRegistry(options.environments);
@@ -52,10 +63,14 @@ export function createOrsServer(options: OrsServerOptions): OrsServer {
   if (!Number.isInteger(chunkSize) || chunkSize < 2)
     throw new TypeError(`chunkSize must be an integer of at least 2, got ${chunkSize}.`);
   const logError = options.logError ?? logToStderr;
+  const maxSessions = positiveInteger('maxSessions', options.maxSessions, 1024);
+  const maxSessionBytes = positiveInteger('maxSessionBytes', options.maxSessionBytes, 64 * 1024 * 1024);
 
   const tasks = new ToolTaskStore({ resultCacheMs });
   const sessions = new SessionStore({
     idleMs: sessionIdleMs,
+    maxSessions,
+    maxSessionBytes,
     isBusy: (sessionId) => tasks.hasRunning(sessionId),
     onEnd: (sessionId, message) => tasks.dropSession(sessionId, message),
     logError,
@@ -64,6 +79,7 @@ export function createOrsServer(options: OrsServerOptions): OrsServer {
   const app = new Koa();
   app.on('error', (error: unknown) => logError('Koa reported an error', error));
   app.use(orsErrorMiddleware(logError));
+  if (options.accessToken !== undefined) app.use(requireAccessToken(options.accessToken));
   // Any request naming a session is activity, before and after it is handled (a long wait for setup counts).
   app.use(async (ctx, next) => {
     const sid = sessionIdOf(ctx);
@@ -162,6 +178,13 @@ function positive(name: string, value: number | undefined, fallback: number): nu
   if (value === undefined) return fallback;
   if (!Number.isFinite(value) || value <= 0)
     throw new TypeError(`${name} must be a positive number of milliseconds, got ${value}.`);
+  return value;
+}
+
+function positiveInteger(name: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!Number.isSafeInteger(value) || value <= 0)
+    throw new TypeError(`${name} must be a positive integer, got ${value}.`);
   return value;
 }
 

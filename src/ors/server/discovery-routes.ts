@@ -8,7 +8,7 @@ import { countTasks, taskAt } from './task-lookup.js';
 
 /**
  * The sessionless endpoints: `/health`, `/list_environments`, and per environment `tools`, `splits`,
- * `tasks`, `num_tasks`, `task`, `task_range`. As in the reference server, a body that does not fit is
+ * `tasks`, `num_tasks`, `task`, `task_range`, and our extension `task_schema` (docs/ors.md). As in the reference server, a body that does not fit is
  * a 422 before the environment is looked up (404), and a split the environment lacks is a 400.
  */
 export function discoveryRoutes(registry: EnvironmentRegistry): Router {
@@ -24,6 +24,11 @@ export function discoveryRoutes(registry: EnvironmentRegistry): Router {
 
   router.get('/:env/tools', (ctx) => {
     ctx.body = { tools: registry.get(envParam(ctx.params)).sharedToolSpecs };
+  });
+
+  // Not in the ORS pages: what a `task_spec` holds, so a client can check one before `/create`.
+  router.get('/:env/task_schema', (ctx) => {
+    ctx.body = { task_schema: registry.get(envParam(ctx.params)).taskSchema };
   });
 
   router.get('/:env/splits', (ctx) => {

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import type { EnvironmentDefinition, ToolDefinition } from '../environment.js';
 import { SplitSchema, type ToolSpec } from '../ors-schemas.js';
 import { unknownEnvironment } from './ors-http-errors.js';
@@ -13,10 +14,12 @@ export type AnyEnvironment = EnvironmentDefinition<any, any>;
 // biome-ignore lint/suspicious/noExplicitAny: as AnyEnvironment.
 export type AnyTool = ToolDefinition<any, any>;
 
-/** An environment as served: its definition and the specs of its shared tools, computed once. */
+/** An environment as served: its definition, the specs of its shared tools and its task schema, computed once. */
 export interface ServedEnvironment {
   definition: AnyEnvironment;
   sharedToolSpecs: ToolSpec[];
+  /** JSON Schema of what `/create` accepts as `task_spec` (`GET /{env}/task_schema`, docs/ors.md). */
+  taskSchema: Record<string, unknown>;
 }
 
 /**
@@ -47,6 +50,9 @@ export class EnvironmentRegistry {
       this.#byName.set(key, {
         definition: environment,
         sharedToolSpecs: toolSpecs(environment.tools, environment.name),
+        // What a client may send, so defaults are optional; a check JSON Schema cannot say (a refine)
+        // is left to `/create`, which validates with the zod schema itself.
+        taskSchema: z.toJSONSchema(environment.taskSchema, { io: 'input', unrepresentable: 'any' }),
       });
     }
     this.#first = this.get(environments[0]!.name);

@@ -1,10 +1,10 @@
 import type { Context, Next } from 'koa';
-import { RunbridgeError } from '../../errors.js';
+import { CapacityError, RunbridgeError } from '../../errors.js';
 import { describeError } from './ors-http-errors.js';
 
 /**
  * Answers every failure before the first byte as the reference server (FastAPI) does: `{"detail": …}`
- * with the error's status — the 422 list for a body that does not fit, otherwise a message. An error
+ * with the error's status (and `Retry-After` on a 429) — the 422 list for a body that does not fit, otherwise a message. An error
  * that is not a {@link RunbridgeError} is a 500 carrying its `Name: message` (the reference's default),
  * and goes to `logError`. Routes that match nothing answer `{"detail": "Not Found"}` (404) or
  * `{"detail": "Method Not Allowed"}` (405). After an SSE stream has started there is nothing to answer.
@@ -30,6 +30,7 @@ export function orsErrorMiddleware(logError: (message: string, error: unknown) =
         // neither is news. Any other 5xx is a bug of ours or of an environment.
         if (error.status >= 500 && error.status !== 503 && error.code !== 'setup_failed')
           logError(`${ctx.method} ${ctx.path} failed`, error);
+        if (error instanceof CapacityError) ctx.set('Retry-After', String(error.retryAfterSeconds));
         ctx.status = error.status;
         ctx.body = { detail: error.details ?? error.message };
         return;

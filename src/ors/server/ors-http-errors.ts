@@ -1,4 +1,4 @@
-import { BadRequestError, NotFoundError, RunbridgeError } from '../../errors.js';
+import { BadRequestError, CapacityError, NotFoundError, RunbridgeError } from '../../errors.js';
 import type { ValidationIssue } from './validation-detail.js';
 
 /**
@@ -24,7 +24,22 @@ export function sessionNotFound(sessionId: string): NotFoundError {
   );
 }
 
-/** 410: the session existed and was deleted (by `/delete`, by idle reaping, or by shutdown). */
+/**
+ * 404 for a session that existed and was deleted (by `/delete`, idle reaping or shutdown) before the
+ * request came: the ORS pages answer 404 for a session that is not there, deleted ones included, and
+ * third-party clients know only that. The message still says why it is gone.
+ */
+export function sessionDeleted(sessionId: string, why: string): NotFoundError {
+  return new NotFoundError(
+    `Session deleted: session "${sessionId}" ${why}; start a new episode with /create_session and /create.`,
+    'session_not_found',
+  );
+}
+
+/**
+ * 410 for a request that was already waiting on the session (for its setup) when it was deleted, as
+ * the reference server answers its waiters.
+ */
 export function sessionGone(sessionId: string, why: string): RunbridgeError {
   return new RunbridgeError(
     `Session deleted: session "${sessionId}" ${why}; start a new episode with /create_session and /create.`,
@@ -78,6 +93,43 @@ export function requestValidationFailed(issues: ValidationIssue[]): BadRequestEr
     details: issues,
   });
 }
+
+/** 401: the server was started with an access token and the request did not bear it. */
+export function accessDenied(): RunbridgeError {
+  return new RunbridgeError(
+    'This ORS server needs "Authorization: Bearer <token>" with the token it was started with.',
+    {
+      code: 'unauthorized',
+      status: 401,
+    },
+  );
+}
+
+/** 429: as many sessions as the server holds are open; `/create` is refused until one ends. */
+export function tooManySessions(maxSessions: number): CapacityError {
+  return new CapacityError(
+    `This ORS server already holds ${maxSessions} sessions, its limit (maxSessions); delete finished ones, or retry later.`,
+    SESSION_RETRY_AFTER_SECONDS,
+    'too_many_sessions',
+  );
+}
+
+/** 413: the request would take the session past the bytes it may receive. */
+export function sessionBytesExceeded(
+  sessionId: string,
+  received: number,
+  adding: number,
+  max: number,
+): BadRequestError {
+  return new BadRequestError(
+    `Session "${sessionId}" has received ${received} bytes and this request adds ${adding}, past its limit of ` +
+      `${max} bytes (maxSessionBytes); send less, or start a new episode.`,
+    { code: 'session_too_large', status: 413 },
+  );
+}
+
+/** Sessions last an episode; a refused `/create` is told to come back after this long. */
+const SESSION_RETRY_AFTER_SECONDS = 5;
 
 /** The text of any thrown value: `Name: message` for errors, as the reference server reports them. */
 export function describeError(error: unknown): string {

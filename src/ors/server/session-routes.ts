@@ -7,7 +7,7 @@ import { CallRequestSchema, CreateRequestSchema, type ToolSpec } from '../ors-sc
 import { type CallStreamOptions, streamCallError, streamToolTask } from './call-stream.js';
 import { type EnvironmentRegistry, toolSpecs } from './environment-registry.js';
 import { executeToolCall } from './execute-tool-call.js';
-import { parseBodyText, parseRequestBody, readBodyText } from './parse-request-body.js';
+import { parseBodyText, readBodyText } from './parse-request-body.js';
 import { envParam, requireSessionId } from './request-parts.js';
 import { sameJson } from './same-json.js';
 import type { ReadySession, SessionStore } from './session-store.js';
@@ -41,10 +41,11 @@ export function sessionRoutes(deps: SessionRouteDeps): Router {
 
   router.post('/create', async (ctx) => {
     const sid = requireSessionId(ctx);
-    const body = await parseRequestBody(ctx.req, CreateRequestSchema);
+    const text = await readBodyText(ctx.req);
+    const body = parseBodyText(text, CreateRequestSchema);
     sessions.assertCreatable(sid);
     const served = body.env_name === undefined ? registry.first() : registry.get(body.env_name);
-    sessions.create(sid, served, taskForCreate(served, body), body.secrets);
+    sessions.create(sid, served, taskForCreate(served, body), body.secrets, Buffer.byteLength(text));
     ctx.body = { sid };
   });
 
@@ -85,6 +86,7 @@ export function sessionRoutes(deps: SessionRouteDeps): Router {
     // it is judged after the session, in the reference's order (404/410 before 422).
     const text = await readBodyText(ctx.req);
     const session = await sessions.ready(sid);
+    sessions.charge(sid, Buffer.byteLength(text));
     const call = parseBodyText(text, CallRequestSchema);
     // From here on the answer is an SSE stream that we write ourselves; Koa must not touch the response.
     ctx.respond = false;

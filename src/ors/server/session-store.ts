@@ -1,7 +1,14 @@
 import { performance } from 'node:perf_hooks';
 import { BadRequestError, RunbridgeError } from '../../errors.js';
 import type { ServedEnvironment } from './environment-registry.js';
-import { sessionGone, sessionNotFound, setupFailed } from './ors-http-errors.js';
+import {
+  sessionBytesExceeded,
+  sessionDeleted,
+  sessionGone,
+  sessionNotFound,
+  setupFailed,
+  tooManySessions,
+} from './ors-http-errors.js';
 
 /** A session whose `setup` has finished successfully: what tool calls and prompts run against. */
 export interface ReadySession {
@@ -15,6 +22,10 @@ export interface ReadySession {
 export interface SessionStoreOptions {
   /** A session with no request and no running tool for this long is deleted (reaped). */
   idleMs: number;
+  /** Sessions held at once; one more is a 429 until one ends. */
+  maxSessions: number;
+  /** Request bytes one session may receive in all (the task, the tool inputs it may keep); past it 413. */
+  maxSessionBytes: number;
   /** True while the session has work in flight (a running tool), which is activity however old its last request. */
   isBusy(sessionId: string): boolean;
   /** Called as a session ends, before its teardown; `message` says why, for whoever still waits on it. */
@@ -31,6 +42,8 @@ interface SessionRecord {
   readonly environment: ServedEnvironment;
   readonly controller: AbortController;
   lastActivity: number;
+  /** Request bytes received so far (`/create` and every call). */
+  bytes: number;
   /** Resolves when `setup` has finished either way; never rejects. */
   readonly settled: Promise<SetupOutcome>;
   /** The settled outcome, once known; undefined while setup runs. */
@@ -40,14 +53,14 @@ interface SessionRecord {
   readonly markEnded: () => void;
 }
 
-/** Deleted ids are remembered this long (and at most this many) so late requests get 410, not 404. */
+/** Deleted ids are remembered this long (and at most this many), so a late request's 404 says why the session is gone. */
 const TOMBSTONE_MS = 60 * 60 * 1000;
 const MAX_TOMBSTONES = 10_000;
 
 /**
  * The sessions of one ORS server. `/create` registers a session and starts its `setup` in the
  * background; endpoints that need the state wait for it ({@link ready}), and learn 500 if setup
- * threw or 410 if the session ended meanwhile. Ending a session (`/delete`, idle reaping, shutdown)
+ * threw or 410 if the session ended while they waited (a request after that gets 404). Ending a session (`/delete`, idle reaping, shutdown)
  * aborts its signal, wakes its waiters, tells `onEnd`, then runs `teardown` once setup has settled.
  * The reaping timer runs only while sessions exist, and {@link close} stops it.
  */
@@ -65,12 +78,20 @@ export class SessionStore {
   }
 
   /**
-   * Registers session `id` on `environment` and starts `setup` with `task` without waiting for it.
-   * Throws 400 when `id` is already a live session and 503 after {@link close}. An id that was
-   * deleted may be created again, as with the reference server.
+   * Registers session `id` on `environment` and starts `setup` with `task` without waiting for it;
+   * `bytes` is the size of the `/create` body, the first the session is charged. Throws what
+   * {@link assertCreatable} throws, and 413 when `bytes` alone pass the session's limit. An id that
+   * was deleted may be created again, as with the reference server.
    */
-  create(id: string, environment: ServedEnvironment, task: unknown, secrets: Record<string, unknown>): void {
+  create(
+    id: string,
+    environment: ServedEnvironment,
+    task: unknown,
+    secrets: Record<string, unknown>,
+    bytes: number,
+  ): void {
     this.assertCreatable(id);
+    if (bytes > this.#options.maxSessionBytes) throw sessionBytesExceeded(id, 0, bytes, this.#options.maxSessionBytes);
     this.#tombstones.delete(id);
     const controller = new AbortController();
     let markEnded!: () => void;
@@ -82,6 +103,7 @@ export class SessionStore {
       environment,
       controller,
       lastActivity: performance.now(),
+      bytes,
       settled: this.#runSetup(id, environment, task, secrets, controller.signal),
       outcome: undefined,
       ended,
@@ -94,7 +116,10 @@ export class SessionStore {
     this.#sweepTimer ??= setInterval(() => this.#sweep(), sweepPeriod(this.#options.idleMs));
   }
 
-  /** Throws what {@link create} would throw for `id` (400 live duplicate, 503 closed), so `/create` can check before resolving its task. */
+  /**
+   * Throws what {@link create} would throw for `id` — 400 for a live duplicate, 429 when `maxSessions`
+   * are open, 503 after {@link close} — so `/create` can check before resolving its task.
+   */
   assertCreatable(id: string): void {
     if (this.#closed) {
       throw new RunbridgeError(
@@ -104,6 +129,9 @@ export class SessionStore {
           status: 503,
         },
       );
+    }
+    if (this.#sessions.size >= this.#options.maxSessions && !this.#sessions.has(id)) {
+      throw tooManySessions(this.#options.maxSessions);
     }
     if (this.#sessions.has(id)) {
       throw new BadRequestError(
@@ -115,20 +143,34 @@ export class SessionStore {
     }
   }
 
+  /**
+   * Counts `bytes` more received by session `id`, or throws 413 (counting nothing) when they would take
+   * it past `maxSessionBytes`: what a session's environment can be made to keep is bounded, however
+   * many calls bring it. Unknown ids are ignored (the request learns 404 elsewhere).
+   */
+  charge(id: string, bytes: number): void {
+    const record = this.#sessions.get(id);
+    if (record === undefined) return;
+    if (record.bytes + bytes > this.#options.maxSessionBytes) {
+      throw sessionBytesExceeded(id, record.bytes, bytes, this.#options.maxSessionBytes);
+    }
+    record.bytes += bytes;
+  }
+
   /** Records activity on session `id` (any request carrying its id); unknown ids are ignored. */
   touch(id: string): void {
     const record = this.#sessions.get(id);
     if (record) record.lastActivity = performance.now();
   }
 
-  /** Throws 404 when session `id` never existed, 410 when it was deleted; returns quietly while it lives (set up or not). */
+  /** Throws 404 when session `id` does not exist (never did, or was deleted); returns quietly while it lives (set up or not). */
   assertExists(id: string): void {
     this.#require(id);
   }
 
   /**
-   * Session `id` once its setup has finished. Throws 404 (unknown), 410 (deleted before or while
-   * waiting), or 500 (setup threw — every call says so until the session is deleted).
+   * Session `id` once its setup has finished. Throws 404 (unknown, or deleted before the request),
+   * 410 (deleted while waiting for setup), or 500 (setup threw — every call says so until the session is deleted).
    */
   async ready(id: string): Promise<ReadySession> {
     const record = this.#require(id);
@@ -183,7 +225,7 @@ export class SessionStore {
     const record = this.#sessions.get(id);
     if (record) return record;
     const tombstone = this.#tombstones.get(id);
-    if (tombstone && performance.now() - tombstone.at < TOMBSTONE_MS) throw sessionGone(id, tombstone.why);
+    if (tombstone && performance.now() - tombstone.at < TOMBSTONE_MS) throw sessionDeleted(id, tombstone.why);
     throw sessionNotFound(id);
   }
 

@@ -4,7 +4,7 @@ import { STREAM_FORMATS } from '../../../src/http/formats/stream-formats.js';
 import { streamContextOf } from '../../../src/http/serve-run-stream.js';
 import { startTestBridge, type TestBridge } from '../../support/start-test-bridge.js';
 
-const PREAMBLE = 'retry: 3000\n\n';
+const RETRY_LINE = 'retry: 3000\n';
 
 describe('the stream formats over HTTP', () => {
   let bridge: TestBridge;
@@ -37,13 +37,13 @@ describe('the stream formats over HTTP', () => {
       expect(response.status).toBe(200);
       expect(response.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
       expect(response.headers.get('cache-control')).toBe('no-cache');
-      expect(await response.text()).toBe(PREAMBLE + projection(name, -1));
+      expect(await response.text()).toBe(RETRY_LINE + projection(name, -1));
     },
   );
 
   it.each(['openai', 'combined', 'ag-ui', 'ai-sdk'])('resumes format=%s with ?after=', async (name) => {
     const response = await bridge.fetch(`/v1/runs/${runId}/events?format=${name}&after=7`);
-    expect(await response.text()).toBe(PREAMBLE + projection(name, 7));
+    expect(await response.text()).toBe(RETRY_LINE + projection(name, 7));
   });
 
   it.each(['combined', 'ag-ui', 'ai-sdk'])(
@@ -52,7 +52,7 @@ describe('the stream formats over HTTP', () => {
       const response = await bridge.fetch(`/v1/runs/${runId}/events?format=${name}`, {
         headers: { 'Last-Event-ID': '12' },
       });
-      expect(await response.text()).toBe(PREAMBLE + projection(name, 12));
+      expect(await response.text()).toBe(RETRY_LINE + projection(name, 12));
     },
   );
 
@@ -76,9 +76,18 @@ describe('the stream formats over HTTP', () => {
   it('lets the typed events ride along in format=openai with ?agent_events=1', async () => {
     const response = await bridge.fetch(`/v1/runs/${runId}/events?format=openai&agent_events=1`);
     const text = await response.text();
-    expect(text).toBe(PREAMBLE + projection('openai', -1, 'agent_events=1'));
+    expect(text).toBe(RETRY_LINE + projection('openai', -1, 'agent_events=1'));
     expect(text).toContain('"agent_event":{"event":"tool.completed"');
   });
+
+  it.each(['__proto__', 'constructor', 'toString', 'hasOwnProperty'])(
+    'answers 400 to format=%s, a name every object inherits, rather than dropping the connection',
+    async (name) => {
+      const response = await bridge.fetch(`/v1/runs/${runId}/events?format=${name}`);
+      expect(response.status).toBe(400);
+      expect(await response.json()).toMatchObject({ error: { code: 'unknown_format' } });
+    },
+  );
 
   it('answers 400 naming the formats for an unknown one', async () => {
     const response = await bridge.fetch(`/v1/runs/${runId}/events?format=xml`);

@@ -29,6 +29,10 @@ describe('OrsClient discovery', () => {
     ]);
   });
 
+  it('reads no task schema from a server without the task_schema extension (it answers 404)', async () => {
+    expect(await rig.client.taskSchema('arith')).toBeUndefined();
+  });
+
   it('reads tasks, their count, one task and a range with Python slice rules', async () => {
     expect(await rig.client.tasks('arith', 'test')).toEqual([{ a: 1, b: 1 }]);
     expect(await rig.client.numTasks('arith', 'train')).toBe(3);

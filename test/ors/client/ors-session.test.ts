@@ -55,6 +55,15 @@ describe('OrsClient.openSession and OrsSession', () => {
     expect(rig.server.openSessions()).toEqual([]);
   });
 
+  it('words invalid_task for the spec, not for split and index, when /create rejects a task spec', async () => {
+    rig = await startOrsTestRig();
+    rig.proxy.inject({ path: '/create', fault: { type: 'status', status: 400, detail: 'question: required' } });
+    const error = (await rejectionOf(rig.openSession({ task: { spec: { a: 1 } } }))) as OrsError;
+    expect(error).toMatchObject({ code: 'invalid_task', status: 400 });
+    expect(error.message).toMatch(/rejected the task spec \(400: question: required\)\. Check task\.spec/);
+    expect(error.message).not.toMatch(/split|index/);
+  });
+
   it('keeps secrets out of the error when the server quotes the request back', async () => {
     rig = await startOrsTestRig({ server: { rejectCreateWith422: true } });
     const secrets = { api_key: 'sk-very-secret', nested: { token: 'tok "quoted" value' } };

@@ -51,6 +51,21 @@ describe('the discovery endpoints', () => {
     expect((await send(t.base, '/TestEnv/splits')).status).toBe(200);
   });
 
+  it('describes what a task_spec holds as the JSON Schema of the input /create accepts (our extension)', async () => {
+    const res = await send(t.base, '/TestEnv/task_schema');
+    expect(res.status).toBe(200);
+    expect(res.json()).toEqual({
+      task_schema: {
+        $schema: 'https://json-schema.org/draft/2020-12/schema',
+        type: 'object',
+        properties: { question: { type: 'string' }, fail_setup: { type: 'boolean' }, hold_setup: { type: 'string' } },
+        required: ['question'],
+        additionalProperties: false,
+      },
+    });
+    expect((await send(t.base, '/nope/task_schema')).status).toBe(404);
+  });
+
   it('lists the splits with name and type', async () => {
     expect((await send(t.base, '/testenv/splits')).json()).toEqual([
       { name: 'train', type: 'train' },

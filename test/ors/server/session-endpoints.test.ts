@@ -160,7 +160,7 @@ describe('/create', () => {
 });
 
 describe('/ping', () => {
-  it('answers ok for a live session, 404 for an unknown one, 410 for a deleted one, 400 without the header', async () => {
+  it('answers ok for a live session, 404 for an unknown or deleted one, 400 without the header', async () => {
     const id = await t.session();
     const ok = await send(t.base, '/ping', { method: 'POST', headers: sid(id) });
     expect(ok.status).toBe(200);
@@ -168,7 +168,8 @@ describe('/ping', () => {
     expect((await send(t.base, '/ping', { method: 'POST', headers: sid('never') })).status).toBe(404);
     expect((await send(t.base, '/ping', { method: 'POST' })).status).toBe(400);
     await send(t.base, '/delete', { method: 'POST', headers: sid(id) });
-    expect((await send(t.base, '/ping', { method: 'POST', headers: sid(id) })).status).toBe(410);
+    // The ORS pages answer 404 for a session that is not there, deleted ones included.
+    expect((await send(t.base, '/ping', { method: 'POST', headers: sid(id) })).status).toBe(404);
   });
 
   it('does not wait for a setup that is still running', async () => {
@@ -225,15 +226,15 @@ describe('/{env}/prompt and /{env}/task_tools', () => {
     expect(tools.at(-1)).toEqual({ name: 'hint', description: 'A hint for "What is 1+1?".', input_schema: null });
   });
 
-  it('answer 400 without the header, 404 for an unknown session or environment, 410 for a deleted session', async () => {
+  it('answer 400 without the header, 404 for an unknown or deleted session or an unknown environment', async () => {
     const id = await t.session();
     expect((await send(t.base, '/testenv/prompt')).status).toBe(400);
     expect((await send(t.base, '/testenv/prompt', { headers: sid('never') })).status).toBe(404);
     expect((await send(t.base, '/nope/prompt', { headers: sid(id) })).status).toBe(404);
     await send(t.base, '/delete', { method: 'POST', headers: sid(id) });
     const gone = await send(t.base, '/testenv/task_tools', { headers: sid(id) });
-    expect(gone.status).toBe(410);
-    expect(detailOf(gone)).toMatch(/^Session deleted/);
+    expect(gone.status).toBe(404);
+    expect(detailOf(gone)).toMatch(/^Session deleted: session ".+" was deleted; start a new episode/);
   });
 
   it('answer 500 with the reason, every time, when setup failed', async () => {

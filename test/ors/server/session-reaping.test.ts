@@ -15,17 +15,17 @@ async function until(condition: () => boolean): Promise<void> {
 }
 
 describe('idle sessions', () => {
-  it('are reaped after sessionIdleMs without a request: torn down, then answered with 410', async () => {
+  it('are reaped after sessionIdleMs without a request: torn down, then answered with 404 saying why', async () => {
     t = await startTestServer({ sessionIdleMs: 30 });
     const id = await t.session();
     await until(() => t.server.activeSessionIds().length === 0);
     expect(t.probe.teardowns).toEqual([id]);
     const late = await send(t.base, '/testenv/prompt', { headers: sid(id) });
-    expect(late.status).toBe(410);
+    expect(late.status).toBe(404);
     expect((late.json() as { detail: string }).detail).toMatch(
       /^Session deleted: session ".+" expired after 0\.03 s without activity/,
     );
-    expect((await send(t.base, '/ping', { method: 'POST', headers: sid(id) })).status).toBe(410);
+    expect((await send(t.base, '/ping', { method: 'POST', headers: sid(id) })).status).toBe(404);
   });
 
   it('are not reaped while a tool of theirs runs, however long since their last request', async () => {

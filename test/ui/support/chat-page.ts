@@ -2,6 +2,7 @@ import { mkdir, readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import type { Page, Request } from 'playwright-core';
+import { expect } from 'vitest';
 import type { LaunchedChromium } from '../../support/launch-chromium.js';
 
 /** One open tab of the chat page and what it did. */
@@ -47,11 +48,10 @@ export async function openChatPage(
 
 /** Waits until the start form has its environments and models, so a choice can be made. */
 export async function waitForForm(tab: Page): Promise<void> {
-  await tab.getByRole('button', { name: 'Start run' }).waitFor();
-  // This file has no DOM types: what runs in the page is written as text.
-  await tab.waitForFunction(
-    `[...document.querySelectorAll('button')].some((button) => button.textContent === 'Start run' && !button.disabled)`,
-  );
+  const start = tab.getByRole('button', { name: 'Start run' });
+  await start.waitFor();
+  // Polled from here: a function polled in the page would be an eval, which the page's CSP forbids.
+  await expect.poll(() => start.isEnabled()).toBe(true);
 }
 
 /**

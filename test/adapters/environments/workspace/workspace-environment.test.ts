@@ -188,4 +188,28 @@ describe('the workspace environment', () => {
     const task = workspaceTasks.get('test', 7);
     expect((await session(task)).files).toEqual(generateWorkspaceFiles(task));
   });
+
+  it('lets the event loop run while a search scans a large workspace, and stops when the session ends', async () => {
+    const state = await session(workspaceTasks.get('train', 0));
+    const line = `${'filler text '.repeat(8)}\n`;
+    for (let index = 0; index < 40; index++) state.files.set(`big/${index}.txt`, line.repeat(10_000));
+    // Counts turns of the event loop while the search runs; a search that never yields gets none.
+    let turns = 0;
+    let ticking = true;
+    const tick = () => {
+      turns++;
+      if (ticking) setImmediate(tick);
+    };
+    setImmediate(tick);
+    const result = await call(state, 'search', { pattern: 'not in any file' });
+    ticking = false;
+    expect(textOf(result)).toContain('No lines contain');
+    expect(turns).toBeGreaterThan(100);
+
+    const stop = new AbortController();
+    controllers.push(stop);
+    const searching = call(state, 'search', { pattern: 'filler' }, { signal: stop.signal });
+    stop.abort(new Error('session deleted'));
+    await expect(searching).rejects.toThrow('session deleted');
+  });
 });

@@ -1,0 +1,54 @@
+import { execFile } from 'node:child_process';
+import { once } from 'node:events';
+import { type AddressInfo, createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { type RunEvent, RunEventSchema } from '../../src/protocol/run-events.js';
+import { FROM_SOURCES } from '../support/spawn-runbridge.js';
+
+const CLI_FROM_SOURCES = fileURLToPath(new URL('../support/runbridge-from-sources.ts', import.meta.url));
+
+/** `runbridge run ARGS` as a process, from the sources; resolves to its exit code and output, whatever the code. */
+async function runbridgeRun(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const command = [...FROM_SOURCES.execArgv, CLI_FROM_SOURCES, 'run', ...args];
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, command, {
+      env: { ...process.env, ...FROM_SOURCES.env, ORS_URL: '', RUNBRIDGE_API_KEYS: '', RUNBRIDGE_MODEL: 'offline' },
+      timeout: 60_000,
+    });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const failed = error as { code: number; stdout: string; stderr: string };
+    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
+  }
+}
+
+describe('runbridge run as a process', () => {
+  it('plays --index alone from the first split, as the API does', async () => {
+    const { code, stdout } = await runbridgeRun(['--env', 'arith', '--index', '2', '--json']);
+    expect(code).toBe(0);
+    const events: RunEvent[] = stdout
+      .trim()
+      .split('\n')
+      .map((line) => RunEventSchema.parse(JSON.parse(line)));
+    expect(events[0]).toMatchObject({ event: 'run.started', task: { split: 'train', index: 2 } });
+    expect(events.at(-1)?.event).toBe('run.completed');
+  }, 60_000);
+
+  it('says where it looked, why and what to do when --server cannot be reached, not just "fetch failed"', async () => {
+    const closed = createServer();
+    closed.listen(0, '127.0.0.1');
+    await once(closed, 'listening');
+    const { port } = closed.address() as AddressInfo;
+    await new Promise((resolve) => closed.close(resolve));
+    const refused = await runbridgeRun(['--server', `http://127.0.0.1:${port}`]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(`cannot reach the bridge at http://127.0.0.1:${port} (failed: ECONNREFUSED`);
+    expect(refused.stderr).toContain('runbridge serve');
+    // Port 1 is one fetch refuses to dial at all; the reason says so.
+    const blocked = await runbridgeRun(['--server', 'http://127.0.0.1:1']);
+    expect(blocked.code).toBe(1);
+    expect(blocked.stderr).toContain('cannot reach the bridge at http://127.0.0.1:1 (failed: fetch failed: bad port)');
+  }, 60_000);
+});

@@ -1,0 +1,52 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestBridge, type TestBridge } from '../support/start-test-bridge.js';
+
+/** What a 400 `unknown_model` says, so the caller knows what to write or set (docs/models.md). */
+describe('an unknown model', () => {
+  let bridge: TestBridge;
+
+  beforeAll(async () => {
+    bridge = await startTestBridge();
+  });
+  afterAll(() => bridge.shutdown());
+
+  async function messageFor(path: string, body: Record<string, unknown>): Promise<string> {
+    const response = await bridge.fetch(path, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    expect(response.status).toBe(400);
+    const { error } = (await response.json()) as { error: { code: string; message: string } };
+    expect(error.code).toBe('unknown_model');
+    return error.message;
+  }
+
+  it('named without its provider suggests the provider:name it probably meant, and how to enable it', async () => {
+    const chat = await messageFor('/v1/chat/completions', {
+      model: 'gpt-4o',
+      messages: [{ role: 'user', content: 'hi' }],
+    });
+    expect(chat).toBe(
+      '"gpt-4o" is not a model provider: models are named provider:name. Did you mean "openai:gpt-4o" ' +
+        '(set OPENAI_API_KEY, or OPENAI_BASE_URL for an OpenAI-compatible server)? Providers here: offline.',
+    );
+    expect(await messageFor('/v1/runs', { model: 'claude-sonnet-4-5' })).toContain(
+      'Did you mean "anthropic:claude-sonnet-4-5" (set ANTHROPIC_API_KEY)?',
+    );
+  });
+
+  it('of a provider that is not configured names the setting that enables that provider', async () => {
+    const message = await messageFor('/v1/runs', { model: 'anthropic:claude-sonnet-4-5' });
+    expect(message).toBe(
+      'The model provider "anthropic" is not configured: set ANTHROPIC_API_KEY. Providers here: offline.',
+    );
+    expect(message).not.toContain('OPENAI_API_KEY');
+  });
+
+  it('of a provider nobody knows lists the ones there are', async () => {
+    expect(await messageFor('/v1/runs', { model: 'nope:x' })).toBe(
+      'Unknown model provider "nope". Providers here: offline.',
+    );
+  });
+});

@@ -1,0 +1,42 @@
+import { once } from 'node:events';
+import { type AddressInfo, createServer } from 'node:net';
+import { describe, expect, it } from 'vitest';
+import { ConfigError } from '../../src/config.js';
+import { startTestBridge } from '../support/start-test-bridge.js';
+
+/** What start-up checks before the bridge listens (docs/configuration.md). */
+describe('start-up', () => {
+  it('stops when the ORS server does not have RUNBRIDGE_DEFAULT_ENV, naming the ones it has', async () => {
+    const started = startTestBridge({ RUNBRIDGE_DEFAULT_ENV: 'nope' });
+    await expect(started).rejects.toBeInstanceOf(ConfigError);
+    await expect(started).rejects.toThrow(
+      /RUNBRIDGE_DEFAULT_ENV=nope: .*Unknown environment "nope"\. Available: arith, workspace\./,
+    );
+  });
+
+  it('takes RUNBRIDGE_DEFAULT_ENV in any case, as ORS servers match names', async () => {
+    const bridge = await startTestBridge({ RUNBRIDGE_DEFAULT_ENV: 'Arith' });
+    try {
+      const runId = await bridge.startRun();
+      expect((await bridge.readEvents(runId))[0]).toMatchObject({ event: 'run.started', env: 'Arith' });
+    } finally {
+      await bridge.shutdown();
+    }
+  });
+
+  it('starts, and says the check was skipped, when a remote ORS server does not answer yet', async () => {
+    const closed = createServer().listen(0, '127.0.0.1');
+    await once(closed, 'listening');
+    const { port } = closed.address() as AddressInfo;
+    await new Promise((resolve) => closed.close(resolve));
+    const logged: string[] = [];
+    const bridge = await startTestBridge(
+      { ORS_URL: `http://127.0.0.1:${port}`, RUNBRIDGE_DEFAULT_ENV: 'anything' },
+      { log: (message) => logged.push(message) },
+    );
+    await bridge.shutdown();
+    expect(logged).toEqual([
+      expect.stringMatching(/^RUNBRIDGE_DEFAULT_ENV=anything was not checked: the ORS server at/),
+    ]);
+  }, 30_000);
+});
