@@ -6,6 +6,7 @@ import { formatSeconds } from '../../src/ui/state/format.js';
 import { type LaunchedChromium, launchChromium } from '../support/launch-chromium.js';
 import { scriptedProvider } from '../support/scripted-model.js';
 import { startTestBridge, type TestBridge } from '../support/start-test-bridge.js';
+import { startStreamCutProxy } from '../support/stream-cut-proxy.js';
 import { createTestEnvironment, type TestProbe } from '../support/test-environment.js';
 import { textByTurn } from '../support/text-by-turn.js';
 import { type BuiltPage, buildPage } from './support/build-page.js';
@@ -180,6 +181,31 @@ describe('the chat page plays episodes', () => {
       .toMatch(/wait finished after [\d.]+ m?s, reward 1\.Run completed with reward 1\.$/);
     expect(problems).toEqual([]);
     await tab.close();
+  });
+
+  it('shows the run exactly once when its event stream is cut mid-frame, resuming where it broke off', async () => {
+    let streams = 0;
+    const proxy = await startStreamCutProxy(bridge.url, ({ method, url }) =>
+      method === 'GET' && url.includes('/events') && streams++ === 0 ? { bytes: 1500 } : undefined,
+    );
+    try {
+      // Chromium itself logs the cut stream (ERR_INCOMPLETE_CHUNKED_ENCODING); the page must log nothing.
+      const { tab, problems } = await openChatPage(browser, proxy.url, { allowErrorAnswers: true });
+      const runId = await startRunFromForm(tab, { env: 'arith', split: 'test', index: 5 });
+      await tab.locator('.outcome').waitFor();
+      const log = await bridge.readEvents(runId);
+      const shown = await shownTranscript(tab);
+      expect(shown.text).toEqual(textByTurn(log));
+      expect(shown.tools.map(({ name, state, chips }) => ({ name, state, chips }))).toEqual(expectedTools(log));
+      const resumed = proxy.requests.filter((request) => request.url === `/v1/runs/${runId}/events`);
+      expect(resumed.length).toBeGreaterThanOrEqual(2);
+      expect(resumed[0]!.lastEventId).toBeUndefined();
+      expect(Number(resumed[1]!.lastEventId)).toBeGreaterThan(0);
+      expect(problems).toEqual([]);
+      await tab.close();
+    } finally {
+      await proxy.close();
+    }
   });
 
   it('lists past runs and reopens one in a new tab, replaying its log from the start', async () => {
