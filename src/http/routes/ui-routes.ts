@@ -28,7 +28,7 @@ export const PAGE_HEADERS: Readonly<Record<string, string>> = {
   'Referrer-Policy': 'no-referrer',
   'Cross-Origin-Opener-Policy': 'same-origin',
   'Cross-Origin-Resource-Policy': 'same-origin',
-  // Revalidated on every load (a cheap 304 by ETag), so a new build shows at once.
+  // Revalidated on every load (a cheap 304 by ETag), so a browser never runs a page older than the bridge's.
   'Cache-Control': 'no-cache',
 };
 
