@@ -244,4 +244,38 @@ describe('the chat page plays episodes', () => {
     expect(problems).toEqual([]);
     await tab.close();
   });
+
+  it('keeps the run list current: Refresh, the status of an active run polled, older runs page by page', async () => {
+    const { tab, problems } = await openChatPage(browser, bridge.url);
+    await waitForForm(tab);
+    const items = tab.locator('.run-item');
+    const before = await items.count();
+    // Started elsewhere (another client of the same key): the list shows it on Refresh…
+    const elsewhere = await bridge.startRun({
+      env: 'arith',
+      task: { split: 'test', index: 7 },
+      model: 'scripted:hang',
+    });
+    await tab.getByRole('button', { name: 'Refresh' }).click();
+    const item = tab.locator(`.run-item[href="#/runs/${elsewhere}"]`);
+    await expect.poll(() => item.textContent()).toMatch(/^arith · test #7running/);
+    // …and, while it is active, follows its status without being asked.
+    await bridge.fetch(`/v1/runs/${elsewhere}/cancel`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+    });
+    await expect.poll(() => item.textContent(), { timeout: 15_000 }).toMatch(/^arith · test #7cancelled/);
+
+    // Past 20 runs, the older ones come a page at a time.
+    for (let count = before + 1; count < 21; count++) await bridge.readEvents(await bridge.startRun({ env: 'arith' }));
+    await tab.getByRole('button', { name: 'Refresh' }).click();
+    await expect.poll(() => items.count()).toBe(20);
+    await tab.getByRole('button', { name: 'Show older runs' }).click();
+    const all = (await (await bridge.fetch('/v1/runs?limit=100')).json()) as { data: unknown[] };
+    expect(all.data.length).toBeGreaterThan(20);
+    await expect.poll(() => items.count()).toBe(all.data.length);
+    expect(await tab.getByRole('button', { name: 'Show older runs' }).count()).toBe(0);
+    expect(problems).toEqual([]);
+    await tab.close();
+  });
 });
