@@ -6,7 +6,14 @@ import { type LaunchedChromium, launchChromium } from '../support/launch-chromiu
 import { scriptedProvider } from '../support/scripted-model.js';
 import { startTestBridge, type TestBridge } from '../support/start-test-bridge.js';
 import { type BuiltPage, buildPage } from './support/build-page.js';
-import { accessibilityViolations, openChatPage, snap, startRunFromForm, waitForForm } from './support/chat-page.js';
+import {
+  accessibilityViolations,
+  openChatPage,
+  PATIENCE,
+  snap,
+  startRunFromForm,
+  waitForForm,
+} from './support/chat-page.js';
 
 /** What has the focus: its id, or its tag and text. */
 function focused(tab: Page): Promise<string> {
@@ -81,7 +88,7 @@ describe('the chat page is accessible', () => {
     await tab.keyboard.press('Control+Enter');
     await tab.waitForURL(/#\/runs\/run_\w+$/);
     // Opening the run moves the focus to its heading, where a screen reader starts reading.
-    await expect.poll(() => focused(tab)).toBe('run-title');
+    await expect.poll(() => focused(tab), PATIENCE).toBe('run-title');
     await tabTo(tab, 'button:Cancel run');
     await tab.keyboard.press('Enter');
     await tab.locator('.outcome-cancelled').waitFor();
@@ -91,7 +98,7 @@ describe('the chat page is accessible', () => {
     // A new run, through the bar's link; the form's heading takes the focus.
     await tabTo(tab, 'a:New run');
     await tab.keyboard.press('Enter');
-    await expect.poll(() => focused(tab)).toBe('start-title');
+    await expect.poll(() => focused(tab), PATIENCE).toBe('start-title');
     await tabTo(tab, 'env');
     await tab.keyboard.type('workspace');
     await tabTo(tab, 'button:Start run');
@@ -189,7 +196,7 @@ describe('the chat page is accessible', () => {
     expect(await tab.getByRole('main').count()).toBe(1);
     const runId = await startRunFromForm(tab, { env: 'arith', model: 'scripted:hang' });
     await tab.getByRole('button', { name: 'Cancel run' }).click();
-    await expect.poll(() => live.textContent()).toContain('Run cancelled.');
+    await expect.poll(() => live.textContent(), PATIENCE).toContain('Run cancelled.');
     expect(await tab.getByRole('list', { name: 'Transcript' }).count()).toBe(1);
     expect((await bridge.readEvents(runId)).at(-1)?.event).toBe('run.cancelled');
     expect(problems).toEqual([]);

@@ -10,7 +10,7 @@ import { startStreamCutProxy } from '../support/stream-cut-proxy.js';
 import { createTestEnvironment, type TestProbe } from '../support/test-environment.js';
 import { textByTurn } from '../support/text-by-turn.js';
 import { type BuiltPage, buildPage } from './support/build-page.js';
-import { openChatPage, shownTranscript, snap, startRunFromForm, waitForForm } from './support/chat-page.js';
+import { openChatPage, PATIENCE, shownTranscript, snap, startRunFromForm, waitForForm } from './support/chat-page.js';
 
 /** How long the workspace's deep search takes here: long enough to watch its timer move. */
 const SLOW_TOOL_MS = 2500;
@@ -109,7 +109,7 @@ describe('the chat page plays episodes', () => {
       );
     }
     await expect
-      .poll(() => tab.locator('.run-item[aria-current="page"]').textContent())
+      .poll(() => tab.locator('.run-item[aria-current="page"]').textContent(), PATIENCE)
       .toMatch(/^arith · train #2completedreward 1/);
     await snap(tab, 'completed', { fullPage: true });
     expect(problems).toEqual([]);
@@ -125,7 +125,7 @@ describe('the chat page plays episodes', () => {
     await timer.waitFor();
     const seconds = async () => Number.parseFloat(/running · ([\d.]+) s/.exec((await timer.textContent()) ?? '')![1]!);
     const first = await seconds();
-    await expect.poll(seconds).toBeGreaterThan(first + 0.3);
+    await expect.poll(seconds, PATIENCE).toBeGreaterThan(first + 0.3);
     await expect(tab.locator('.tool-running .tool-name').textContent()).resolves.toBe('search');
     await expect(tab.locator('.tool-running .tool-args').textContent()).resolves.toContain('"deep": true');
     await snap(tab, 'slow-tool-running', { fullPage: true });
@@ -147,7 +147,9 @@ describe('the chat page plays episodes', () => {
     await tab.locator('.tool-running').waitFor();
     await tab.reload();
     // What the tab had is shown at once from its storage, before anything else arrives.
-    await expect.poll(() => tab.locator('.assistant-text').allTextContents()).toEqual(['Waiting for the test. ']);
+    await expect
+      .poll(() => tab.locator('.assistant-text').allTextContents(), PATIENCE)
+      .toEqual(['Waiting for the test. ']);
     await expect(tab.locator('.user-bubble').textContent()).resolves.toBe('Please wait.');
     probe.release('reload', 'Released by the test.');
     await tab.locator('.outcome').waitFor();
@@ -177,7 +179,7 @@ describe('the chat page plays episodes', () => {
     expect(resumedAfter).toBeLessThan(toolCompleted);
     // Live events after the reload were read out to screen readers.
     await expect
-      .poll(() => tab.getByTestId('announcer').textContent())
+      .poll(() => tab.getByTestId('announcer').textContent(), PATIENCE)
       .toMatch(/wait finished after [\d.]+ m?s, reward 1\.Run completed with reward 1\.$/);
     expect(problems).toEqual([]);
     await tab.close();
@@ -258,7 +260,7 @@ describe('the chat page plays episodes', () => {
     });
     await tab.getByRole('button', { name: 'Refresh' }).click();
     const item = tab.locator(`.run-item[href="#/runs/${elsewhere}"]`);
-    await expect.poll(() => item.textContent()).toMatch(/^arith · test #7running/);
+    await expect.poll(() => item.textContent(), PATIENCE).toMatch(/^arith · test #7running/);
     // …and, while it is active, follows its status without being asked.
     await bridge.fetch(`/v1/runs/${elsewhere}/cancel`, {
       method: 'POST',
@@ -269,11 +271,11 @@ describe('the chat page plays episodes', () => {
     // Past 20 runs, the older ones come a page at a time.
     for (let count = before + 1; count < 21; count++) await bridge.readEvents(await bridge.startRun({ env: 'arith' }));
     await tab.getByRole('button', { name: 'Refresh' }).click();
-    await expect.poll(() => items.count()).toBe(20);
+    await expect.poll(() => items.count(), PATIENCE).toBe(20);
     await tab.getByRole('button', { name: 'Show older runs' }).click();
     const all = (await (await bridge.fetch('/v1/runs?limit=100')).json()) as { data: unknown[] };
     expect(all.data.length).toBeGreaterThan(20);
-    await expect.poll(() => items.count()).toBe(all.data.length);
+    await expect.poll(() => items.count(), PATIENCE).toBe(all.data.length);
     expect(await tab.getByRole('button', { name: 'Show older runs' }).count()).toBe(0);
     expect(problems).toEqual([]);
     await tab.close();

@@ -4,6 +4,7 @@ import { builtinEnvironments } from '../../adapters/environments/builtin-environ
 import { type LaunchedChromium, launchChromium } from '../support/launch-chromium.js';
 import { scriptedProvider } from '../support/scripted-model.js';
 import { startTestBridge, type TestBridge } from '../support/start-test-bridge.js';
+import { unusedPort } from '../support/unused-port.js';
 import { type BuiltPage, buildPage } from './support/build-page.js';
 import { openChatPage, snap, startRunFromForm, waitForForm } from './support/chat-page.js';
 
@@ -114,6 +115,30 @@ describe('the chat page explains errors', () => {
         headers: { 'Content-Type': 'application/json' },
       });
       await tab.close();
+    }
+  });
+
+  it('says when the environments cannot be listed (502 from the ORS server), and offers to try again', async () => {
+    const orsless = await startTestBridge({ ORS_URL: `http://127.0.0.1:${await unusedPort()}` }, { uiDir: page.dir });
+    try {
+      const { tab, problems } = await openChatPage(browser, orsless.url, { allowErrorAnswers: true });
+      expect(await alertText(tab)).toMatch(
+        /^Could not list the environments and modelsGET \/list_environments: .+ \(ors_unavailable\)Try again$/,
+      );
+      expect(await tab.getByRole('button', { name: 'Start run' }).isDisabled()).toBe(true);
+      const retry = tab.getByRole('button', { name: 'Try again' });
+      const environmentsRequests = () =>
+        tab.evaluate(
+          `performance.getEntriesByType('resource').filter((entry) => entry.name.endsWith('/v1/environments')).length`,
+        );
+      const before = (await environmentsRequests()) as number;
+      await retry.click();
+      await expect.poll(environmentsRequests, { timeout: 15_000 }).toBe(before + 1);
+      await tab.getByRole('alert').waitFor();
+      expect(problems).toEqual([]);
+      await tab.close();
+    } finally {
+      await orsless.shutdown();
     }
   });
 

@@ -5,6 +5,12 @@ import type { Page, Request } from 'playwright-core';
 import { expect } from 'vitest';
 import type { LaunchedChromium } from '../../support/launch-chromium.js';
 
+/**
+ * How long a test waits for the page to show what it waits for: the page and the bridge share two
+ * busy cores with the rest of the suite, so a moment in a quiet run can be seconds in a loaded one.
+ */
+export const PATIENCE = { timeout: 10_000 } as const;
+
 /** One open tab of the chat page and what it did. */
 export interface ChatTab {
   tab: Page;
@@ -51,7 +57,7 @@ export async function waitForForm(tab: Page): Promise<void> {
   const start = tab.getByRole('button', { name: 'Start run' });
   await start.waitFor();
   // Polled from here: a function polled in the page would be an eval, which the page's CSP forbids.
-  await expect.poll(() => start.isEnabled()).toBe(true);
+  await expect.poll(() => start.isEnabled(), PATIENCE).toBe(true);
 }
 
 /**
