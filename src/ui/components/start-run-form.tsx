@@ -142,7 +142,11 @@ export function StartRunForm({ client, catalog, reloadCatalog, onStarted, onAuth
             />
           </div>
           <p id="index-hint" class="hint">
-            {chosenSplit ? `0 to ${formatCount(chosenSplit.tasks - 1)} in ${chosenSplit.name}` : ' '}
+            {chosenSplit === undefined
+              ? ' '
+              : chosenSplit.tasks === 0
+                ? `${chosenSplit.name} has no tasks`
+                : `0 to ${formatCount(chosenSplit.tasks - 1)} in ${chosenSplit.name}`}
           </p>
         </fieldset>
         <div class="field">

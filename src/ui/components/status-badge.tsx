@@ -12,6 +12,8 @@ const LABELS: Record<string, string> = {
 export function StatusBadge({ status }: { status: string }) {
   const known = Object.hasOwn(LABELS, status);
   return (
-    <span class={`badge badge-${known ? status : 'other'}`}>{known ? LABELS[status] : status.replace('_', ' ')}</span>
+    <span class={`badge badge-${known ? status : 'other'}`}>
+      {known ? LABELS[status] : status.replaceAll('_', ' ')}
+    </span>
   );
 }
