@@ -16,6 +16,7 @@ export type {
   Usage,
 } from '../protocol/run-events.js';
 export type { RunCreated, RunSnapshot, RunStatus } from '../protocol/run-snapshot.js';
+export type { EnvironmentsApi, ModelsApi } from './catalog-api.js';
 export {
   ApiError,
   type ApiErrorInit,
@@ -35,8 +36,10 @@ export {
 export {
   type AnyRunEvent,
   type CancelAnswer,
+  type EnvironmentList,
   isKnownRunEvent,
   isTerminalRunEvent,
+  type ModelList,
   type RunListQuery,
   type RunPage,
   type RunRequest,
