@@ -1,6 +1,14 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
+  resolve: {
+    // The chat page's sources (src/ui/) import the client by its package name, as an app would;
+    // tests resolve it to the sources (as tsconfig's paths do for tsc and tsx), never to a stale dist/.
+    alias: [
+      { find: /^runbridge\/client$/, replacement: fileURLToPath(new URL('./src/client/index.ts', import.meta.url)) },
+    ],
+  },
   test: {
     include: ['test/**/*.test.ts'],
     // Tests run real HTTP servers on loopback; a generous timeout absorbs a busy 2-core CI machine.

@@ -1,11 +1,12 @@
 // `npm run build` (and `prepare`, so `npm ci` on a clone builds too): dist/ from the TypeScript
 // sources — tsc for the Node entry points and their declarations (tsconfig.build.json), then the
-// browser build of runbridge/client. dist/ is emptied first, so nothing of a removed source ships.
+// browser build of runbridge/client, then the chat page (dist/ui/). dist/ is emptied first, so nothing of a removed source ships.
 import { execFileSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { buildBrowserClient } from './build-browser-client.mjs';
+import { buildUi } from './build-ui.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 let tsc;
@@ -20,3 +21,4 @@ try {
 rmSync(`${root}/dist`, { recursive: true, force: true });
 execFileSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' });
 await buildBrowserClient(`${root}/dist/browser/client.js`);
+await buildUi(`${root}/dist/ui`);

@@ -18,6 +18,16 @@ const seconds = (fallback: number) =>
     .max(MAX_TIMER_SECONDS, `must be at most ${MAX_TIMER_SECONDS} (Node's longest timer)`)
     .default(fallback);
 const count = (fallback: number) => z.coerce.number().int().positive().default(fallback);
+const ON = ['1', 'true', 'on', 'yes'] as const;
+const OFF = ['0', 'false', 'off', 'no'] as const;
+/** A switch: `1`/`true`/`on`/`yes` or `0`/`false`/`off`/`no`, in any case; unset or empty is `fallback`. */
+const flag = (fallback: boolean) =>
+  z
+    .string()
+    .optional()
+    .transform((value) => value?.trim().toLowerCase() || undefined)
+    .pipe(z.enum([...ON, ...OFF], 'must be 1 or 0 (or true/false, on/off)').optional())
+    .transform((value) => (value === undefined ? fallback : (ON as readonly string[]).includes(value)));
 const optionalText = z
   .string()
   .optional()
@@ -53,6 +63,7 @@ const EnvSchema = z.object({
   RUNBRIDGE_MAX_QUEUED_PER_KEY: z.coerce.number().int().min(0).optional(),
   RUNBRIDGE_MAX_QUEUED_BYTES: count(64 * 1024 * 1024),
   RUNBRIDGE_MAX_STORED_BYTES: count(256 * 1024 * 1024),
+  RUNBRIDGE_UI: flag(true),
   // Caps against hostile load (docs/security.md, "Caps"); unset connection and stream caps are
   // derived from the open-file limit at start-up.
   RUNBRIDGE_MAX_CONNECTIONS: optionalCount,
@@ -109,6 +120,11 @@ export interface Config {
   maxQueuedBytes: number;
   /** Bytes of JSON stored runs may hold (requests, events, details); past it the oldest finished runs are forgotten. */
   maxStoredBytes: number;
+  /** The chat page at `GET /` (docs/ui.md). */
+  ui: {
+    /** `RUNBRIDGE_UI`: serve the page and its assets; off, `GET /` is a 404 like any unknown route. */
+    enabled: boolean;
+  };
   /** Connections the server holds at most; undefined: derived from the open-file limit. */
   maxConnections: number | undefined;
   /** Open event streams in total; undefined: derived from the connection limit. */
@@ -202,6 +218,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     orsCallSilenceMs: ms(e.RUNBRIDGE_ORS_CALL_SILENCE_SECONDS),
     streamTokenTtlMs: ms(e.RUNBRIDGE_STREAM_TOKEN_TTL_SECONDS),
     ...storeQuotas(e, list(e.RUNBRIDGE_API_KEYS).length),
+    ui: { enabled: e.RUNBRIDGE_UI },
     maxConnections: e.RUNBRIDGE_MAX_CONNECTIONS,
     maxStreams: e.RUNBRIDGE_MAX_STREAMS,
     maxStreamsPerKey: e.RUNBRIDGE_MAX_STREAMS_PER_KEY,

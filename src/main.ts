@@ -13,7 +13,9 @@ import { answerClientError } from './http/answer-client-error.js';
 import { Authenticator } from './http/authenticate.js';
 import { connectionLimits, openFileLimit } from './http/connection-limits.js';
 import { createApp } from './http/create-app.js';
+import { EnvironmentDirectory } from './http/environment-directory.js';
 import { StreamSlots } from './http/stream-slots.js';
+import { UiAssets } from './http/ui-assets.js';
 import type { ModelProvider } from './models/model.js';
 import { ModelRegistry } from './models/model-registry.js';
 import { OrsClient } from './ors/client/ors-client.js';
@@ -32,6 +34,8 @@ export interface StartOptions {
   providers?: ModelProvider[];
   /** Environments for the built-in ORS server instead of the built-in ones (tests shorten slow tools). */
   environments?: AnyEnvironment[];
+  /** The folder of the built chat page to serve at `/`; default `dist/ui/` (tests serve a fresh build of the sources). */
+  uiDir?: string;
   /** Where operational messages and unexpected errors go; default `console.error`. */
   log?: (message: string, error?: unknown) => void;
 }
@@ -103,6 +107,8 @@ export async function startRunbridge(options: StartOptions): Promise<Runbridge> 
     registry,
     models,
     authenticator: new Authenticator(config.apiKeys),
+    environments: new EnvironmentDirectory(ors),
+    ui: config.ui.enabled ? new UiAssets(options.uiDir) : undefined,
     streams: new StreamSlots(limits),
     config,
     shutdownSignal: shutdownController.signal,

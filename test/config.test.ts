@@ -25,6 +25,15 @@ describe('loadConfig', () => {
     expect((error as Error).message).toMatch(reason);
   });
 
+  it('turns the chat page on by default, off with RUNBRIDGE_UI=0 or false, and refuses anything else', () => {
+    expect(loadConfig({}).ui.enabled).toBe(true);
+    expect(loadConfig({ RUNBRIDGE_UI: '' }).ui.enabled).toBe(true);
+    expect(loadConfig({ RUNBRIDGE_UI: '0' }).ui.enabled).toBe(false);
+    expect(loadConfig({ RUNBRIDGE_UI: ' False ' }).ui.enabled).toBe(false);
+    expect(loadConfig({ RUNBRIDGE_UI: '1' }).ui.enabled).toBe(true);
+    expect(() => loadConfig({ RUNBRIDGE_UI: 'maybe' })).toThrow(/RUNBRIDGE_UI: must be 1 or 0/);
+  });
+
   it('refuses a CORS origin no browser sends, such as one without a scheme, and says how to write it', () => {
     expect(() => loadConfig({ RUNBRIDGE_CORS_ORIGINS: 'localhost:3000' })).toThrow(
       /RUNBRIDGE_CORS_ORIGINS: "localhost:3000" is not an origin .* e\.g\. "http:\/\/localhost:3000"/,

@@ -1,7 +1,9 @@
 import type { z } from 'zod';
 import type {
   CancelAnswerSchema,
+  EnvironmentListSchema,
   MessageAcceptedSchema,
+  ModelListSchema,
   RunListSchema,
   StreamTokenAnswerSchema,
 } from '../http/openapi/api-schemas.js';
@@ -35,6 +37,12 @@ export type MessageContent = z.input<typeof MessageContentSchema>;
 
 /** A short-lived token that opens one run's event stream without a header, for a browser `EventSource`. */
 export type StreamToken = z.infer<typeof StreamTokenAnswerSchema>;
+
+/** `GET /v1/models`: the models the bridge can drive, in OpenAI's list shape; ids are `provider:name`. */
+export type ModelList = z.infer<typeof ModelListSchema>;
+
+/** `GET /v1/environments`: the environments with their splits and task counts, and the default environment. */
+export type EnvironmentList = z.infer<typeof EnvironmentListSchema>;
 
 /** The query of `GET /v1/runs`: filter by status, page size (1–100, default 20), and the run to list after. */
 export interface RunListQuery {

@@ -1,3 +1,4 @@
+import { type EnvironmentsApi, environmentsApi, type ModelsApi, modelsApi } from './catalog-api.js';
 import type { ClientTransport } from './client-transport.js';
 import { type ReconnectOptions, reconnectPolicy } from './run-event-stream.js';
 import { type RunsApi, runsApi } from './runs-api.js';
@@ -20,6 +21,10 @@ export interface RunbridgeClient {
   readonly baseUrl: string;
   /** Start, inspect, list, cancel and forget runs, and follow their events. */
   readonly runs: RunsApi;
+  /** The models a run may name. */
+  readonly models: ModelsApi;
+  /** The environments and tasks a run may play. */
+  readonly environments: EnvironmentsApi;
 }
 
 /**
@@ -42,5 +47,10 @@ export function createClient(options: ClientOptions): RunbridgeClient {
   // when called as a method of another object.
   const fetchImpl = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
   const transport: ClientTransport = { baseUrl, apiKey: options.apiKey, fetch: fetchImpl };
-  return { baseUrl, runs: runsApi(transport, reconnectPolicy(options.reconnect)) };
+  return {
+    baseUrl,
+    runs: runsApi(transport, reconnectPolicy(options.reconnect)),
+    models: modelsApi(transport),
+    environments: environmentsApi(transport),
+  };
 }

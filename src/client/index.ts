@@ -18,6 +18,7 @@ export type {
   Usage,
 } from '../protocol/run-events.js';
 export type { PendingApproval, RunCreated, RunSnapshot, RunStatus } from '../protocol/run-snapshot.js';
+export type { EnvironmentsApi, ModelsApi } from './catalog-api.js';
 export {
   ApiError,
   type ApiErrorInit,
@@ -38,10 +39,12 @@ export {
   type AnyRunEvent,
   type ApprovalResolved,
   type CancelAnswer,
+  type EnvironmentList,
   isKnownRunEvent,
   isTerminalRunEvent,
   type MessageAccepted,
   type MessageContent,
+  type ModelList,
   type RunListQuery,
   type RunPage,
   type RunRequest,

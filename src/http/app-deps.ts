@@ -1,16 +1,24 @@
 import type { ModelRegistry } from '../models/model-registry.js';
 import type { RunRegistry } from '../runs/run-registry.js';
 import type { Authenticator } from './authenticate.js';
+import type { EnvironmentEntry } from './environment-directory.js';
 import type { StreamSlots } from './stream-slots.js';
+import type { UiAssets } from './ui-assets.js';
 
 /** Everything the HTTP layer needs, wired by `main.ts`. */
 export interface AppDeps {
   registry: RunRegistry;
   models: ModelRegistry;
   authenticator: Authenticator;
+  /** What `GET /v1/environments` lists (an `EnvironmentDirectory` over the ORS client). */
+  environments: { list(): Promise<EnvironmentEntry[]> };
+  /** The built chat page served at `GET /`, or undefined with `RUNBRIDGE_UI=0`. */
+  ui: UiAssets | undefined;
   /** The caps on open event streams, in total and per key; every SSE answer holds a slot. */
   streams: StreamSlots;
   config: {
+    /** The environment of requests that name none. */
+    defaultEnv: string;
     maxBodyBytes: number;
     keepaliveMs: number;
     subscriberBufferBytes: number;

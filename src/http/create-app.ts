@@ -5,15 +5,17 @@ import { corsMiddleware } from './cors-middleware.js';
 import { errorMiddleware } from './error-middleware.js';
 import { loopbackOnly } from './loopback-only.js';
 import { chatCompletionsRoutes } from './routes/chat-completions-routes.js';
+import { environmentsRoutes } from './routes/environments-routes.js';
 import { healthRoutes, modelsRoutes } from './routes/meta-routes.js';
 import { runsRoutes } from './routes/runs-routes.js';
 import { schemaRoutes } from './routes/schema-routes.js';
 import { streamTokenRoutes } from './routes/stream-token-routes.js';
+import { uiRoutes } from './routes/ui-routes.js';
 import { StreamTokens } from './stream-token.js';
 
 /**
  * The Koa application of the bridge: CORS (when configured), error mapping, the loopback guard (without
- * keys), then `/health` and the schemas, then auth, then the API.
+ * keys), then what is open to all (`/health`, the schemas, the chat page), then auth, then the API.
  */
 export function createApp(deps: AppDeps): Koa<AppState> {
   const app = new Koa<AppState>();
@@ -26,11 +28,14 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   app.use(healthRoutes(deps).routes());
   // The API's own description is public, like /health: it says nothing about anyone's runs.
   app.use(schemaRoutes().routes());
+  // The chat page holds no data; it asks for the key itself when the API wants one (docs/ui.md).
+  if (deps.ui) app.use(uiRoutes(deps.ui).routes());
   const streamTokens = new StreamTokens({ ttlMs: deps.config.streamTokenTtlMs, now: deps.now });
   app.use(authenticateRequest(deps.authenticator, streamTokens));
   app.use(runsRoutes(deps).routes());
   app.use(streamTokenRoutes(deps, streamTokens).routes());
   app.use(chatCompletionsRoutes(deps).routes());
   app.use(modelsRoutes(deps).routes());
+  app.use(environmentsRoutes(deps).routes());
   return app;
 }

@@ -1,5 +1,7 @@
 import { z } from 'zod';
 
+const utf8 = new TextEncoder();
+
 /**
  * A free-form JSON object with bounded nesting and size: these objects are stored with the run,
  * echoed in snapshots and forwarded, so an abusive one is refused at the door.
@@ -8,7 +10,8 @@ export function boundedObject(what: string, maxDepth: number, maxBytes: number) 
   return z.record(z.string(), z.unknown()).superRefine((value, ctx) => {
     if (exceedsDepth(value, maxDepth))
       ctx.addIssue({ code: 'custom', message: `${what} may nest at most ${maxDepth} levels deep` });
-    else if (Buffer.byteLength(JSON.stringify(value)) > maxBytes)
+    // TextEncoder, not Node's Buffer: the protocol's types reach browser code (runbridge/client, the chat page).
+    else if (utf8.encode(JSON.stringify(value)).byteLength > maxBytes)
       ctx.addIssue({ code: 'custom', message: `${what} may hold at most ${maxBytes} bytes of JSON` });
   });
 }

@@ -64,6 +64,16 @@ describe('the runbridge client', () => {
     });
   });
 
+  it('lists the models and the environments a run may name, as the bridge answers them', async () => {
+    expect(await client.models.list()).toEqual(await (await bridge.fetch('/v1/models')).json());
+    const environments = await client.environments.list();
+    expect(environments).toEqual(await (await bridge.fetch('/v1/environments')).json());
+    expect(environments.data.map((environment) => environment.id)).toContain('arith');
+    const anonymous = createClient({ baseUrl: bridge.url });
+    await expect(anonymous.environments.list()).rejects.toThrow(AuthenticationError);
+    await expect(anonymous.models.list()).rejects.toThrow(AuthenticationError);
+  });
+
   it('starts after the given seq, and ends at once when nothing is left after it', async () => {
     const { run_id } = await client.runs.create({ env: 'arith' });
     const log = await collect(client.runs.events(run_id));

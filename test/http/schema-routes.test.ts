@@ -7,6 +7,7 @@ import { loadConfig } from '../../src/config.js';
 import { Authenticator } from '../../src/http/authenticate.js';
 import { createApp } from '../../src/http/create-app.js';
 import { StreamSlots } from '../../src/http/stream-slots.js';
+import { UiAssets } from '../../src/http/ui-assets.js';
 import { storeLimits } from '../../src/main.js';
 import { ModelRegistry } from '../../src/models/model-registry.js';
 import { OrsClient } from '../../src/ors/client/ors-client.js';
@@ -50,6 +51,8 @@ async function appRoutes(): Promise<string[]> {
       registry,
       models: new ModelRegistry([createOfflineProvider()], 'offline'),
       authenticator: new Authenticator([]),
+      environments: { list: async () => [] },
+      ui: new UiAssets(),
       streams: new StreamSlots({ maxStreams: 10, maxStreamsPerKey: 10 }),
       config,
       shutdownSignal: new AbortController().signal,
@@ -102,6 +105,7 @@ describe('GET /v1/openapi.json', () => {
     };
     check('Health', await (await bridge.fetch('/health')).json());
     check('ModelList', await (await bridge.fetch('/v1/models')).json());
+    check('EnvironmentList', await (await bridge.fetch('/v1/environments')).json());
     const created = await (
       await bridge.fetch('/v1/runs', { method: 'POST', headers: json, body: JSON.stringify({ env: 'arith' }) })
     ).json();

@@ -79,7 +79,15 @@ try {
   const { run_id } = await api.runs.create({ env: 'arith' });
   const events = [];
   for await (const event of api.runs.events(run_id)) events.push(event.event);
-  console.log(JSON.stringify({ exported, first: events[0], last: events.at(-1) }));
+  const page = await fetch(bridge.url + '/');
+  const script = await fetch(bridge.url + '/ui/app.js');
+  console.log(JSON.stringify({
+    exported,
+    first: events[0],
+    last: events.at(-1),
+    page: [page.status, (await page.text()).includes('/ui/app.js')],
+    script: [script.status, script.headers.get('content-type')],
+  }));
 } finally {
   await bridge.shutdown();
 }
@@ -202,10 +210,12 @@ describe('the packed package', () => {
     expect(packedFiles).toContain('dist/src/index.js');
     expect(packedFiles).toContain('dist/src/client/index.d.ts');
     expect(packedFiles).toContain('dist/adapters/environments/builtin-environments.js');
+    expect(packedFiles).toEqual(expect.arrayContaining(['dist/ui/index.html', 'dist/ui/app.js', 'dist/ui/app.css']));
     const unexpected = packedFiles.filter(
       (path) =>
         !['package.json', 'README.md', 'LICENSE', 'bin/runbridge.js'].includes(path) &&
-        !/^dist\/(src|adapters)\/.+\.(js|d\.ts)$/.test(path),
+        !/^dist\/(src|adapters)\/.+\.(js|d\.ts)$/.test(path) &&
+        !/^dist\/ui\/[\w.-]+$/.test(path),
     );
     expect(unexpected).toEqual([]);
   });
@@ -224,6 +234,8 @@ describe('the packed package', () => {
     const result = JSON.parse(stdout);
     expect(result.exported).toEqual(PUBLIC_API);
     expect(result).toMatchObject({ first: 'run.started', last: 'run.completed' });
+    // The installed server serves the chat page built into the package (dist/ui/).
+    expect(result).toMatchObject({ page: [200, true], script: [200, 'text/javascript; charset=utf-8'] });
   });
 
   it('keeps everything else private: deep imports and package.json are not exported', async () => {

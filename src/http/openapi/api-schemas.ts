@@ -60,6 +60,21 @@ export const ModelListSchema = z.object({
   ),
 });
 
+/**
+ * `GET /v1/environments`: the environments a run may play, each with its splits (their ORS kind) and
+ * how many tasks each holds, and the environment of requests that name none.
+ */
+export const EnvironmentListSchema = z.object({
+  object: z.literal('list'),
+  default: z.string(),
+  data: z.array(
+    z.object({
+      id: z.string(),
+      splits: z.array(z.object({ name: z.string(), type: z.string(), tasks: z.number().int().nonnegative() })),
+    }),
+  ),
+});
+
 /** `GET /health`. */
 export const HealthSchema = z.object({
   status: z.enum(['ok', 'draining']),

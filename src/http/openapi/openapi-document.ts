@@ -12,6 +12,7 @@ import { ChatQuerySchema } from '../routes/chat-completions-routes.js';
 import { EventsQuerySchema, ListQuerySchema } from '../routes/runs-routes.js';
 import {
   CancelAnswerSchema,
+  EnvironmentListSchema,
   ErrorBodySchema,
   EventsPageSchema,
   HealthSchema,
@@ -59,6 +60,7 @@ function components(): Record<string, JsonSchema> {
     ['ChatCompletion', ChatCompletionSchema],
     ['ChatCompletionChunk', ChatCompletionChunkSchema],
     ['ModelList', ModelListSchema],
+    ['EnvironmentList', EnvironmentListSchema],
     ['Health', HealthSchema],
     ['ErrorBody', ErrorBodySchema],
   ];
@@ -121,6 +123,32 @@ const startErrors = {
 function paths(): Record<string, unknown> {
   const formats = Object.keys(STREAM_FORMATS).join(', ');
   return {
+    '/': {
+      get: {
+        summary: 'The chat page (docs/ui.md); not mounted with RUNBRIDGE_UI=0',
+        security: [],
+        responses: {
+          200: { description: 'The page.', content: { 'text/html': { schema: { type: 'string' } } } },
+          304: { description: 'Unchanged since the ETag in If-None-Match.' },
+          503: {
+            description: 'The bridge runs from a clone whose page was never built (`npm run build`).',
+            content: { 'text/html': { schema: { type: 'string' } } },
+          },
+        },
+      },
+    },
+    '/ui/{file}': {
+      get: {
+        summary: "The chat page's scripts, styles and fonts; not mounted with RUNBRIDGE_UI=0",
+        security: [],
+        parameters: [{ name: 'file', in: 'path', required: true, schema: { type: 'string' } }],
+        responses: {
+          200: { description: 'The file.' },
+          304: { description: 'Unchanged since the ETag in If-None-Match.' },
+          ...errors({ 404: 'No such file in the build of the page.' }),
+        },
+      },
+    },
     '/health': {
       get: {
         summary: 'Liveness and run counts',
@@ -155,6 +183,20 @@ function paths(): Record<string, unknown> {
         responses: {
           200: { description: 'OpenAI list shape; ids are `provider:name`.', content: json('ModelList') },
           ...errors(unauthorized),
+        },
+      },
+    },
+    '/v1/environments': {
+      get: {
+        summary: 'Environments a run may play, with their splits and task counts',
+        description:
+          'What `env` and `task` of POST /v1/runs may name, as the ORS server lists them (cached for 30 s), and `default`, the environment of requests that name none.',
+        responses: {
+          200: { description: "The environments, in the ORS server's order.", content: json('EnvironmentList') },
+          ...errors({
+            ...unauthorized,
+            502: 'The ORS server could not be reached or answered nonsense (`ors_unavailable`, `ors_bad_response`).',
+          }),
         },
       },
     },

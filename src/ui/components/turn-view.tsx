@@ -1,0 +1,57 @@
+import { useState } from 'preact/hooks';
+import type { TurnEntry } from '../state/run-transcript.js';
+import { ToolCard } from './tool-card.js';
+
+/** How much of the reasoning shows under its folded block while it streams. */
+const PREVIEW_CHARS = 140;
+
+/**
+ * One model turn: its reasoning in a collapsible block, then its text and tool calls in the order
+ * the model produced them. `streaming` marks the turn whose text is still arriving.
+ */
+export function TurnView({ turn, now, streaming }: { turn: TurnEntry; now: number; streaming: boolean }) {
+  const lastText = turn.parts.findLastIndex((part) => part.kind === 'text');
+  return (
+    <li class="entry entry-turn">
+      <div class="turn-label">Turn {turn.turn}</div>
+      {turn.reasoning ? <Reasoning text={turn.reasoning.text} complete={turn.reasoning.complete} /> : null}
+      {turn.parts.map((part, index) =>
+        part.kind === 'text' ? (
+          <p key={`text-${index}`} class="assistant-text">
+            {part.text}
+            {streaming && index === lastText && index === turn.parts.length - 1 ? (
+              <span class="caret" aria-hidden="true" />
+            ) : null}
+          </p>
+        ) : (
+          <ToolCard key={part.id} part={part} now={now} />
+        ),
+      )}
+    </li>
+  );
+}
+
+/** The turn's reasoning, folded; while it streams, its latest words show under the fold. */
+function Reasoning({ text, complete }: { text: string; complete: boolean }) {
+  const [open, setOpen] = useState(false);
+  return (
+    <div class="reasoning">
+      <details onToggle={(event) => setOpen(event.currentTarget.open)}>
+        <summary>
+          Reasoning
+          <span class="reasoning-meta">{complete ? ` · ${countWords(text)} words` : ' · thinking…'}</span>
+        </summary>
+        <p class="reasoning-text">{text}</p>
+      </details>
+      {open || complete ? null : (
+        <p class="reasoning-preview" aria-hidden="true">
+          {text.length > PREVIEW_CHARS ? `…${text.slice(-PREVIEW_CHARS)}` : text}
+        </p>
+      )}
+    </div>
+  );
+}
+
+function countWords(text: string): number {
+  return text.split(/\s+/).filter((word) => word !== '').length;
+}
