@@ -1,4 +1,6 @@
 import { isAbortError, RunbridgeError } from '../errors.js';
+import type { RunEventInput } from '../protocol/run-events.js';
+import type { EpisodeFold } from './episode-fold.js';
 import type { EpisodeEnd } from './episode-record.js';
 import { RunCancelledError } from './run-cancelled-error.js';
 
@@ -17,4 +19,16 @@ export function endFromError(error: unknown, runSignal: AbortSignal): EpisodeEnd
   if (error instanceof RunbridgeError) return { status: 'failed', code: error.code, message: error.message };
   const message = error instanceof Error ? error.message : String(error);
   return { status: 'failed', code: 'internal_error', message: `Internal error: ${message}` };
+}
+
+/** The terminal event of an episode that ended as `end`; a completed one reports the fold's `totals`. */
+export function terminalEventOf(end: EpisodeEnd, totals: () => ReturnType<EpisodeFold['totals']>): RunEventInput {
+  switch (end.status) {
+    case 'completed':
+      return { event: 'run.completed', ...totals(), stop_reason: end.stopReason };
+    case 'failed':
+      return { event: 'run.failed', error: end.message, code: end.code };
+    case 'cancelled':
+      return { event: 'run.cancelled', reason: end.reason };
+  }
 }

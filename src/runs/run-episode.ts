@@ -11,7 +11,7 @@ import { awaitApprovals, type GatedCall, heldCalls, type Verdict } from './appro
 import { awaitInput } from './await-input.js';
 import { CallIndexes } from './call-indexes.js';
 import { messageToWire, partsToWire, reasoningToWire, tokenDataToWire, toolToWire } from './conversation-wire.js';
-import { abortMessage, endFromError } from './episode-end.js';
+import { abortMessage, endFromError, terminalEventOf } from './episode-end.js';
 import { EpisodeFold } from './episode-fold.js';
 import type { EpisodeEnd, EpisodeRecord } from './episode-record.js';
 import {
@@ -137,7 +137,11 @@ class Episode {
       }
     }
     // A run cancelled before it began (e.g. in the queue) spent no time anywhere.
-    this.#emitTerminal(end, began ? { model_ms: this.#timing.modelMs, env_ms: this.#timing.envMs } : undefined);
+    const timing = began ? { timing: { model_ms: this.#timing.modelMs, env_ms: this.#timing.envMs } } : undefined;
+    this.#emit(
+      terminalEventOf(end, () => this.#fold.totals()),
+      timing,
+    );
     return this.#fold.record();
   }
 
@@ -382,21 +386,6 @@ class Episode {
       },
       detail,
     );
-  }
-
-  #emitTerminal(end: EpisodeEnd, timing: EventDetail['timing']): void {
-    const detail = timing && { timing };
-    switch (end.status) {
-      case 'completed':
-        this.#emit({ event: 'run.completed', ...this.#fold.totals(), stop_reason: end.stopReason }, detail);
-        break;
-      case 'failed':
-        this.#emit({ event: 'run.failed', error: end.message, code: end.code }, detail);
-        break;
-      case 'cancelled':
-        this.#emit({ event: 'run.cancelled', reason: end.reason }, detail);
-        break;
-    }
   }
 
   async #timed<T>(bucket: 'envMs' | 'modelMs', work: () => Promise<T>): Promise<T> {

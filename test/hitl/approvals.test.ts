@@ -33,6 +33,15 @@ beforeAll(async () => {
             one: [{ toolCalls: [echo('first')] }, { text: 'Done.' }],
             two: [{ toolCalls: [echo('alpha'), echo('beta')] }, { text: 'Done.' }],
             mixed: [{ toolCalls: [{ name: 'hint', arguments: '{}' }, echo('gated')] }, { text: 'Done.' }],
+            broken: [
+              {
+                toolCalls: [
+                  { name: 'nope', arguments: '{}' },
+                  { name: 'echo', arguments: 'not json' },
+                ],
+              },
+              { text: 'Done.' },
+            ],
           },
           sent,
         ),
@@ -225,6 +234,17 @@ describe('a tool call that waits for approval', () => {
       ['echo', started[0]!.call_index + 1],
     ]);
     expect(required[0]!.call_index).toBe(started[1]!.call_index);
+  });
+
+  it('holds no call that could not reach ORS anyway: an unknown tool, arguments that are not JSON', async () => {
+    const runId = await bridge.startRun({ model: 'scripted:broken', approval: { tools: '*' } });
+    const events = await bridge.readEvents(runId);
+    assertEventOrder(events);
+    expect(events.some((event) => event.event === 'tool.approval_required')).toBe(false);
+    expect(events.filter(ofType('tool.completed')).map((event) => [event.tool, event.error])).toEqual([
+      ['nope', true],
+      ['echo', true],
+    ]);
   });
 
   it('lets exactly one of two clients racing to decide win; the other gets 409', async () => {
