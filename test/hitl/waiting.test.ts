@@ -44,6 +44,15 @@ describe('a run waiting on a person', () => {
     await new Promise((resolve) => setTimeout(resolve, 2500));
     expect((await snapshotOf(bridge, approving)).status).toBe('requires_action');
     expect((await snapshotOf(bridge, chatting)).status).toBe('awaiting_input');
+    for (const [status, runId] of [
+      ['requires_action', approving],
+      ['awaiting_input', chatting],
+    ] as const) {
+      const page = (await (await bridge.fetch(`/v1/runs?status=${status}`)).json()) as {
+        data: Array<{ run_id: string }>;
+      };
+      expect(page.data.map((entry) => entry.run_id)).toEqual([runId]);
+    }
 
     const controller = new AbortController();
     const stream = await bridge.fetch(`/v1/runs/${approving}/events`, { signal: controller.signal });
