@@ -26,7 +26,11 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   app.use(healthRoutes(deps).routes());
   // The API's own description is public, like /health: it says nothing about anyone's runs.
   app.use(schemaRoutes().routes());
-  const streamTokens = new StreamTokens({ ttlMs: deps.config.streamTokenTtlMs, now: deps.now });
+  const streamTokens = new StreamTokens({
+    ttlMs: deps.config.streamTokenTtlMs,
+    now: deps.now,
+    ...(deps.streamTokenSecret ? { secret: deps.streamTokenSecret } : {}),
+  });
   app.use(authenticateRequest(deps.authenticator, streamTokens));
   app.use(runsRoutes(deps).routes());
   app.use(streamTokenRoutes(deps, streamTokens).routes());
