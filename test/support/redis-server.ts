@@ -36,10 +36,10 @@ async function freePort(): Promise<number> {
 
 /**
  * Starts `redis-server` (Debian's package; `npm test` installs it when missing) with persistence in
- * an append-only file, fsynced on every write, so a restart gives back what was written. Stop it
- * with `stop()`.
+ * an append-only file, fsynced on every write (`fsync: 'always'`, so a restart gives back what was
+ * written) or once a second (`'everysec'`, Redis's own default, for benchmarks). Stop it with `stop()`.
  */
-export async function startTestRedis(): Promise<TestRedis> {
+export async function startTestRedis(options: { fsync?: 'always' | 'everysec' } = {}): Promise<TestRedis> {
   const dir = await mkdtemp(join(tmpdir(), 'runbridge-redis-'));
   const port = await freePort();
   let child: ChildProcess | undefined;
@@ -59,7 +59,7 @@ export async function startTestRedis(): Promise<TestRedis> {
         '--appendonly',
         'yes',
         '--appendfsync',
-        'always',
+        options.fsync ?? 'always',
         '--protected-mode',
         'no',
       ],

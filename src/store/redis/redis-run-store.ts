@@ -192,9 +192,10 @@ export class RedisRunStore implements RunStore {
       log: this.#log,
     });
     this.#active.set(run.id, { run, writer });
-    return writer.done.then(() => {
+    return writer.done.then((outcome) => {
       this.#active.delete(run.id);
-      this.#mirrors.adopt(run);
+      // Only a log the store holds whole is a faithful copy; a refused one ended differently there.
+      if (outcome === 'stored') this.#mirrors.adopt(run);
     });
   }
 

@@ -16,6 +16,9 @@ export interface RunLogWriterOptions {
   log: (message: string, error?: unknown) => void;
 }
 
+/** How a writer ended: the whole log stored, refused by the store, or stopped with the store. */
+export type WriterOutcome = 'stored' | 'fenced' | 'closed';
+
 /** Most entries one append carries; a longer backlog (after an outage) goes in several. */
 const MAX_BATCH = 500;
 const RETRY_MIN_MS = 50;
@@ -43,8 +46,8 @@ export class RunLogWriter {
   #retryMs = RETRY_MIN_MS;
   #retry: NodeJS.Timeout | undefined;
   #closed = false;
-  readonly #done: Promise<void>;
-  #resolve!: () => void;
+  readonly #done: Promise<WriterOutcome>;
+  #resolve!: (outcome: WriterOutcome) => void;
   readonly #unsubscribe: () => void;
 
   constructor(run: Run, options: RunLogWriterOptions) {
@@ -58,7 +61,7 @@ export class RunLogWriter {
   }
 
   /** Resolves once the terminal event is stored, the store refused the log, or the writer was closed. */
-  get done(): Promise<void> {
+  get done(): Promise<WriterOutcome> {
     return this.#done;
   }
 
@@ -66,7 +69,7 @@ export class RunLogWriter {
   close(): void {
     this.#closed = true;
     clearTimeout(this.#retry);
-    this.#finish();
+    this.#finish('closed');
   }
 
   #schedule(): void {
@@ -86,12 +89,12 @@ export class RunLogWriter {
         const outcome = await this.#appendBatch();
         if (outcome !== 'ok') {
           this.#o.onFenced(outcome);
-          this.#finish();
+          this.#finish('fenced');
           return;
         }
         this.#retryMs = RETRY_MIN_MS;
       }
-      if (this.#run.log.terminal && this.#stored === this.#run.log.length) this.#finish();
+      if (this.#run.log.terminal && this.#stored === this.#run.log.length) this.#finish('stored');
     } catch (error) {
       if (!(error instanceof StoreUnavailableError)) this.#o.log(`storing the log of ${this.#run.id} failed:`, error);
       this.#retry = setTimeout(() => void this.#flush(), this.#retryMs);
@@ -133,8 +136,8 @@ export class RunLogWriter {
     return outcome;
   }
 
-  #finish(): void {
+  #finish(outcome: WriterOutcome): void {
     this.#unsubscribe();
-    this.#resolve();
+    this.#resolve(outcome);
   }
 }
