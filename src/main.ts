@@ -23,6 +23,7 @@ import { createOrsServer, type OrsServer } from './ors/server/create-ors-server.
 import type { AnyEnvironment } from './ors/server/environment-registry.js';
 import { EnvCatalog } from './runs/env-catalog.js';
 import { RunRegistry } from './runs/run-registry.js';
+import { type OpenedStore, openRunStore } from './store/open-run-store.js';
 
 /** What {@link startRunbridge} needs: a validated configuration (see `loadConfig`), and optional replacements for tests and embedding. */
 export interface StartOptions {
@@ -84,17 +85,23 @@ export async function startRunbridge(options: StartOptions): Promise<Runbridge> 
     await orsServer?.close();
     throw error;
   }
+  let opened: OpenedStore;
+  try {
+    opened = await openRunStore(config, log);
+  } catch (error) {
+    await orsServer?.close();
+    throw error;
+  }
+  const { store, secret } = opened;
   const registry = new RunRegistry({
     ors,
     models,
+    store,
     log,
     defaultEnv: config.defaultEnv,
     limits: {
       maxConcurrentRuns: config.maxConcurrentRuns,
-      maxQueuedRuns: config.maxQueuedRuns,
       maxEventsPerRun: config.maxEventsPerRun,
-      orphanTtlMs: config.orphanTtlMs,
-      retentionMs: config.retentionMs,
       runTimeoutMs: config.runTimeoutMs,
       toolOutputEventChars: config.toolOutputEventChars,
       toolProgressMs: config.toolProgressMs,
@@ -109,6 +116,7 @@ export async function startRunbridge(options: StartOptions): Promise<Runbridge> 
     environments: new EnvironmentDirectory(ors),
     ui: config.ui.enabled ? new UiAssets(options.uiDir) : undefined,
     streams: new StreamSlots(limits),
+    ...(secret ? { streamTokenSecret: secret } : {}),
     config,
     shutdownSignal: shutdownController.signal,
     now: Date.now,
@@ -259,7 +267,7 @@ function listen(server: Server, port: number, host: string): Promise<void> {
 
 async function waitForSubscribers(registry: RunRegistry, limitMs: number): Promise<void> {
   const deadline = Date.now() + limitMs;
-  while (registry.stats().subscribers > 0 && Date.now() < deadline) {
+  while (registry.localStats().subscribers > 0 && Date.now() < deadline) {
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }

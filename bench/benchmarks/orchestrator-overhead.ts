@@ -71,7 +71,7 @@ export async function benchOrchestratorOverhead(ctx: BenchContext): Promise<Benc
               maxTurns: 20,
               toolOutputEventChars: 8192,
               signal: new AbortController().signal,
-              emit: (event) => log.append(event),
+              emit: (event, detail) => log.append(event, detail),
             });
             if (record.end.status !== 'completed')
               throw new Error(`Orchestrator overhead: an episode ended ${JSON.stringify(record.end)}.`);

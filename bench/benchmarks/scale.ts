@@ -143,7 +143,7 @@ async function liveRunMemory(
   concurrency: number,
 ): Promise<{ heapPerRun: number; rssBytes: number }> {
   // Finished runs of the timed waves are swept after their 2 s retention; wait them out.
-  while (bridge.registry.stats().finished > 0 || bridge.registry.stats().running > 0) await delay(250);
+  while (bridge.registry.localStats().finished > 0 || bridge.registry.localStats().running > 0) await delay(250);
   collectGarbage();
   const before = process.memoryUsage();
   let ended = false;
@@ -157,7 +157,7 @@ async function liveRunMemory(
     () => (ended = true),
     () => (ended = true),
   );
-  while (bridge.registry.stats().running < concurrency) {
+  while (bridge.registry.localStats().running < concurrency) {
     // A wave that ends (or fails) before all its runs were alive at once would leave this loop
     // waiting forever; say what happened instead.
     if (ended) {

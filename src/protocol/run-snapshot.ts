@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { TaskRefSchema, UsageSchema } from './run-events.js';
+import { StopReasonSchema, TaskRefSchema, UsageSchema } from './run-events.js';
 
 export const RunStatusSchema = z.enum(['queued', 'running', 'completed', 'failed', 'cancelled']);
 /** Where a run is: `queued → running → completed | failed | cancelled`. */
@@ -26,6 +26,8 @@ export const RunSnapshotSchema = z.object({
   finished: z.boolean(),
   output: z.string().nullable(),
   error: z.object({ code: z.string(), message: z.string() }).nullable(),
+  /** Why a completed run stopped (`finished`, `no_tool_calls`, `max_turns`); null until it completes, and for a run that failed or was cancelled. */
+  stop_reason: StopReasonSchema.nullable(),
   /** Highest `seq` in the log, or -1 while the run is queued. */
   last_seq: z.number().int(),
 });

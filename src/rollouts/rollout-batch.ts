@@ -1,6 +1,7 @@
 import { customAlphabet } from 'nanoid';
 import type { Model } from '../models/model.js';
 import type { OrsClient } from '../ors/client/ors-client.js';
+import { RunEventFactory } from '../protocol/event-factory.js';
 import type { RewardReduction, Sampling } from '../protocol/run-request.js';
 import type { EpisodeRecord } from '../runs/episode-record.js';
 import { RunCancelledError } from '../runs/run-cancelled-error.js';
@@ -123,6 +124,9 @@ export class RolloutBatch {
     const limit = setTimeout(() => controller.abort(new RunCancelledError('timeout')), o.timeoutMs);
     progress.running++;
     this.#report();
+    const rolloutId = `ro_${newRolloutId()}`;
+    // The events are folded into the record as they come (runEpisode's fold) and not kept.
+    const events = new RunEventFactory(rolloutId, o.now);
     let record: EpisodeRecord;
     try {
       record = await runEpisode({
@@ -134,10 +138,10 @@ export class RolloutBatch {
         sampling: { ...o.sampling, seed: job.rollout.seed },
         maxTurns: o.maxTurns,
         rewardReduction: o.rewardReduction,
-        // Events are not kept (the record holds everything, outputs whole), so none is worth cutting.
+        // No event is sent anywhere, so no output is worth cutting: `tool.output` carries each whole, once.
         toolOutputEventChars: 0,
         signal: controller.signal,
-        emit: () => undefined,
+        emit: (input) => events.build(input),
         now: o.now,
       });
     } finally {
@@ -161,11 +165,12 @@ export class RolloutBatch {
       }
     }
     const trajectory = toTrajectoryRecord(record, {
-      rolloutId: `ro_${newRolloutId()}`,
+      rolloutId,
       rollout: job.rollout,
       attempt: job.attempt,
       split: o.split,
       spec: o.specs.get(job.rollout.index) ?? null,
+      sampling: o.sampling,
       rewardReduction: o.rewardReduction,
       timeoutMs: o.timeoutMs,
     });

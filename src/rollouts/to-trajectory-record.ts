@@ -1,4 +1,4 @@
-import type { RewardReduction } from '../protocol/run-request.js';
+import type { RewardReduction, Sampling } from '../protocol/run-request.js';
 import type { EpisodeEnd, EpisodeRecord, EpisodeStep } from '../runs/episode-record.js';
 import { reduceRewards } from '../runs/reduce-rewards.js';
 import type { PlannedRollout } from './rollout-plan.js';
@@ -13,13 +13,19 @@ export interface TrajectoryContext {
   split: string;
   /** The task object as the ORS server lists it, or null. */
   spec: unknown;
+  /**
+   * The sampling the batch sends every episode; the record adds the rollout's own seed. (The log's
+   * `run.context` holds it too, but an episode whose set-up failed never wrote one.)
+   */
+  sampling: Sampling;
   rewardReduction: RewardReduction;
   /** The per-rollout time limit, named in the error of an episode that hit it. */
   timeoutMs: number;
 }
 
 /**
- * An episode record → its trajectory line. Pure. A completed episode keeps its stop reason; a
+ * An episode record — the fold of its events (`foldEpisode` in `src/runs/episode-fold.ts`) — → its trajectory line. Pure, so
+ * a live episode and its replayed log give the same line. A completed episode keeps its stop reason; a
  * failed one is `stop_reason: "error"` with the run's error code and message; one cancelled by
  * the per-rollout time limit is `stop_reason: "timeout"`, code `rollout_timeout`. Any other cancel
  * is recorded as a failure with code `cancelled` (the batch itself writes no cancelled episode).
@@ -36,7 +42,7 @@ export function toTrajectoryRecord(record: EpisodeRecord, context: TrajectoryCon
     attempt: context.attempt,
     task: { env: record.env, split: context.split, index: rollout.index, spec: context.spec },
     model: record.model,
-    sampling: { ...record.sampling, seed: rollout.seed },
+    sampling: { ...context.sampling, seed: rollout.seed },
     tools: toOpenAiChatTools(record.tools),
     messages: toOpenAiChatMessages(record.messages),
     steps: record.steps.map((step) => toTrajectoryStep(step, context.rewardReduction)),

@@ -1,12 +1,11 @@
-import type { Message, ToolDefinition } from '../models/conversation.js';
+import type { ContentPart, Message, ToolDefinition } from '../models/conversation.js';
 import type { TokenData } from '../models/model.js';
-import type { Block } from '../ors/ors-schemas.js';
 import type { CancelReason, FinishReason, StopReason, TaskRef, ToolReward, Usage } from '../protocol/run-events.js';
 import type { Sampling } from '../protocol/run-request.js';
 
 /**
- * The full record of one episode: what the events publish, plus what they cut (whole tool outputs,
- * token data). Rollouts serialise it; the registry keeps it with the run.
+ * The full record of one episode, as {@link EpisodeFold} folds it from the episode's events (the
+ * log is the only record; `docs/events.md`, "The record events"). Rollouts serialise it.
  */
 
 export interface ToolCallRecord {
@@ -14,11 +13,8 @@ export interface ToolCallRecord {
   name: string;
   /** The raw argument text the model produced. */
   arguments: string;
-  /** Parsed arguments, or null when the text was not a JSON object. */
-  parsedArguments: Record<string, unknown> | null;
-  /** The whole output text (events carry a cut copy). */
-  output: string;
-  blocks: Block[];
+  /** The whole result as the model was shown it: the tool's output, or the error text of a failed call. */
+  content: ContentPart[];
   /** The tool output's `metadata` as the environment sent it (e.g. whether an answer was correct); null when none. */
   metadata: Record<string, unknown> | null;
   reward: number | null;

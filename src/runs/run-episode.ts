@@ -1,12 +1,16 @@
 import { isAbortError, RunbridgeError } from '../errors.js';
-import type { Message, ReasoningBlock, ToolCall, ToolDefinition } from '../models/conversation.js';
+import type { Message, ReasoningBlock, ToolCall } from '../models/conversation.js';
 import type { Model, TokenData } from '../models/model.js';
 import type { OrsClient } from '../ors/client/ors-client.js';
 import type { OrsSession } from '../ors/client/ors-session.js';
-import type { FinishReason, RunEventInput, StopReason, TaskRef, ToolReward, Usage } from '../protocol/run-events.js';
+import type { ToolOutput } from '../ors/ors-schemas.js';
+import type { EventDetail, RunContext } from '../protocol/event-detail.js';
+import type { FinishReason, RunEvent, RunEventInput, StopReason, TaskRef } from '../protocol/run-events.js';
 import type { RewardReduction, RunRequest, Sampling } from '../protocol/run-request.js';
 import { CallIndexes } from './call-indexes.js';
-import type { EpisodeEnd, EpisodeRecord, EpisodeStep, ToolCallRecord } from './episode-record.js';
+import { messageToWire, partsToWire, reasoningToWire, tokenDataToWire, toolToWire } from './conversation-wire.js';
+import { EpisodeFold } from './episode-fold.js';
+import type { EpisodeEnd, EpisodeRecord } from './episode-record.js';
 import {
   blocksToContent,
   blocksToText,
@@ -14,7 +18,6 @@ import {
   toolPreview,
   toolSpecToDefinition,
 } from './ors-conversation.js';
-import { reduceRewards } from './reduce-rewards.js';
 import { RunCancelledError } from './run-cancelled-error.js';
 import { withToolProgress } from './tool-progress.js';
 
@@ -30,14 +33,18 @@ export interface EpisodeOptions {
   rewardReduction?: RewardReduction;
   /** Forwarded to ORS `/create` only. */
   secrets?: Record<string, unknown>;
-  /** Tool outputs longer than this are cut in `tool.completed` (the record keeps them whole). */
+  /** Tool outputs longer than this are cut in `tool.completed` (the entry's detail keeps them whole). */
   toolOutputEventChars: number;
   /** Period of `tool.progress` while a tool call runs; undefined sends none. */
   toolProgressMs?: number;
   /** Aborted with a {@link RunCancelledError} to cancel; any other reason fails the run. */
   signal: AbortSignal;
-  /** Receives every event in order; a throw (e.g. a full event log) fails the run. */
-  emit: (event: RunEventInput) => void;
+  /**
+   * Writes every event in order, with the entry's detail (what the record needs beyond the event),
+   * and returns it as written (with `seq`, `run_id`, `timestamp`); a throw (e.g. a full event log)
+   * fails the run.
+   */
+  emit: (event: RunEventInput, detail?: EventDetail) => RunEvent;
   now?: () => number;
 }
 
@@ -46,7 +53,10 @@ export interface EpisodeOptions {
  * tool calls until a tool result says `finished`, the model answers without a tool call, `maxTurns`
  * is reached, the signal aborts, or something fails — and always deletes the session. Every step is
  * emitted as an event, starting with `run.started` and ending with exactly one terminal event, which
- * is written after the session is closed. Never throws; how it ended is in the record's `end`.
+ * is written after the session is closed. The log is the only record: the conversation each model
+ * call is sent and the record returned are folded from its entries ({@link EpisodeFold}), the facts
+ * the events do not publish riding along as the entries' detail. Never throws; how it ended is in
+ * the record's `end`.
  */
 export async function runEpisode(options: EpisodeOptions): Promise<EpisodeRecord> {
   return new Episode(options).play();
@@ -55,40 +65,34 @@ export async function runEpisode(options: EpisodeOptions): Promise<EpisodeRecord
 class Episode {
   readonly #o: EpisodeOptions;
   readonly #now: () => number;
-  readonly #record: EpisodeRecord;
-  readonly #rewardValues: Array<number | null> = [];
+  readonly #fold = new EpisodeFold();
+  readonly #timing = { modelMs: 0, envMs: 0 };
+  /** The context, once known, until an entry carries it into the log. */
+  #pendingContext: RunContext | undefined;
   readonly #callIndexes = new CallIndexes();
 
   constructor(options: EpisodeOptions) {
     this.#o = options;
     this.#now = options.now ?? Date.now;
-    const startedAt = this.#now();
-    this.#record = {
-      env: options.env,
-      task: options.task,
-      model: options.model.id,
-      sampling: options.sampling ?? {},
-      messages: [],
-      tools: [],
-      steps: [],
-      usage: { input_tokens: 0, output_tokens: 0, total_tokens: 0 },
-      rewards: [],
-      reward: null,
-      finished: false,
-      turns: 0,
-      output: '',
-      end: { status: 'completed', stopReason: 'no_tool_calls' },
-      timing: { startedAt, endedAt: startedAt, modelMs: 0, envMs: 0 },
-    };
+  }
+
+  /** Writes one entry and folds it; the pending context rides on it into the log (the fold has it already). */
+  #emit(input: RunEventInput, detail?: EventDetail): void {
+    const context = this.#pendingContext;
+    this.#pendingContext = undefined;
+    const event = this.#o.emit(input, context ? { ...detail, context } : detail);
+    this.#fold.apply(event, detail);
   }
 
   async play(): Promise<EpisodeRecord> {
     const o = this.#o;
-    const record = this.#record;
     let session: OrsSession | undefined;
+    let end: EpisodeEnd;
+    let began = false;
     try {
-      o.emit({ event: 'run.started', env: o.env, task: o.task, model: o.model.id });
+      this.#emit({ event: 'run.started', env: o.env, task: o.task, model: o.model.id });
       o.signal.throwIfAborted();
+      began = true;
       session = await this.#timed('envMs', () =>
         o.ors.openSession({ env: o.env, task: o.task, secrets: o.secrets, signal: o.signal }),
       );
@@ -96,56 +100,56 @@ class Episode {
       const signal = AbortSignal.any([o.signal, session.lost]);
       const open = session;
       const [blocks, specs] = await this.#timed('envMs', () => Promise.all([open.prompt(signal), open.tools(signal)]));
-      record.tools = specs.map(toolSpecToDefinition);
-      record.messages = [
+      const messages: Message[] = [
         ...(o.instructions ? [{ role: 'system' as const, content: o.instructions }] : []),
         { role: 'user', content: blocksToContent(blocks) },
         ...inputToMessages(o.input),
       ];
-      record.end = { status: 'completed', stopReason: await this.#loop(open, signal) };
+      const context: RunContext = {
+        messages: messages.map(messageToWire),
+        tools: specs.map(toolSpecToDefinition).map(toolToWire),
+        sampling: o.sampling ?? {},
+        max_turns: o.maxTurns,
+        reward_reduction: o.rewardReduction ?? 'last',
+      };
+      this.#fold.applyContext(context);
+      this.#pendingContext = context;
+      end = { status: 'completed', stopReason: await this.#loop(open, signal) };
     } catch (error) {
-      record.end = endFromError(error, o.signal);
+      end = endFromError(error, o.signal);
     } finally {
       if (session) {
         const open = session;
         await this.#timed('envMs', () => open.close());
       }
     }
-    record.timing.endedAt = this.#now();
-    this.#emitTerminal();
-    return record;
+    // A run cancelled before it began (e.g. in the queue) spent no time anywhere.
+    this.#emitTerminal(end, began ? { model_ms: this.#timing.modelMs, env_ms: this.#timing.envMs } : undefined);
+    return this.#fold.record();
   }
 
   async #loop(session: OrsSession, signal: AbortSignal): Promise<StopReason> {
     const o = this.#o;
-    const record = this.#record;
+    const fold = this.#fold;
     for (let turn = 1; turn <= o.maxTurns; turn++) {
       signal.throwIfAborted();
-      const step = await this.#modelTurn(turn, signal);
-      record.turns = turn;
-      record.output = step.text;
-      if (step.calls.length === 0) return 'no_tool_calls';
-      for (const call of step.calls) {
-        if (record.finished) {
-          // The episode is over; later calls of the same turn are not sent, but each call still
-          // gets a result so the conversation stays valid for every provider.
-          this.#pushToolMessage(call, 'Not run: the episode had already finished.', true);
-          continue;
-        }
-        await this.#toolCall(session, step.record, call, turn, signal, record.tools);
+      const calls = await this.#modelTurn(turn, signal);
+      if (calls.length === 0) return 'no_tool_calls';
+      for (const call of calls) {
+        // The episode is over: later calls of the same turn are not sent (the fold still gives
+        // each a result in the conversation, so it stays valid for every provider).
+        if (fold.finished) break;
+        await this.#toolCall(session, call, turn, signal);
       }
-      if (record.finished) return 'finished';
+      if (fold.finished) return 'finished';
     }
     return 'max_turns';
   }
 
-  async #modelTurn(
-    turn: number,
-    signal: AbortSignal,
-  ): Promise<{ text: string; calls: ToolCall[]; record: EpisodeStep }> {
+  /** Streams one model turn, emitting its text and reasoning as they come; returns its tool calls. */
+  async #modelTurn(turn: number, signal: AbortSignal): Promise<ToolCall[]> {
     const o = this.#o;
     const started = this.#now();
-    let text = '';
     let streamedReasoning = '';
     const reasoning: ReasoningBlock[] = [];
     const calls: ToolCall[] = [];
@@ -155,9 +159,9 @@ class Episode {
 
     this.#callIndexes.beginTurn();
     const stream = o.model.stream({
-      messages: this.#record.messages,
-      tools: this.#record.tools,
-      sampling: this.#record.sampling,
+      messages: this.#fold.messages,
+      tools: this.#fold.tools,
+      sampling: o.sampling ?? {},
       signal,
     });
     try {
@@ -165,13 +169,12 @@ class Episode {
         switch (part.type) {
           case 'text-delta':
             if (part.delta === '') break;
-            text += part.delta;
-            o.emit({ event: 'message.delta', delta: part.delta, turn });
+            this.#emit({ event: 'message.delta', delta: part.delta, turn });
             break;
           case 'reasoning-delta':
             if (part.delta === '') break;
             streamedReasoning += part.delta;
-            o.emit({ event: 'reasoning.delta', delta: part.delta, turn });
+            this.#emit({ event: 'reasoning.delta', delta: part.delta, turn });
             break;
           case 'reasoning':
             reasoning.push(part.block);
@@ -180,7 +183,7 @@ class Episode {
             const { index, first } = this.#callIndexes.announce(part.id);
             if (!first && part.delta === '') break;
             const { id: tool_call_id, name: tool, delta } = part;
-            o.emit({ event: 'tool.arguments.delta', tool, tool_call_id, delta, turn, call_index: index });
+            this.#emit({ event: 'tool.arguments.delta', tool, tool_call_id, delta, turn, call_index: index });
             break;
           }
           case 'tool-call':
@@ -198,55 +201,45 @@ class Episode {
         }
       }
     } finally {
-      this.#record.timing.modelMs += this.#now() - started;
+      this.#timing.modelMs += this.#now() - started;
     }
+    const durationMs = this.#now() - started;
 
     const reasoningText = reasoning.length > 0 ? reasoning.map((block) => block.text).join('\n\n') : streamedReasoning;
-    if (reasoningText !== '') o.emit({ event: 'reasoning.available', text: reasoningText, turn });
-    const turnUsage: Usage = {
-      input_tokens: usage.inputTokens,
-      output_tokens: usage.outputTokens,
-      total_tokens: usage.inputTokens + usage.outputTokens,
-    };
-    const finishReason = finish?.reason ?? (calls.length > 0 ? 'tool_calls' : 'stop');
-    o.emit({ event: 'turn.completed', turn, finish_reason: finishReason, usage: turnUsage });
-
-    const total = this.#record.usage;
-    total.input_tokens += turnUsage.input_tokens;
-    total.output_tokens += turnUsage.output_tokens;
-    total.total_tokens += turnUsage.total_tokens;
-    this.#record.messages.push({ role: 'assistant', content: text, reasoning, toolCalls: calls });
-    const step: EpisodeStep = {
-      turn,
-      finishReason,
-      ...(finish?.raw === undefined ? {} : { rawFinishReason: finish.raw }),
-      usage: turnUsage,
-      text,
-      reasoning: reasoningText,
-      toolCalls: [],
-      ...(tokenData === undefined ? {} : { tokenData }),
-      modelMs: this.#now() - started,
-    };
-    this.#record.steps.push(step);
-    return { text, calls, record: step };
+    if (reasoningText !== '') this.#emit({ event: 'reasoning.available', text: reasoningText, turn });
+    this.#emit(
+      {
+        event: 'turn.completed',
+        turn,
+        finish_reason: finish?.reason ?? (calls.length > 0 ? 'tool_calls' : 'stop'),
+        usage: {
+          input_tokens: usage.inputTokens,
+          output_tokens: usage.outputTokens,
+          total_tokens: usage.inputTokens + usage.outputTokens,
+        },
+      },
+      {
+        turn: {
+          reasoning: reasoningToWire(reasoning),
+          tool_calls: calls.map((call) => ({ id: call.id, name: call.name, arguments: call.arguments })),
+          ...(finish?.raw === undefined ? {} : { raw_finish_reason: finish.raw }),
+          ...(tokenData === undefined ? {} : { token_data: tokenDataToWire(tokenData) }),
+          duration_ms: durationMs,
+        },
+      },
+    );
+    return calls;
   }
 
   /**
-   * Sends one call and folds its result into `step` and the record — also when the call throws (a
-   * cancel, a lost result or session), so the call is counted wherever its reward and tool message are.
+   * Sends one call and emits its result — also when the call throws (a cancel, a lost result or
+   * session), so the call is counted wherever its reward and tool message are.
    */
-  async #toolCall(
-    session: OrsSession,
-    step: EpisodeStep,
-    call: ToolCall,
-    turn: number,
-    signal: AbortSignal,
-    tools: readonly ToolDefinition[],
-  ): Promise<void> {
-    const o = this.#o;
+  async #toolCall(session: OrsSession, call: ToolCall, turn: number, signal: AbortSignal): Promise<void> {
+    const tools = this.#fold.tools;
     const callIndex = this.#callIndexes.start(call.id);
     const parsed = parseArguments(call.arguments);
-    o.emit({
+    this.#emit({
       event: 'tool.started',
       tool: call.name,
       tool_call_id: call.id,
@@ -256,19 +249,7 @@ class Episode {
       call_index: callIndex,
     });
     const started = this.#now();
-    const result: ToolCallRecord = {
-      id: call.id,
-      name: call.name,
-      arguments: call.arguments,
-      parsedArguments: parsed,
-      output: '',
-      blocks: [],
-      metadata: null,
-      reward: null,
-      finished: false,
-      error: true,
-      durationMs: 0,
-    };
+    const result: ToolResult = { output: undefined, errorMessage: undefined };
     try {
       if (parsed === null) {
         result.errorMessage = `The arguments of ${call.name} are not a JSON object: ${call.arguments.slice(0, 200)}. Call the tool again with valid JSON.`;
@@ -277,17 +258,12 @@ class Episode {
       } else {
         const progress = { tool: call.name, tool_call_id: call.id, turn, call_index: callIndex };
         const outcome = await withToolProgress(
-          { periodMs: o.toolProgressMs, now: this.#now, emit: o.emit, call: progress },
+          { periodMs: this.#o.toolProgressMs, now: this.#now, emit: (event) => this.#emit(event), call: progress },
           () => session.call(call.name, parsed, { signal }),
         );
         switch (outcome.type) {
           case 'output':
-            result.error = false;
-            result.blocks = outcome.output.blocks;
-            result.metadata = outcome.output.metadata;
-            result.output = blocksToText(outcome.output.blocks);
-            result.reward = outcome.output.reward;
-            result.finished = outcome.output.finished;
+            result.output = outcome.output;
             break;
           case 'tool_error':
           case 'server_error':
@@ -309,87 +285,58 @@ class Episode {
           : String(error);
       throw error;
     } finally {
-      result.durationMs = this.#now() - started;
-      this.#record.timing.envMs += result.durationMs;
-      this.#complete(step, call, turn, callIndex, result);
+      const durationMs = this.#now() - started;
+      this.#timing.envMs += durationMs;
+      this.#complete(call, turn, callIndex, result, durationMs);
     }
   }
 
-  /** Emits `tool.completed` and folds the result into its step, the rewards and the conversation. */
-  #complete(step: EpisodeStep, call: ToolCall, turn: number, callIndex: number, result: ToolCallRecord): void {
+  /**
+   * Emits `tool.completed`, its output cut at the configured bound; for a result, the entry's detail
+   * keeps the metadata and, unless the output says it all, the whole content.
+   */
+  #complete(call: ToolCall, turn: number, callIndex: number, result: ToolResult, durationMs: number): void {
     const o = this.#o;
-    const text = result.error ? (result.errorMessage ?? 'The tool failed.') : result.output;
+    const output = result.errorMessage === undefined ? result.output : undefined;
+    const text = output ? blocksToText(output.blocks) : (result.errorMessage ?? 'The tool failed.');
     const cut = text.length > o.toolOutputEventChars;
-    o.emit({
-      event: 'tool.completed',
-      tool: call.name,
-      tool_call_id: call.id,
-      duration: result.durationMs / 1000,
-      error: result.error,
-      ...(result.error ? { error_message: result.errorMessage ?? 'The tool failed.' } : {}),
-      output: cut ? text.slice(0, o.toolOutputEventChars) : text,
-      ...(cut ? { truncated: true } : {}),
-      reward: result.reward,
-      finished: result.finished,
-      turn,
-      call_index: callIndex,
-    });
-    step.toolCalls.push(result);
-    this.#rewardValues.push(result.reward);
-    this.#record.rewards.push({
-      tool_call_id: call.id,
-      tool: call.name,
-      turn,
-      reward: result.reward,
-    } satisfies ToolReward);
-    this.#record.reward = reduceRewards(this.#rewardValues, o.rewardReduction);
-    if (result.finished) this.#record.finished = true;
-    if (result.error) {
-      this.#pushToolMessage(call, text, true);
-    } else {
-      this.#record.messages.push({
-        role: 'tool',
-        toolCallId: call.id,
-        toolName: call.name,
-        content: blocksToContent(result.blocks),
-        isError: false,
-      });
-    }
-  }
-
-  #pushToolMessage(call: ToolCall, text: string, isError: boolean): void {
-    const message: Message = {
-      role: 'tool',
-      toolCallId: call.id,
-      toolName: call.name,
-      content: [{ type: 'text', text }],
-      isError,
+    const whole = output !== undefined && output.blocks.length === 1 && output.blocks[0]!.type === 'text' && !cut;
+    const detail: EventDetail | undefined = output && {
+      tool: {
+        metadata: output.metadata,
+        ...(whole ? {} : { content: partsToWire(blocksToContent(output.blocks)) }),
+      },
     };
-    this.#record.messages.push(message);
+    this.#emit(
+      {
+        event: 'tool.completed',
+        tool: call.name,
+        tool_call_id: call.id,
+        duration: durationMs / 1000,
+        error: !output,
+        ...(output ? {} : { error_message: text }),
+        output: cut ? text.slice(0, o.toolOutputEventChars) : text,
+        ...(cut ? { truncated: true } : {}),
+        reward: output?.reward ?? null,
+        finished: output?.finished ?? false,
+        turn,
+        call_index: callIndex,
+      },
+      detail,
+    );
   }
 
-  #emitTerminal(): void {
-    const o = this.#o;
-    const record = this.#record;
-    const end = record.end;
+  #emitTerminal(end: EpisodeEnd, timing: EventDetail['timing']): void {
+    const detail = timing && { timing };
     switch (end.status) {
       case 'completed':
-        o.emit({
-          event: 'run.completed',
-          output: record.output,
-          usage: { ...record.usage },
-          reward: record.reward,
-          rewards: record.rewards,
-          finished: record.finished,
-          turns: record.turns,
-          stop_reason: end.stopReason,
-        });
+        this.#emit({ event: 'run.completed', ...this.#fold.totals(), stop_reason: end.stopReason }, detail);
         break;
       case 'failed':
-        o.emit({ event: 'run.failed', error: end.message, code: end.code });
+        this.#emit({ event: 'run.failed', error: end.message, code: end.code }, detail);
         break;
       case 'cancelled':
-        o.emit({ event: 'run.cancelled', reason: end.reason });
+        this.#emit({ event: 'run.cancelled', reason: end.reason }, detail);
         break;
     }
   }
@@ -399,9 +346,15 @@ class Episode {
     try {
       return await work();
     } finally {
-      this.#record.timing[bucket] += this.#now() - started;
+      this.#timing[bucket] += this.#now() - started;
     }
   }
+}
+
+/** How one tool call came out: the tool's output, or why there is none. */
+interface ToolResult {
+  output: ToolOutput | undefined;
+  errorMessage: string | undefined;
 }
 
 function parseArguments(text: string): Record<string, unknown> | null {

@@ -1,4 +1,4 @@
-import type { RunEvent, ToolReward, Usage } from '../protocol/run-events.js';
+import type { RunEvent, StopReason, ToolReward, Usage } from '../protocol/run-events.js';
 import type { RewardReduction } from '../protocol/run-request.js';
 import type { RunStatus } from '../protocol/run-snapshot.js';
 import { reduceRewards } from './reduce-rewards.js';
@@ -13,6 +13,8 @@ export interface RunSummary {
   finished: boolean;
   output: string | null;
   error: { code: string; message: string } | null;
+  /** Why a completed run stopped; null until it completes. */
+  stopReason: StopReason | null;
 }
 
 /** The summary of a run whose log is still empty (it waits in the queue). */
@@ -26,6 +28,7 @@ export function emptySummary(): RunSummary {
     finished: false,
     output: null,
     error: null,
+    stopReason: null,
   };
 }
 
@@ -65,6 +68,7 @@ export function applyEvent(summary: RunSummary, event: RunEvent, reduction: Rewa
         reward: event.reward,
         finished: event.finished,
         output: event.output,
+        stopReason: event.stop_reason,
       });
       break;
     case 'run.failed':

@@ -1,25 +1,26 @@
-import type { CancelReason, TaskRef } from '../protocol/run-events.js';
+import type { TaskRef } from '../protocol/run-events.js';
 import type { RunRequest } from '../protocol/run-request.js';
 import { isFinishedStatus, type RunSnapshot, type RunStatus } from '../protocol/run-snapshot.js';
-import type { EpisodeRecord } from './episode-record.js';
 import { EventLog } from './event-log.js';
-import { RunCancelledError } from './run-cancelled-error.js';
 import { applyEvent, emptySummary, type RunSummary } from './run-summary.js';
 
-export interface RunInit {
+/** What a run is made of before anything happens to it: who asked for what, and when. */
+export interface RunRecord {
   id: string;
   owner: string;
   env: string;
   task: TaskRef;
+  /** `provider:name` as resolved at creation. */
   model: string;
-  request: RunRequest;
-  maxEvents: number;
-  now: () => number;
+  /** The request without `secrets`, which are never stored with the run. */
+  request: Omit<RunRequest, 'secrets'>;
+  /** Epoch milliseconds. */
+  createdAt: number;
 }
 
 /**
- * One run: its request, its event log, its cancel switch and who may see it. Status and totals are
- * folded from the log as events are appended, so the snapshot is a view of the log.
+ * One run: its record, its event log, and who is watching it. Status and totals are folded from
+ * the log as events are appended, so the snapshot is a view of the log, never a second account.
  */
 export class Run {
   readonly id: string;
@@ -29,38 +30,47 @@ export class Run {
   readonly model: string;
   readonly metadata: Record<string, unknown>;
   readonly createdAt: number;
-  readonly log: EventLog;
-  readonly controller = new AbortController();
-  /** The request without `secrets`, which leave the run as soon as the episode has them. */
   readonly request: Omit<RunRequest, 'secrets'>;
-  #secrets: Record<string, unknown> | undefined;
-  #summary: RunSummary = emptySummary();
+  readonly log: EventLog;
+  readonly #summary: RunSummary = emptySummary();
   #updatedAt: number;
   #lastTouchedAt: number;
   #subscribers = 0;
   #finishedAt: number | undefined;
-  /** The full episode record, once the episode is over. */
-  record: EpisodeRecord | undefined;
+  #storedBytes: number;
+  readonly #onTouch: ((now: number) => void) | undefined;
 
-  constructor(init: RunInit) {
-    const { secrets, ...request } = init.request;
-    this.id = init.id;
-    this.owner = init.owner;
-    this.env = init.env;
-    this.task = init.task;
-    this.model = init.model;
-    this.request = request;
-    this.#secrets = secrets;
-    this.metadata = request.metadata ?? {};
-    this.createdAt = init.now();
-    this.#updatedAt = this.createdAt;
-    this.#lastTouchedAt = this.createdAt;
-    this.log = new EventLog(init.id, init.maxEvents, init.now);
-    this.log.onAppend(({ event }) => {
-      applyEvent(this.#summary, event, request.reward_reduction);
+  /**
+   * `onTouch` hears every touch (a store that shares runs between instances passes them on, so the
+   * instance executing the run knows it is watched elsewhere).
+   */
+  constructor(record: RunRecord, options: { maxEvents: number; now: () => number; onTouch?: (now: number) => void }) {
+    this.id = record.id;
+    this.owner = record.owner;
+    this.env = record.env;
+    this.task = record.task;
+    this.model = record.model;
+    this.request = record.request;
+    this.metadata = record.request.metadata ?? {};
+    this.createdAt = record.createdAt;
+    this.#updatedAt = record.createdAt;
+    this.#lastTouchedAt = record.createdAt;
+    this.#onTouch = options.onTouch;
+    this.log = new EventLog(record.id, options.maxEvents, options.now);
+    this.#storedBytes = JSON.stringify(record.request).length;
+    const reduction = record.request.reward_reduction;
+    this.log.onAppend(({ event, json, detail }) => {
+      this.#storedBytes += json.length + (detail === undefined ? 0 : JSON.stringify(detail).length);
+      applyEvent(this.#summary, event, reduction);
       this.#updatedAt = event.timestamp * 1000;
       if (isFinishedStatus(this.#summary.status)) this.#finishedAt = this.#updatedAt;
     });
+  }
+
+  /** The record the run was made from. */
+  get record(): RunRecord {
+    const { id, owner, env, task, model, request, createdAt } = this;
+    return { id, owner, env, task, model, request, createdAt };
   }
 
   get status(): RunStatus {
@@ -76,6 +86,14 @@ export class Run {
     return this.#finishedAt;
   }
 
+  /**
+   * What the run holds: its request and every entry of its log (events and details), in characters
+   * of JSON — what the stored-bytes budget (`RUNBRIDGE_MAX_STORED_BYTES`) counts.
+   */
+  get storedBytes(): number {
+    return this.#storedBytes;
+  }
+
   get lastTouchedAt(): number {
     return this.#lastTouchedAt;
   }
@@ -84,16 +102,10 @@ export class Run {
     return this.#subscribers;
   }
 
-  /** Hands the secrets over exactly once (to the episode that forwards them to ORS). */
-  takeSecrets(): Record<string, unknown> | undefined {
-    const secrets = this.#secrets;
-    this.#secrets = undefined;
-    return secrets;
-  }
-
   /** Records that a caller looked at the run; untouched runs with no subscriber are orphans. */
   touch(now: number): void {
-    this.#lastTouchedAt = now;
+    this.#lastTouchedAt = Math.max(this.#lastTouchedAt, now);
+    this.#onTouch?.(now);
   }
 
   /** Counts a subscriber in; the returned function counts it out (and touches the run). */
@@ -107,12 +119,6 @@ export class Run {
       this.#subscribers--;
       this.touch(now());
     };
-  }
-
-  /** Aborts the run's episode with `reason`; a finished or already cancelled run is left alone. */
-  cancel(reason: CancelReason): void {
-    if (this.finished || this.controller.signal.aborted) return;
-    this.controller.abort(new RunCancelledError(reason));
   }
 
   snapshot(): RunSnapshot {
@@ -132,6 +138,7 @@ export class Run {
       finished: summary.finished,
       output: summary.output,
       error: summary.error,
+      stop_reason: summary.stopReason,
       last_seq: this.log.lastSeq,
     };
   }

@@ -142,7 +142,7 @@ describe('an AI SDK chat page in Chromium', () => {
         status: 'ready',
       });
       // The run was started with the message as its input, and its stream read once, as ai-sdk.
-      const run = bridge.registry.get(assistant!.id, LOCAL_OWNER);
+      const run = await bridge.registry.open(assistant!.id, LOCAL_OWNER);
       expect(run.request.input).toBe('Please wait.');
       expect(proxy.requests.map((request) => `${request.method} ${request.url} ${request.status}`)).toEqual([
         'POST /v1/runs 202',

@@ -141,7 +141,7 @@ describe('the browser example page', () => {
     );
 
     // Ended at the terminal event: the bridge has no subscriber left, and the page asked for the stream once.
-    await expect.poll(() => open.registry.stats().subscribers).toBe(0);
+    await expect.poll(() => open.registry.localStats().subscribers).toBe(0);
     expect(requests.filter((request) => request.method() === 'GET' && request.url().includes('/events'))).toHaveLength(
       1,
     );

@@ -190,7 +190,7 @@ describe('the runbridge client', () => {
     })();
     await expect(reading).rejects.toThrow('enough');
     expect(seen).toHaveLength(3);
-    await expect.poll(() => slow.registry.stats().subscribers).toBe(0);
+    await expect.poll(() => slow.registry.localStats().subscribers).toBe(0);
     await slowClient.runs.cancel(run_id);
   });
 

@@ -5,6 +5,7 @@ import { openaiFormat } from '../../src/http/formats/openai-format.js';
 import { streamContextOf } from '../../src/http/serve-run-stream.js';
 import { ChatCompletionSchema } from '../../src/protocol/chat-completion.js';
 import { RunSnapshotSchema } from '../../src/protocol/run-snapshot.js';
+import { foldEpisode } from '../../src/runs/episode-fold.js';
 import { readSseEvents } from '../../src/sse/read-sse-events.js';
 import { probeEnvironment } from '../support/probe-environment.js';
 import { scriptedProvider } from '../support/scripted-model.js';
@@ -17,10 +18,10 @@ const patiently = { timeout: 20_000 };
 
 /** The running run of `model` (the one a waiting chat completion request started). */
 function runningRunOf(bridge: TestBridge, model: string): Promise<string> {
-  return vi.waitFor(() => {
-    const found = bridge.registry
-      .list(LOCAL_OWNER, { limit: 100 })
-      .data.find((entry) => entry.model === model && entry.status === 'running');
+  return vi.waitFor(async () => {
+    const found = (await bridge.registry.list(LOCAL_OWNER, { limit: 100 })).data.find(
+      (entry) => entry.model === model && entry.status === 'running',
+    );
     expect(found).toBeDefined();
     return found!.run_id;
   }, patiently);
@@ -56,7 +57,7 @@ describe('POST /v1/chat/completions', () => {
 
   const post = (body: unknown, init: RequestInit = {}) =>
     bridge.fetch('/v1/chat/completions', { method: 'POST', headers: json, body: JSON.stringify(body), ...init });
-  const run = (id: string) => bridge.registry.get(id, LOCAL_OWNER);
+  const run = (id: string) => bridge.registry.open(id, LOCAL_OWNER);
 
   it('answers with one chat.completion of the run it played, named in x-run-id and listed under /v1/runs', async () => {
     const response = await post({ model: 'scripted:echo', messages: [{ role: 'user', content: 'Echo hi.' }] });
@@ -91,7 +92,7 @@ describe('POST /v1/chat/completions', () => {
     expect(response.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
     const runId = response.headers.get('x-run-id')!;
     const text = await response.text();
-    const played = run(runId);
+    const played = await run(runId);
     const context = streamContextOf(played, new URLSearchParams());
     expect(text).toBe(
       `retry: 3000\n${played.log.entries.map((entry) => openaiFormat.frame(entry, context)).join('')}data: [DONE]\n\n`,
@@ -108,7 +109,7 @@ describe('POST /v1/chat/completions', () => {
     expect(response.headers.get('cache-control')).toBe('no-cache');
     expect(response.headers.get('x-accel-buffering')).toBe('no');
     const text = await response.text();
-    const played = run(response.headers.get('x-run-id')!);
+    const played = await run(response.headers.get('x-run-id')!);
     const context = streamContextOf(played, new URLSearchParams('agent_events=1'));
     expect(text).toBe(
       `retry: 3000\n${played.log.entries.map((entry) => openaiFormat.frame(entry, context)).join('')}data: [DONE]\n\n`,
@@ -117,7 +118,7 @@ describe('POST /v1/chat/completions', () => {
   });
 
   it('answers 400 naming an unknown query key, before starting a run', async () => {
-    const before = bridge.registry.list(LOCAL_OWNER, { limit: 100 }).data.length;
+    const before = (await bridge.registry.list(LOCAL_OWNER, { limit: 100 })).data.length;
     const response = await bridge.fetch('/v1/chat/completions?colour=red', {
       method: 'POST',
       headers: json,
@@ -127,7 +128,7 @@ describe('POST /v1/chat/completions', () => {
     expect(await response.json()).toMatchObject({
       error: { code: 'invalid_request', message: expect.stringContaining('colour') },
     });
-    expect(bridge.registry.list(LOCAL_OWNER, { limit: 100 }).data).toHaveLength(before);
+    expect((await bridge.registry.list(LOCAL_OWNER, { limit: 100 })).data).toHaveLength(before);
   });
 
   it('makes system and developer messages the instructions, and user and assistant messages the turns after the prompt', async () => {
@@ -148,7 +149,7 @@ describe('POST /v1/chat/completions', () => {
       ],
     });
     expect(response.status).toBe(200);
-    const messages = run(response.headers.get('x-run-id')!).record!.messages.slice(0, 5);
+    const messages = foldEpisode((await run(response.headers.get('x-run-id')!)).log.entries).messages.slice(0, 5);
     expect(messages).toEqual([
       { role: 'system', content: 'Be brief.\n\nAnswer in English.' },
       { role: 'user', content: [{ type: 'text', text: 'Probe the bridge.' }] },
@@ -170,7 +171,7 @@ describe('POST /v1/chat/completions', () => {
       max_turns: 1,
       metadata: { experiment: 'a' },
     });
-    const played = run(response.headers.get('x-run-id')!);
+    const played = await run(response.headers.get('x-run-id')!);
     expect(played.request.sampling).toEqual({ temperature: 0.2, top_p: 0.9, max_tokens: 50, seed: 7 });
     expect(played.snapshot()).toMatchObject({ turns: 1, metadata: { experiment: 'a' } });
     expect(((await response.json()) as { choices: Array<{ finish_reason: string }> }).choices[0]!.finish_reason).toBe(
@@ -270,8 +271,8 @@ describe('POST /v1/chat/completions', () => {
       if (frame.data.includes('"role":"assistant"')) break; // leaving the loop closes the connection
     }
     client.abort();
-    await expect.poll(() => run(runId).subscribers, patiently).toBe(0);
-    expect(run(runId).status).toBe('running');
+    await expect.poll(async () => (await run(runId)).subscribers, patiently).toBe(0);
+    expect((await run(runId)).status).toBe('running');
     held.resolve();
     expect((await bridge.readEvents(runId)).at(-1)).toMatchObject({ event: 'run.completed', output: 'Released.' });
     expect((await (await bridge.fetch(`/v1/runs/${runId}`)).json()) as object).toMatchObject({ status: 'completed' });
@@ -284,11 +285,11 @@ describe('POST /v1/chat/completions', () => {
       { signal: client.signal },
     );
     const runId = await runningRunOf(bridge, 'scripted:hang');
-    await expect.poll(() => run(runId).subscribers, patiently).toBe(1);
+    await expect.poll(async () => (await run(runId)).subscribers, patiently).toBe(1);
     client.abort();
     await expect(answer).rejects.toThrow();
-    await expect.poll(() => run(runId).subscribers, patiently).toBe(0);
-    expect(run(runId).status).toBe('running');
+    await expect.poll(async () => (await run(runId)).subscribers, patiently).toBe(0);
+    expect((await run(runId)).status).toBe('running');
     await bridge.fetch(`/v1/runs/${runId}/cancel`, { method: 'POST', headers: { 'Content-Type': 'application/json' } });
     expect((await bridge.readEvents(runId)).at(-1)).toMatchObject({ event: 'run.cancelled' });
   });
@@ -309,7 +310,7 @@ describe('POST /v1/chat/completions shares the limits and access rules of POST /
       const post = (body: unknown) =>
         bridge.fetch('/v1/chat/completions', { method: 'POST', headers: json, body: JSON.stringify(body) });
       const busy = post({ model: 'scripted:hang', messages: [{ role: 'user', content: 'x' }] });
-      await expect.poll(() => bridge.registry.stats().running, patiently).toBe(1);
+      await expect.poll(() => bridge.registry.localStats().running, patiently).toBe(1);
       const refused = await post({ model: 'scripted:hang', messages: [{ role: 'user', content: 'x' }] });
       expect(refused.status).toBe(429);
       expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);

@@ -303,7 +303,7 @@ describe('orphaned runs', () => {
     try {
       const runId = await bridge.startRun({});
       const status = await waitFor(async () => {
-        const run = bridge.registry.stats();
+        const run = bridge.registry.localStats();
         return run.running === 0 ? run : undefined;
       }, 'the orphan to be cancelled');
       expect(status.running).toBe(0);
@@ -399,7 +399,7 @@ describe('limits and access', () => {
     );
     const runId = await bridge.startRun({});
     const reading = bridge.readEvents(runId);
-    await waitFor(async () => (bridge.registry.stats().subscribers > 0 ? true : undefined), 'the subscriber');
+    await waitFor(async () => (bridge.registry.localStats().subscribers > 0 ? true : undefined), 'the subscriber');
     const stopping = bridge.shutdown();
     const refused = await bridge.fetch('/v1/runs', { method: 'POST', headers: json, body: '{}' });
     expect(refused.status).toBe(503);

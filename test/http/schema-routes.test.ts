@@ -12,6 +12,8 @@ import { ModelRegistry } from '../../src/models/model-registry.js';
 import { OrsClient } from '../../src/ors/client/ors-client.js';
 import type { RunEvent } from '../../src/protocol/run-events.js';
 import { RunRegistry } from '../../src/runs/run-registry.js';
+import { MemoryRunStore } from '../../src/store/memory/memory-run-store.js';
+import { storeLimits } from '../../src/store/open-run-store.js';
 import { probeEnvironment } from '../support/probe-environment.js';
 import { scriptedProvider } from '../support/scripted-model.js';
 import { startTestBridge, type TestBridge } from '../support/start-test-bridge.js';
@@ -40,16 +42,9 @@ async function appRoutes(): Promise<string[]> {
   const registry = new RunRegistry({
     ors: new OrsClient({ baseUrl: 'http://127.0.0.1:9' }),
     models: new ModelRegistry([createOfflineProvider()], 'offline'),
+    store: new MemoryRunStore(storeLimits(config)),
     defaultEnv: 'arith',
-    limits: {
-      maxConcurrentRuns: 1,
-      maxQueuedRuns: 0,
-      maxEventsPerRun: 10,
-      orphanTtlMs: 1000,
-      retentionMs: 1000,
-      runTimeoutMs: 1000,
-      toolOutputEventChars: 10,
-    },
+    limits: { maxConcurrentRuns: 1, maxEventsPerRun: 10, runTimeoutMs: 1000, toolOutputEventChars: 10 },
   });
   try {
     const app = createApp({

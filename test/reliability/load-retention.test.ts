@@ -68,7 +68,7 @@ async function play(bridge: TestBridge, first: number, count: number): Promise<v
         expect(response.status).toBe(202);
         const { run_id: runId } = (await response.json()) as { run_id: string };
         if (index % 100 === 0) expect((await bridge.readEvents(runId)).at(-1)?.event).toBe('run.completed');
-        else await finished(bridge.registry.get(runId, 'local'));
+        else await finished(await bridge.registry.open(runId, 'local'));
       }
     }),
   );
@@ -76,7 +76,7 @@ async function play(bridge: TestBridge, first: number, count: number): Promise<v
 
 async function forgotten(bridge: TestBridge): Promise<void> {
   for (;;) {
-    const { running, queued, finished: kept } = bridge.registry.stats();
+    const { running, queued, finished: kept } = bridge.registry.localStats();
     if (running + queued + kept === 0) return;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }

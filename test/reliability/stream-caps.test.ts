@@ -107,7 +107,7 @@ describe('caps on open event streams', () => {
     for (let i = 0; i < 33; i++) statuses.push((await open(urls[i % 3]!, `k${(i % 3) + 1}`)).status);
     expect(statuses.filter((status) => status === 200)).toHaveLength(30);
     expect(statuses.slice(30)).toEqual([429, 429, 429]);
-    const runsBefore = bridge.registry.stats();
+    const runsBefore = bridge.registry.localStats();
     const chat = await fetch(`${bridge.url}/v1/chat/completions`, {
       method: 'POST',
       headers: { ...key('k3'), 'Content-Type': 'application/json' },
@@ -115,7 +115,7 @@ describe('caps on open event streams', () => {
     });
     expect(chat.status).toBe(429);
     expect(await chat.json()).toMatchObject({ error: { code: 'too_many_streams' } });
-    expect(bridge.registry.stats()).toEqual(runsBefore);
+    expect(bridge.registry.localStats()).toEqual(runsBefore);
     expect(await healthMs(bridge)).toBeGreaterThan(0);
   });
 });
@@ -147,7 +147,7 @@ describe('a crowd of idle streams on one run, with the default caps', () => {
       console.info(
         `stream caps: /health ${quiet.toFixed(1)} ms alone, ${crowded.toFixed(1)} ms beside 1,000 open streams`,
       );
-      expect(bridge.registry.stats().subscribers).toBe(1000);
+      expect(bridge.registry.localStats().subscribers).toBe(1000);
     } finally {
       for (const stream of open) stream.close();
       gate.resolve(undefined);

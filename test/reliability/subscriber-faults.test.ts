@@ -98,16 +98,16 @@ describe('a subscriber that stops reading', () => {
     const runId = await bridge.startRun({ env: 'arith' });
     const stalled = stalledReader(bridge, runId);
     const reading = bridge.readEvents(runId);
-    await waitUntil(() => bridge.registry.stats().subscribers === 2);
+    await waitUntil(() => bridge.registry.localStats().subscribers === 2);
     open();
 
     const whole = await reading;
     assertEventOrder(whole);
     expect(whole.filter((event) => event.event === 'message.delta')).toHaveLength(deltas);
-    const run = bridge.registry.get(runId, 'local');
+    const run = await bridge.registry.open(runId, 'local');
     expect(run.log.terminal?.event).toBe('run.completed');
     // The stalled reader is detached: cut off, not parked on a socket that will never drain.
-    await waitUntil(() => bridge.registry.stats().subscribers === 0);
+    await waitUntil(() => bridge.registry.localStats().subscribers === 0);
 
     const raw = await stalled.drain();
     const received = eventsInRawResponse(raw);
@@ -133,8 +133,8 @@ describe('a subscriber that stops reading', () => {
     const runId = await bridge.startRun({ env: 'arith' });
     const whole = await bridge.readEvents(runId);
     const stalled = stalledReader(bridge, runId);
-    await waitUntil(() => bridge.registry.stats().subscribers === 1);
-    await waitUntil(() => bridge.registry.stats().subscribers === 0);
+    await waitUntil(() => bridge.registry.localStats().subscribers === 1);
+    await waitUntil(() => bridge.registry.localStats().subscribers === 0);
     const received = eventsInRawResponse(await stalled.drain());
     expect(received.length).toBeLessThan(whole.length);
     expect(received).toEqual(whole.slice(0, received.length));
@@ -188,7 +188,7 @@ describe('random disconnects and resumes', () => {
     /** Reads one run to its end through cuts, and checks the pieces join into its log. */
     const readThroughCuts = async (env: string, index: number, cutPlan: Array<[number, boolean]>): Promise<void> => {
       const runId = await bridge.startRun({ env, task: { split: 'train', index } });
-      const run = bridge.registry.get(runId, 'local');
+      const run = await bridge.registry.open(runId, 'local');
       const pieces: RunEvent[] = [];
       let cursor = -1;
       let stalls = 0;

@@ -8,9 +8,7 @@ function episode(overrides: Partial<EpisodeRecord> = {}): EpisodeRecord {
     id,
     name: 'score',
     arguments: '{}',
-    parsedArguments: {},
-    output: 'ok',
-    blocks: [],
+    content: [{ type: 'text' as const, text: 'ok' }],
     metadata: null,
     reward,
     finished: false,
@@ -65,6 +63,7 @@ const context: TrajectoryContext = {
   attempt: 1,
   split: 'train',
   spec: { label: 'three' },
+  sampling: { temperature: 0.7 },
   rewardReduction: 'sum',
   timeoutMs: 30_000,
 };

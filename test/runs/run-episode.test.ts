@@ -1,8 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Model } from '../../src/models/model.js';
 import type { OrsClientOptions } from '../../src/ors/client/ors-client.js';
-import type { RunEventInput } from '../../src/protocol/run-events.js';
+import type { RunEvent } from '../../src/protocol/run-events.js';
 import type { EpisodeRecord } from '../../src/runs/episode-record.js';
+import { EventLog } from '../../src/runs/event-log.js';
 import { RunCancelledError } from '../../src/runs/run-cancelled-error.js';
 import { runEpisode } from '../../src/runs/run-episode.js';
 import type { OrsFault } from '../support/ors-fault-proxy.js';
@@ -20,7 +21,7 @@ function callingModel(name: string, args: Record<string, unknown>): Model {
  * The call shows up alike in the step, the rewards, the tool messages and the `tool.completed`
  * events: each lists exactly the calls sent, in order.
  */
-function expectCallsAccountedFor(record: EpisodeRecord, events: RunEventInput[]): void {
+function expectCallsAccountedFor(record: EpisodeRecord, events: RunEvent[]): void {
   const stepIds = record.steps.flatMap((step) => step.toolCalls.map((call) => call.id));
   expect(record.rewards.map((reward) => reward.tool_call_id)).toEqual(stepIds);
   expect(record.messages.flatMap((message) => (message.role === 'tool' ? [message.toolCallId] : []))).toEqual(stepIds);
@@ -41,8 +42,8 @@ describe('runEpisode with a tool call that never returns a result', () => {
   async function play(
     model: Model,
     signal = new AbortController().signal,
-  ): Promise<{ record: EpisodeRecord; events: RunEventInput[] }> {
-    const events: RunEventInput[] = [];
+  ): Promise<{ record: EpisodeRecord; events: RunEvent[] }> {
+    const log = new EventLog('run_test');
     const record = await runEpisode({
       ors: rig!.client,
       model,
@@ -51,9 +52,9 @@ describe('runEpisode with a tool call that never returns a result', () => {
       maxTurns: 3,
       toolOutputEventChars: 1000,
       signal,
-      emit: (event) => events.push(event),
+      emit: (event, detail) => log.append(event, detail),
     });
-    return { record, events };
+    return { record, events: log.events() };
   }
 
   it.each<[string, string, OrsFault, ScriptedOrsServerOptions, Partial<OrsClientOptions>, RegExp]>([

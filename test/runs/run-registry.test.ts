@@ -4,6 +4,7 @@ import { OrsClient } from '../../src/ors/client/ors-client.js';
 import { createOrsServer, type OrsServer } from '../../src/ors/server/create-ors-server.js';
 import { isTerminalEvent } from '../../src/protocol/run-events.js';
 import { RunRegistry, type RunRegistryOptions } from '../../src/runs/run-registry.js';
+import { MemoryRunStore } from '../../src/store/memory/memory-run-store.js';
 import { probeEnvironment } from '../support/probe-environment.js';
 import { scriptedProvider } from '../support/scripted-model.js';
 import { deferred } from '../support/test-environment.js';
@@ -33,16 +34,17 @@ describe('RunRegistry', () => {
       ors,
       // Without tool calls the scripted model answers at once, so every run completes in one turn.
       models: new ModelRegistry([scriptedProvider({ done: [] })], 'scripted:done'),
-      defaultEnv: 'probe',
-      limits: {
-        maxConcurrentRuns: 4,
+      store: new MemoryRunStore({
         maxQueuedRuns: 4,
-        maxEventsPerRun: 1000,
+        maxRunningPerKey: 4,
+        maxQueuedPerKey: 4,
+        maxQueuedBytes: 1024 * 1024,
+        maxStoredBytes: 16 * 1024 * 1024,
         orphanTtlMs: 60_000,
         retentionMs: 60_000,
-        runTimeoutMs: 60_000,
-        toolOutputEventChars: 100,
-      },
+      }),
+      defaultEnv: 'probe',
+      limits: { maxConcurrentRuns: 4, maxEventsPerRun: 1000, runTimeoutMs: 60_000, toolOutputEventChars: 100 },
       log: () => undefined,
       ...options,
     });
@@ -71,7 +73,7 @@ describe('RunRegistry', () => {
       const [a, b] = await Promise.all([first, second]);
       expect(a.created).toBe(true);
       expect(b).toEqual({ run: a.run, created: false });
-      expect(runs.list(OWNER, { limit: 100 }).data.map((run) => run.run_id)).toEqual([a.run.id]);
+      expect((await runs.list(OWNER, { limit: 100 })).data.map((run) => run.run_id)).toEqual([a.run.id]);
     });
 
     it('answers 409 for another body while the first request is still being created', async () => {
@@ -82,7 +84,7 @@ describe('RunRegistry', () => {
       catalog.release();
       await expect(other).rejects.toMatchObject({ status: 409, code: 'idempotency_conflict' });
       await first;
-      expect(runs.list(OWNER, { limit: 100 }).data).toHaveLength(1);
+      expect((await runs.list(OWNER, { limit: 100 })).data).toHaveLength(1);
     });
 
     it('frees the key of a request that failed, so its retry starts the run', async () => {
@@ -99,7 +101,7 @@ describe('RunRegistry', () => {
       const runs = start();
       const { run } = await runs.create({}, OWNER, 'key-1');
       await vi.waitFor(() => expect(run.finished).toBe(true), patiently);
-      runs.delete(run.id, OWNER);
+      await runs.delete(run.id, OWNER);
       const again = await runs.create({}, OWNER, 'key-1');
       expect(again.created).toBe(true);
       expect(again.run.id).not.toBe(run.id);
@@ -115,7 +117,7 @@ describe('RunRegistry', () => {
     catalog.release();
     await expect(first).rejects.toMatchObject({ status: 503, code: 'draining' });
     await expect(duplicate).rejects.toMatchObject({ status: 503, code: 'draining' });
-    expect(runs.list(OWNER, { limit: 100 }).data).toEqual([]);
+    expect((await runs.list(OWNER, { limit: 100 })).data).toEqual([]);
   });
 
   it('reports a background task that fails to its log, not the console', async () => {

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Model, ModelPart } from '../../src/models/model.js';
+import { RunEventFactory } from '../../src/protocol/event-factory.js';
 import type { RunEventInput, RunEventOf } from '../../src/protocol/run-events.js';
 import { RunCancelledError } from '../../src/runs/run-cancelled-error.js';
 import { runEpisode } from '../../src/runs/run-episode.js';
@@ -48,6 +49,7 @@ describe('runEpisode and the events that show a tool call forming and running', 
     options: { toolProgressMs?: number; signal?: AbortSignal; emit?: (event: RunEventInput) => void } = {},
   ): Promise<RunEventInput[]> {
     const events: RunEventInput[] = [];
+    const factory = new RunEventFactory('run_test');
     await runEpisode({
       ors: rig!.client,
       model,
@@ -60,6 +62,7 @@ describe('runEpisode and the events that show a tool call forming and running', 
       emit: (event) => {
         options.emit?.(event);
         events.push(event);
+        return factory.build(event);
       },
     });
     return events;

@@ -5,6 +5,7 @@ import { LOCAL_OWNER } from '../../src/http/authenticate.js';
 import { STREAM_FORMATS } from '../../src/http/formats/stream-formats.js';
 import { defineEnvironment, defineTool, ToolFailure, taskList } from '../../src/ors/environment.js';
 import { createOrsServer, type OrsServer } from '../../src/ors/server/create-ors-server.js';
+import { foldEpisode } from '../../src/runs/episode-fold.js';
 import { scriptedProvider } from '../support/scripted-model.js';
 import { startTestBridge, type TestBridge } from '../support/start-test-bridge.js';
 
@@ -84,7 +85,7 @@ describe('secrets quoted in errors after /create', () => {
       texts.push(await (await bridge.fetch(`/v1/runs/${runId}/events?format=${format}&agent_events=1`)).text());
     }
     texts.push(await (await bridge.fetch(`/v1/runs/${runId}`)).text());
-    texts.push(JSON.stringify(bridge.registry.get(runId, LOCAL_OWNER).record));
+    texts.push(JSON.stringify(foldEpisode((await bridge.registry.open(runId, LOCAL_OWNER)).log.entries)));
     return texts.join('\n');
   }
 

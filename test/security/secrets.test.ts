@@ -4,6 +4,7 @@ import { Authenticator } from '../../src/http/authenticate.js';
 import { STREAM_FORMATS } from '../../src/http/formats/stream-formats.js';
 import { planRollouts } from '../../src/rollouts/rollout-plan.js';
 import { toTrajectoryRecord } from '../../src/rollouts/to-trajectory-record.js';
+import { foldEpisode } from '../../src/runs/episode-fold.js';
 import { scriptedProvider } from '../support/scripted-model.js';
 import { ScriptedOrsServer } from '../support/scripted-ors-server.js';
 import { startTestBridge, type TestBridge } from '../support/start-test-bridge.js';
@@ -97,17 +98,19 @@ async function outputsOf(bridge: TestBridge, runId: string): Promise<Record<stri
   ).text();
   outputs.snapshot = await (await bridge.fetch(`/v1/runs/${runId}`)).text();
   outputs.list = await (await bridge.fetch('/v1/runs?limit=100')).text();
-  const run = bridge.registry.get(runId, new Authenticator(['key-1']).authenticate('Bearer key-1'));
+  const run = await bridge.registry.open(runId, new Authenticator(['key-1']).authenticate('Bearer key-1'));
   outputs['run object'] = asText({ request: run.request, metadata: run.metadata, snapshot: run.snapshot() });
-  outputs['episode record'] = asText(run.record);
+  const record = foldEpisode(run.log.entries);
+  outputs['episode record'] = asText(record);
   const [rollout] = planRollouts({ env: run.env, split: 'train', indices: [0], samples: 1, masterSeed: 0 });
   outputs['trajectory record'] = asText(
-    toTrajectoryRecord(run.record!, {
+    toTrajectoryRecord(record, {
       rolloutId: 'r0',
       rollout: rollout!,
       attempt: 1,
       split: 'train',
       spec: null,
+      sampling: {},
       rewardReduction: 'last',
       timeoutMs: 60_000,
     }),

@@ -19,8 +19,8 @@ export function modelsRoutes(deps: AppDeps): Router<AppState> {
 /** `GET /health`: liveness plus run counts; open to all (it says nothing about any caller's runs). */
 export function healthRoutes(deps: AppDeps): Router<AppState> {
   const router = new Router<AppState>();
-  router.get('/health', (ctx) => {
-    ctx.body = { status: deps.registry.draining ? 'draining' : 'ok', runs: deps.registry.stats() };
+  router.get('/health', async (ctx) => {
+    ctx.body = { status: deps.registry.draining ? 'draining' : 'ok', runs: await deps.registry.stats() };
   });
   return router;
 }

@@ -52,28 +52,28 @@ export function runsRoutes(deps: AppDeps): Router<AppState> {
     } satisfies RunCreated;
   });
 
-  router.get('/v1/runs', (ctx) => {
+  router.get('/v1/runs', async (ctx) => {
     const query = parseInput(ListQuerySchema, ctx.query, 'query');
-    ctx.body = registry.list(ctx.state.owner, query);
+    ctx.body = await registry.list(ctx.state.owner, query);
   });
 
-  router.get('/v1/runs/:id', (ctx) => {
-    ctx.body = registry.get(ctx.params.id!, ctx.state.owner).snapshot();
+  router.get('/v1/runs/:id', async (ctx) => {
+    ctx.body = await registry.snapshot(ctx.params.id!, ctx.state.owner);
   });
 
-  router.delete('/v1/runs/:id', (ctx) => {
-    registry.delete(ctx.params.id!, ctx.state.owner);
+  router.delete('/v1/runs/:id', async (ctx) => {
+    await registry.delete(ctx.params.id!, ctx.state.owner);
     ctx.status = 204;
   });
 
-  router.post('/v1/runs/:id/cancel', (ctx) => {
-    const run = registry.cancel(ctx.params.id!, ctx.state.owner);
+  router.post('/v1/runs/:id/cancel', async (ctx) => {
+    const run = await registry.cancel(ctx.params.id!, ctx.state.owner);
     ctx.status = 202;
-    ctx.body = { run_id: run.id, status: run.status };
+    ctx.body = { run_id: run.run_id, status: run.status };
   });
 
   router.get('/v1/runs/:id/events', async (ctx) => {
-    const run = registry.get(ctx.params.id!, ctx.state.owner);
+    const run = await registry.open(ctx.params.id!, ctx.state.owner);
     const query = parseInput(EventsQuerySchema, ctx.query, 'query');
     const lastEventId = ctx.get('Last-Event-ID');
     const cursor = parseCursor(lastEventId === '' ? undefined : lastEventId, query.after);

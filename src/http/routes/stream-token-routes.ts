@@ -26,13 +26,13 @@ export function streamTokenRoutes(deps: AppDeps, tokens: StreamTokens): Router<A
   const router = new Router<AppState>();
   router.post('/v1/runs/:id/stream-token', async (ctx) => {
     parseInput(StreamTokenRequestSchema, await readJsonBody(ctx.req, deps.config.maxBodyBytes), 'stream token request');
-    const run = deps.registry.get(ctx.params.id!, ctx.state.owner);
-    const issued = tokens.issue(run.id, run.owner);
+    const run = await deps.registry.snapshot(ctx.params.id!, ctx.state.owner);
+    const issued = tokens.issue(run.run_id, ctx.state.owner);
     ctx.set('Cache-Control', 'no-store');
     ctx.body = {
       token: issued.token,
       expires_at: issued.expiresAt / 1000,
-      events_url: `/v1/runs/${run.id}/events?token=${encodeURIComponent(issued.token)}`,
+      events_url: `/v1/runs/${run.run_id}/events?token=${encodeURIComponent(issued.token)}`,
     } satisfies StreamTokenAnswer;
   });
   return router;

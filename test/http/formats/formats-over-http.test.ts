@@ -18,8 +18,8 @@ describe('the stream formats over HTTP', () => {
   afterAll(() => bridge.shutdown());
 
   /** What format `name` says about the run's events after `after`, computed in-process from its log. */
-  function projection(name: string, after: number, query = ''): string {
-    const run = bridge.registry.get(runId, LOCAL_OWNER);
+  async function projection(name: string, after: number, query = ''): Promise<string> {
+    const run = await bridge.registry.open(runId, LOCAL_OWNER);
     const format = STREAM_FORMATS[name]!;
     const context = streamContextOf(run, new URLSearchParams(query));
     return (
@@ -37,13 +37,13 @@ describe('the stream formats over HTTP', () => {
       expect(response.status).toBe(200);
       expect(response.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
       expect(response.headers.get('cache-control')).toBe('no-cache');
-      expect(await response.text()).toBe(RETRY_LINE + projection(name, -1));
+      expect(await response.text()).toBe(RETRY_LINE + (await projection(name, -1)));
     },
   );
 
   it.each(['openai', 'combined', 'ag-ui', 'ai-sdk'])('resumes format=%s with ?after=', async (name) => {
     const response = await bridge.fetch(`/v1/runs/${runId}/events?format=${name}&after=7`);
-    expect(await response.text()).toBe(RETRY_LINE + projection(name, 7));
+    expect(await response.text()).toBe(RETRY_LINE + (await projection(name, 7)));
   });
 
   it.each(['combined', 'ag-ui', 'ai-sdk'])(
@@ -52,14 +52,14 @@ describe('the stream formats over HTTP', () => {
       const response = await bridge.fetch(`/v1/runs/${runId}/events?format=${name}`, {
         headers: { 'Last-Event-ID': '12' },
       });
-      expect(await response.text()).toBe(RETRY_LINE + projection(name, 12));
+      expect(await response.text()).toBe(RETRY_LINE + (await projection(name, 12)));
     },
   );
 
   it.each(['openai', 'combined', 'ag-ui', 'ai-sdk'])(
     'answers 204 to format=%s once the client has the whole log of a finished run',
     async (name) => {
-      const lastSeq = bridge.registry.get(runId, LOCAL_OWNER).log.lastSeq;
+      const lastSeq = (await bridge.registry.open(runId, LOCAL_OWNER)).log.lastSeq;
       expect((await bridge.fetch(`/v1/runs/${runId}/events?format=${name}&after=${lastSeq}`)).status).toBe(204);
     },
   );
@@ -76,7 +76,7 @@ describe('the stream formats over HTTP', () => {
   it('lets the typed events ride along in format=openai with ?agent_events=1', async () => {
     const response = await bridge.fetch(`/v1/runs/${runId}/events?format=openai&agent_events=1`);
     const text = await response.text();
-    expect(text).toBe(RETRY_LINE + projection('openai', -1, 'agent_events=1'));
+    expect(text).toBe(RETRY_LINE + (await projection('openai', -1, 'agent_events=1')));
     expect(text).toContain('"agent_event":{"event":"tool.completed"');
   });
 

@@ -1,0 +1,276 @@
+import type { Message, ToolCall, ToolDefinition } from '../models/conversation.js';
+import type { EventDetail, RunContext, ToolDetail, TurnDetail } from '../protocol/event-detail.js';
+import type { RunEvent, RunEventOf, ToolReward, Usage } from '../protocol/run-events.js';
+import type { RewardReduction, Sampling } from '../protocol/run-request.js';
+import {
+  messageFromWire,
+  partsFromWire,
+  reasoningFromWire,
+  tokenDataFromWire,
+  toolFromWire,
+} from './conversation-wire.js';
+import type { EpisodeEnd, EpisodeRecord, EpisodeStep, ToolCallRecord } from './episode-record.js';
+import { reduceRewards } from './reduce-rewards.js';
+
+/** What the model is told for a call the episode did not send because a tool had already finished it. */
+export const NOT_RUN_TEXT = 'Not run: the episode had already finished.';
+
+/** One entry of a log: the event and its detail (what the record needs beyond the event). */
+export interface LogEntry {
+  event: RunEvent;
+  detail?: EventDetail | undefined;
+}
+
+/**
+ * Folds a run's log — events and their details — into its {@link EpisodeRecord}, one entry at a
+ * time. The episode feeds it every entry it writes and sends the model the conversation folded so
+ * far, so the conversation, the record and the log cannot disagree; a log read back from any store
+ * folds to the same record (`foldEpisode`). Entries must come in log order.
+ */
+export class EpisodeFold {
+  #started: RunEventOf<'run.started'> | undefined;
+  #sampling: Sampling = {};
+  #reduction: RewardReduction = 'last';
+  #messages: Message[] = [];
+  #tools: ToolDefinition[] = [];
+  readonly #steps: EpisodeStep[] = [];
+  readonly #rewards: ToolReward[] = [];
+  readonly #usage: Usage = { input_tokens: 0, output_tokens: 0, total_tokens: 0 };
+  #finished = false;
+  #turns = 0;
+  #output = '';
+  /** The text of the turn being streamed, joined from its `message.delta`s. */
+  #turnText = '';
+  #turnReasoning = '';
+  /** The tool calls of the newest turn, as its detail listed them. */
+  #turnCalls: ToolCall[] = [];
+  readonly #answered = new Set<string>();
+  #timing = { modelMs: 0, envMs: 0 };
+  #end: { end: EpisodeEnd; at: number } | undefined;
+
+  /** The conversation so far: what the next model call is sent. Live; do not mutate. */
+  get messages(): Message[] {
+    return this.#messages;
+  }
+
+  /** The tools offered to the model (empty until the context). Live; do not mutate. */
+  get tools(): ToolDefinition[] {
+    return this.#tools;
+  }
+
+  /** True once a tool result said the episode is over. */
+  get finished(): boolean {
+    return this.#finished;
+  }
+
+  /** What `run.completed` reports of the episode so far. */
+  totals(): {
+    output: string;
+    usage: Usage;
+    reward: number | null;
+    rewards: ToolReward[];
+    finished: boolean;
+    turns: number;
+  } {
+    return {
+      output: this.#output,
+      usage: { ...this.#usage },
+      reward: this.#reward(),
+      rewards: this.#rewards.map((entry) => ({ ...entry })),
+      finished: this.#finished,
+      turns: this.#turns,
+    };
+  }
+
+  /**
+   * Folds one entry. A `context` detail applies first, whichever event carries it; the others
+   * belong to their event (`turn` to `turn.completed`, `tool` to `tool.completed`, `timing` to
+   * the terminal event).
+   */
+  apply(event: RunEvent, detail?: EventDetail): void {
+    if (detail?.context) this.applyContext(detail.context);
+    switch (event.event) {
+      case 'run.started':
+        this.#started = event;
+        break;
+      case 'message.delta':
+        this.#turnText += event.delta;
+        break;
+      case 'reasoning.available':
+        this.#turnReasoning = event.text;
+        break;
+      case 'turn.completed':
+        this.#completeTurn(event, detail?.turn);
+        break;
+      case 'tool.completed':
+        this.#completeTool(event, detail?.tool);
+        break;
+      case 'run.completed':
+      case 'run.failed':
+      case 'run.cancelled':
+        if (detail?.timing) this.#timing = { modelMs: detail.timing.model_ms, envMs: detail.timing.env_ms };
+        this.#closeUnrunCalls();
+        this.#end = { end: endOf(event), at: event.timestamp };
+        break;
+      default:
+        break;
+    }
+  }
+
+  /**
+   * Where the conversation starts. The episode applies it as soon as it knows it (its first model
+   * call needs it), before the entry that will carry it is written.
+   */
+  applyContext(context: RunContext): void {
+    this.#messages = context.messages.map(messageFromWire);
+    this.#tools = context.tools.map(toolFromWire);
+    this.#sampling = context.sampling;
+    this.#reduction = context.reward_reduction;
+  }
+
+  /** The record of the whole episode; the log must have reached its terminal event. */
+  record(): EpisodeRecord {
+    const started = this.#started;
+    const end = this.#end;
+    if (!started || !end)
+      throw new Error('An episode record needs a whole log, from run.started to its terminal event.');
+    return {
+      env: started.env,
+      task: started.task,
+      model: started.model,
+      sampling: this.#sampling,
+      messages: this.#messages,
+      tools: this.#tools,
+      steps: this.#steps,
+      usage: { ...this.#usage },
+      rewards: this.#rewards,
+      reward: this.#reward(),
+      finished: this.#finished,
+      turns: this.#turns,
+      output: this.#output,
+      end: end.end,
+      timing: {
+        startedAt: epochMs(started.timestamp),
+        endedAt: epochMs(end.at),
+        modelMs: this.#timing.modelMs,
+        envMs: this.#timing.envMs,
+      },
+    };
+  }
+
+  #reward(): number | null {
+    return reduceRewards(
+      this.#rewards.map((entry) => entry.reward),
+      this.#reduction,
+    );
+  }
+
+  #completeTurn(event: RunEventOf<'turn.completed'>, detail: TurnDetail | undefined): void {
+    this.#turns = event.turn;
+    this.#output = this.#turnText;
+    this.#usage.input_tokens += event.usage.input_tokens;
+    this.#usage.output_tokens += event.usage.output_tokens;
+    this.#usage.total_tokens += event.usage.total_tokens;
+    const step: EpisodeStep = {
+      turn: event.turn,
+      finishReason: event.finish_reason,
+      ...(detail?.raw_finish_reason === undefined ? {} : { rawFinishReason: detail.raw_finish_reason }),
+      usage: event.usage,
+      text: this.#turnText,
+      reasoning: this.#turnReasoning,
+      toolCalls: [],
+      ...(detail?.token_data === undefined ? {} : { tokenData: tokenDataFromWire(detail.token_data) }),
+      modelMs: detail?.duration_ms ?? 0,
+    };
+    this.#steps.push(step);
+    this.#turnCalls = (detail?.tool_calls ?? []).map((call) => ({
+      id: call.id,
+      name: call.name,
+      arguments: call.arguments,
+    }));
+    this.#answered.clear();
+    this.#messages.push({
+      role: 'assistant',
+      content: this.#turnText,
+      reasoning: reasoningFromWire(detail?.reasoning ?? []),
+      toolCalls: this.#turnCalls.map((call) => ({ ...call })),
+    });
+    this.#turnText = '';
+    this.#turnReasoning = '';
+  }
+
+  #completeTool(event: RunEventOf<'tool.completed'>, output: ToolDetail | undefined): void {
+    const errorText = event.error_message ?? 'The tool failed.';
+    const content = event.error
+      ? [{ type: 'text' as const, text: errorText }]
+      : output?.content
+        ? partsFromWire(output.content)
+        : [{ type: 'text' as const, text: event.output }];
+    const call: ToolCallRecord = {
+      id: event.tool_call_id,
+      name: event.tool,
+      arguments: this.#turnCalls.find((made) => made.id === event.tool_call_id)?.arguments ?? '{}',
+      content,
+      metadata: output?.metadata ?? null,
+      reward: event.reward,
+      finished: event.finished,
+      error: event.error,
+      ...(event.error ? { errorMessage: errorText } : {}),
+      // `duration` is seconds with millisecond precision: back to the milliseconds measured.
+      durationMs: Math.round(event.duration * 1e6) / 1e3,
+    };
+    this.#steps.at(-1)?.toolCalls.push(call);
+    this.#rewards.push({ tool_call_id: event.tool_call_id, tool: event.tool, turn: event.turn, reward: event.reward });
+    if (event.finished) this.#finished = true;
+    this.#answered.add(event.tool_call_id);
+    this.#messages.push({
+      role: 'tool',
+      toolCallId: event.tool_call_id,
+      toolName: event.tool,
+      content: content.map((part) => ({ ...part })),
+      isError: event.error,
+    });
+  }
+
+  /**
+   * The calls of the last turn that came after the one that finished the episode were never sent,
+   * but each still gets a result, so the conversation stays valid for every provider.
+   */
+  #closeUnrunCalls(): void {
+    if (!this.#finished) return;
+    for (const call of this.#turnCalls) {
+      if (this.#answered.has(call.id)) continue;
+      this.#answered.add(call.id);
+      this.#messages.push({
+        role: 'tool',
+        toolCallId: call.id,
+        toolName: call.name,
+        content: [{ type: 'text', text: NOT_RUN_TEXT }],
+        isError: true,
+      });
+    }
+  }
+}
+
+/** The record of a whole log (`run.started` to its terminal event), e.g. one read back from a store. */
+export function foldEpisode(entries: Iterable<LogEntry>): EpisodeRecord {
+  const fold = new EpisodeFold();
+  for (const { event, detail } of entries) fold.apply(event, detail);
+  return fold.record();
+}
+
+function endOf(event: RunEventOf<'run.completed' | 'run.failed' | 'run.cancelled'>): EpisodeEnd {
+  switch (event.event) {
+    case 'run.completed':
+      return { status: 'completed', stopReason: event.stop_reason };
+    case 'run.failed':
+      return { status: 'failed', code: event.code, message: event.error };
+    case 'run.cancelled':
+      return { status: 'cancelled', reason: event.reason };
+  }
+}
+
+/** An event timestamp (epoch seconds, millisecond precision) back in epoch milliseconds. */
+function epochMs(seconds: number): number {
+  return Math.round(seconds * 1000);
+}

@@ -1,0 +1,54 @@
+import type { RunStore } from '../store/run-store.js';
+
+export interface RunRetentionOptions {
+  store: RunStore;
+  /** Cancels a run nobody watched or asked about within the orphan TTL. */
+  cancelOrphan: (id: string) => Promise<void>;
+  /** Where a sweep that failed is reported (e.g. the store is unreachable); the next sweep tries again. */
+  log: (message: string, error?: unknown) => void;
+}
+
+/** How often orphans and expired runs are swept. */
+const SWEEP_INTERVAL_MS = 1000;
+
+/**
+ * Keeps what the server holds in bounds (CONTRACT §6), once a second: the store forgets finished
+ * runs past their retention or over the stored-bytes budget (and, when shared, ends the runs of
+ * lost instances), and every run it names as orphaned — running, but untouched by any subscriber
+ * or request within the orphan TTL — is cancelled with `reason: "orphaned"`.
+ */
+export class RunRetention {
+  readonly #o: RunRetentionOptions;
+  readonly #timer: NodeJS.Timeout;
+  #sweeping: Promise<void> | undefined;
+
+  constructor(options: RunRetentionOptions) {
+    this.#o = options;
+    this.#timer = setInterval(() => void this.sweep(), SWEEP_INTERVAL_MS);
+    // The sweeper must not keep a finished process alive; `stop` clears it anyway.
+    this.#timer.unref();
+  }
+
+  /** One sweep; a call while one is under way waits for that one instead of starting another. */
+  sweep(): Promise<void> {
+    this.#sweeping ??= this.#sweep().finally(() => {
+      this.#sweeping = undefined;
+    });
+    return this.#sweeping;
+  }
+
+  async #sweep(): Promise<void> {
+    try {
+      const { orphans } = await this.#o.store.sweep();
+      for (const id of orphans) await this.#o.cancelOrphan(id);
+    } catch (error) {
+      this.#o.log('sweep failed:', error);
+    }
+  }
+
+  /** Stops sweeping; resolves once a sweep under way has ended. */
+  async stop(): Promise<void> {
+    clearInterval(this.#timer);
+    await this.#sweeping;
+  }
+}

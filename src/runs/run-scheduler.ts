@@ -1,0 +1,213 @@
+import { RunbridgeError } from '../errors.js';
+import type { ModelRegistry } from '../models/model-registry.js';
+import type { OrsClient } from '../ors/client/ors-client.js';
+import type { CancelReason } from '../protocol/run-events.js';
+import type { ClaimedRun, RunStore } from '../store/run-store.js';
+import { RunCancelledError } from './run-cancelled-error.js';
+import { runEpisode } from './run-episode.js';
+import type { TaskTracker } from './task-tracker.js';
+
+export interface SchedulerLimits {
+  maxConcurrentRuns: number;
+  runTimeoutMs: number;
+  toolOutputEventChars: number;
+  /** Period of `tool.progress` while a tool call runs; undefined sends none. */
+  toolProgressMs?: number;
+}
+
+export interface RunSchedulerOptions {
+  ors: OrsClient;
+  models: ModelRegistry;
+  store: RunStore;
+  limits: SchedulerLimits;
+  tasks: TaskTracker;
+  now: () => number;
+}
+
+/** How long shutdown waits, after the last episode ended, for the store to hold the logs. */
+const STORE_WAIT_MS = 5000;
+/** CONTRACT §2: `max_turns` defaults to 20. */
+const DEFAULT_MAX_TURNS = 20;
+
+/**
+ * Executes runs on this instance: at most `maxConcurrentRuns` episodes at once, each a tracked
+ * background task under its time limit, taken from the store's queue whenever a slot frees up.
+ * Cancels the runs it executes, estimates when a refused caller should come back, and drains on
+ * shutdown. The queue itself, and the quotas it keeps, are the store's.
+ */
+export class RunScheduler {
+  readonly #o: RunSchedulerOptions;
+  readonly #active = new Map<string, AbortController>();
+  /** The episodes in flight (their slots free later, once the store holds their whole log). */
+  readonly #episodes = new Set<Promise<unknown>>();
+  /** Slots promised to runs being created (`reserve`), so two creations never take the last one. */
+  #reserved = 0;
+  #meanRunMs = 0;
+  #stopped = false;
+  #pumping: Promise<void> | undefined;
+  #pumpAgain = false;
+
+  constructor(options: RunSchedulerOptions) {
+    this.#o = options;
+  }
+
+  /** Runs executing here. */
+  get running(): number {
+    return this.#active.size;
+  }
+
+  /** Slots free right now. */
+  freeSlots(): number {
+    return Math.max(0, this.#o.limits.maxConcurrentRuns - this.#active.size - this.#reserved);
+  }
+
+  /**
+   * Promises a free slot (if any) to a run being created; call the returned function with whether
+   * the run took it. Without a free slot it returns undefined.
+   */
+  reserve(): ((taken: boolean) => void) | undefined {
+    if (this.#stopped || this.freeSlots() === 0) return undefined;
+    this.#reserved++;
+    let settled = false;
+    return (taken) => {
+      if (settled) return;
+      settled = true;
+      this.#reserved--;
+      if (!taken) this.wake();
+    };
+  }
+
+  /** True while run `id` executes here. */
+  holds(id: string): boolean {
+    return this.#active.has(id);
+  }
+
+  /** Starts a run the store has given to this instance (`cancelled`: end it at once with that reason). */
+  start({ run, secrets }: ClaimedRun, cancelled?: CancelReason): void {
+    const { ors, models, store, limits, now } = this.#o;
+    const controller = new AbortController();
+    if (cancelled) controller.abort(new RunCancelledError(cancelled));
+    this.#active.set(run.id, controller);
+    const timeout = setTimeout(() => controller.abort(new RunCancelledError('timeout')), limits.runTimeoutMs);
+    const started = now();
+    const stored = store.track(run);
+    const episode = runEpisode({
+      ors,
+      model: models.resolve(run.model),
+      env: run.env,
+      task: run.task,
+      input: run.request.input,
+      instructions: run.request.instructions,
+      sampling: run.request.sampling,
+      maxTurns: run.request.max_turns ?? DEFAULT_MAX_TURNS,
+      rewardReduction: run.request.reward_reduction,
+      secrets,
+      toolOutputEventChars: limits.toolOutputEventChars,
+      toolProgressMs: limits.toolProgressMs,
+      signal: controller.signal,
+      emit: (event, detail) => run.log.append(event, detail),
+      now,
+    });
+    this.#episodes.add(episode);
+    void episode.finally(() => this.#episodes.delete(episode));
+    this.#o.tasks.track(
+      episode
+        // The slot frees once the store holds the whole log, so a run never outlives its slot.
+        .then(() => stored)
+        .finally(() => {
+          clearTimeout(timeout);
+          this.#active.delete(run.id);
+          const took = now() - started;
+          this.#meanRunMs = this.#meanRunMs === 0 ? took : this.#meanRunMs * 0.9 + took * 0.1;
+          this.wake();
+        }),
+    );
+  }
+
+  /** Cancels a run executing here with `reason`; a finished or already cancelled one is left alone. */
+  cancel(id: string, reason: CancelReason): void {
+    const controller = this.#active.get(id);
+    if (controller && !controller.signal.aborted) controller.abort(new RunCancelledError(reason));
+  }
+
+  /**
+   * Stops a run the store no longer lets this instance write (another instance ended it as lost):
+   * its episode ends and closes its ORS session; what it writes from here on stays here.
+   */
+  abandon(id: string): void {
+    const controller = this.#active.get(id);
+    if (controller && !controller.signal.aborted) {
+      controller.abort(
+        new RunbridgeError('Another instance ended this run while this one could not reach the store.', {
+          code: 'instance_lost',
+        }),
+      );
+    }
+  }
+
+  /** Takes queued runs from the store while slots are free; runs of overlapping calls are folded into one. */
+  wake(): void {
+    if (this.#stopped) return;
+    if (this.#pumping) {
+      this.#pumpAgain = true;
+      return;
+    }
+    this.#pumping = this.#pump().finally(() => {
+      this.#pumping = undefined;
+      if (this.#pumpAgain) {
+        this.#pumpAgain = false;
+        this.wake();
+      }
+    });
+    this.#o.tasks.track(this.#pumping);
+  }
+
+  async #pump(): Promise<void> {
+    while (!this.#stopped) {
+      const free = this.freeSlots();
+      if (free === 0) return;
+      this.#reserved += free;
+      let claimed: ClaimedRun[];
+      try {
+        claimed = await this.#o.store.claim(free);
+      } finally {
+        this.#reserved -= free;
+      }
+      for (const run of claimed) this.start(run);
+      if (claimed.length < free) return;
+    }
+  }
+
+  /** Seconds a refused caller should wait: the mean run time scaled by how busy the slots are, 1–60. */
+  retryAfterSeconds(queued: number): number {
+    const { maxConcurrentRuns } = this.#o.limits;
+    const estimate = ((this.#meanRunMs || 5000) * (1 + queued / maxConcurrentRuns)) / 1000;
+    return Math.min(60, Math.max(1, Math.ceil(estimate)));
+  }
+
+  /**
+   * Takes no more runs, lets running ones finish within `graceMs`, cancels the rest, and resolves
+   * when every episode has ended (terminal event written, ORS session deleted) and the store holds
+   * their logs — or, when it cannot be reached, at most `STORE_WAIT_MS` (or `graceMs`, if longer) later.
+   */
+  async drain(graceMs: number): Promise<void> {
+    this.#stopped = true;
+    await within(this.#o.tasks.idle(), graceMs);
+    for (const id of this.#active.keys()) this.cancel(id, 'shutdown');
+    while (this.#episodes.size > 0) await Promise.allSettled([...this.#episodes]);
+    await within(this.#o.tasks.idle(), Math.max(graceMs, STORE_WAIT_MS));
+  }
+}
+
+/** Waits for `work`, but `limitMs` at most. */
+async function within(work: Promise<unknown>, limitMs: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const limit = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, limitMs);
+  });
+  try {
+    await Promise.race([work, limit]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -1,0 +1,171 @@
+import { BadRequestError } from '../errors.js';
+import type { CancelReason } from '../protocol/run-events.js';
+import type { RunSnapshot, RunStatus } from '../protocol/run-snapshot.js';
+import type { Run } from '../runs/run.js';
+
+/**
+ * Where runs live (CONTRACT §8): their records, event logs, idempotency keys, the queue with its
+ * quotas, and the messages that steer a run. Two implementations: in memory (one process, the
+ * default) and Redis (any number of instances sharing one Redis). The registry and the scheduler
+ * in `src/runs/` are written against this interface only.
+ */
+
+/** The bounds a store enforces when it admits, queues and keeps runs (`docs/configuration.md`). */
+export interface StoreLimits {
+  /** Runs waiting in the queue, all keys together. */
+  maxQueuedRuns: number;
+  /** Runs of one key running at once, on every instance together. */
+  maxRunningPerKey: number;
+  /** Runs of one key waiting in the queue. */
+  maxQueuedPerKey: number;
+  /** Bytes of the requests waiting in the queue (secrets and inputs included). */
+  maxQueuedBytes: number;
+  /** Bytes held by stored runs (their requests, events and details); past it the oldest finished runs go first. */
+  maxStoredBytes: number;
+  /** How long a finished run is kept. */
+  retentionMs: number;
+  /** A run nobody watched or asked about for this long is cancelled as orphaned. */
+  orphanTtlMs: number;
+}
+
+/** A new run as the registry hands it to the store. */
+export interface NewRun {
+  run: Run;
+  /** Forwarded to ORS `/create` when the run starts; never in the record, events or snapshots. */
+  secrets: Record<string, unknown> | undefined;
+  /** Bytes of the request while it waits (secrets and input included). */
+  requestBytes: number;
+  /** The caller's `Idempotency-Key`, claimed with {@link RunStore.claimKey} before, and the hash of the body it is bound to. */
+  idempotencyKey?: string;
+  idempotencyHash?: string;
+  /** This instance has a slot free: start the run here at once if its key's running quota allows. */
+  startHere: boolean;
+}
+
+/** What {@link RunStore.submit} decided. */
+export type Admission =
+  | { kind: 'started' }
+  | { kind: 'queued' }
+  /** `code`: `queue_full`, `key_queue_full` or `store_full`; `message` says which bound and what to do. */
+  | { kind: 'refused'; code: string; message: string };
+
+/** A run this instance is to execute, with what it needs to start it. */
+export interface ClaimedRun {
+  run: Run;
+  secrets: Record<string, unknown> | undefined;
+}
+
+/** What {@link RunStore.claimKey} found. */
+export type KeyClaim =
+  /** The key is now this caller's: create the run (then `submit` binds it, or `releaseKey` frees it). */
+  | { kind: 'claimed' }
+  /** The key names an existing run, created with the same body. */
+  | { kind: 'run'; runId: string }
+  /** The key was used with another body. */
+  | { kind: 'conflict' }
+  /** Another request is creating the run right now: ask again once `settled` resolves. */
+  | { kind: 'pending'; settled: Promise<void> };
+
+/**
+ * A message that steers a run from wherever the request arrived to the instance executing it.
+ * Cancel today; approvals and user messages (CONTRACT §7) are further members of this union.
+ */
+export type ControlMessage = { type: 'cancel'; reason: CancelReason };
+
+export interface RunListQuery {
+  status?: RunStatus;
+  limit: number;
+  /** A run id: list the runs created before it (the `next` of the previous page). */
+  after?: string;
+}
+
+export interface RunPage {
+  data: RunSnapshot[];
+  /** The `after` of the next page, or null on the last one. */
+  next: string | null;
+}
+
+/** The 400 for a list cursor that names no run of the caller's: an empty page would say they have seen every run. */
+export function invalidListCursor(after: string): BadRequestError {
+  return new BadRequestError(
+    `The cursor ?after=${after} names no run of yours: it is unknown or was forgotten after its retention or a DELETE. Restart from the first page (no ?after=).`,
+    { code: 'invalid_cursor' },
+  );
+}
+
+/** A run's snapshot and who owns it, as any instance can read it. */
+export interface StoredSnapshot {
+  owner: string;
+  snapshot: RunSnapshot;
+}
+
+/** What `/health` counts. */
+export interface RunStats {
+  running: number;
+  queued: number;
+  finished: number;
+  /** Open event streams and waiting requests on this instance. */
+  subscribers: number;
+}
+
+/** What the store needs of the instance that executes runs. */
+export interface RunExecutor {
+  /** Free slots on this instance right now. */
+  freeSlots(): number;
+  /** Delivers a control message for a run this instance executes (unknown runs are ignored). */
+  control(runId: string, message: ControlMessage): void;
+  /** The store ended a run this instance executes (it was taken for lost): stop it, writing nothing more. */
+  abandon(runId: string): void;
+  /** Wakes the executor: queued runs may have become claimable. */
+  wake(): void;
+}
+
+export interface RunStore {
+  /** Connects the store to this instance's executor; called once, before anything else. */
+  attach(executor: RunExecutor): void;
+
+  /** Claims `owner`'s idempotency `key` for a body hashed `hash` (see {@link KeyClaim}). */
+  claimKey(owner: string, key: string, hash: string): Promise<KeyClaim>;
+  /** Frees a key whose creation failed, so a retry can use it. */
+  releaseKey(owner: string, key: string): Promise<void>;
+
+  /**
+   * Stores a new run — running here at once (`started: true`) when `startHere` and its key's
+   * running quota allow, queued otherwise — and binds its idempotency key; or refuses it, storing
+   * nothing, when it may not wait: the queue, the key's share of it or the queued bytes are full,
+   * or stored runs hold their whole byte budget with no finished run left to forget.
+   */
+  submit(run: NewRun): Promise<Admission>;
+  /** Takes up to `max` queued runs this instance may start now (oldest first, skipping keys at their running quota). */
+  claim(max: number): Promise<ClaimedRun[]>;
+  /** Takes run `id` out of the queue for this instance to end (a cancel); undefined when it is not queued. */
+  unqueue(id: string): Promise<ClaimedRun | undefined>;
+  /** Starts persisting the log of a run this instance executes; resolves once its terminal event is stored and its slot freed. */
+  track(run: Run): Promise<void>;
+
+  /** The run `id` with its log, to stream or page (undefined when unknown). */
+  open(id: string): Promise<Run | undefined>;
+  /** The snapshot of run `id` and its owner (undefined when unknown). */
+  snapshot(id: string): Promise<StoredSnapshot | undefined>;
+  /** `owner`'s runs, newest first; a cursor naming no run of theirs is a 400 `invalid_cursor`. */
+  list(owner: string, query: RunListQuery): Promise<RunPage>;
+  /** Records that a caller looked at run `id` (runs nobody touches are orphans). */
+  touch(id: string): Promise<void>;
+  /** Forgets a finished run and frees its idempotency key. */
+  forget(id: string): Promise<void>;
+  /** Sends `message` to the instance executing run `id`. */
+  control(id: string, message: ControlMessage): Promise<void>;
+
+  /** Upkeep, every second: forgets runs past retention or over the byte budget, finds orphans (and lost instances). */
+  sweep(): Promise<{ orphans: string[] }>;
+  stats(): Promise<RunStats>;
+  /** Counts of this instance alone, without asking anyone (shutdown waits on them). */
+  localStats(): RunStats;
+  /**
+   * The queued runs nobody else will run once this instance stops, taken out of the queue for it
+   * to cancel: every one in memory, none in a store other instances share.
+   */
+  abandon(): Promise<ClaimedRun[]>;
+  /** Stops the store's own work and connections; the runs it holds stay where they are. */
+  close(): Promise<void>;
+}
