@@ -109,7 +109,9 @@ export class RunScheduler {
       now,
     });
     this.#episodes.add(episode);
-    void episode.finally(() => this.#episodes.delete(episode));
+    // Both outcomes handled here: a rejection is the tracker's to report (below), not an unhandled one.
+    const forget = () => this.#episodes.delete(episode);
+    episode.then(forget, forget);
     this.#o.tasks.track(
       episode
         // The slot frees once the store holds the whole log, so a run never outlives its slot.
