@@ -2,7 +2,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOCAL_OWNER } from '../../src/http/authenticate.js';
 import { EventDetailSchema } from '../../src/protocol/event-detail.js';
-import { RunEventSchema } from '../../src/protocol/run-events.js';
+import { isTerminalEvent, RunEventSchema } from '../../src/protocol/run-events.js';
 import { planRollouts } from '../../src/rollouts/rollout-plan.js';
 import { toTrajectoryRecord } from '../../src/rollouts/to-trajectory-record.js';
 import { foldEpisode } from '../../src/runs/episode-fold.js';
@@ -124,5 +124,21 @@ describe('the Redis store', () => {
     expect((await a.fetch(`/v1/runs/${runId}`, { method: 'DELETE' })).status).toBe(204);
     expect((await b.fetch(`/v1/runs/${runId}`)).status).toBe(404);
     expect(await client.exists(`${prefix}run:${runId}`, `${prefix}run:${runId}:log`)).toBe(0);
+  });
+
+  it('forgets a run deleted the moment it ends on the instance executing it, before its log has reached Redis', async () => {
+    const runId = await a.startRun({ model: 'scripted:echoing' });
+    const run = await a.registry.open(runId, LOCAL_OWNER);
+    // The terminal event is in the log here; the writer has not stored it yet, so Redis still says running.
+    const deleted = new Promise<void>((resolve, reject) => {
+      run.log.onAppend(({ event }) => {
+        if (isTerminalEvent(event)) a.registry.delete(runId, LOCAL_OWNER).then(resolve, reject);
+      });
+    });
+    await deleted;
+    expect(await client.exists(`${prefix}run:${runId}`, `${prefix}run:${runId}:log`)).toBe(0);
+    expect((await b.fetch(`/v1/runs/${runId}`)).status).toBe(404);
+    const page = (await (await b.fetch('/v1/runs?limit=100')).json()) as { data: Array<{ run_id: string }> };
+    expect(page.data.map((listed) => listed.run_id)).not.toContain(runId);
   });
 });

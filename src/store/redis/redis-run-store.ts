@@ -228,6 +228,9 @@ export class RedisRunStore implements RunStore {
   }
 
   async forget(id: string): Promise<void> {
+    // A run that just ended here may still be on its way to Redis, where it still reads as running and
+    // the script would keep it: forget it once its whole log is stored.
+    await this.#active.get(id)?.writer.done;
     await this.#connection.script('rbForget', this.#keys.prefix, id);
     this.#mirrors.forget(id);
   }
