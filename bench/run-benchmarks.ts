@@ -6,6 +6,7 @@ import { benchColdStart } from './benchmarks/cold-start.js';
 import { benchFanOut } from './benchmarks/fan-out.js';
 import { benchHttpClient } from './benchmarks/http-client.js';
 import { benchOrchestratorOverhead } from './benchmarks/orchestrator-overhead.js';
+import { benchRedisStore } from './benchmarks/redis-store.js';
 import { benchRolloutThroughput } from './benchmarks/rollout-throughput.js';
 import { benchScale } from './benchmarks/scale.js';
 import { benchTimeToFirstEvent } from './benchmarks/time-to-first-event.js';
@@ -24,6 +25,7 @@ const BENCHMARKS: ReadonlyArray<{ id: string; run: (ctx: BenchContext) => Promis
   { id: 'adapters', run: benchAdapterCost },
   { id: 'rollouts', run: benchRolloutThroughput },
   { id: 'cold-start', run: benchColdStart },
+  { id: 'redis', run: benchRedisStore },
 ];
 
 const USAGE = `npm run bench -- [--quick] [--only id,id] [--out FILE]

@@ -1,8 +1,8 @@
 #!/bin/sh
 # Runs before `npm test` (the "pretest" script): makes sure the system programs that the tests of
 # clients we did not write need are installed — /usr/bin/chromium (the browser EventSource tests,
-# driven by playwright-core), python3 (the standard-library client test) and curl (the curl example's
-# test). Missing ones are installed from the Debian packages with apt-get (through sudo when not
+# driven by playwright-core), python3 (the standard-library client test), curl (the curl example's
+# test) and redis-server (the Redis store and multi-instance tests start their own, on a free port). Missing ones are installed from the Debian packages with apt-get (through sudo when not
 # root); when that is not possible it exits non-zero with a message saying what to install by hand.
 set -eu
 
@@ -10,6 +10,8 @@ missing=""
 [ -x /usr/bin/chromium ] || missing="$missing chromium"
 command -v python3 >/dev/null 2>&1 || missing="$missing python3"
 command -v curl >/dev/null 2>&1 || missing="$missing curl"
+has_redis() { command -v redis-server >/dev/null 2>&1 || [ -x /usr/bin/redis-server ]; }
+has_redis || missing="$missing redis-server"
 # pandas, for the rollout-export reader tests. Debian's python3-pandas lands in /usr/bin/python3's
 # site-packages; a python3 earlier on PATH (pyenv) may not see it, so either having pandas will do
 # (the tests look for pandas in both).
@@ -45,5 +47,6 @@ $SUDO apt-get install -y -q --no-install-recommends $missing || fail "apt-get in
 [ -x /usr/bin/chromium ] || fail "the chromium package installed, but /usr/bin/chromium is still missing (another distribution layout?)."
 command -v python3 >/dev/null 2>&1 || fail "python3 is still missing after apt-get install."
 command -v curl >/dev/null 2>&1 || fail "curl is still missing after apt-get install."
+has_redis || fail "redis-server is still missing after apt-get install."
 has_pandas || fail "python3-pandas installed, but neither /usr/bin/python3 nor python3 imports pandas."
 echo "ensure-test-tools: installed$missing."

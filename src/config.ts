@@ -58,12 +58,20 @@ const EnvSchema = z.object({
   RUNBRIDGE_ORS_PING_SECONDS: seconds(10),
   RUNBRIDGE_ORS_CALL_SILENCE_SECONDS: seconds(30),
   RUNBRIDGE_STREAM_TOKEN_TTL_SECONDS: seconds(60),
+  RUNBRIDGE_UI: flag(true),
   // Quotas and byte budgets of the run store (CONTRACT §6, `docs/configuration.md`).
   RUNBRIDGE_MAX_RUNNING_PER_KEY: z.coerce.number().int().positive().optional(),
   RUNBRIDGE_MAX_QUEUED_PER_KEY: z.coerce.number().int().min(0).optional(),
   RUNBRIDGE_MAX_QUEUED_BYTES: count(64 * 1024 * 1024),
   RUNBRIDGE_MAX_STORED_BYTES: count(256 * 1024 * 1024),
-  RUNBRIDGE_UI: flag(true),
+  // Instances sharing one Redis (CONTRACT §8, `docs/deployment.md`).
+  RUNBRIDGE_REDIS_URL: optionalText.pipe(z.url({ protocol: /^rediss?$/ }).optional()),
+  RUNBRIDGE_REDIS_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9:_.-]{1,64}$/, 'use 1–64 letters, digits, ":", "_", "." or "-"')
+    .default('runbridge:'),
+  RUNBRIDGE_LEASE_SECONDS: seconds(15),
+  RUNBRIDGE_SECRET: optionalText.pipe(z.string().min(16, 'must be at least 16 characters').optional()),
   // Caps against hostile load (docs/security.md, "Caps"); unset connection and stream caps are
   // derived from the open-file limit at start-up.
   RUNBRIDGE_MAX_CONNECTIONS: optionalCount,
@@ -109,22 +117,34 @@ export interface Config {
   orsCallSilenceMs: number;
   /** How long a stream token (`POST /v1/runs/:id/stream-token`) opens its run's events stream. */
   streamTokenTtlMs: number;
-  /**
-   * Runs of one API key running at once. Default: half of `maxConcurrentRuns` (at least 1) when two
-   * or more keys are configured, so no key can take every slot; all of them otherwise.
-   */
-  maxRunningPerKey: number;
-  /** Runs of one API key waiting in the queue. Default: half of `maxQueuedRuns` with two or more keys, all of it otherwise. */
-  maxQueuedPerKey: number;
-  /** Bytes of JSON the queued requests may hold together (inputs and secrets included). */
-  maxQueuedBytes: number;
-  /** Bytes of JSON stored runs may hold (requests, events, details); past it the oldest finished runs are forgotten. */
-  maxStoredBytes: number;
   /** The chat page at `GET /` (docs/ui.md). */
   ui: {
     /** `RUNBRIDGE_UI`: serve the page and its assets; off, `GET /` is a 404 like any unknown route. */
     enabled: boolean;
   };
+  /**
+   * Runs of one API key running at once, on every instance together. Default: half of
+   * `maxConcurrentRuns` (at least 1) when two or more keys are configured, so no key can take every
+   * slot; no bound otherwise.
+   */
+  maxRunningPerKey: number;
+  /** Runs of one API key waiting in the queue. Default: half of `maxQueuedRuns` with two or more keys, no bound otherwise. */
+  maxQueuedPerKey: number;
+  /** Bytes of JSON the queued requests may hold together (inputs and secrets included). */
+  maxQueuedBytes: number;
+  /** Bytes of JSON stored runs may hold (requests, events, details); past it the oldest finished runs are forgotten. */
+  maxStoredBytes: number;
+  /** A Redis shared by every instance (`redis://` or `rediss://`); undefined keeps everything in this process. */
+  redisUrl: string | undefined;
+  /** Prefix of every key the bridge writes to Redis, so several bridges can share one. */
+  redisPrefix: string;
+  /** How long an instance's runs outlive its last lease renewal before another instance ends them. */
+  leaseMs: number;
+  /**
+   * The secret every instance shares (stream tokens, sealed secrets of queued runs); undefined: a
+   * random one kept in Redis, or with no Redis, per process.
+   */
+  secret: string | undefined;
   /** Connections the server holds at most; undefined: derived from the open-file limit. */
   maxConnections: number | undefined;
   /** Open event streams in total; undefined: derived from the connection limit. */
@@ -155,14 +175,17 @@ const list = (value: string | undefined): string[] =>
     .filter((item) => item !== '');
 
 /**
- * The per-key quotas, defaulting to half of the global bounds when several keys share the server
- * (one key then cannot lock the others out) and to the global bounds when one caller has it all.
+ * The per-key quotas, defaulting to half of this instance's bounds when several keys share the
+ * server (one key then cannot lock the others out), and to none when one caller has it all (the
+ * quotas count runs on every instance together, so a bound taken from one instance's would hold a
+ * single key to one instance's slots).
  */
 function storeQuotas(
   e: z.infer<typeof EnvSchema>,
   keys: number,
 ): Pick<Config, 'maxRunningPerKey' | 'maxQueuedPerKey' | 'maxQueuedBytes' | 'maxStoredBytes'> {
-  const share = (total: number, minimum: number) => (keys >= 2 ? Math.max(minimum, Math.ceil(total / 2)) : total);
+  const share = (total: number, minimum: number) =>
+    keys >= 2 ? Math.max(minimum, Math.ceil(total / 2)) : Number.MAX_SAFE_INTEGER;
   return {
     maxRunningPerKey: e.RUNBRIDGE_MAX_RUNNING_PER_KEY ?? share(e.RUNBRIDGE_MAX_CONCURRENT_RUNS, 1),
     maxQueuedPerKey: e.RUNBRIDGE_MAX_QUEUED_PER_KEY ?? share(e.RUNBRIDGE_MAX_QUEUED_RUNS, 0),
@@ -217,8 +240,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     orsPingMs: ms(e.RUNBRIDGE_ORS_PING_SECONDS),
     orsCallSilenceMs: ms(e.RUNBRIDGE_ORS_CALL_SILENCE_SECONDS),
     streamTokenTtlMs: ms(e.RUNBRIDGE_STREAM_TOKEN_TTL_SECONDS),
-    ...storeQuotas(e, list(e.RUNBRIDGE_API_KEYS).length),
     ui: { enabled: e.RUNBRIDGE_UI },
+    ...storeQuotas(e, list(e.RUNBRIDGE_API_KEYS).length),
+    redisUrl: e.RUNBRIDGE_REDIS_URL,
+    redisPrefix: e.RUNBRIDGE_REDIS_PREFIX,
+    leaseMs: ms(e.RUNBRIDGE_LEASE_SECONDS),
+    secret: e.RUNBRIDGE_SECRET,
     maxConnections: e.RUNBRIDGE_MAX_CONNECTIONS,
     maxStreams: e.RUNBRIDGE_MAX_STREAMS,
     maxStreamsPerKey: e.RUNBRIDGE_MAX_STREAMS_PER_KEY,

@@ -23,8 +23,7 @@ import { createOrsServer, type OrsServer } from './ors/server/create-ors-server.
 import type { AnyEnvironment } from './ors/server/environment-registry.js';
 import { EnvCatalog } from './runs/env-catalog.js';
 import { RunRegistry } from './runs/run-registry.js';
-import { MemoryRunStore } from './store/memory/memory-run-store.js';
-import type { StoreLimits } from './store/run-store.js';
+import { type OpenedStore, openRunStore } from './store/open-run-store.js';
 
 /** What {@link startRunbridge} needs: a validated configuration (see `loadConfig`), and optional replacements for tests and embedding. */
 export interface StartOptions {
@@ -86,7 +85,14 @@ export async function startRunbridge(options: StartOptions): Promise<Runbridge> 
     await orsServer?.close();
     throw error;
   }
-  const store = new MemoryRunStore(storeLimits(config));
+  let opened: OpenedStore;
+  try {
+    opened = await openRunStore(config, log);
+  } catch (error) {
+    await orsServer?.close();
+    throw error;
+  }
+  const { store, secret } = opened;
   const registry = new RunRegistry({
     ors,
     models,
@@ -110,6 +116,7 @@ export async function startRunbridge(options: StartOptions): Promise<Runbridge> 
     environments: new EnvironmentDirectory(ors),
     ui: config.ui.enabled ? new UiAssets(options.uiDir) : undefined,
     streams: new StreamSlots(limits),
+    ...(secret ? { streamTokenSecret: secret } : {}),
     config,
     shutdownSignal: shutdownController.signal,
     now: Date.now,
@@ -150,19 +157,6 @@ export async function startRunbridge(options: StartOptions): Promise<Runbridge> 
     })());
 
   return { url: `http://${host}:${address.port}`, orsUrl, orsServer, registry, shutdown };
-}
-
-/** The bounds the run store enforces, from the configuration. */
-export function storeLimits(config: Config): StoreLimits {
-  return {
-    maxQueuedRuns: config.maxQueuedRuns,
-    maxRunningPerKey: config.maxRunningPerKey,
-    maxQueuedPerKey: config.maxQueuedPerKey,
-    maxQueuedBytes: config.maxQueuedBytes,
-    maxStoredBytes: config.maxStoredBytes,
-    retentionMs: config.retentionMs,
-    orphanTtlMs: config.orphanTtlMs,
-  };
 }
 
 /**

@@ -43,6 +43,8 @@ export type DriveRunsResult = z.infer<typeof DriveRunsResultSchema>;
 
 export const FirstEventParamsSchema = z.object({
   baseUrl: z.string(),
+  /** Where the subscriber connects; default `baseUrl` (another instance of a cluster, to time the way through the store). */
+  eventsBaseUrl: z.string().optional(),
   body: z.record(z.string(), z.unknown()),
   samples: z.number().int().positive(),
 });

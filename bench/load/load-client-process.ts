@@ -175,7 +175,7 @@ async function playRuns(
 
 /** Each sample's stream is read to its end before the next sample, so samples do not overlap. */
 async function timeToFirstEvent(params: unknown): Promise<{ samplesMs: number[] }> {
-  const { baseUrl, body, samples } = FirstEventParamsSchema.parse(params);
+  const { baseUrl, eventsBaseUrl = baseUrl, body, samples } = FirstEventParamsSchema.parse(params);
   return withAgent(async (agent) => {
     const samplesMs: number[] = [];
     for (let i = 0; i < samples; i++) {
@@ -183,7 +183,7 @@ async function timeToFirstEvent(params: unknown): Promise<{ samplesMs: number[] 
       const created = await postJson(agent, `${baseUrl}/v1/runs`, body);
       if (created.status !== 202)
         throw new Error(`POST /v1/runs answered ${created.status}: ${JSON.stringify(created.body)}`);
-      const res = await openStream(agent, `${baseUrl}${RunCreatedSchema.parse(created.body).events_url}`);
+      const res = await openStream(agent, `${eventsBaseUrl}${RunCreatedSchema.parse(created.body).events_url}`);
       samplesMs.push(await firstEventArrival(res, t0));
     }
     return { samplesMs };

@@ -26,6 +26,8 @@ export interface AppDeps {
     /** Origins allowed by CORS; empty turns CORS off. */
     corsOrigins: readonly string[];
   };
+  /** The secret stream tokens are sealed with, shared by every instance; undefined: one of this process. */
+  streamTokenSecret?: Buffer;
   /** Aborted at the very end of shutdown to cut streams whose clients stopped reading. */
   shutdownSignal: AbortSignal;
   now: () => number;

@@ -30,7 +30,11 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   app.use(schemaRoutes().routes());
   // The chat page holds no data; it asks for the key itself when the API wants one (docs/ui.md).
   if (deps.ui) app.use(uiRoutes(deps.ui).routes());
-  const streamTokens = new StreamTokens({ ttlMs: deps.config.streamTokenTtlMs, now: deps.now });
+  const streamTokens = new StreamTokens({
+    ttlMs: deps.config.streamTokenTtlMs,
+    now: deps.now,
+    ...(deps.streamTokenSecret ? { secret: deps.streamTokenSecret } : {}),
+  });
   app.use(authenticateRequest(deps.authenticator, streamTokens));
   app.use(runsRoutes(deps).routes());
   app.use(streamTokenRoutes(deps, streamTokens).routes());

@@ -75,6 +75,8 @@ export async function streamRunEvents(options: StreamOptions): Promise<void> {
         return;
       }
       const woke = await run.log.waitForAppend(next, keepaliveMs, signal);
+      // The log stopped following its store (docs/deployment.md): end, so the client resumes.
+      if (woke === 'interrupted') return;
       if (woke === 'timeout') {
         res.write(SSE_KEEPALIVE);
         run.touch(options.now());

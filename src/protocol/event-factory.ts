@@ -17,6 +17,11 @@ export class RunEventFactory {
     return this.#nextSeq;
   }
 
+  /** Goes on numbering from `seq` (a log read back from a store continues where it ends). */
+  continueAt(seq: number): void {
+    this.#nextSeq = seq;
+  }
+
   /** Completes `input` with the envelope and advances the sequence. */
   build(input: RunEventInput): RunEvent {
     const { event, ...fields } = input;

@@ -22,7 +22,7 @@ export class EventLogFullError extends RunbridgeError {
   }
 }
 
-export type WaitResult = 'appended' | 'timeout' | 'aborted';
+export type WaitResult = 'appended' | 'timeout' | 'aborted' | 'interrupted';
 
 /**
  * The append-only event log of one run: every subscriber, replay and snapshot is a view of it.
@@ -42,6 +42,7 @@ export class EventLog {
   #wake: { promise: Promise<void>; resolve: () => void } = deferred();
   #wakeScheduled = false;
   #terminal: LoggedEvent | undefined;
+  #interrupted = false;
 
   constructor(
     readonly runId: string,
@@ -99,6 +100,35 @@ export class EventLog {
     return event;
   }
 
+  /**
+   * Adds an entry as a store holds it: a copy of a log another instance writes. It must be the
+   * next one (seq = length); readers are woken as for {@link append}.
+   */
+  appendStored(entry: LoggedEvent): void {
+    if (this.#terminal || entry.event.seq !== this.#entries.length) {
+      throw new Error(`run ${this.runId}: stored entry seq ${entry.event.seq} does not follow seq ${this.lastSeq}`);
+    }
+    this.#factory.continueAt(entry.event.seq + 1);
+    this.#entries.push(entry);
+    if (isTerminalEvent(entry.event)) this.#terminal = entry;
+    for (const listener of this.#listeners) listener(entry);
+    this.#scheduleWake();
+  }
+
+  /**
+   * True once the log stopped following its store (the store became unreachable): it will not grow
+   * any more, so whoever reads it ends and starts again from its cursor elsewhere or later.
+   */
+  get interrupted(): boolean {
+    return this.#interrupted;
+  }
+
+  /** Marks the log {@link interrupted} and wakes every reader so it notices. */
+  interrupt(): void {
+    this.#interrupted = true;
+    this.#scheduleWake();
+  }
+
   /** Calls `listener` with every event appended from now on; returns the unsubscribe function. */
   onAppend(listener: (entry: LoggedEvent) => void): () => void {
     this.#listeners.add(listener);
@@ -108,16 +138,18 @@ export class EventLog {
   /**
    * Resolves once the log holds more than `length` events (`appended`, at once if it already does),
    * after `timeoutMs` (`timeout`, the caller's cue for a keep-alive), or when `signal` aborts.
-   * A finished log never grows, so waiting on it past its end resolves only by timeout or abort.
+   * A finished log never grows, so waiting on it past its end resolves only by timeout or abort; an
+   * {@link interrupted} one resolves `interrupted` at once.
    */
   async waitForAppend(length: number, timeoutMs: number, signal?: AbortSignal): Promise<WaitResult> {
     if (this.#entries.length > length) return 'appended';
     if (signal?.aborted) return 'aborted';
+    if (this.#interrupted) return 'interrupted';
     let timer: NodeJS.Timeout | undefined;
     let onAbort: (() => void) | undefined;
     try {
       return await Promise.race([
-        this.#wake.promise.then(() => 'appended' as const),
+        this.#wake.promise.then(() => (this.#interrupted ? 'interrupted' : 'appended') as WaitResult),
         new Promise<WaitResult>((resolve) => {
           timer = setTimeout(() => resolve('timeout'), timeoutMs);
           onAbort = () => resolve('aborted');

@@ -95,6 +95,7 @@ export class RunRegistry {
     this.#store.attach({
       freeSlots: () => (this.#draining ? 0 : this.#scheduler.freeSlots()),
       control: (id, message) => this.#scheduler.control(id, message),
+      abandon: (id) => this.#scheduler.abandon(id),
       wake: () => this.#scheduler.wake(),
     });
     this.#retention = new RunRetention({
@@ -140,7 +141,7 @@ export class RunRegistry {
       return { run: existing, created: false };
     }
     try {
-      return { run: await this.#create(request, owner, idempotencyKey), created: true };
+      return { run: await this.#create(request, owner, { key: idempotencyKey, hash }), created: true };
     } catch (error) {
       // No run holds the key, so a retry with it must be able to create one.
       await this.#store.releaseKey(owner, idempotencyKey).catch(() => undefined);
@@ -148,7 +149,7 @@ export class RunRegistry {
     }
   }
 
-  async #create(request: RunRequest, owner: string, idempotencyKey?: string): Promise<Run> {
+  async #create(request: RunRequest, owner: string, idempotency?: { key: string; hash: string }): Promise<Run> {
     const model = this.#o.models.resolve(request.model).id;
     const env = request.env ?? this.#o.defaultEnv;
     const task = await this.#catalog.resolve(env, request.task);
@@ -166,7 +167,7 @@ export class RunRegistry {
         run,
         secrets,
         requestBytes: JSON.stringify(request).length,
-        ...(idempotencyKey === undefined ? {} : { idempotencyKey }),
+        ...(idempotency === undefined ? {} : { idempotencyKey: idempotency.key, idempotencyHash: idempotency.hash }),
         startHere: slot !== undefined,
       });
     } finally {
@@ -176,8 +177,12 @@ export class RunRegistry {
       const { queued } = this.#store.localStats();
       throw new CapacityError(admission.message, this.#scheduler.retryAfterSeconds(queued), admission.code);
     }
-    if (admission.kind === 'started') this.#scheduler.start({ run, secrets });
-    return run;
+    if (admission.kind === 'started') {
+      this.#scheduler.start({ run, secrets });
+      return run;
+    }
+    // Queued: the run may start on another instance, so it is followed through the store.
+    return (await this.#store.open(run.id)) ?? run;
   }
 
   /** The run `id` with its log, if `owner` may see it (and touches it), else 404. */

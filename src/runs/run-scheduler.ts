@@ -1,3 +1,4 @@
+import { RunbridgeError } from '../errors.js';
 import type { ModelRegistry } from '../models/model-registry.js';
 import type { OrsClient } from '../ors/client/ors-client.js';
 import type { CancelReason } from '../protocol/run-events.js';
@@ -25,6 +26,8 @@ export interface RunSchedulerOptions {
   now: () => number;
 }
 
+/** How long shutdown waits, after the last episode ended, for the store to hold the logs. */
+const STORE_WAIT_MS = 5000;
 /** CONTRACT §2: `max_turns` defaults to 20. */
 const DEFAULT_MAX_TURNS = 20;
 
@@ -37,6 +40,8 @@ const DEFAULT_MAX_TURNS = 20;
 export class RunScheduler {
   readonly #o: RunSchedulerOptions;
   readonly #active = new Map<string, { controller: AbortController; inbox: RunInbox }>();
+  /** The episodes in flight (their slots free later, once the store holds their whole log). */
+  readonly #episodes = new Set<Promise<unknown>>();
   /** Slots promised to runs being created (`reserve`), so two creations never take the last one. */
   #reserved = 0;
   #meanRunMs = 0;
@@ -117,6 +122,10 @@ export class RunScheduler {
       emit: (event, detail) => run.log.append(event, detail),
       now,
     });
+    this.#episodes.add(episode);
+    // Both outcomes handled here: a rejection is the tracker's to report (below), not an unhandled one.
+    const forget = () => this.#episodes.delete(episode);
+    episode.then(forget, forget);
     this.#o.tasks.track(
       episode
         // The slot frees once the store holds the whole log, so a run never outlives its slot.
@@ -166,6 +175,21 @@ export class RunScheduler {
     return !this.#active.get(id)?.inbox.full;
   }
 
+  /**
+   * Stops a run the store no longer lets this instance write (another instance ended it as lost):
+   * its episode ends and closes its ORS session; what it writes from here on stays here.
+   */
+  abandon(id: string): void {
+    const controller = this.#active.get(id)?.controller;
+    if (controller && !controller.signal.aborted) {
+      controller.abort(
+        new RunbridgeError('Another instance ended this run while this one could not reach the store.', {
+          code: 'instance_lost',
+        }),
+      );
+    }
+  }
+
   /** Takes queued runs from the store while slots are free; runs of overlapping calls are folded into one. */
   wake(): void {
     if (this.#stopped) return;
@@ -208,18 +232,28 @@ export class RunScheduler {
 
   /**
    * Takes no more runs, lets running ones finish within `graceMs`, cancels the rest, and resolves
-   * when every episode has ended (terminal event stored, ORS session deleted).
+   * when every episode has ended (terminal event written, ORS session deleted) and the store holds
+   * their logs — or, when it cannot be reached, at most `STORE_WAIT_MS` (or `graceMs`, if longer) later.
    */
   async drain(graceMs: number): Promise<void> {
     this.#stopped = true;
     for (const [id, { inbox }] of this.#active) if (inbox.waiting) this.cancel(id, 'shutdown');
-    let timer: NodeJS.Timeout | undefined;
-    const grace = new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, graceMs);
-    });
-    await Promise.race([this.#o.tasks.idle(), grace]);
-    clearTimeout(timer);
+    await within(this.#o.tasks.idle(), graceMs);
     for (const id of this.#active.keys()) this.cancel(id, 'shutdown');
-    await this.#o.tasks.idle();
+    while (this.#episodes.size > 0) await Promise.allSettled([...this.#episodes]);
+    await within(this.#o.tasks.idle(), Math.max(graceMs, STORE_WAIT_MS));
+  }
+}
+
+/** Waits for `work`, but `limitMs` at most. */
+async function within(work: Promise<unknown>, limitMs: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const limit = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, limitMs);
+  });
+  try {
+    await Promise.race([work, limit]);
+  } finally {
+    clearTimeout(timer);
   }
 }

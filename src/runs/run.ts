@@ -38,8 +38,13 @@ export class Run {
   #subscribers = 0;
   #finishedAt: number | undefined;
   #storedBytes: number;
+  readonly #onTouch: ((now: number) => void) | undefined;
 
-  constructor(record: RunRecord, options: { maxEvents: number; now: () => number }) {
+  /**
+   * `onTouch` hears every touch (a store that shares runs between instances passes them on, so the
+   * instance executing the run knows it is watched elsewhere).
+   */
+  constructor(record: RunRecord, options: { maxEvents: number; now: () => number; onTouch?: (now: number) => void }) {
     this.id = record.id;
     this.owner = record.owner;
     this.env = record.env;
@@ -50,6 +55,7 @@ export class Run {
     this.createdAt = record.createdAt;
     this.#updatedAt = record.createdAt;
     this.#lastTouchedAt = record.createdAt;
+    this.#onTouch = options.onTouch;
     this.log = new EventLog(record.id, options.maxEvents, options.now);
     this.#storedBytes = JSON.stringify(record.request).length;
     const reduction = record.request.reward_reduction;
@@ -98,7 +104,8 @@ export class Run {
 
   /** Records that a caller looked at the run; untouched runs with no subscriber are orphans. */
   touch(now: number): void {
-    this.#lastTouchedAt = now;
+    this.#lastTouchedAt = Math.max(this.#lastTouchedAt, now);
+    this.#onTouch?.(now);
   }
 
   /** Counts a subscriber in; the returned function counts it out (and touches the run). */

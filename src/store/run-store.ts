@@ -36,8 +36,9 @@ export interface NewRun {
   secrets: Record<string, unknown> | undefined;
   /** Bytes of the request while it waits (secrets and input included). */
   requestBytes: number;
-  /** The caller's `Idempotency-Key`, claimed with {@link RunStore.claimKey} before. */
+  /** The caller's `Idempotency-Key`, claimed with {@link RunStore.claimKey} before, and the hash of the body it is bound to. */
   idempotencyKey?: string;
+  idempotencyHash?: string;
   /** This instance has a slot free: start the run here at once if its key's running quota allows. */
   startHere: boolean;
 }
@@ -127,6 +128,8 @@ export interface RunExecutor {
   freeSlots(): number;
   /** Delivers a control message for a run this instance executes (unknown runs are ignored). */
   control(runId: string, message: ControlMessage): void;
+  /** The store ended a run this instance executes (it was taken for lost): stop it, writing nothing more. */
+  abandon(runId: string): void;
   /** Wakes the executor: queued runs may have become claimable. */
   wake(): void;
 }

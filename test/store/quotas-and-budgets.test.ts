@@ -168,15 +168,19 @@ describe('quotas and byte budgets of the run store', () => {
 });
 
 describe('the quota settings', () => {
-  it('default each key to half the slots and half the queue when several keys share the server, to all of them for one', () => {
+  it('default each key to half the slots and half the queue when several keys share the server, to no bound for one', () => {
     expect(loadConfig({ RUNBRIDGE_API_KEYS: 'a,b', RUNBRIDGE_MAX_CONCURRENT_RUNS: '9' })).toMatchObject({
       maxRunningPerKey: 5,
       maxQueuedPerKey: 500,
     });
-    expect(loadConfig({ RUNBRIDGE_API_KEYS: 'a' })).toMatchObject({ maxRunningPerKey: 64, maxQueuedPerKey: 1000 });
+    const unbounded = Number.MAX_SAFE_INTEGER;
+    expect(loadConfig({ RUNBRIDGE_API_KEYS: 'a' })).toMatchObject({
+      maxRunningPerKey: unbounded,
+      maxQueuedPerKey: unbounded,
+    });
     expect(loadConfig({})).toMatchObject({
-      maxRunningPerKey: 64,
-      maxQueuedPerKey: 1000,
+      maxRunningPerKey: unbounded,
+      maxQueuedPerKey: unbounded,
       maxQueuedBytes: 64 * 1024 * 1024,
       maxStoredBytes: 256 * 1024 * 1024,
     });

@@ -1,0 +1,89 @@
+import { randomBytes } from 'node:crypto';
+import { customAlphabet } from 'nanoid';
+import type { Config } from '../config.js';
+import { MemoryRunStore } from './memory/memory-run-store.js';
+import { RedisConnection } from './redis/redis-connection.js';
+import { RedisKeys } from './redis/redis-keys.js';
+import { RedisRunStore } from './redis/redis-run-store.js';
+import { SealedSecrets } from './redis/sealed-secrets.js';
+import type { RunStore, StoreLimits } from './run-store.js';
+import { StoreUnavailableError } from './store-unavailable-error.js';
+
+/** How long start-up waits for Redis. */
+const CONNECT_TIMEOUT_MS = 30_000;
+
+const newInstanceId = customAlphabet('0123456789abcdefghijklmnopqrstuvwxyz', 12);
+
+/** The bounds the run store enforces, from the configuration. */
+export function storeLimits(config: Config): StoreLimits {
+  return {
+    maxQueuedRuns: config.maxQueuedRuns,
+    maxRunningPerKey: config.maxRunningPerKey,
+    maxQueuedPerKey: config.maxQueuedPerKey,
+    maxQueuedBytes: config.maxQueuedBytes,
+    maxStoredBytes: config.maxStoredBytes,
+    retentionMs: config.retentionMs,
+    orphanTtlMs: config.orphanTtlMs,
+  };
+}
+
+export interface OpenedStore {
+  store: RunStore;
+  /** The secret every instance shares, or undefined for one of this process alone. */
+  secret: Buffer | undefined;
+  /** This instance's id in the shared store (for logs), or undefined in memory. */
+  instance: string | undefined;
+}
+
+/**
+ * The run store the configuration asks for: in memory, or Redis at `RUNBRIDGE_REDIS_URL`. With
+ * Redis, start-up waits for it (30 s at most, then stops with a message that says so), and the
+ * instances' shared secret is `RUNBRIDGE_SECRET` or, when that is not set, one kept in Redis.
+ */
+export async function openRunStore(
+  config: Config,
+  log: (message: string, error?: unknown) => void,
+): Promise<OpenedStore> {
+  const configured = config.secret === undefined ? undefined : Buffer.from(config.secret, 'utf8');
+  if (config.redisUrl === undefined) {
+    return { store: new MemoryRunStore(storeLimits(config)), secret: configured, instance: undefined };
+  }
+  const connection = new RedisConnection(config.redisUrl);
+  try {
+    await connection.connect(CONNECT_TIMEOUT_MS);
+  } catch (error) {
+    await connection.close();
+    throw new StoreUnavailableError(
+      `RUNBRIDGE_REDIS_URL: no Redis answered at ${redactedUrl(config.redisUrl)} within ${CONNECT_TIMEOUT_MS / 1000} s; start it, or unset RUNBRIDGE_REDIS_URL to keep runs in memory.`,
+      error,
+    );
+  }
+  const secret = configured ?? (await sharedSecret(connection, new RedisKeys(config.redisPrefix)));
+  const instance = `i_${newInstanceId()}`;
+  const store = new RedisRunStore({
+    connection,
+    prefix: config.redisPrefix,
+    instance,
+    limits: storeLimits(config),
+    leaseMs: config.leaseMs,
+    maxEventsPerRun: config.maxEventsPerRun,
+    secrets: new SealedSecrets(secret),
+    log,
+  });
+  return { store, secret, instance };
+}
+
+/** The secret kept in Redis for every instance: the first to start writes it, the others read it. */
+async function sharedSecret(connection: RedisConnection, keys: RedisKeys): Promise<Buffer> {
+  const candidate = randomBytes(32).toString('base64');
+  await connection.run(() => connection.command.set(keys.secret, candidate, 'NX'));
+  const kept = await connection.run(() => connection.command.get(keys.secret));
+  return Buffer.from(kept ?? candidate, 'base64');
+}
+
+/** The URL without its password, for messages. */
+function redactedUrl(url: string): string {
+  const parsed = new URL(url);
+  if (parsed.password) parsed.password = '***';
+  return parsed.toString();
+}

@@ -1,0 +1,147 @@
+import type { RunEventInput, RunEventOf } from '../../protocol/run-events.js';
+import { Run, type RunRecord } from '../../runs/run.js';
+import type { RedisConnection } from './redis-connection.js';
+import type { RedisKeys } from './redis-keys.js';
+import { appendEntries } from './run-mirrors.js';
+import type { StreamEntry } from './stream-follower.js';
+
+export interface InstanceLeasesOptions {
+  connection: RedisConnection;
+  keys: RedisKeys;
+  instance: string;
+  /** `RUNBRIDGE_LEASE_SECONDS`: how long an instance's runs outlive its last renewal. */
+  leaseMs: number;
+  /** How long a finished run's keys live. */
+  expireMs: number;
+  now: () => number;
+  log: (message: string, error?: unknown) => void;
+}
+
+const LOST_MESSAGE =
+  'The instance running this run stopped answering (it crashed or lost Redis for longer than RUNBRIDGE_LEASE_SECONDS), ' +
+  'so the run was ended; start it again.';
+
+/**
+ * Leases (CONTRACT §8): each instance holds one lease key, renewed three times per lease period,
+ * that stands for every run it executes. Every instance looks, on each sweep, for runs whose
+ * holder's lease is gone: a run that had written nothing goes back to the queue, to be started
+ * elsewhere; any other is ended with `run.failed`, code `instance_lost` (after a `tool.completed`
+ * with `error: true` for each tool call it left open), so every subscriber on every instance gets
+ * its terminal event. The appends are fenced on the holder and on its lease being gone, so of all
+ * the instances that see the loss, one ends the run, once.
+ */
+export class InstanceLeases {
+  readonly #o: InstanceLeasesOptions;
+  readonly #timer: NodeJS.Timeout;
+  /** No one is judged lost before this: after an outage every instance first gets to renew. */
+  #graceUntil: number;
+
+  constructor(options: InstanceLeasesOptions) {
+    this.#o = options;
+    this.#graceUntil = options.now() + options.leaseMs;
+    this.#timer = setInterval(() => void this.renew().catch(() => undefined), Math.max(50, options.leaseMs / 3));
+    this.#timer.unref();
+    options.connection.onStateChange((up) => {
+      if (!up) return;
+      this.#graceUntil = this.#o.now() + this.#o.leaseMs;
+      void this.renew().catch(() => undefined);
+    });
+  }
+
+  /** Renews this instance's lease. */
+  async renew(): Promise<void> {
+    const { connection, keys, instance, leaseMs } = this.#o;
+    await connection.run(() => connection.command.set(keys.lease(instance), '1', 'PX', leaseMs));
+  }
+
+  /** Ends (or puts back in the queue) the runs of instances whose lease is gone; returns how many. */
+  async endLostRuns(): Promise<number> {
+    const { connection, keys, instance, now } = this.#o;
+    if (now() < this.#graceUntil) return 0;
+    const running = await connection.run(() => connection.command.hgetall(`${keys.prefix}running`));
+    const byHolder = new Map<string, string[]>();
+    for (const [id, holder] of Object.entries(running)) {
+      if (holder === instance) continue;
+      byHolder.set(holder, [...(byHolder.get(holder) ?? []), id]);
+    }
+    let ended = 0;
+    for (const [holder, ids] of byHolder) {
+      const alive = await connection.run(() => connection.command.exists(keys.lease(holder)));
+      if (alive) continue;
+      for (const id of ids) if (await this.#endLost(id, holder)) ended++;
+    }
+    return ended;
+  }
+
+  /** Gives up this instance's lease (at shutdown, once its runs have ended). */
+  async release(): Promise<void> {
+    clearInterval(this.#timer);
+    const { connection, keys, instance } = this.#o;
+    await connection.run(() => connection.command.del(keys.lease(instance))).catch(() => undefined);
+  }
+
+  async #endLost(id: string, holder: string): Promise<boolean> {
+    const { connection, keys } = this.#o;
+    const [recordJson, lastSeq] = await connection.run(() =>
+      connection.command.hmget(keys.run(id), 'record', 'last_seq'),
+    );
+    if (recordJson === null || recordJson === undefined) return false;
+    if (Number(lastSeq) === -1) {
+      const requeued = await connection.script('rbRequeue', keys.prefix, id, holder, keys.lease(holder));
+      if (requeued === 1) this.#o.log(`run ${id} had not started on lost instance ${holder}; it is queued again.`);
+      return requeued === 1;
+    }
+
+    const run = new Run(JSON.parse(recordJson) as RunRecord, {
+      maxEvents: Number.POSITIVE_INFINITY,
+      now: this.#o.now,
+    });
+    const entries = (await connection.run(() => connection.command.xrange(keys.log(id), '-', '+'))) as StreamEntry[];
+    appendEntries(run, entries);
+    if (run.log.terminal) return false;
+    const first = run.log.length;
+    for (const input of closingEvents(run, this.#o.now())) run.log.append(input);
+    const added = run.log.entries.slice(first);
+    const args: Array<string | number> = [
+      keys.prefix,
+      id,
+      holder,
+      first,
+      added.length,
+      JSON.stringify(run.snapshot()),
+      run.status,
+      added.reduce((bytes, entry) => bytes + entry.json.length, 0),
+      Math.round(run.finishedAt ?? this.#o.now()),
+      this.#o.expireMs,
+      keys.lease(holder),
+    ];
+    for (const entry of added) args.push(entry.json, '');
+    const outcome = await connection.script('rbAppend', ...args);
+    if (outcome === 'ok') this.#o.log(`run ${id} was ended with instance_lost: instance ${holder} is gone.`);
+    return outcome === 'ok';
+  }
+}
+
+/** The events that end a run cut off mid-way: its open tool calls fail, then the run does. */
+function closingEvents(run: Run, now: number): RunEventInput[] {
+  const open = new Map<string, RunEventOf<'tool.started'>>();
+  for (const { event } of run.log.entries) {
+    if (event.event === 'tool.started') open.set(event.tool_call_id, event);
+    else if (event.event === 'tool.completed') open.delete(event.tool_call_id);
+  }
+  const closing: RunEventInput[] = [...open.values()].map((started) => ({
+    event: 'tool.completed',
+    tool: started.tool,
+    tool_call_id: started.tool_call_id,
+    duration: Math.max(0, Math.round(now - started.timestamp * 1000)) / 1000,
+    error: true,
+    error_message: LOST_MESSAGE,
+    output: LOST_MESSAGE,
+    reward: null,
+    finished: false,
+    turn: started.turn,
+    call_index: started.call_index,
+  }));
+  closing.push({ event: 'run.failed', error: LOST_MESSAGE, code: 'instance_lost' });
+  return closing;
+}

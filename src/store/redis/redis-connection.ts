@@ -1,0 +1,89 @@
+import { Redis, ReplyError } from 'ioredis';
+import { StoreUnavailableError } from '../store-unavailable-error.js';
+import { SCRIPTS, type ScriptName } from './redis-scripts.js';
+
+type ScriptCall = (...args: Array<string | number>) => Promise<unknown>;
+
+/** Longest wait between reconnection attempts: the instance is back within this of Redis returning. */
+const MAX_RECONNECT_DELAY_MS = 1000;
+
+/**
+ * The store's connections to one Redis: `command` for everything that answers at once, with the
+ * store's scripts defined on it, and `blocking` for the blocking stream reads (a blocked connection
+ * can send nothing else). Both reconnect by themselves for as long as it takes. While Redis is
+ * unreachable, commands fail at once (no offline queue, so no request waits on a dead socket) with
+ * {@link StoreUnavailableError}.
+ */
+export class RedisConnection {
+  readonly command: Redis;
+  readonly blocking: Redis;
+  readonly #listeners = new Set<(up: boolean) => void>();
+
+  constructor(url: string) {
+    const options = {
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 0,
+      retryStrategy: (times: number) => Math.min(times * 50, MAX_RECONNECT_DELAY_MS),
+      // Connected by `connect`, which waits for Redis at start-up.
+      lazyConnect: true,
+    };
+    this.command = new Redis(url, { ...options, connectionName: 'runbridge' });
+    this.blocking = new Redis(url, { ...options, connectionName: 'runbridge-blocking' });
+    for (const [name, lua] of Object.entries(SCRIPTS)) this.command.defineCommand(name, { numberOfKeys: 0, lua });
+    for (const client of [this.command, this.blocking]) {
+      // Errors are reported through the state listeners and the failing commands; an unhandled
+      // 'error' event would be printed by ioredis on every reconnection attempt.
+      client.on('error', () => undefined);
+    }
+    this.command.on('ready', () => this.#emit(true));
+    this.command.on('close', () => this.#emit(false));
+  }
+
+  /** True while the command connection is up. */
+  get up(): boolean {
+    return this.command.status === 'ready';
+  }
+
+  /** Connects both; resolves once the command connection is up, or throws when `timeoutMs` passes first. */
+  async connect(timeoutMs: number): Promise<void> {
+    void this.blocking.connect().catch(() => undefined);
+    const connecting = this.command.connect().catch(() => undefined);
+    const deadline = Date.now() + timeoutMs;
+    await connecting;
+    while (!this.up) {
+      if (Date.now() >= deadline) throw new StoreUnavailableError();
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+
+  /** Calls `listener(up)` whenever the command connection goes down or comes back. */
+  onStateChange(listener: (up: boolean) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /** Runs one of the store's scripts. */
+  script(name: ScriptName, ...args: Array<string | number>): Promise<unknown> {
+    return this.run(() => (this.command as unknown as Record<ScriptName, ScriptCall>)[name](...args));
+  }
+
+  /** Runs `work` on the connections, turning a connection failure into {@link StoreUnavailableError}. */
+  async run<T>(work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (error) {
+      // A reply error is Redis refusing a command: a bug here, not an outage.
+      if (error instanceof ReplyError) throw error;
+      throw new StoreUnavailableError(undefined, error);
+    }
+  }
+
+  async close(): Promise<void> {
+    this.#listeners.clear();
+    for (const client of [this.command, this.blocking]) client.disconnect(false);
+  }
+
+  #emit(up: boolean): void {
+    for (const listener of this.#listeners) listener(up);
+  }
+}

@@ -1,0 +1,143 @@
+import type { LoggedEvent } from '../../runs/event-log.js';
+import type { Run } from '../../runs/run.js';
+import { StoreUnavailableError } from '../store-unavailable-error.js';
+import type { RedisConnection } from './redis-connection.js';
+import type { RedisKeys } from './redis-keys.js';
+
+export interface RunLogWriterOptions {
+  connection: RedisConnection;
+  keys: RedisKeys;
+  /** This instance: the run's holder, which the store checks before every append. */
+  instance: string;
+  /** How long a finished run's keys live in Redis (the store's retention, plus a margin). */
+  expireMs: number;
+  /** The store refused the appends: another instance ended the run (this one was taken for lost). */
+  onFenced: (why: string) => void;
+  log: (message: string, error?: unknown) => void;
+}
+
+/** How a writer ended: the whole log stored, refused by the store, or stopped with the store. */
+export type WriterOutcome = 'stored' | 'fenced' | 'closed';
+
+/** Most entries one append carries; a longer backlog (after an outage) goes in several. */
+const MAX_BATCH = 500;
+const RETRY_MIN_MS = 50;
+const RETRY_MAX_MS = 2000;
+
+/** A stored entry's detail as the store keeps it: JSON, or '' for none. */
+export function detailJson(entry: LoggedEvent): string {
+  return entry.detail === undefined ? '' : JSON.stringify(entry.detail);
+}
+
+/**
+ * Stores the log of a run this instance executes in its Redis Stream, as the episode writes it:
+ * the events of one turn of the event loop go in one fenced append (with the run's snapshot), so the
+ * episode never waits on Redis and each event costs Redis one entry, not one round trip. While Redis
+ * is unreachable the entries wait here and are retried with backoff; once the store refuses them
+ * (the run was ended elsewhere as lost) writing stops and `onFenced` says so.
+ */
+export class RunLogWriter {
+  readonly #o: RunLogWriterOptions;
+  readonly #run: Run;
+  /** Seq of the first entry not yet stored. */
+  #stored = 0;
+  #flushing = false;
+  #scheduled = false;
+  #retryMs = RETRY_MIN_MS;
+  #retry: NodeJS.Timeout | undefined;
+  #closed = false;
+  readonly #done: Promise<WriterOutcome>;
+  #resolve!: (outcome: WriterOutcome) => void;
+  readonly #unsubscribe: () => void;
+
+  constructor(run: Run, options: RunLogWriterOptions) {
+    this.#o = options;
+    this.#run = run;
+    this.#done = new Promise((resolve) => {
+      this.#resolve = resolve;
+    });
+    this.#unsubscribe = run.log.onAppend(() => this.#schedule());
+    if (run.log.length > 0) this.#schedule();
+  }
+
+  /** Resolves once the terminal event is stored, the store refused the log, or the writer was closed. */
+  get done(): Promise<WriterOutcome> {
+    return this.#done;
+  }
+
+  /** Stops writing (the store is closing): what is not stored by now stays unstored. */
+  close(): void {
+    this.#closed = true;
+    clearTimeout(this.#retry);
+    this.#finish('closed');
+  }
+
+  #schedule(): void {
+    if (this.#scheduled || this.#flushing || this.#closed) return;
+    this.#scheduled = true;
+    setImmediate(() => {
+      this.#scheduled = false;
+      void this.#flush();
+    });
+  }
+
+  async #flush(): Promise<void> {
+    if (this.#flushing || this.#closed) return;
+    this.#flushing = true;
+    try {
+      while (!this.#closed && this.#stored < this.#run.log.length) {
+        const outcome = await this.#appendBatch();
+        if (outcome !== 'ok') {
+          this.#o.onFenced(outcome);
+          this.#finish('fenced');
+          return;
+        }
+        this.#retryMs = RETRY_MIN_MS;
+      }
+      if (this.#run.log.terminal && this.#stored === this.#run.log.length) this.#finish('stored');
+    } catch (error) {
+      if (!(error instanceof StoreUnavailableError)) this.#o.log(`storing the log of ${this.#run.id} failed:`, error);
+      this.#retry = setTimeout(() => void this.#flush(), this.#retryMs);
+      this.#retryMs = Math.min(RETRY_MAX_MS, this.#retryMs * 2);
+    } finally {
+      this.#flushing = false;
+    }
+  }
+
+  async #appendBatch(): Promise<string> {
+    const run = this.#run;
+    const first = this.#stored;
+    const batch = run.log.entries.slice(first, first + MAX_BATCH);
+    const last = first + batch.length - 1;
+    const terminal = batch.at(-1)?.event === run.log.terminal && run.log.terminal !== undefined;
+    const snapshot = run.snapshot();
+    // What Redis shows matches what it holds: the status of a run whose terminal event is still on
+    // its way stays `running`.
+    const status = terminal ? snapshot.status : 'running';
+    const args: Array<string | number> = [
+      this.#o.keys.prefix,
+      run.id,
+      this.#o.instance,
+      first,
+      batch.length,
+      JSON.stringify({ ...snapshot, status, last_seq: last }),
+      status,
+    ];
+    let bytes = 0;
+    const pairs: string[] = [];
+    for (const entry of batch) {
+      const detail = detailJson(entry);
+      bytes += entry.json.length + detail.length;
+      pairs.push(entry.json, detail);
+    }
+    args.push(bytes, terminal ? Math.round(run.finishedAt ?? Date.now()) : '', this.#o.expireMs, '', ...pairs);
+    const outcome = String(await this.#o.connection.script('rbAppend', ...args));
+    if (outcome === 'ok') this.#stored = last + 1;
+    return outcome;
+  }
+
+  #finish(outcome: WriterOutcome): void {
+    this.#unsubscribe();
+    this.#resolve(outcome);
+  }
+}

@@ -1,0 +1,158 @@
+import type { EventDetail } from '../../protocol/event-detail.js';
+import type { RunEvent } from '../../protocol/run-events.js';
+import type { LoggedEvent } from '../../runs/event-log.js';
+import { Run, type RunRecord } from '../../runs/run.js';
+import type { RedisConnection } from './redis-connection.js';
+import type { RedisKeys } from './redis-keys.js';
+import type { StreamEntry, StreamFollower } from './stream-follower.js';
+
+/** Entries one range read takes. */
+const PAGE = 1000;
+/** A mirror nobody reads for this long is dropped. */
+const IDLE_MS = 30_000;
+
+interface Mirror {
+  run: Run;
+  lastUsed: number;
+  unfollow: (() => void) | undefined;
+}
+
+/** An entry of a run's Stream as the log holds it. */
+export function loggedEntry([, fields]: StreamEntry): LoggedEvent {
+  let json = '';
+  let detail: EventDetail | undefined;
+  for (let i = 0; i < fields.length; i += 2) {
+    if (fields[i] === 'e') json = fields[i + 1]!;
+    else if (fields[i] === 'd') detail = JSON.parse(fields[i + 1]!) as EventDetail;
+  }
+  // Written by this store from a validated event: parsed, not validated again.
+  return { event: JSON.parse(json) as RunEvent, json, detail };
+}
+
+/** Adds to `run`'s log the entries it does not hold yet (a range read and a tail may overlap). */
+export function appendEntries(run: Run, entries: readonly StreamEntry[]): void {
+  for (const raw of entries) {
+    const entry = loggedEntry(raw);
+    if (entry.event.seq === run.log.length) run.log.appendStored(entry);
+  }
+}
+
+/**
+ * Local copies of the logs of runs this instance serves but does not execute: a run's stream format
+ * reads earlier events of its log (`StreamContext.log`), so it needs the log here. A mirror is filled
+ * by range reads, then tails the run's Stream until its terminal event; it is dropped once nobody
+ * has read it for a while, and all are interrupted (their readers end and resume) when Redis fails.
+ */
+export class RunMirrors {
+  readonly #connection: RedisConnection;
+  readonly #keys: RedisKeys;
+  readonly #follower: StreamFollower;
+  readonly #now: () => number;
+  readonly #touch: (id: string) => void;
+  readonly #mirrors = new Map<string, Mirror>();
+  readonly #opening = new Map<string, Promise<Run | undefined>>();
+
+  constructor(options: {
+    connection: RedisConnection;
+    keys: RedisKeys;
+    follower: StreamFollower;
+    now: () => number;
+    /** Passes a touch of a mirrored run on to the store. */
+    touch: (id: string) => void;
+  }) {
+    this.#connection = options.connection;
+    this.#keys = options.keys;
+    this.#follower = options.follower;
+    this.#now = options.now;
+    this.#touch = options.touch;
+  }
+
+  /** Mirrored runs' subscribers on this instance. */
+  get subscribers(): number {
+    let count = 0;
+    for (const { run } of this.#mirrors.values()) count += run.subscribers;
+    return count;
+  }
+
+  /** The mirror of run `id`, caught up with its Stream; undefined when the run is unknown. */
+  async open(id: string): Promise<Run | undefined> {
+    const known = this.#mirrors.get(id);
+    if (known) {
+      known.lastUsed = this.#now();
+      if (!known.run.log.terminal) await this.#catchUp(known.run);
+      return known.run;
+    }
+    let opening = this.#opening.get(id);
+    if (!opening) {
+      opening = this.#load(id).finally(() => this.#opening.delete(id));
+      this.#opening.set(id, opening);
+    }
+    return opening;
+  }
+
+  /** Keeps a whole log this instance wrote (its run just ended here) as a mirror. */
+  adopt(run: Run): void {
+    if (run.log.terminal) this.#mirrors.set(run.id, { run, lastUsed: this.#now(), unfollow: undefined });
+  }
+
+  forget(id: string): void {
+    this.#drop(id);
+  }
+
+  /** Drops the mirrors nobody has read for a while. */
+  sweep(): void {
+    const now = this.#now();
+    for (const [id, { run, lastUsed }] of this.#mirrors) {
+      if (run.subscribers === 0 && now - Math.max(lastUsed, run.lastTouchedAt) >= IDLE_MS) this.#drop(id);
+    }
+  }
+
+  /** Redis failed: every mirror ends its readers (they resume from their cursors) and is dropped. */
+  interruptAll(): void {
+    for (const id of [...this.#mirrors.keys()]) {
+      const mirror = this.#mirrors.get(id)!;
+      this.#drop(id);
+      if (!mirror.run.log.terminal) mirror.run.log.interrupt();
+    }
+  }
+
+  async #load(id: string): Promise<Run | undefined> {
+    const recordJson = await this.#connection.run(() => this.#connection.command.hget(this.#keys.run(id), 'record'));
+    if (recordJson === null) return undefined;
+    const record = JSON.parse(recordJson) as RunRecord;
+    const run = new Run(record, {
+      maxEvents: Number.POSITIVE_INFINITY,
+      now: this.#now,
+      onTouch: () => this.#touch(id),
+    });
+    await this.#catchUp(run);
+    const mirror: Mirror = { run, lastUsed: this.#now(), unfollow: undefined };
+    if (!run.log.terminal) {
+      mirror.unfollow = this.#follower.follow(this.#keys.log(id), `0-${run.log.length}`, (entries) => {
+        appendEntries(run, entries);
+        if (run.log.terminal) mirror.unfollow?.();
+      });
+    }
+    this.#mirrors.set(id, mirror);
+    return run;
+  }
+
+  /** Reads what the Stream holds beyond the mirror's end. */
+  async #catchUp(run: Run): Promise<void> {
+    const key = this.#keys.log(run.id);
+    for (;;) {
+      const entries = (await this.#connection.run(() =>
+        this.#connection.command.xrange(key, `(0-${run.log.length}`, '+', 'COUNT', PAGE),
+      )) as StreamEntry[];
+      appendEntries(run, entries);
+      if (entries.length < PAGE) return;
+    }
+  }
+
+  #drop(id: string): void {
+    const mirror = this.#mirrors.get(id);
+    if (!mirror) return;
+    this.#mirrors.delete(id);
+    mirror.unfollow?.();
+  }
+}

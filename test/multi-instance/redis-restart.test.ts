@@ -1,0 +1,89 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type RunEvent, RunEventSchema } from '../../src/protocol/run-events.js';
+import { assertEventOrder } from '../../src/protocol/verify-event-order.js';
+import { readSseEvents } from '../../src/sse/read-sse-events.js';
+import {
+  type Cluster,
+  eventually,
+  type Instance,
+  postRun,
+  readEvents,
+  snapshotOf,
+  startCluster,
+} from './serve-cluster.js';
+
+/**
+ * Redis going away and coming back (CONTRACT §8): routes that need it answer 503
+ * `store_unavailable`, nothing crashes, streams served from Redis end so their clients resume, and
+ * every instance recovers by itself — with the runs it executed meanwhile stored whole.
+ */
+describe('Redis restarting under two instances', () => {
+  let cluster: Cluster;
+  beforeAll(async () => {
+    cluster = await startCluster(2, { RUNBRIDGE_LEASE_SECONDS: '2' });
+  }, 60_000);
+  afterAll(() => cluster?.stop());
+
+  it('answers 503 while it is down, ends the streams it fed, and resumes every run where it was once it is back', async () => {
+    const [a, b] = cluster.instances as [Instance, Instance];
+    cluster.ors.holding.add('arith');
+    const { runId } = await postRun(a, { env: 'arith', task: { split: 'train', index: 2 } });
+    await eventually(async () => (cluster.ors.waiting() === 1 ? true : undefined), 'the held call');
+
+    // B serves the run from Redis: its stream ends when Redis goes.
+    const response = await fetch(`${b.url}/v1/runs/${runId}/events`);
+    const seen: RunEvent[] = [];
+    const reading = (async () => {
+      try {
+        for await (const frame of readSseEvents(response.body!))
+          seen.push(RunEventSchema.parse(JSON.parse(frame.data)));
+      } catch {
+        // The connection was cut: what a client sees when the stream ends without its terminal event.
+      }
+    })();
+    await eventually(
+      async () => (seen.some((event) => event.event === 'tool.started') ? true : undefined),
+      'events on B',
+    );
+
+    // Down for longer than the lease: on the way back no instance may take the other for lost.
+    await cluster.redis.kill();
+    await reading;
+    expect(seen.at(-1)?.event).not.toMatch(/^run\.(completed|failed|cancelled)$/);
+    for (const instance of [a, b]) {
+      const refused = await fetch(`${instance.url}/v1/runs`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: '{}',
+      });
+      expect(refused.status).toBe(503);
+      expect(await refused.json()).toMatchObject({ error: { code: 'store_unavailable' } });
+    }
+    expect((await fetch(`${b.url}/v1/runs/${runId}`)).status).toBe(503);
+    expect((await fetch(`${b.url}/v1/runs?limit=5`)).status).toBe(503);
+    // The run goes on on A meanwhile.
+    cluster.ors.holding.delete('arith');
+    cluster.ors.release();
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+    await cluster.redis.start();
+
+    // Back: the client resumes on B from the last event it saw, and gets exactly the rest.
+    const rest = await eventually(async () => {
+      const events = await readEvents(b, runId, seen.at(-1)!.seq);
+      return events.at(-1)?.event === 'run.completed' ? events : undefined;
+    }, 'the rest of the log');
+    const whole = [...seen, ...rest];
+    assertEventOrder(whole);
+    expect(whole).toEqual(await readEvents(a, runId));
+    expect(await snapshotOf(b, runId)).toMatchObject({ status: 'completed' });
+    // Both instances take runs again; neither was taken for lost.
+    for (const instance of [a, b]) {
+      const { status, runId: next } = await postRun(instance, { env: 'arith' });
+      expect(status).toBe(202);
+      expect((await readEvents(instance === a ? b : a, next)).at(-1)).toMatchObject({ event: 'run.completed' });
+    }
+    expect(a.child.exitCode).toBeNull();
+    expect(b.child.exitCode).toBeNull();
+    expect(a.output() + b.output()).not.toContain('instance_lost');
+  }, 120_000);
+});

@@ -1,0 +1,144 @@
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LOCAL_OWNER } from '../../src/http/authenticate.js';
+import { EventDetailSchema } from '../../src/protocol/event-detail.js';
+import { isTerminalEvent, RunEventSchema } from '../../src/protocol/run-events.js';
+import { planRollouts } from '../../src/rollouts/rollout-plan.js';
+import { toTrajectoryRecord } from '../../src/rollouts/to-trajectory-record.js';
+import { foldEpisode } from '../../src/runs/episode-fold.js';
+import { probeEnvironment } from '../support/probe-environment.js';
+import { startTestRedis, type TestRedis } from '../support/redis-server.js';
+import { scriptedProvider } from '../support/scripted-model.js';
+import { startTestBridge, type TestBridge } from '../support/start-test-bridge.js';
+
+/** Two in-process bridges on one Redis prefix: what one executes, the other reads back from Redis. */
+describe('the Redis store', () => {
+  let redis: TestRedis;
+  let a: TestBridge;
+  let b: TestBridge;
+  let client: Redis;
+  let prefix: string;
+  beforeAll(async () => {
+    redis = await startTestRedis();
+    prefix = redis.prefix();
+    const env = {
+      // One run at a time for the key: a second one waits in the queue, on every instance.
+      RUNBRIDGE_MAX_RUNNING_PER_KEY: '1',
+      RUNBRIDGE_SHUTDOWN_GRACE_SECONDS: '1',
+      RUNBRIDGE_REDIS_URL: redis.url,
+      RUNBRIDGE_REDIS_PREFIX: prefix,
+      RUNBRIDGE_DEFAULT_ENV: 'probe',
+    };
+    const options = {
+      environments: [probeEnvironment],
+      providers: [
+        scriptedProvider({
+          echoing: [
+            { reasoning: 'Echo it.', text: 'Echoing.', toolCalls: [{ name: 'echo', arguments: '{"text":"hello"}' }] },
+            { toolCalls: [{ name: 'score', arguments: '{"reward":1,"finished":true}' }] },
+          ],
+          stuck: [{ hang: true }],
+        }),
+      ],
+    };
+    a = await startTestBridge({ ...env, RUNBRIDGE_MAX_CONCURRENT_RUNS: '1' }, options);
+    b = await startTestBridge(env, options);
+    client = new Redis(redis.url);
+  });
+  afterAll(async () => {
+    client?.disconnect();
+    await a?.shutdown();
+    await b?.shutdown();
+    await redis?.stop();
+  });
+
+  it('gives back, from the log read out of Redis on another instance, the record the executing instance folds live', async () => {
+    const runId = await a.startRun({ model: 'scripted:echoing', instructions: 'Be brief.', input: 'Go.' });
+    await a.readEvents(runId);
+    const live = foldEpisode((await a.registry.open(runId, LOCAL_OWNER)).log.entries);
+    const mirrored = await b.registry.open(runId, LOCAL_OWNER);
+    // What Redis holds, parsed and validated as any reader would.
+    const stored = (await client.xrange(`${prefix}run:${runId}:log`, '-', '+')).map(([, fields]) => {
+      const values = Object.fromEntries(fields.flatMap((_, i) => (i % 2 ? [] : [[fields[i]!, fields[i + 1]!]])));
+      return {
+        event: RunEventSchema.parse(JSON.parse(values.e!)),
+        detail: values.d === undefined ? undefined : EventDetailSchema.parse(JSON.parse(values.d)),
+      };
+    });
+    expect(foldEpisode(stored)).toEqual(live);
+    expect(foldEpisode(mirrored.log.entries)).toEqual(live);
+    expect(live.messages.map((message) => message.role)).toEqual([
+      'system',
+      'user',
+      'user',
+      'assistant',
+      'tool',
+      'assistant',
+      'tool',
+    ]);
+    const [rollout] = planRollouts({ env: 'probe', split: 'train', indices: [0], samples: 1, masterSeed: 0 });
+    const context = {
+      rolloutId: 'ro_1',
+      rollout: rollout!,
+      attempt: 1,
+      split: 'train',
+      spec: null,
+      sampling: {},
+      rewardReduction: 'last' as const,
+      timeoutMs: 60_000,
+    };
+    expect(toTrajectoryRecord(foldEpisode(stored), context)).toEqual(toTrajectoryRecord(live, context));
+  });
+
+  it('keeps the secrets of a queued run in Redis only sealed, and drops them once the run has started', async () => {
+    const busy = await a.startRun({ model: 'scripted:stuck' });
+    const secret = 'sk-live-very-secret-value';
+    const response = await a.fetch('/v1/runs', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ model: 'scripted:echoing', secrets: { token: secret } }),
+    });
+    const { run_id: queued, status } = (await response.json()) as { run_id: string; status: string };
+    expect(status).toBe('queued');
+    const sealed = await client.get(`${prefix}run:${queued}:secrets`);
+    expect(sealed).toMatch(/^[A-Za-z0-9+/=]{40,}$/);
+    const dump = JSON.stringify(
+      await Promise.all((await client.keys(`${prefix}*`)).map(async (key) => [key, await client.dump(key)])),
+    );
+    expect(dump).not.toContain(secret);
+    expect(dump).not.toContain(Buffer.from(secret).toString('base64'));
+    await a.fetch(`/v1/runs/${busy}/cancel`, { method: 'POST', headers: { 'Content-Type': 'application/json' } });
+    const log = await b.readEvents(queued);
+    expect(log.at(-1)).toMatchObject({ event: 'run.completed' });
+    expect(await client.exists(`${prefix}run:${queued}:secrets`)).toBe(0);
+  });
+
+  it("lets the finished run's keys expire with its retention, and forgets it everywhere on DELETE", async () => {
+    const runId = await b.startRun({ model: 'scripted:echoing' });
+    await b.readEvents(runId);
+    const ttl = await client.pttl(`${prefix}run:${runId}`);
+    // RUNBRIDGE_RETENTION_SECONDS (3600) plus a margin for the sweep to come first.
+    expect(ttl).toBeGreaterThan(3_600_000);
+    expect(ttl).toBeLessThanOrEqual(3_660_000);
+    expect(await client.pttl(`${prefix}run:${runId}:log`)).toBeGreaterThan(3_600_000);
+    expect((await a.fetch(`/v1/runs/${runId}`, { method: 'DELETE' })).status).toBe(204);
+    expect((await b.fetch(`/v1/runs/${runId}`)).status).toBe(404);
+    expect(await client.exists(`${prefix}run:${runId}`, `${prefix}run:${runId}:log`)).toBe(0);
+  });
+
+  it('forgets a run deleted the moment it ends on the instance executing it, before its log has reached Redis', async () => {
+    const runId = await a.startRun({ model: 'scripted:echoing' });
+    const run = await a.registry.open(runId, LOCAL_OWNER);
+    // The terminal event is in the log here; the writer has not stored it yet, so Redis still says running.
+    const deleted = new Promise<void>((resolve, reject) => {
+      run.log.onAppend(({ event }) => {
+        if (isTerminalEvent(event)) a.registry.delete(runId, LOCAL_OWNER).then(resolve, reject);
+      });
+    });
+    await deleted;
+    expect(await client.exists(`${prefix}run:${runId}`, `${prefix}run:${runId}:log`)).toBe(0);
+    expect((await b.fetch(`/v1/runs/${runId}`)).status).toBe(404);
+    const page = (await (await b.fetch('/v1/runs?limit=100')).json()) as { data: Array<{ run_id: string }> };
+    expect(page.data.map((listed) => listed.run_id)).not.toContain(runId);
+  });
+});
