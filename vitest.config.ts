@@ -14,6 +14,8 @@ const CONTRACT_TESTS = [
   'test/security/stream-token.test.ts',
   'test/security/secrets.test.ts',
   'test/store/quotas-and-budgets.test.ts',
+  'test/hitl/approvals.test.ts',
+  'test/hitl/messages.test.ts',
 ];
 
 export default defineConfig({

@@ -2,12 +2,13 @@ import type { z } from 'zod';
 import type {
   CancelAnswerSchema,
   EnvironmentListSchema,
+  MessageAcceptedSchema,
   ModelListSchema,
   RunListSchema,
   StreamTokenAnswerSchema,
 } from '../http/openapi/api-schemas.js';
-import type { RunEvent, RunEventType, TerminalEvent } from '../protocol/run-events.js';
-import type { RunRequestSchema } from '../protocol/run-request.js';
+import type { RunEvent, RunEventOf, RunEventType, TerminalEvent } from '../protocol/run-events.js';
+import type { MessageContentSchema, RunRequestSchema } from '../protocol/run-request.js';
 import type { RunStatus } from '../protocol/run-snapshot.js';
 
 /**
@@ -24,6 +25,15 @@ export type RunPage = z.infer<typeof RunListSchema>;
 
 /** The answer of `POST /v1/runs/:id/cancel`: the run and its status at that moment. */
 export type CancelAnswer = z.infer<typeof CancelAnswerSchema>;
+
+/** The answer of a decision about an approval: the run's `tool.approval_resolved`, the first decision's. */
+export type ApprovalResolved = RunEventOf<'tool.approval_resolved'>;
+
+/** The answer of `POST /v1/runs/:id/messages`: the message's id, which its `message.received` will carry. */
+export type MessageAccepted = z.infer<typeof MessageAcceptedSchema>;
+
+/** A message for a run: text, or OpenAI-style `text` / `image_url` (data URI) parts. */
+export type MessageContent = z.input<typeof MessageContentSchema>;
 
 /** A short-lived token that opens one run's event stream without a header, for a browser `EventSource`. */
 export type StreamToken = z.infer<typeof StreamTokenAnswerSchema>;
@@ -75,6 +85,10 @@ const KNOWN_EVENT_TYPES: Readonly<Record<RunEventType, true>> = {
   'tool.arguments.delta': true,
   'tool.progress': true,
   'turn.completed': true,
+  'tool.approval_required': true,
+  'tool.approval_resolved': true,
+  'message.received': true,
+  'run.awaiting_input': true,
   'run.completed': true,
   'run.failed': true,
   'run.cancelled': true,

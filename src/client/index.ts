@@ -4,6 +4,8 @@
  */
 
 export type {
+  ApprovalDecider,
+  ApprovalDecision,
   CancelReason,
   FinishReason,
   RunEvent,
@@ -15,7 +17,7 @@ export type {
   ToolReward,
   Usage,
 } from '../protocol/run-events.js';
-export type { RunCreated, RunSnapshot, RunStatus } from '../protocol/run-snapshot.js';
+export type { PendingApproval, RunCreated, RunSnapshot, RunStatus } from '../protocol/run-snapshot.js';
 export type { EnvironmentsApi, ModelsApi } from './catalog-api.js';
 export {
   ApiError,
@@ -35,10 +37,13 @@ export {
 } from './client-errors.js';
 export {
   type AnyRunEvent,
+  type ApprovalResolved,
   type CancelAnswer,
   type EnvironmentList,
   isKnownRunEvent,
   isTerminalRunEvent,
+  type MessageAccepted,
+  type MessageContent,
   type ModelList,
   type RunListQuery,
   type RunPage,
@@ -48,4 +53,4 @@ export {
 } from './client-types.js';
 export { type ClientOptions, createClient, type RunbridgeClient } from './create-client.js';
 export type { ReconnectOptions, RunEventsOptions } from './run-event-stream.js';
-export type { CreateRunOptions, RequestOptions, RunsApi } from './runs-api.js';
+export type { ApproveOptions, CreateRunOptions, DenyOptions, RequestOptions, RunsApi } from './runs-api.js';

@@ -1,6 +1,16 @@
 import type { RunCreated, RunSnapshot } from '../protocol/run-snapshot.js';
 import { type ClientTransport, segment, send, sendForJson } from './client-transport.js';
-import type { AnyRunEvent, CancelAnswer, RunListQuery, RunPage, RunRequest, StreamToken } from './client-types.js';
+import type {
+  AnyRunEvent,
+  ApprovalResolved,
+  CancelAnswer,
+  MessageAccepted,
+  MessageContent,
+  RunListQuery,
+  RunPage,
+  RunRequest,
+  StreamToken,
+} from './client-types.js';
 import { type ReconnectOptions, type RunEventsOptions, streamRunEvents } from './run-event-stream.js';
 
 /** Options every request takes. */
@@ -18,6 +28,18 @@ export interface CreateRunOptions extends RequestOptions {
   idempotencyKey?: string;
 }
 
+/** Options of `runs.approve`. */
+export interface ApproveOptions extends RequestOptions {
+  /** Run the call with these arguments instead of the model's (a JSON object). */
+  arguments?: Record<string, unknown>;
+}
+
+/** Options of `runs.deny`. */
+export interface DenyOptions extends RequestOptions {
+  /** Why: the model is told. */
+  reason?: string;
+}
+
 /** The runs of the bridge (`/v1/runs`, docs/api.md): each method is one request, typed from the server's schemas. */
 export interface RunsApi {
   /** Starts a run in the background and resolves to its id, status and events URL as soon as it is queued. */
@@ -30,6 +52,21 @@ export interface RunsApi {
   cancel(runId: string, options?: RequestOptions): Promise<CancelAnswer>;
   /** Forgets a finished run; a queued or running one is a {@link ConflictError}. */
   delete(runId: string, options?: RequestOptions): Promise<void>;
+  /**
+   * Approves a tool call that waits for a decision (its `approval_id` is in `tool.approval_required`
+   * and the snapshot's `pending_approvals`), optionally with edited `arguments`; resolves to the run's
+   * `tool.approval_resolved`. The first decision wins: a later one is a {@link ConflictError}
+   * (`approval_resolved`), an unknown approval a {@link NotFoundError}.
+   */
+  approve(runId: string, approvalId: string, options?: ApproveOptions): Promise<ApprovalResolved>;
+  /** Denies a tool call that waits for a decision, with an optional `reason` the model is told; as `approve` otherwise. */
+  deny(runId: string, approvalId: string, options?: DenyOptions): Promise<ApprovalResolved>;
+  /**
+   * Sends a message into a running run: the model reads it before its next turn (`message.received`
+   * with the returned `message_id`); in chat mode (`await_input`) it ends the wait. A run that has
+   * ended is a {@link ConflictError} (`run_ended`).
+   */
+  sendMessage(runId: string, content: MessageContent, options?: RequestOptions): Promise<MessageAccepted>;
   /** A short-lived token for a browser `EventSource`, which cannot send the API key; its `events_url` is a path on the bridge. */
   streamToken(runId: string, options?: RequestOptions): Promise<StreamToken>;
   /**
@@ -69,6 +106,27 @@ export function runsApi(transport: ClientTransport, reconnect: Required<Reconnec
       const response = await send(transport, { method: 'DELETE', path: `/v1/runs/${segment(runId)}`, signal });
       await response.body?.cancel();
     },
+    approve: (runId, approvalId, { arguments: args, signal } = {}) =>
+      sendForJson(transport, {
+        method: 'POST',
+        path: `/v1/runs/${segment(runId)}/approvals/${segment(approvalId)}`,
+        body: { decision: 'approve', ...(args === undefined ? {} : { arguments: args }) },
+        signal,
+      }),
+    deny: (runId, approvalId, { reason, signal } = {}) =>
+      sendForJson(transport, {
+        method: 'POST',
+        path: `/v1/runs/${segment(runId)}/approvals/${segment(approvalId)}`,
+        body: { decision: 'deny', ...(reason === undefined ? {} : { reason }) },
+        signal,
+      }),
+    sendMessage: (runId, content, { signal } = {}) =>
+      sendForJson(transport, {
+        method: 'POST',
+        path: `/v1/runs/${segment(runId)}/messages`,
+        body: { content },
+        signal,
+      }),
     streamToken: (runId, { signal } = {}) =>
       sendForJson(transport, { method: 'POST', path: `/v1/runs/${segment(runId)}/stream-token`, body: {}, signal }),
     events: (runId, options = {}) => streamRunEvents(transport, runId, options, reconnect),

@@ -6,6 +6,7 @@ import type { RunRequest } from '../protocol/run-request.js';
 import { readSseEvents } from '../sse/read-sse-events.js';
 import { parseFlags } from './parse-flags.js';
 import { RunRenderer } from './run-renderer.js';
+import { TerminalPrompts } from './terminal-prompts.js';
 
 const HELP = `runbridge run — start one run and render its events live
 
@@ -23,8 +24,13 @@ Options:
   --server URL          use a running bridge instead of starting one in this process
   --api-key KEY         bearer key for --server (default: RUNBRIDGE_API_KEY)
   --json                print the raw events as JSON lines instead of rendering them
+  --approve             ask before every tool call runs: y(es), n(o, with a reason) or e(dit the arguments)
+  --approval-timeout S  seconds a decision may take before the call is denied (default 600)
+  --chat                chat mode: after each answer, type the next message (/exit or Ctrl-D ends the chat)
+  --input-timeout S     seconds chat mode waits for a message before the run completes (default 600)
 
-Exit code: 0 when the run completed, 1 when it failed, 130 when it was cancelled (Ctrl-C cancels it).`;
+Exit code: 0 when the run completed (or you ended the chat), 1 when it failed, 130 when it was cancelled
+(Ctrl-C cancels it).`;
 
 /** `runbridge run`: starts a run (on an in-process bridge unless `--server`) and renders it live. */
 export async function runCommand(args: string[]): Promise<number> {
@@ -44,6 +50,10 @@ export async function runCommand(args: string[]): Promise<number> {
       server: { type: 'string' },
       'api-key': { type: 'string' },
       json: { type: 'boolean' },
+      approve: { type: 'boolean' },
+      'approval-timeout': { type: 'string' },
+      chat: { type: 'boolean' },
+      'input-timeout': { type: 'string' },
       help: { type: 'boolean' },
     },
   });
@@ -77,25 +87,63 @@ export async function runCommand(args: string[]): Promise<number> {
     if (!created.ok || body.run_id === undefined) {
       throw new Error(`the server refused the run (${created.status}): ${body.error?.message ?? JSON.stringify(body)}`);
     }
-    const terminal = await follow(base, body.run_id, headers, values.json === true);
+    const asks = { approve: values.approve === true, chat: values.chat === true };
+    const { terminal, left } = await follow(base, body.run_id, headers, values.json === true, asks);
+    if (left) return 0;
     return terminal.event === 'run.completed' ? 0 : terminal.event === 'run.cancelled' ? 130 : 1;
   } finally {
     await bridge?.shutdown();
   }
 }
 
-/** Streams the run's events to stdout until its terminal event; Ctrl-C asks the server to cancel. */
-async function follow(base: string, runId: string, headers: Record<string, string>, json: boolean): Promise<RunEvent> {
+/**
+ * Streams the run's events to stdout until its terminal event; Ctrl-C asks the server to cancel.
+ * With `asks`, a person answers in the terminal what the run waits for (see {@link TerminalPrompts});
+ * `left` says the person ended it (and the run was cancelled for that).
+ */
+async function follow(
+  base: string,
+  runId: string,
+  headers: Record<string, string>,
+  json: boolean,
+  asks: { approve: boolean; chat: boolean },
+): Promise<{ terminal: RunEvent; left: boolean }> {
+  // Without API keys every POST must say it is JSON, an empty one too.
+  const post = async (path: string, body: unknown) => {
+    const response = await fetch(`${base}${path}`, {
+      method: 'POST',
+      headers: { ...headers, 'Content-Type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    const text = await response.text();
+    return { status: response.status, body: text === '' ? null : (JSON.parse(text) as unknown) };
+  };
+  const requestCancel = () => void post(`/v1/runs/${runId}/cancel`, {}).catch(() => undefined);
   const cancel = () => {
     process.stderr.write('\ncancelling… (Ctrl-C again to quit at once)\n');
     process.once('SIGINT', () => process.exit(130));
-    void fetch(`${base}/v1/runs/${runId}/cancel`, {
-      method: 'POST',
-      // Without API keys every POST must say it is JSON, an empty one too.
-      headers: { ...headers, 'Content-Type': 'application/json' },
-    }).catch(() => undefined);
+    requestCancel();
   };
   process.once('SIGINT', cancel);
+  let interrupted = false;
+  const prompts =
+    asks.approve || asks.chat
+      ? new TerminalPrompts({
+          input: process.stdin,
+          output: process.stdout,
+          runId,
+          ...asks,
+          post,
+          // At a prompt the terminal hands Ctrl-C to the prompt rather than as a signal.
+          onInterrupt: () => {
+            if (interrupted) process.exit(130);
+            interrupted = true;
+            process.off('SIGINT', cancel);
+            cancel();
+          },
+          onLeave: requestCancel,
+        })
+      : undefined;
   const renderer = new RunRenderer(process.stdout.isTTY === true && !process.env.NO_COLOR);
   let cursor = -1;
   try {
@@ -109,12 +157,14 @@ async function follow(base: string, runId: string, headers: Record<string, strin
         const event = RunEventSchema.parse(JSON.parse(frame.data));
         cursor = event.seq;
         process.stdout.write(json ? `${frame.data}\n` : renderer.render(event));
-        if (isTerminalEvent(event)) return event;
+        if (isTerminalEvent(event)) return { terminal: event, left: prompts?.left === true };
+        await prompts?.answer(event);
       }
     }
     throw new Error('the event stream kept dropping before the run ended');
   } finally {
     process.off('SIGINT', cancel);
+    prompts?.close();
   }
 }
 
@@ -144,6 +194,10 @@ function buildRequest(values: Record<string, string | boolean | undefined>): Run
   const temperature = number('temperature');
   const seed = number('seed');
   const sampling = temperature === undefined && seed === undefined ? undefined : { temperature, seed };
+  const approvalTimeout = number('approval-timeout');
+  const inputTimeout = number('input-timeout');
+  if (approvalTimeout !== undefined && values.approve !== true) throw new Error('--approval-timeout needs --approve');
+  if (inputTimeout !== undefined && values.chat !== true) throw new Error('--input-timeout needs --chat');
   return {
     env: text('env'),
     task,
@@ -152,5 +206,11 @@ function buildRequest(values: Record<string, string | boolean | undefined>): Run
     instructions: text('instructions'),
     max_turns: number('max-turns'),
     sampling,
+    ...(values.approve === true
+      ? { approval: { tools: '*', ...(approvalTimeout === undefined ? {} : { timeout_seconds: approvalTimeout }) } }
+      : {}),
+    ...(values.chat === true
+      ? { await_input: true, ...(inputTimeout === undefined ? {} : { input_timeout_seconds: inputTimeout }) }
+      : {}),
   };
 }

@@ -1,4 +1,5 @@
 import type { RunEvent } from '../protocol/run-events.js';
+import type { MessageContent } from '../protocol/run-request.js';
 
 const STYLES = {
   dim: [2, 22],
@@ -48,6 +49,19 @@ export class RunRenderer {
         const finished = event.finished ? this.#paint('yellow', ' (episode finished)') : '';
         return `    ${mark} ${event.tool} ${this.#paint('dim', `${event.duration.toFixed(2)}s`)} → ${result}${reward}${finished}\n`;
       }
+      case 'tool.approval_required':
+        return `${this.#leave()}${this.#paint('yellow', `  ? ${event.tool}`)} ${this.#paint('dim', oneLine(JSON.stringify(event.arguments), 100))} ${this.#paint('yellow', 'needs approval')}\n`;
+      case 'tool.approval_resolved': {
+        const by = event.by === 'client' ? '' : this.#paint('dim', ` (${event.by})`);
+        const reason = event.reason === undefined || event.by !== 'client' ? '' : `: ${oneLine(event.reason, 80)}`;
+        if (event.decision === 'deny') return `    ${this.#paint('red', '✗ denied')} ${event.tool}${reason}${by}\n`;
+        const edits = event.edited ? ` with ${oneLine(JSON.stringify(event.arguments), 80)}` : '';
+        return `    ${this.#paint('green', '✓ approved')} ${event.tool}${edits}${by}\n`;
+      }
+      case 'message.received':
+        return `${this.#leave()}${this.#paint('bold', '  you:')} ${oneLine(messageText(event.content), 200)}\n`;
+      case 'run.awaiting_input':
+        return `${this.#leave()}${this.#paint('dim', '  (waiting for your message)')}\n`;
       case 'turn.completed':
       case 'tool.arguments.delta':
       case 'tool.progress':
@@ -82,6 +96,12 @@ export class RunRenderer {
     const [open, close] = STYLES[style];
     return `\u001b[${open}m${text}\u001b[${close}m`;
   }
+}
+
+/** The text of a message's content; images show as `[image]`. */
+function messageText(content: MessageContent): string {
+  if (typeof content === 'string') return content;
+  return content.map((part) => (part.type === 'text' ? part.text : '[image]')).join(' ');
 }
 
 function oneLine(text: string, max: number): string {

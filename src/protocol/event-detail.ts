@@ -62,10 +62,18 @@ export const RunTimingSchema = z.object({
 });
 export type RunTiming = z.infer<typeof RunTimingSchema>;
 
+/**
+ * On the `tool.approval_resolved` of a client's decision: which decision it was, so the request that
+ * sent it — on whichever instance — learns whether it was the first (docs/protocol.md §7).
+ */
+export const ApprovalDetailSchema = z.object({ decision_id: z.string() });
+export type ApprovalDetail = z.infer<typeof ApprovalDetailSchema>;
+
 export const EventDetailSchema = z.object({
   context: RunContextSchema.optional(),
   turn: TurnDetailSchema.optional(),
   tool: ToolDetailSchema.optional(),
   timing: RunTimingSchema.optional(),
+  approval: ApprovalDetailSchema.optional(),
 });
 export type EventDetail = z.infer<typeof EventDetailSchema>;

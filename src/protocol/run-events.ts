@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { boundedObject } from './bounded-object.js';
+import { MessageContentSchema } from './run-request.js';
 
 /**
  * The typed run events of CONTRACT §3.1. Every event is an envelope (`event`, `seq`, `run_id`,
@@ -172,6 +173,69 @@ export const RunCancelledEventSchema = z.object({
   reason: CancelReasonSchema,
 });
 
+/**
+ * The events of a person in the loop (docs/protocol.md §7). `tool.approval_required` announces a
+ * call that waits for a decision until `expires_at` (epoch seconds); every one is answered by one
+ * `tool.approval_resolved` before the call runs (`tool.started` with the `arguments` as resolved) or,
+ * denied, is answered to the model without reaching the environment; `by` says who decided: the
+ * client, the timeout, or a cancel (the run ended while it waited). `message.received` is a message
+ * a person sent, written when it joins the conversation: the model reads it in turn `turn`.
+ * `run.awaiting_input` says chat mode waits for the next message until `expires_at`.
+ */
+export const ApprovalDecisionSchema = z.enum(['approve', 'deny']);
+/** What a person decided about a tool call. */
+export type ApprovalDecision = z.infer<typeof ApprovalDecisionSchema>;
+
+export const ApprovalDeciderSchema = z.enum(['client', 'timeout', 'cancel']);
+/** Who decided: a client's decision, the approval timeout, or a cancel of the run while it waited. */
+export type ApprovalDecider = z.infer<typeof ApprovalDeciderSchema>;
+
+export const ToolApprovalRequiredEventSchema = z.object({
+  event: z.literal('tool.approval_required'),
+  ...envelope,
+  approval_id: z.string(),
+  tool: z.string(),
+  tool_call_id: z.string(),
+  arguments: z.record(z.string(), z.unknown()),
+  turn,
+  call_index: z.number().int().nonnegative(),
+  /** Epoch seconds at which the approval timeout decides. */
+  expires_at: z.number(),
+});
+
+export const ToolApprovalResolvedEventSchema = z.object({
+  event: z.literal('tool.approval_resolved'),
+  ...envelope,
+  approval_id: z.string(),
+  tool: z.string(),
+  tool_call_id: z.string(),
+  decision: ApprovalDecisionSchema,
+  reason: z.string().optional(),
+  by: ApprovalDeciderSchema,
+  /** The arguments the call runs with (a person's edit, or the model's own). */
+  arguments: z.record(z.string(), z.unknown()),
+  /** True when a person changed the arguments. */
+  edited: z.boolean(),
+  turn,
+  call_index: z.number().int().nonnegative(),
+});
+
+export const MessageReceivedEventSchema = z.object({
+  event: z.literal('message.received'),
+  ...envelope,
+  message_id: z.string(),
+  content: MessageContentSchema,
+  turn,
+});
+
+export const RunAwaitingInputEventSchema = z.object({
+  event: z.literal('run.awaiting_input'),
+  ...envelope,
+  turn,
+  /** Epoch seconds at which the run stops waiting and completes. */
+  expires_at: z.number(),
+});
+
 /** Every run event, discriminated by `event`: parse a frame's data with it to get a typed {@link RunEvent}. */
 export const RunEventSchema = z.discriminatedUnion('event', [
   RunStartedEventSchema,
@@ -183,6 +247,10 @@ export const RunEventSchema = z.discriminatedUnion('event', [
   ToolArgumentsDeltaEventSchema,
   ToolProgressEventSchema,
   TurnCompletedEventSchema,
+  ToolApprovalRequiredEventSchema,
+  ToolApprovalResolvedEventSchema,
+  MessageReceivedEventSchema,
+  RunAwaitingInputEventSchema,
   RunCompletedEventSchema,
   RunFailedEventSchema,
   RunCancelledEventSchema,

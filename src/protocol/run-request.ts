@@ -35,10 +35,15 @@ const ImagePartSchema = z.strictObject({
   }),
 });
 
+/** The content of a chat message: text, or OpenAI-style parts (text and inline images). */
+export const MessageContentSchema = z.union([z.string(), z.array(z.union([TextPartSchema, ImagePartSchema])).min(1)]);
+/** Text, or OpenAI-style `text` / `image_url` parts, as a chat message's `content`. */
+export type MessageContent = z.infer<typeof MessageContentSchema>;
+
 /** An OpenAI-style chat message, as callers of chat APIs already write them. */
 export const InputMessageSchema = z.strictObject({
   role: z.enum(['system', 'developer', 'user', 'assistant']),
-  content: z.union([z.string(), z.array(z.union([TextPartSchema, ImagePartSchema])).min(1)]),
+  content: MessageContentSchema,
   name: z.string().max(128).optional(),
 });
 /** An extra user, system, developer or assistant turn of a run's `input`, in OpenAI's message shape. */
@@ -75,20 +80,47 @@ export type TaskRequest = z.infer<typeof TaskRequestSchema>;
 export const RewardReductionSchema = z.enum(['last', 'sum', 'mean', 'max']);
 export type RewardReduction = z.infer<typeof RewardReductionSchema>;
 
-/** The body of `POST /v1/runs`, strict at every level: an unknown key fails with an issue naming it. */
-export const RunRequestSchema = z.strictObject({
-  env: EnvNameSchema.optional(),
-  task: TaskRequestSchema.optional(),
-  input: z.union([z.string(), z.array(InputMessageSchema).max(1000)]).optional(),
-  instructions: z.string().optional(),
-  model: ModelRefSchema.optional(),
-  max_turns: z.number().int().min(1).max(1000).optional(),
-  sampling: SamplingSchema.optional(),
-  /** Forwarded to ORS `/create`; never logged, echoed or stored in events. */
-  secrets: boundedObject('secrets', 8, 64 * 1024).optional(),
-  metadata: boundedObject('metadata', 8, 16 * 1024).optional(),
-  /** How per-tool-call rewards reduce to the run's reward; default: the last non-null one. */
-  reward_reduction: RewardReductionSchema.optional(),
+/** A day: the longest a run waits on a person for one decision or one message. */
+const MAX_WAIT_SECONDS = 86_400;
+
+/**
+ * `approval` of `POST /v1/runs` (docs/protocol.md §7): which tool calls wait for a person's decision
+ * (tool names, or `"*"` for every call), how long a decision may take (default 600 s), and what a
+ * timeout decides (default `deny`).
+ */
+export const ApprovalPolicySchema = z.strictObject({
+  tools: z.union([z.literal('*'), z.array(z.string().min(1).max(128)).min(1).max(256)]),
+  timeout_seconds: z.number().positive().max(MAX_WAIT_SECONDS).optional(),
+  on_timeout: z.enum(['deny', 'approve']).optional(),
 });
+/** Which tool calls of a run wait for a person's decision, for how long, and what a timeout decides. */
+export type ApprovalPolicy = z.infer<typeof ApprovalPolicySchema>;
+
+/** The body of `POST /v1/runs`, strict at every level: an unknown key fails with an issue naming it. */
+export const RunRequestSchema = z
+  .strictObject({
+    env: EnvNameSchema.optional(),
+    task: TaskRequestSchema.optional(),
+    input: z.union([z.string(), z.array(InputMessageSchema).max(1000)]).optional(),
+    instructions: z.string().optional(),
+    model: ModelRefSchema.optional(),
+    max_turns: z.number().int().min(1).max(1000).optional(),
+    sampling: SamplingSchema.optional(),
+    /** Forwarded to ORS `/create`; never logged, echoed or stored in events. */
+    secrets: boundedObject('secrets', 8, 64 * 1024).optional(),
+    metadata: boundedObject('metadata', 8, 16 * 1024).optional(),
+    /** How per-tool-call rewards reduce to the run's reward; default: the last non-null one. */
+    reward_reduction: RewardReductionSchema.optional(),
+    /** Tool calls that wait for a person's decision (docs/protocol.md §7). */
+    approval: ApprovalPolicySchema.optional(),
+    /** Chat mode: an answer without a tool call waits for the next message instead of ending the run. */
+    await_input: z.boolean().optional(),
+    /** How long chat mode waits for a message before the run completes; default 600. */
+    input_timeout_seconds: z.number().positive().max(MAX_WAIT_SECONDS).optional(),
+  })
+  .refine((request) => request.input_timeout_seconds === undefined || request.await_input === true, {
+    message: 'input_timeout_seconds applies to chat mode only: send it with await_input: true',
+    path: ['input_timeout_seconds'],
+  });
 /** A validated `POST /v1/runs` body, every field optional (see docs/api.md for the defaults). */
 export type RunRequest = z.infer<typeof RunRequestSchema>;

@@ -1,14 +1,43 @@
 import { z } from 'zod';
-import { StopReasonSchema, TaskRefSchema, UsageSchema } from './run-events.js';
+import { StopReasonSchema, TaskRefSchema, ToolApprovalRequiredEventSchema, UsageSchema } from './run-events.js';
 
-export const RunStatusSchema = z.enum(['queued', 'running', 'completed', 'failed', 'cancelled']);
-/** Where a run is: `queued → running → completed | failed | cancelled`. */
+export const RunStatusSchema = z.enum([
+  'queued',
+  'running',
+  'requires_action',
+  'awaiting_input',
+  'completed',
+  'failed',
+  'cancelled',
+]);
+/**
+ * Where a run is: `queued → running → completed | failed | cancelled`; while running it may wait on a
+ * person, `requires_action` (tool calls await decisions) or `awaiting_input` (chat mode awaits a message).
+ */
 export type RunStatus = z.infer<typeof RunStatusSchema>;
 
 /** True once a run can change no more. */
 export function isFinishedStatus(status: RunStatus): boolean {
   return status === 'completed' || status === 'failed' || status === 'cancelled';
 }
+
+/** True while a run waits on a person: such a run is not orphaned, only its own timeout ends the wait. */
+export function isWaitingStatus(status: RunStatus): boolean {
+  return status === 'requires_action' || status === 'awaiting_input';
+}
+
+/** A tool call waiting for a decision, as the snapshot lists it (the fields of its `tool.approval_required`). */
+export const PendingApprovalSchema = ToolApprovalRequiredEventSchema.pick({
+  approval_id: true,
+  tool: true,
+  tool_call_id: true,
+  arguments: true,
+  turn: true,
+  call_index: true,
+  expires_at: true,
+});
+/** A tool call waiting for a decision: approval id, tool, call id, arguments, turn, call index, expiry. */
+export type PendingApproval = z.infer<typeof PendingApprovalSchema>;
 
 /** The status snapshot of a run (CONTRACT §2); `GET /v1/runs/:id` answers it. Times are epoch seconds. */
 export const RunSnapshotSchema = z.object({
@@ -28,6 +57,8 @@ export const RunSnapshotSchema = z.object({
   error: z.object({ code: z.string(), message: z.string() }).nullable(),
   /** Why a completed run stopped (`finished`, `no_tool_calls`, `max_turns`); null until it completes, and for a run that failed or was cancelled. */
   stop_reason: StopReasonSchema.nullable(),
+  /** The tool calls waiting for a decision (status `requires_action`), oldest first; empty otherwise. */
+  pending_approvals: z.array(PendingApprovalSchema),
   /** Highest `seq` in the log, or -1 while the run is queued. */
   last_seq: z.number().int(),
 });

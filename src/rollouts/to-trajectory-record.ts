@@ -1,9 +1,14 @@
 import type { RewardReduction, Sampling } from '../protocol/run-request.js';
-import type { EpisodeEnd, EpisodeRecord, EpisodeStep } from '../runs/episode-record.js';
+import type { ApprovalRecord, EpisodeEnd, EpisodeRecord, EpisodeStep } from '../runs/episode-record.js';
 import { reduceRewards } from '../runs/reduce-rewards.js';
 import type { PlannedRollout } from './rollout-plan.js';
 import { toOpenAiChatMessages, toOpenAiChatTools } from './to-openai-chat.js';
-import { TRAJECTORY_SCHEMA_VERSION, type TrajectoryRecord, type TrajectoryStep } from './trajectory-schema.js';
+import {
+  type ChatMessage,
+  TRAJECTORY_SCHEMA_VERSION,
+  type TrajectoryRecord,
+  type TrajectoryStep,
+} from './trajectory-schema.js';
 
 /** What the trajectory needs besides the episode record itself. */
 export interface TrajectoryContext {
@@ -44,8 +49,8 @@ export function toTrajectoryRecord(record: EpisodeRecord, context: TrajectoryCon
     model: record.model,
     sampling: { ...context.sampling, seed: rollout.seed },
     tools: toOpenAiChatTools(record.tools),
-    messages: toOpenAiChatMessages(record.messages),
-    steps: record.steps.map((step) => toTrajectoryStep(step, context.rewardReduction)),
+    messages: markHumanTurns(toOpenAiChatMessages(record.messages), record),
+    steps: record.steps.map((step) => toTrajectoryStep(step, record, context.rewardReduction)),
     rewards: record.rewards,
     reward: record.reward,
     reward_reduction: context.rewardReduction,
@@ -71,7 +76,36 @@ export function toTrajectoryRecord(record: EpisodeRecord, context: TrajectoryCon
   };
 }
 
-function toTrajectoryStep(step: EpisodeStep, reduction: RewardReduction): TrajectoryStep {
+/**
+ * Marks where a person took part (docs/trajectory.md): the user messages a person sent while the
+ * episode ran (`origin: "human"`, `message_id`), and the result of each call that waited for a
+ * decision (`approval`), so a trainer tells human turns from the environment's.
+ */
+function markHumanTurns(messages: ChatMessage[], record: EpisodeRecord): ChatMessage[] {
+  const sent = new Map(record.userMessages.map((entry) => [entry.index, entry.messageId]));
+  const approvals = new Map(
+    record.steps.flatMap((step) => step.toolCalls.flatMap((call) => (call.approval ? [[call.id, call.approval]] : []))),
+  );
+  return messages.map((message, index) => {
+    const messageId = sent.get(index);
+    if (message.role === 'user' && messageId !== undefined)
+      return { ...message, origin: 'human', message_id: messageId };
+    const approval = message.role === 'tool' ? approvals.get(message.tool_call_id) : undefined;
+    return approval && message.role === 'tool' ? { ...message, approval: approvalMark(approval) } : message;
+  });
+}
+
+function approvalMark(approval: ApprovalRecord) {
+  return {
+    decision: approval.decision,
+    by: approval.by,
+    ...(approval.reason === undefined ? {} : { reason: approval.reason }),
+    edited: approval.edited,
+  };
+}
+
+function toTrajectoryStep(step: EpisodeStep, record: EpisodeRecord, reduction: RewardReduction): TrajectoryStep {
+  const read = record.userMessages.filter((entry) => entry.turn === step.turn).map((entry) => entry.messageId);
   return {
     turn: step.turn,
     finish_reason: step.finishReason,
@@ -90,7 +124,17 @@ function toTrajectoryStep(step: EpisodeStep, reduction: RewardReduction): Trajec
       error_message: call.error ? (call.errorMessage ?? 'The tool failed.') : null,
       metadata: call.metadata,
       duration_ms: call.durationMs,
+      ...(call.approval
+        ? {
+            approval: {
+              approval_id: call.approval.approvalId,
+              ...approvalMark(call.approval),
+              arguments: call.approval.arguments,
+            },
+          }
+        : {}),
     })),
+    ...(read.length > 0 ? { user_message_ids: read } : {}),
     prompt_token_ids: step.tokenData?.promptTokenIds ?? null,
     token_ids: step.tokenData?.tokenIds ?? null,
     logprobs: step.tokenData?.logprobs ?? null,

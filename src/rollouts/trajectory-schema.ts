@@ -1,6 +1,12 @@
 import { z } from 'zod';
 import { ChatToolCallSchema } from '../protocol/chat-completion.js';
-import { FinishReasonSchema, StopReasonSchema, ToolRewardSchema } from '../protocol/run-events.js';
+import {
+  ApprovalDeciderSchema,
+  ApprovalDecisionSchema,
+  FinishReasonSchema,
+  StopReasonSchema,
+  ToolRewardSchema,
+} from '../protocol/run-events.js';
 import { RewardReductionSchema, SamplingSchema } from '../protocol/run-request.js';
 
 /**
@@ -22,10 +28,34 @@ export type ChatContentPart = z.infer<typeof ChatContentPartSchema>;
 /** Text-only content is one string; content with images is a list of parts. */
 const ChatContentSchema = z.union([z.string(), z.array(ChatContentPartSchema)]);
 
-/** An OpenAI chat message; assistant reasoning rides in `reasoning_content`, as vLLM and DeepSeek write it. */
+/**
+ * How a person decided about a tool call that waited for approval (docs/protocol.md §7): on the
+ * call's `tool` message and its step's `tool_calls` entry. A denied call never ran: its `tool`
+ * message is the denial the model was told.
+ */
+const ApprovalMarkSchema = z.object({
+  decision: ApprovalDecisionSchema,
+  /** `client` (a person), `timeout` (no one decided in time) or `cancel` (the run stopped while it waited). */
+  by: ApprovalDeciderSchema,
+  reason: z.string().optional(),
+  /** True when a person changed the arguments; the step's `approval.arguments` holds what ran. */
+  edited: z.boolean(),
+});
+
+/**
+ * An OpenAI chat message; assistant reasoning rides in `reasoning_content`, as vLLM and DeepSeek
+ * write it. A person's marks, present only where a person took part: `origin: "human"` and
+ * `message_id` on a user message a person sent while the episode ran, `approval` on the result of a
+ * call that waited for a decision.
+ */
 export const ChatMessageSchema = z.discriminatedUnion('role', [
   z.object({ role: z.literal('system'), content: z.string() }),
-  z.object({ role: z.literal('user'), content: ChatContentSchema }),
+  z.object({
+    role: z.literal('user'),
+    content: ChatContentSchema,
+    origin: z.literal('human').optional(),
+    message_id: z.string().optional(),
+  }),
   z.object({
     role: z.literal('assistant'),
     /** Null for a message that only calls tools, as OpenAI writes it. */
@@ -34,7 +64,12 @@ export const ChatMessageSchema = z.discriminatedUnion('role', [
     /** Each call's `arguments` is the raw text the model produced, even when it is not valid JSON. */
     tool_calls: z.array(ChatToolCallSchema).min(1).optional(),
   }),
-  z.object({ role: z.literal('tool'), tool_call_id: z.string(), content: ChatContentSchema }),
+  z.object({
+    role: z.literal('tool'),
+    tool_call_id: z.string(),
+    content: ChatContentSchema,
+    approval: ApprovalMarkSchema.optional(),
+  }),
 ]);
 export type ChatMessage = z.infer<typeof ChatMessageSchema>;
 
@@ -59,6 +94,11 @@ const StepToolCallSchema = z.object({
   /** The tool output's `metadata` from the environment; null when it sent none or the call failed. */
   metadata: z.record(z.string(), z.unknown()).nullable(),
   duration_ms: nonNegative,
+  /** Present when the call waited for approval: the decision, and the arguments it ran with. */
+  approval: ApprovalMarkSchema.extend({
+    approval_id: z.string(),
+    arguments: z.record(z.string(), z.unknown()),
+  }).optional(),
 });
 
 /** One model turn and the tool calls it made. Token data is null where the model server returned none. */
@@ -71,6 +111,8 @@ const TrajectoryStepSchema = z.object({
   /** The step's tool-call rewards reduced with the record's `reward_reduction`; null when none scored. */
   reward: z.number().nullable(),
   tool_calls: z.array(StepToolCallSchema),
+  /** The messages a person sent that this turn read first (their `message_id`s); present when any. */
+  user_message_ids: z.array(z.string()).optional(),
   prompt_token_ids: z.array(z.number()).nullable(),
   token_ids: z.array(z.number()).nullable(),
   logprobs: z.array(z.number()).nullable(),

@@ -2,6 +2,7 @@ import type { Message, ToolCall, ToolDefinition } from '../models/conversation.j
 import type { EventDetail, RunContext, ToolDetail, TurnDetail } from '../protocol/event-detail.js';
 import type { RunEvent, RunEventOf, ToolReward, Usage } from '../protocol/run-events.js';
 import type { RewardReduction, Sampling } from '../protocol/run-request.js';
+import { denialText, editedArgumentsText } from './approval-texts.js';
 import {
   messageFromWire,
   partsFromWire,
@@ -9,7 +10,15 @@ import {
   tokenDataFromWire,
   toolFromWire,
 } from './conversation-wire.js';
-import type { EpisodeEnd, EpisodeRecord, EpisodeStep, ToolCallRecord } from './episode-record.js';
+import type {
+  ApprovalRecord,
+  EpisodeEnd,
+  EpisodeRecord,
+  EpisodeStep,
+  ToolCallRecord,
+  UserMessageRecord,
+} from './episode-record.js';
+import { contentToParts } from './ors-conversation.js';
 import { reduceRewards } from './reduce-rewards.js';
 
 /** What the model is told for a call the episode did not send because a tool had already finished it. */
@@ -45,6 +54,9 @@ export class EpisodeFold {
   /** The tool calls of the newest turn, as its detail listed them. */
   #turnCalls: ToolCall[] = [];
   readonly #answered = new Set<string>();
+  /** How the calls of the newest turn that waited for approval were decided, by call id. */
+  readonly #approvals = new Map<string, ApprovalRecord>();
+  readonly #userMessages: UserMessageRecord[] = [];
   #timing = { modelMs: 0, envMs: 0 };
   #end: { end: EpisodeEnd; at: number } | undefined;
 
@@ -105,6 +117,13 @@ export class EpisodeFold {
       case 'tool.completed':
         this.#completeTool(event, detail?.tool);
         break;
+      case 'tool.approval_resolved':
+        this.#resolveApproval(event);
+        break;
+      case 'message.received':
+        this.#userMessages.push({ messageId: event.message_id, turn: event.turn, index: this.#messages.length });
+        this.#messages.push({ role: 'user', content: contentToParts(event.content) });
+        break;
       case 'run.completed':
       case 'run.failed':
       case 'run.cancelled':
@@ -140,6 +159,7 @@ export class EpisodeFold {
       model: started.model,
       sampling: this.#sampling,
       messages: this.#messages,
+      userMessages: this.#userMessages,
       tools: this.#tools,
       steps: this.#steps,
       usage: { ...this.#usage },
@@ -189,6 +209,7 @@ export class EpisodeFold {
       arguments: call.arguments,
     }));
     this.#answered.clear();
+    this.#approvals.clear();
     this.#messages.push({
       role: 'assistant',
       content: this.#turnText,
@@ -201,15 +222,20 @@ export class EpisodeFold {
 
   #completeTool(event: RunEventOf<'tool.completed'>, output: ToolDetail | undefined): void {
     const errorText = event.error_message ?? 'The tool failed.';
-    const content = event.error
+    const result = event.error
       ? [{ type: 'text' as const, text: errorText }]
       : output?.content
         ? partsFromWire(output.content)
         : [{ type: 'text' as const, text: event.output }];
-    const call: ToolCallRecord = {
+    const approval = this.#approvals.get(event.tool_call_id);
+    // The model is told when the call it made is not the call that ran.
+    const content = approval?.edited
+      ? [{ type: 'text' as const, text: editedArgumentsText(approval.arguments) }, ...result]
+      : result;
+    this.#addCall({
       id: event.tool_call_id,
       name: event.tool,
-      arguments: this.#turnCalls.find((made) => made.id === event.tool_call_id)?.arguments ?? '{}',
+      arguments: this.#madeArguments(event.tool_call_id),
       content,
       metadata: output?.metadata ?? null,
       reward: event.reward,
@@ -218,18 +244,64 @@ export class EpisodeFold {
       ...(event.error ? { errorMessage: errorText } : {}),
       // `duration` is seconds with millisecond precision: back to the milliseconds measured.
       durationMs: Math.round(event.duration * 1e6) / 1e3,
-    };
-    this.#steps.at(-1)?.toolCalls.push(call);
+      ...(approval ? { approval } : {}),
+    });
     this.#rewards.push({ tool_call_id: event.tool_call_id, tool: event.tool, turn: event.turn, reward: event.reward });
     if (event.finished) this.#finished = true;
-    this.#answered.add(event.tool_call_id);
+  }
+
+  /** A decision: kept for the call's record; a denied call is answered here, as it never runs. */
+  #resolveApproval(event: RunEventOf<'tool.approval_resolved'>): void {
+    const approval: ApprovalRecord = {
+      approvalId: event.approval_id,
+      decision: event.decision,
+      by: event.by,
+      ...(event.reason === undefined ? {} : { reason: event.reason }),
+      edited: event.edited,
+      arguments: event.arguments,
+    };
+    this.#approvals.set(event.tool_call_id, approval);
+    if (event.decision === 'approve') return;
+    const text = denialText(event);
+    this.#addCall({
+      id: event.tool_call_id,
+      name: event.tool,
+      arguments: this.#madeArguments(event.tool_call_id),
+      content: [{ type: 'text', text }],
+      metadata: null,
+      reward: null,
+      finished: false,
+      error: true,
+      errorMessage: text,
+      durationMs: 0,
+      approval,
+    });
+  }
+
+  /**
+   * Records an answered call in its step — in the order the model made the calls, since a denied
+   * call is answered before the approved ones run — and answers it in the conversation.
+   */
+  #addCall(call: ToolCallRecord): void {
+    const calls = this.#steps.at(-1)?.toolCalls;
+    if (calls) {
+      const order = (id: string) => this.#turnCalls.findIndex((made) => made.id === id);
+      const at = calls.findIndex((other) => order(other.id) > order(call.id));
+      calls.splice(at < 0 ? calls.length : at, 0, call);
+    }
+    this.#answered.add(call.id);
     this.#messages.push({
       role: 'tool',
-      toolCallId: event.tool_call_id,
-      toolName: event.tool,
-      content: content.map((part) => ({ ...part })),
-      isError: event.error,
+      toolCallId: call.id,
+      toolName: call.name,
+      content: call.content.map((part) => ({ ...part })),
+      isError: call.error,
     });
+  }
+
+  /** The arguments text the model wrote for call `id` of the newest turn. */
+  #madeArguments(id: string): string {
+    return this.#turnCalls.find((made) => made.id === id)?.arguments ?? '{}';
   }
 
   /**

@@ -1,12 +1,32 @@
 import type { ContentPart, Message, ToolDefinition } from '../models/conversation.js';
 import type { TokenData } from '../models/model.js';
-import type { CancelReason, FinishReason, StopReason, TaskRef, ToolReward, Usage } from '../protocol/run-events.js';
+import type {
+  ApprovalDecider,
+  ApprovalDecision,
+  CancelReason,
+  FinishReason,
+  StopReason,
+  TaskRef,
+  ToolReward,
+  Usage,
+} from '../protocol/run-events.js';
 import type { Sampling } from '../protocol/run-request.js';
 
 /**
  * The full record of one episode, as {@link EpisodeFold} folds it from the episode's events (the
  * log is the only record; `docs/events.md`, "The record events"). Rollouts serialise it.
  */
+
+/** How a person (or the approval timeout) decided about a call that waited for approval. */
+export interface ApprovalRecord {
+  approvalId: string;
+  decision: ApprovalDecision;
+  by: ApprovalDecider;
+  reason?: string;
+  /** True when a person changed the arguments; `arguments` is what the call ran with. */
+  edited: boolean;
+  arguments: Record<string, unknown>;
+}
 
 export interface ToolCallRecord {
   id: string;
@@ -22,6 +42,17 @@ export interface ToolCallRecord {
   error: boolean;
   errorMessage?: string;
   durationMs: number;
+  /** Present when the call waited for approval; a denied call never ran, and its `content` says so. */
+  approval?: ApprovalRecord;
+}
+
+/** A message a person sent while the run ran, where it joined the conversation. */
+export interface UserMessageRecord {
+  messageId: string;
+  /** The model turn that read it first. */
+  turn: number;
+  /** Its position in the record's `messages`. */
+  index: number;
 }
 
 export interface EpisodeStep {
@@ -49,6 +80,8 @@ export interface EpisodeRecord {
   sampling: Sampling;
   /** The conversation as the model saw it, the environment's prompt included. */
   messages: Message[];
+  /** Which of `messages` a person sent while the run ran (`POST /v1/runs/:id/messages`). */
+  userMessages: UserMessageRecord[];
   tools: ToolDefinition[];
   steps: EpisodeStep[];
   usage: Usage;

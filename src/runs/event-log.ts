@@ -32,7 +32,8 @@ export type WaitResult = 'appended' | 'timeout' | 'aborted' | 'interrupted';
  * one network chunk) reaches each subscriber as one write rather than one per event.
  *
  * At `maxEvents`, further progress events are refused with {@link EventLogFullError}; the events
- * that close a run (`tool.completed`, terminal) are always accepted, so every log still ends well.
+ * that close what a run opened (`tool.completed`, `tool.approval_resolved`, terminal) are always
+ * accepted, so every log still ends well.
  */
 export class EventLog {
   readonly #entries: LoggedEvent[] = [];
@@ -85,7 +86,8 @@ export class EventLog {
     if (this.#terminal) {
       throw new Error(`run ${this.runId}: ${input.event} after the terminal ${this.#terminal.event.event}`);
     }
-    const closing = input.event === 'tool.completed' || isTerminalEvent(input);
+    const closing =
+      input.event === 'tool.completed' || input.event === 'tool.approval_resolved' || isTerminalEvent(input);
     if (!closing && this.#entries.length >= this.maxEvents) throw new EventLogFullError(this.maxEvents);
 
     const event = this.#factory.build(input);

@@ -1,6 +1,6 @@
 import type { ContentPart, Message, ToolDefinition } from '../models/conversation.js';
 import type { Block, ToolSpec } from '../ors/ors-schemas.js';
-import type { InputMessage } from '../protocol/run-request.js';
+import type { InputMessage, MessageContent } from '../protocol/run-request.js';
 
 /**
  * Conversions from what ORS and callers send to the provider-neutral conversation. Pure functions;
@@ -36,20 +36,23 @@ export function toolSpecToDefinition(spec: ToolSpec): ToolDefinition {
 
 const DATA_URI = /^data:([^;,]+);base64,(.*)$/s;
 
+/** OpenAI-style message content (text, or `text` / `image_url` parts) → content parts. */
+export function contentToParts(content: MessageContent): ContentPart[] {
+  if (typeof content === 'string') return [{ type: 'text', text: content }];
+  return content.map((part): ContentPart => {
+    if (part.type === 'text') return { type: 'text', text: part.text };
+    const match = DATA_URI.exec(part.image_url.url);
+    // The request schemas admit only data: URIs, so a match is guaranteed here.
+    return { type: 'image', mimeType: match?.[1] ?? 'application/octet-stream', data: match?.[2] ?? '' };
+  });
+}
+
 /** The caller's extra turns (`input` of `POST /v1/runs`, OpenAI-style) → conversation messages. */
 export function inputToMessages(input: string | readonly InputMessage[] | undefined): Message[] {
   if (input === undefined) return [];
   if (typeof input === 'string') return [{ role: 'user', content: [{ type: 'text', text: input }] }];
   return input.map((message): Message => {
-    const parts: ContentPart[] =
-      typeof message.content === 'string'
-        ? [{ type: 'text', text: message.content }]
-        : message.content.map((part): ContentPart => {
-            if (part.type === 'text') return { type: 'text', text: part.text };
-            const match = DATA_URI.exec(part.image_url.url);
-            // The request schema admits only data: URIs, so a match is guaranteed here.
-            return { type: 'image', mimeType: match?.[1] ?? 'application/octet-stream', data: match?.[2] ?? '' };
-          });
+    const parts = contentToParts(message.content);
     switch (message.role) {
       case 'system':
       case 'developer':

@@ -1,4 +1,4 @@
-import { isAbortError, RunbridgeError } from '../errors.js';
+import { RunbridgeError } from '../errors.js';
 import type { Message, ReasoningBlock, ToolCall } from '../models/conversation.js';
 import type { Model, TokenData } from '../models/model.js';
 import type { OrsClient } from '../ors/client/ors-client.js';
@@ -6,9 +6,12 @@ import type { OrsSession } from '../ors/client/ors-session.js';
 import type { ToolOutput } from '../ors/ors-schemas.js';
 import type { EventDetail, RunContext } from '../protocol/event-detail.js';
 import type { FinishReason, RunEvent, RunEventInput, StopReason, TaskRef } from '../protocol/run-events.js';
-import type { RewardReduction, RunRequest, Sampling } from '../protocol/run-request.js';
+import type { ApprovalPolicy, RewardReduction, RunRequest, Sampling } from '../protocol/run-request.js';
+import { awaitApprovals, type GatedCall, heldCalls, type Verdict } from './approval-gate.js';
+import { awaitInput } from './await-input.js';
 import { CallIndexes } from './call-indexes.js';
 import { messageToWire, partsToWire, reasoningToWire, tokenDataToWire, toolToWire } from './conversation-wire.js';
+import { abortMessage, endFromError, terminalEventOf } from './episode-end.js';
 import { EpisodeFold } from './episode-fold.js';
 import type { EpisodeEnd, EpisodeRecord } from './episode-record.js';
 import {
@@ -18,7 +21,8 @@ import {
   toolPreview,
   toolSpecToDefinition,
 } from './ors-conversation.js';
-import { RunCancelledError } from './run-cancelled-error.js';
+import { parseToolArguments } from './parse-tool-arguments.js';
+import type { RunInbox } from './run-inbox.js';
 import { withToolProgress } from './tool-progress.js';
 
 export interface EpisodeOptions {
@@ -37,6 +41,15 @@ export interface EpisodeOptions {
   toolOutputEventChars: number;
   /** Period of `tool.progress` while a tool call runs; undefined sends none. */
   toolProgressMs?: number;
+  /**
+   * Where people's decisions and messages arrive (docs/protocol.md §7); without one, no call waits
+   * for approval and no answer waits for input (rollouts).
+   */
+  inbox?: RunInbox;
+  /** Which calls wait for a decision (needs `inbox`). */
+  approval?: ApprovalPolicy;
+  /** Chat mode (needs `inbox`): an answer without a tool call waits this long for a message. */
+  inputTimeoutMs?: number;
   /** Aborted with a {@link RunCancelledError} to cancel; any other reason fails the run. */
   signal: AbortSignal;
   /**
@@ -124,7 +137,11 @@ class Episode {
       }
     }
     // A run cancelled before it began (e.g. in the queue) spent no time anywhere.
-    this.#emitTerminal(end, began ? { model_ms: this.#timing.modelMs, env_ms: this.#timing.envMs } : undefined);
+    const timing = began ? { timing: { model_ms: this.#timing.modelMs, env_ms: this.#timing.envMs } } : undefined;
+    this.#emit(
+      terminalEventOf(end, () => this.#fold.totals()),
+      timing,
+    );
     return this.#fold.record();
   }
 
@@ -133,17 +150,54 @@ class Episode {
     const fold = this.#fold;
     for (let turn = 1; turn <= o.maxTurns; turn++) {
       signal.throwIfAborted();
+      this.#receiveMessages(turn);
       const calls = await this.#modelTurn(turn, signal);
-      if (calls.length === 0) return 'no_tool_calls';
+      if (calls.length === 0) {
+        if (turn === o.maxTurns) return 'no_tool_calls';
+        // A message that came while the model answered is answered next; chat mode waits for one.
+        if (o.inbox?.hasMessages) continue;
+        if (o.inbox && o.inputTimeoutMs !== undefined) {
+          const input = { inbox: o.inbox, emit: (event: RunEventInput) => this.#emit(event), now: this.#now };
+          if (await awaitInput(turn, signal, { ...input, timeoutMs: o.inputTimeoutMs })) continue;
+        }
+        return 'no_tool_calls';
+      }
+      const verdicts = await this.#approvals(calls, turn, signal);
       for (const call of calls) {
         // The episode is over: later calls of the same turn are not sent (the fold still gives
         // each a result in the conversation, so it stays valid for every provider).
         if (fold.finished) break;
-        await this.#toolCall(session, call, turn, signal);
+        const verdict = verdicts.get(call.id);
+        // A denied call never reaches the environment; its resolution told the model so.
+        if (verdict?.decision === 'deny') continue;
+        await this.#toolCall(session, call, turn, signal, verdict?.arguments);
       }
       if (fold.finished) return 'finished';
     }
     return 'max_turns';
+  }
+
+  /** Takes the messages people sent into the conversation, before the model turn that reads them. */
+  #receiveMessages(turn: number): void {
+    for (const message of this.#o.inbox?.takeMessages() ?? []) {
+      this.#emit({ event: 'message.received', message_id: message.messageId, content: message.content, turn });
+    }
+  }
+
+  /**
+   * Holds the turn's calls that need a person's decision until every one is decided (docs/protocol.md
+   * §7). Once any call is held, every call of the turn takes its index now, so indexes still follow
+   * the order the model made the calls in.
+   */
+  async #approvals(calls: readonly ToolCall[], turn: number, signal: AbortSignal): Promise<Map<string, Verdict>> {
+    const { inbox, approval } = this.#o;
+    if (!inbox || !approval) return new Map();
+    const held = heldCalls(calls, this.#fold.tools, approval);
+    if (held.length === 0) return new Map();
+    const indexes = new Map(calls.map((call) => [call.id, this.#callIndexes.announce(call.id).index]));
+    const gated: GatedCall[] = held.map((entry) => ({ ...entry, callIndex: indexes.get(entry.call.id)! }));
+    const emit = (event: RunEventInput, detail?: EventDetail) => this.#emit(event, detail);
+    return awaitApprovals(gated, turn, signal, { policy: approval, inbox, emit, now: this.#now });
   }
 
   /** Streams one model turn, emitting its text and reasoning as they come; returns its tool calls. */
@@ -232,13 +286,21 @@ class Episode {
   }
 
   /**
-   * Sends one call and emits its result — also when the call throws (a cancel, a lost result or
-   * session), so the call is counted wherever its reward and tool message are.
+   * Sends one call (with `approved` arguments when a decision settled them) and emits its result —
+   * also when the call throws (a cancel, a lost result or session), so the call is counted wherever
+   * its reward and tool message are.
    */
-  async #toolCall(session: OrsSession, call: ToolCall, turn: number, signal: AbortSignal): Promise<void> {
+  async #toolCall(
+    session: OrsSession,
+    call: ToolCall,
+    turn: number,
+    signal: AbortSignal,
+    approved?: Record<string, unknown>,
+  ): Promise<void> {
     const tools = this.#fold.tools;
     const callIndex = this.#callIndexes.start(call.id);
-    const parsed = parseArguments(call.arguments);
+    // An approved call runs with the arguments its approval settled on, a person's edit included.
+    const parsed = approved ?? parseToolArguments(call.arguments);
     this.#emit({
       event: 'tool.started',
       tool: call.name,
@@ -326,21 +388,6 @@ class Episode {
     );
   }
 
-  #emitTerminal(end: EpisodeEnd, timing: EventDetail['timing']): void {
-    const detail = timing && { timing };
-    switch (end.status) {
-      case 'completed':
-        this.#emit({ event: 'run.completed', ...this.#fold.totals(), stop_reason: end.stopReason }, detail);
-        break;
-      case 'failed':
-        this.#emit({ event: 'run.failed', error: end.message, code: end.code }, detail);
-        break;
-      case 'cancelled':
-        this.#emit({ event: 'run.cancelled', reason: end.reason }, detail);
-        break;
-    }
-  }
-
   async #timed<T>(bucket: 'envMs' | 'modelMs', work: () => Promise<T>): Promise<T> {
     const started = this.#now();
     try {
@@ -355,32 +402,4 @@ class Episode {
 interface ToolResult {
   output: ToolOutput | undefined;
   errorMessage: string | undefined;
-}
-
-function parseArguments(text: string): Record<string, unknown> | null {
-  if (text.trim() === '') return {};
-  try {
-    const value: unknown = JSON.parse(text);
-    return value !== null && typeof value === 'object' && !Array.isArray(value)
-      ? (value as Record<string, unknown>)
-      : null;
-  } catch {
-    return null;
-  }
-}
-
-function abortMessage(signal: AbortSignal): string {
-  const reason: unknown = signal.reason;
-  if (reason instanceof RunCancelledError) return `Cancelled: ${reason.message}`;
-  return reason instanceof Error ? reason.message : 'Aborted.';
-}
-
-/** Classifies what stopped an episode. A cancel wins over the error it caused downstream. */
-function endFromError(error: unknown, runSignal: AbortSignal): EpisodeEnd {
-  const cancel = runSignal.aborted ? runSignal.reason : error;
-  if (cancel instanceof RunCancelledError) return { status: 'cancelled', reason: cancel.reason };
-  if (runSignal.aborted && isAbortError(error)) return { status: 'cancelled', reason: 'client' };
-  if (error instanceof RunbridgeError) return { status: 'failed', code: error.code, message: error.message };
-  const message = error instanceof Error ? error.message : String(error);
-  return { status: 'failed', code: 'internal_error', message: `Internal error: ${message}` };
 }

@@ -1,14 +1,17 @@
 import { customAlphabet } from 'nanoid';
-import { CapacityError, ConflictError, DrainingError, NotFoundError } from '../errors.js';
+import { CapacityError, ConflictError, DrainingError, NotFoundError, RunbridgeError } from '../errors.js';
 import type { ModelRegistry } from '../models/model-registry.js';
 import type { OrsClient } from '../ors/client/ors-client.js';
-import type { CancelReason } from '../protocol/run-events.js';
-import type { RunRequest } from '../protocol/run-request.js';
-import type { RunSnapshot } from '../protocol/run-snapshot.js';
-import type { RunListQuery, RunPage, RunStats, RunStore } from '../store/run-store.js';
+import type { DecisionRequest } from '../protocol/decision-request.js';
+import type { CancelReason, RunEventOf } from '../protocol/run-events.js';
+import type { MessageContent, RunRequest } from '../protocol/run-request.js';
+import { isFinishedStatus, type RunSnapshot } from '../protocol/run-snapshot.js';
+import type { ControlMessage, RunListQuery, RunPage, RunStats, RunStore } from '../store/run-store.js';
+import { approvalState, awaitApprovalOutcome } from './approval-outcome.js';
 import { EnvCatalog } from './env-catalog.js';
 import { hashRequest } from './hash-request.js';
 import { Run } from './run.js';
+import { MAX_WAITING_MESSAGES } from './run-inbox.js';
 import { RunRetention } from './run-retention.js';
 import { RunScheduler, type SchedulerLimits } from './run-scheduler.js';
 import { TaskTracker } from './task-tracker.js';
@@ -29,6 +32,25 @@ export interface RunRegistryOptions {
 }
 
 const newRunId = customAlphabet('0123456789abcdefghijklmnopqrstuvwxyz', 24);
+const newId = customAlphabet('0123456789abcdefghijklmnopqrstuvwxyz', 20);
+
+/** How long a decision's request waits for the run to write its resolution before answering 503. */
+const DECISION_CONFIRM_MS = 10_000;
+
+/** The 409 for a decision that came after the first one (or after the timeout, or the run's end). */
+function approvalResolved(resolved: RunEventOf<'tool.approval_resolved'>): ConflictError {
+  const who = { client: 'another decision', timeout: 'its timeout', cancel: 'the end of the run' }[resolved.by];
+  return new ConflictError(
+    `Approval "${resolved.approval_id}" was already decided (${resolved.decision}, by ${who}); the first decision wins. ` +
+      "The run's tool.approval_resolved event says what was decided.",
+    'approval_resolved',
+  );
+}
+
+/** The 409 for a request about a run that has ended. */
+function runEnded(id: string, status: string): ConflictError {
+  return new ConflictError(`Run "${id}" has ended (${status}); start a new run to go on.`, 'run_ended');
+}
 
 /** The 404 for a run that is unknown, forgotten, or another key's (we do not say which). */
 function runNotFound(id: string): NotFoundError {
@@ -72,9 +94,7 @@ export class RunRegistry {
     });
     this.#store.attach({
       freeSlots: () => (this.#draining ? 0 : this.#scheduler.freeSlots()),
-      control: (id, message) => {
-        if (message.type === 'cancel') this.#scheduler.cancel(id, message.reason);
-      },
+      control: (id, message) => this.#scheduler.control(id, message),
       abandon: (id) => this.#scheduler.abandon(id),
       wake: () => this.#scheduler.wake(),
     });
@@ -204,10 +224,87 @@ export class RunRegistry {
     await this.#store.control(id, { type: 'cancel', reason });
   }
 
+  /**
+   * Decides approval `approvalId` of `owner`'s run (docs/protocol.md §7) and answers the run's
+   * `tool.approval_resolved` once the run has written it: the decision is sent to the instance
+   * executing the run, which takes the first decision only. 404 for an unknown approval (or run);
+   * 409 `approval_resolved` when another decision, the timeout or the run's end came first; 503 when
+   * the run does not confirm within 10 s.
+   */
+  async decide(
+    id: string,
+    owner: string,
+    approvalId: string,
+    request: DecisionRequest,
+  ): Promise<RunEventOf<'tool.approval_resolved'>> {
+    const run = await this.open(id, owner);
+    const state = approvalState(run.log.entries, approvalId);
+    if (state.kind === 'unknown') {
+      throw new NotFoundError(
+        `Run "${id}" has no approval "${approvalId}"; its pending approvals are in GET /v1/runs/${id} (pending_approvals).`,
+        'approval_not_found',
+      );
+    }
+    if (state.kind === 'resolved') throw approvalResolved(state.resolved);
+    if (state.kind === 'ended') throw runEnded(id, run.status);
+    const decisionId = `dec_${newId()}`;
+    await this.#control(id, {
+      type: 'approval',
+      approval_id: approvalId,
+      decision: request.decision,
+      ...(request.arguments === undefined ? {} : { arguments: request.arguments }),
+      ...(request.reason === undefined ? {} : { reason: request.reason }),
+      decision_id: decisionId,
+    });
+    const outcome = await awaitApprovalOutcome(run.log, approvalId, state.required.seq, DECISION_CONFIRM_MS, this.#now);
+    if (outcome === undefined) {
+      throw new RunbridgeError(
+        `The decision was sent, but run "${id}" did not confirm it within ${DECISION_CONFIRM_MS / 1000} s. ` +
+          'Read its events or snapshot to see whether it took effect before sending it again.',
+        { code: 'decision_unconfirmed', status: 503 },
+      );
+    }
+    if (outcome.kind === 'ended') throw runEnded(id, outcome.terminal.event.replace('run.', ''));
+    if (outcome.decisionId !== decisionId) throw approvalResolved(outcome.resolved);
+    return outcome.resolved;
+  }
+
+  /**
+   * Sends `content` into `owner`'s run as a person's message (docs/protocol.md §7): the model reads
+   * it before its next turn (`message.received`). 409 while the run is queued or once it has ended;
+   * 429 when as many messages wait for the model as may.
+   */
+  async message(id: string, owner: string, content: MessageContent): Promise<{ message_id: string }> {
+    const run = await this.open(id, owner);
+    if (isFinishedStatus(run.status)) throw runEnded(id, run.status);
+    if (run.status === 'queued') {
+      throw new ConflictError(
+        `Run "${id}" is still queued; send the message once it is running (its run.started event).`,
+        'run_not_started',
+      );
+    }
+    if (!this.#scheduler.acceptsMessage(id)) {
+      throw new CapacityError(
+        `Run "${id}" already holds ${MAX_WAITING_MESSAGES} messages the model has not read yet; send this one once it has read them (message.received).`,
+        1,
+        'too_many_messages',
+      );
+    }
+    const messageId = `msg_${newId()}`;
+    await this.#control(id, { type: 'message', message_id: messageId, content });
+    return { message_id: messageId };
+  }
+
+  /** Sends `message` to run `id` where it executes: here, or through the store on another instance. */
+  async #control(id: string, message: ControlMessage): Promise<void> {
+    if (this.#scheduler.holds(id)) return this.#scheduler.control(id, message);
+    await this.#store.control(id, message);
+  }
+
   /** Forgets a finished run of `owner`; 409 while it is still queued or running. */
   async delete(id: string, owner: string): Promise<void> {
     const { status } = await this.snapshot(id, owner);
-    if (status !== 'completed' && status !== 'failed' && status !== 'cancelled')
+    if (!isFinishedStatus(status))
       throw new ConflictError(
         `Run "${id}" is ${status}; cancel it first, then delete it once it has ended.`,
         'run_active',

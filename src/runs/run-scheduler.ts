@@ -2,9 +2,11 @@ import { RunbridgeError } from '../errors.js';
 import type { ModelRegistry } from '../models/model-registry.js';
 import type { OrsClient } from '../ors/client/ors-client.js';
 import type { CancelReason } from '../protocol/run-events.js';
-import type { ClaimedRun, RunStore } from '../store/run-store.js';
+import type { ClaimedRun, ControlMessage, RunStore } from '../store/run-store.js';
+import { DEFAULT_INPUT_TIMEOUT_SECONDS } from './await-input.js';
 import { RunCancelledError } from './run-cancelled-error.js';
 import { runEpisode } from './run-episode.js';
+import { RunInbox } from './run-inbox.js';
 import type { TaskTracker } from './task-tracker.js';
 
 export interface SchedulerLimits {
@@ -37,7 +39,7 @@ const DEFAULT_MAX_TURNS = 20;
  */
 export class RunScheduler {
   readonly #o: RunSchedulerOptions;
-  readonly #active = new Map<string, AbortController>();
+  readonly #active = new Map<string, { controller: AbortController; inbox: RunInbox }>();
   /** The episodes in flight (their slots free later, once the store holds their whole log). */
   readonly #episodes = new Set<Promise<unknown>>();
   /** Slots promised to runs being created (`reserve`), so two creations never take the last one. */
@@ -87,7 +89,14 @@ export class RunScheduler {
     const { ors, models, store, limits, now } = this.#o;
     const controller = new AbortController();
     if (cancelled) controller.abort(new RunCancelledError(cancelled));
-    this.#active.set(run.id, controller);
+    const inbox = new RunInbox();
+    inbox.onWait((waiting) => {
+      // Shutdown waits for no one: a run that waits on a person is cancelled at once.
+      if (waiting && this.#stopped) this.cancel(run.id, 'shutdown');
+      // The time spent waiting on a person does not count towards being orphaned.
+      if (!waiting) run.touch(now());
+    });
+    this.#active.set(run.id, { controller, inbox });
     const timeout = setTimeout(() => controller.abort(new RunCancelledError('timeout')), limits.runTimeoutMs);
     const started = now();
     const stored = store.track(run);
@@ -101,6 +110,11 @@ export class RunScheduler {
       sampling: run.request.sampling,
       maxTurns: run.request.max_turns ?? DEFAULT_MAX_TURNS,
       rewardReduction: run.request.reward_reduction,
+      inbox,
+      approval: run.request.approval,
+      inputTimeoutMs: run.request.await_input
+        ? (run.request.input_timeout_seconds ?? DEFAULT_INPUT_TIMEOUT_SECONDS) * 1000
+        : undefined,
       secrets,
       toolOutputEventChars: limits.toolOutputEventChars,
       toolProgressMs: limits.toolProgressMs,
@@ -128,8 +142,37 @@ export class RunScheduler {
 
   /** Cancels a run executing here with `reason`; a finished or already cancelled one is left alone. */
   cancel(id: string, reason: CancelReason): void {
-    const controller = this.#active.get(id);
+    const controller = this.#active.get(id)?.controller;
     if (controller && !controller.signal.aborted) controller.abort(new RunCancelledError(reason));
+  }
+
+  /** Delivers a control message to a run executing here (docs/protocol.md §7); unknown runs are ignored. */
+  control(id: string, message: ControlMessage): void {
+    const active = this.#active.get(id);
+    if (!active) return;
+    switch (message.type) {
+      case 'cancel':
+        this.cancel(id, message.reason);
+        return;
+      case 'approval':
+        active.inbox.decide({
+          approvalId: message.approval_id,
+          decision: message.decision,
+          ...(message.arguments === undefined ? {} : { arguments: message.arguments }),
+          ...(message.reason === undefined ? {} : { reason: message.reason }),
+          decisionId: message.decision_id,
+        });
+        return;
+      case 'message':
+        // Refused only past the bound that a request on this instance checks first (`acceptsMessage`).
+        active.inbox.post({ messageId: message.message_id, content: message.content });
+        return;
+    }
+  }
+
+  /** False when run `id` executes here and already holds as many waiting messages as it may. */
+  acceptsMessage(id: string): boolean {
+    return !this.#active.get(id)?.inbox.full;
   }
 
   /**
@@ -137,7 +180,7 @@ export class RunScheduler {
    * its episode ends and closes its ORS session; what it writes from here on stays here.
    */
   abandon(id: string): void {
-    const controller = this.#active.get(id);
+    const controller = this.#active.get(id)?.controller;
     if (controller && !controller.signal.aborted) {
       controller.abort(
         new RunbridgeError('Another instance ended this run while this one could not reach the store.', {
@@ -194,6 +237,7 @@ export class RunScheduler {
    */
   async drain(graceMs: number): Promise<void> {
     this.#stopped = true;
+    for (const [id, { inbox }] of this.#active) if (inbox.waiting) this.cancel(id, 'shutdown');
     await within(this.#o.tasks.idle(), graceMs);
     for (const id of this.#active.keys()) this.cancel(id, 'shutdown');
     while (this.#episodes.size > 0) await Promise.allSettled([...this.#episodes]);

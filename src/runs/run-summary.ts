@@ -1,6 +1,6 @@
 import type { RunEvent, StopReason, ToolReward, Usage } from '../protocol/run-events.js';
 import type { RewardReduction } from '../protocol/run-request.js';
-import type { RunStatus } from '../protocol/run-snapshot.js';
+import type { PendingApproval, RunStatus } from '../protocol/run-snapshot.js';
 import { reduceRewards } from './reduce-rewards.js';
 
 /** What a snapshot shows of a run, folded from its event log (the snapshot is a view of the log). */
@@ -15,6 +15,8 @@ export interface RunSummary {
   error: { code: string; message: string } | null;
   /** Why a completed run stopped; null until it completes. */
   stopReason: StopReason | null;
+  /** Tool calls waiting for a decision, oldest first. */
+  pendingApprovals: PendingApproval[];
 }
 
 /** The summary of a run whose log is still empty (it waits in the queue). */
@@ -29,6 +31,7 @@ export function emptySummary(): RunSummary {
     output: null,
     error: null,
     stopReason: null,
+    pendingApprovals: [],
   };
 }
 
@@ -59,6 +62,22 @@ export function applyEvent(summary: RunSummary, event: RunEvent, reduction: Rewa
       );
       summary.finished ||= event.finished;
       break;
+    case 'tool.approval_required': {
+      const { approval_id, tool, tool_call_id, arguments: args, turn, call_index, expires_at } = event;
+      summary.pendingApprovals.push({ approval_id, tool, tool_call_id, arguments: args, turn, call_index, expires_at });
+      summary.status = 'requires_action';
+      break;
+    }
+    case 'tool.approval_resolved':
+      summary.pendingApprovals = summary.pendingApprovals.filter((entry) => entry.approval_id !== event.approval_id);
+      if (summary.pendingApprovals.length === 0) summary.status = 'running';
+      break;
+    case 'run.awaiting_input':
+      summary.status = 'awaiting_input';
+      break;
+    case 'message.received':
+      if (summary.status === 'awaiting_input') summary.status = 'running';
+      break;
     case 'run.completed':
       Object.assign(summary, {
         status: 'completed',
@@ -69,13 +88,16 @@ export function applyEvent(summary: RunSummary, event: RunEvent, reduction: Rewa
         finished: event.finished,
         output: event.output,
         stopReason: event.stop_reason,
+        pendingApprovals: [],
       });
       break;
     case 'run.failed':
+      summary.pendingApprovals = [];
       summary.status = 'failed';
       summary.error = { code: event.code, message: event.error };
       break;
     case 'run.cancelled':
+      summary.pendingApprovals = [];
       summary.status = 'cancelled';
       summary.error = { code: 'cancelled', message: `Cancelled (${event.reason}).` };
       break;

@@ -139,6 +139,7 @@ export class Run {
       output: summary.output,
       error: summary.error,
       stop_reason: summary.stopReason,
+      pending_approvals: summary.pendingApprovals.map((entry) => ({ ...entry })),
       last_seq: this.log.lastSeq,
     };
   }

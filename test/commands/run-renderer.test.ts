@@ -74,4 +74,27 @@ describe('the terminal renderer of runbridge run', () => {
     expect(text).toContain('  thinking: Hmm.\n');
     expect(text).toContain('■ failed [model_unavailable] model down');
   });
+
+  it('shows calls that wait for approval, how they were decided, a person’s messages and chat mode waiting', () => {
+    const call = { tool: 'echo', tool_call_id: 'c', turn: 1, call_index: 0 };
+    const resolved = { event: 'tool.approval_resolved', ...call, approval_id: 'a', edited: false } as const;
+    const text = render([
+      { event: 'message.delta', delta: 'Checking.', turn: 1 },
+      { event: 'tool.approval_required', ...call, approval_id: 'a', arguments: { text: 'hi' }, expires_at: 600 },
+      { ...resolved, decision: 'approve', by: 'client', arguments: { text: 'HI' }, edited: true },
+      { ...resolved, decision: 'deny', by: 'client', reason: 'not now', arguments: { text: 'hi' } },
+      { ...resolved, decision: 'deny', by: 'timeout', reason: 'No decision within 600 s.', arguments: {} },
+      { event: 'run.awaiting_input', turn: 1, expires_at: 600 },
+      { event: 'message.received', message_id: 'm', content: [{ type: 'text', text: 'Go on.' }], turn: 2 },
+    ]);
+    expect(text).toBe(
+      '  Checking.\n' +
+        '  ? echo {"text":"hi"} needs approval\n' +
+        '    ✓ approved echo with {"text":"HI"}\n' +
+        '    ✗ denied echo: not now\n' +
+        '    ✗ denied echo (timeout)\n' +
+        '  (waiting for your message)\n' +
+        '  you: Go on.\n',
+    );
+  });
 });

@@ -191,6 +191,7 @@ describe('GET /v1/schema/events', () => {
             hang: [{ hang: true }],
             broken: [{ error: new Error('a bug') }],
             sleepy: [{ toolCalls: [{ name: 'sleep', arguments: '{"ms":50}' }] }],
+            asks: [{ toolCalls: [{ name: 'echo', arguments: '{"text":"x"}' }] }, { text: 'Echoed.' }],
           }),
         ],
       },
@@ -207,19 +208,23 @@ describe('GET /v1/schema/events', () => {
     expect(schema.$schema).toBe('https://json-schema.org/draft/2020-12/schema');
     expect(Object.keys(schema.$defs).sort()).toEqual([
       'message.delta',
+      'message.received',
       'reasoning.available',
       'reasoning.delta',
+      'run.awaiting_input',
       'run.cancelled',
       'run.completed',
       'run.failed',
       'run.started',
+      'tool.approval_required',
+      'tool.approval_resolved',
       'tool.arguments.delta',
       'tool.completed',
       'tool.progress',
       'tool.started',
       'turn.completed',
     ]);
-    expect(schema.oneOf).toHaveLength(12);
+    expect(schema.oneOf).toHaveLength(16);
   });
 
   it('accepts every event of real runs that complete, fail and are cancelled, and refuses malformed ones', async () => {
@@ -267,5 +272,55 @@ describe('GET /v1/schema/events', () => {
       }).success,
     ).toBe(false);
     expect(validator.safeParse({ event: 'run.exploded', seq: 1, run_id: 'run_x', timestamp: 1 }).success).toBe(false);
+  });
+
+  it('accepts the events of a person in the loop, and the OpenAPI schemas accept its routes’ bodies and answers', async () => {
+    const events = (await (await fetch(`${bridge.url}/v1/schema/events`)).json()) as JsonSchema;
+    const validator = z.fromJSONSchema(events);
+    const document = (await (await fetch(`${bridge.url}/v1/openapi.json`)).json()) as OpenApi;
+    const runId = await bridge.startRun({
+      env: 'probe',
+      model: 'scripted:asks',
+      approval: { tools: ['echo'] },
+      await_input: true,
+      input_timeout_seconds: 0.2,
+    });
+    let snapshot: unknown;
+    for (;;) {
+      snapshot = await (await bridge.fetch(`/v1/runs/${runId}`)).json();
+      if ((snapshot as { status: string }).status === 'requires_action') break;
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    expect(componentValidator(document, 'RunSnapshot').safeParse(snapshot).error).toBeUndefined();
+    const [pending] = (snapshot as { pending_approvals: Array<{ approval_id: string }> }).pending_approvals;
+    const decision = { decision: 'approve', arguments: { text: 'y' } };
+    expect(componentValidator(document, 'DecisionRequest').safeParse(decision).success).toBe(true);
+    expect(componentValidator(document, 'DecisionRequest').safeParse({ decision: 'maybe' }).success).toBe(false);
+    const resolved = await bridge.fetch(`/v1/runs/${runId}/approvals/${pending!.approval_id}`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify(decision),
+    });
+    expect(componentValidator(document, 'ApprovalResolved').safeParse(await resolved.json()).error).toBeUndefined();
+    for (;;) {
+      const { status } = (await (await bridge.fetch(`/v1/runs/${runId}`)).json()) as { status: string };
+      if (status === 'awaiting_input') break;
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    const message = { content: 'Go on.' };
+    expect(componentValidator(document, 'MessageRequest').safeParse(message).success).toBe(true);
+    expect(componentValidator(document, 'MessageRequest').safeParse({ content: 3 }).success).toBe(false);
+    const accepted = await bridge.fetch(`/v1/runs/${runId}/messages`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify(message),
+    });
+    expect(componentValidator(document, 'MessageAccepted').safeParse(await accepted.json()).error).toBeUndefined();
+
+    const log = await bridge.readEvents(runId);
+    const types = new Set(log.map((event) => event.event));
+    for (const type of ['tool.approval_required', 'tool.approval_resolved', 'message.received', 'run.awaiting_input'])
+      expect(types).toContain(type);
+    for (const event of log) expect(validator.safeParse(event).error).toBeUndefined();
   });
 });

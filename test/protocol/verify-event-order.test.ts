@@ -85,6 +85,44 @@ describe('the event order verifier', () => {
     ]);
   });
 
+  it('requires every approval resolved once, before its call starts and before the end, and a denied call never to start', () => {
+    const call = { tool: 'submit', tool_call_id: 'c1', turn: 1, call_index: 0 };
+    const required: RunEventInput = {
+      event: 'tool.approval_required',
+      ...call,
+      approval_id: 'a1',
+      arguments: { answer: 4 },
+      expires_at: 1_764_000_600,
+    };
+    const resolved = (decision: 'approve' | 'deny'): RunEventInput => ({
+      event: 'tool.approval_resolved',
+      ...call,
+      approval_id: 'a1',
+      decision,
+      by: 'client',
+      arguments: { answer: 4 },
+      edited: false,
+    });
+    expect(
+      findEventOrderViolations(log(started, required, resolved('approve'), toolStarted, toolCompleted, cancelled)),
+    ).toEqual([]);
+    expect(findEventOrderViolations(log(started, required, resolved('deny'), cancelled))).toEqual([]);
+    expect(findEventOrderViolations(log(started, required, toolStarted, toolCompleted, cancelled))).toContain(
+      'tool call c1 started at seq 2 while its approval was open',
+    );
+    expect(
+      findEventOrderViolations(log(started, required, resolved('deny'), toolStarted, toolCompleted, cancelled)),
+    ).toContain('tool call c1 started at seq 3 although it was denied');
+    expect(findEventOrderViolations(log(started, required, cancelled))).toEqual(['approval a1 was never resolved']);
+    expect(findEventOrderViolations(log(started, resolved('approve'), cancelled))).toEqual([
+      'tool.approval_resolved for a1 at seq 1 has no open approval',
+    ]);
+    expect(findEventOrderViolations(log(started, required, resolved('deny'), resolved('deny'), cancelled))).toEqual([
+      'tool.approval_resolved for a1 at seq 3 has no open approval',
+    ]);
+    expect(findEventOrderViolations(log(started, required), { complete: false })).toEqual([]);
+  });
+
   it('finds gaps in seq', () => {
     const events = log(started, toolStarted, toolCompleted, cancelled);
     events.splice(1, 1);

@@ -22,6 +22,7 @@ function episode(overrides: Partial<EpisodeRecord> = {}): EpisodeRecord {
     model: 'scripted:test',
     sampling: { temperature: 0.7, seed: 99 },
     messages: [{ role: 'user', content: [{ type: 'text', text: 'Go.' }] }],
+    userMessages: [],
     tools: [{ name: 'score', description: 'Score.', inputSchema: { type: 'object', properties: {} } }],
     steps: [
       {

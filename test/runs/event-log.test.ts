@@ -54,6 +54,19 @@ describe('the event log', () => {
     log.append(started);
     log.append(delta);
     expect(() => log.append(delta)).toThrow(EventLogFullError);
+    // An approval still open is resolved even then, so the log never ends with one left open.
+    log.append({
+      event: 'tool.approval_resolved',
+      approval_id: 'appr_1',
+      tool: 'submit',
+      tool_call_id: 'c1',
+      decision: 'deny',
+      by: 'cancel',
+      arguments: {},
+      edited: false,
+      turn: 1,
+      call_index: 0,
+    });
     log.append({ event: 'run.failed', error: 'too many events', code: 'event_log_full' });
     expect(log.terminal?.event).toBe('run.failed');
   });

@@ -4,6 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createOfflineProvider } from '../../adapters/models/offline/offline-provider.js';
 import { ChatCompletionRequestSchema } from '../../src/protocol/chat-completion-request.js';
+import { DecisionRequestSchema } from '../../src/protocol/decision-request.js';
+import { MessageRequestSchema } from '../../src/protocol/message-request.js';
 import { RunRequestSchema } from '../../src/protocol/run-request.js';
 import { assertEventOrder } from '../../src/protocol/verify-event-order.js';
 import { startTestBridge, type TestBridge } from '../support/start-test-bridge.js';
@@ -218,6 +220,21 @@ const validChatRequest = fc.record(
   { requiredKeys: ['messages'] },
 );
 
+const validDecision = fc.record(
+  {
+    decision: fc.constantFrom('approve', 'deny'),
+    reason: fc.string({ maxLength: 20 }),
+  },
+  { requiredKeys: ['decision'] },
+);
+
+const validMessage = fc.record({
+  content: fc.oneof(
+    fc.string({ minLength: 1, maxLength: 30 }).filter((text) => text.trim() !== ''),
+    fc.constant([{ type: 'text', text: 'hi' }]),
+  ),
+});
+
 /** Fuzzes a JSON body route: every answer honours the contract; a 2xx only for what `schema` accepts. */
 async function fuzzBodyRoute(
   route: string,
@@ -228,7 +245,7 @@ async function fuzzBodyRoute(
 ): Promise<void> {
   await fc.assert(
     fc.asyncProperty(hostileBody(valid, fields), contentType, async (body, type) => {
-      count(route);
+      count(route.replace(/run_\w+/, ':id').replace(/appr_\w+/, ':approval_id'));
       const answer = await send(route, { method: 'POST', headers: type === '' ? {} : { 'Content-Type': type }, body });
       expectContractAnswer(answer, { body: body.slice(0, 200), type });
       if (answer.status < 300) {
@@ -291,10 +308,58 @@ describe('fuzzing every JSON route while normal runs go on', () => {
     );
   }, 240_000);
 
+  describe('the routes of a person in the loop, on a run that waits for a decision', () => {
+    let waitingRunId: string;
+    let approvalId: string;
+
+    beforeAll(async () => {
+      // The offline model's first arith call waits for approval all through the fuzzing.
+      waitingRunId = await bridge.startRun({ env: 'arith', approval: { tools: '*' } });
+      for (;;) {
+        const snapshot = (await (await bridge.fetch(`/v1/runs/${waitingRunId}`)).json()) as {
+          pending_approvals: Array<{ approval_id: string }>;
+        };
+        if (snapshot.pending_approvals.length > 0) {
+          approvalId = snapshot.pending_approvals[0]!.approval_id;
+          break;
+        }
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+    });
+    afterAll(async () => {
+      await bridge.fetch(`/v1/runs/${waitingRunId}/cancel`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+      });
+      assertEventOrder(await bridge.readEvents(waitingRunId));
+    });
+
+    it('answers POST /v1/runs/:id/messages with the contract whatever the body and content type', async () => {
+      await fuzzBodyRoute(`/v1/runs/${waitingRunId}/messages`, MessageRequestSchema, validMessage, ['content'], 400);
+    }, 120_000);
+
+    it('answers POST /v1/runs/:id/approvals/:approval_id with the contract whatever the body and content type', async () => {
+      // The approval is decided by the first valid decision; the valid ones after it are 409s.
+      await fuzzBodyRoute(
+        `/v1/runs/${waitingRunId}/approvals/${approvalId}`,
+        DecisionRequestSchema,
+        validDecision,
+        ['reason', 'decision', 'arguments'],
+        400,
+      );
+    }, 120_000);
+  });
+
   it('answers bodies over the size limit with 413, declared or streamed', async () => {
     await fc.assert(
       fc.asyncProperty(
-        fc.constantFrom('/v1/runs', '/v1/chat/completions', `/v1/runs/${finishedRunId}/stream-token`),
+        fc.constantFrom(
+          '/v1/runs',
+          '/v1/chat/completions',
+          `/v1/runs/${finishedRunId}/stream-token`,
+          `/v1/runs/${finishedRunId}/messages`,
+          `/v1/runs/${finishedRunId}/approvals/appr_x`,
+        ),
         fc.integer({ min: MAX_BODY_BYTES + 1, max: 4 * MAX_BODY_BYTES }),
         fc.boolean(),
         async (route, size, streamed) => {
@@ -366,6 +431,8 @@ describe('fuzzing every JSON route while normal runs go on', () => {
       ['POST', '/cancel'],
       ['GET', '/events'],
       ['POST', '/stream-token'],
+      ['POST', '/messages'],
+      ['POST', '/approvals/appr_x'],
     );
     await fc.assert(
       fc.asyncProperty(id, route, async (raw, [method, suffix]) => {
@@ -497,6 +564,13 @@ describe('fuzzing every JSON route while normal runs go on', () => {
 
   it('leaves every run it let through complete, and logs no internal error', async () => {
     for (const runId of startedRuns) {
+      // A fuzzed body may have asked for chat mode: a run that waits on a person ends by a cancel.
+      const { status } = (await (await bridge.fetch(`/v1/runs/${runId}`)).json()) as { status: string };
+      if (status === 'awaiting_input' || status === 'requires_action')
+        await bridge.fetch(`/v1/runs/${runId}/cancel`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json' },
+        });
       const events = await bridge.readEvents(runId);
       assertEventOrder(events);
     }

@@ -1,4 +1,16 @@
 import type { RunEvent, RunEventOf } from '../../protocol/run-events.js';
+import type { MessageContent } from '../../protocol/run-request.js';
+import { denialText } from '../../runs/approval-texts.js';
+import {
+  type AgUiInterrupt,
+  type AgUiResumeEntry,
+  agUiRunIdAt,
+  approvalInterrupt,
+  inputInterrupt,
+  pendingApprovalsAfter,
+  resumeEntriesOf,
+  waitingBefore,
+} from './ag-ui-interrupts.js';
 import { type OpenStreams, openReasoningTurn, openStreamsBefore, openTextTurn } from './open-streams.js';
 import type { StreamContext } from './stream-format.js';
 import { callsInStretchBefore, isFirstPiece, wasAnnounced } from './streamed-tool-calls.js';
@@ -22,6 +34,14 @@ import { callsInStretchBefore, isFirstPiece, wasAnnounced } from './streamed-too
  *   with the whole arguments JSON, `TOOL_CALL_END` (nothing for one that did);
  * - `tool.progress` → `CUSTOM` named `tool.progress`, our typed event as its value;
  * - `tool.completed` → `TOOL_CALL_RESULT`;
+ * - `tool.approval_required` → the call whole (unless its arguments streamed), then `RUN_FINISHED`
+ *   with outcome `interrupt` listing every call of the turn still waiting for a decision;
+ *   `tool.approval_resolved` opens the next AG-UI run (its `RUN_STARTED.input.resume` answers the
+ *   interrupt), then `TOOL_CALL_RESULT` with the denial the model is told for a denied call, and
+ *   `RUN_FINISHED` `interrupt` again while other calls still wait (see `ag-ui-interrupts.ts`);
+ * - `run.awaiting_input` → `RUN_FINISHED` `interrupt` (reason `input_required`); `message.received`
+ *   → a user text message (`TEXT_MESSAGE_START` with role `user`, its text, `TEXT_MESSAGE_END`),
+ *   after the `RUN_STARTED` of the next AG-UI run when it ends chat mode's wait;
  * - `run.completed` → `RUN_FINISHED` with outcome `success`, the episode's result and usage;
  *   `run.failed` → `RUN_ERROR`; `run.cancelled` → `RUN_FINISHED` with outcome `cancelled`, the AG-UI
  *   outcome for a run stopped before it completed that did not fail;
@@ -47,17 +67,22 @@ interface AgUiTokenUsage {
 /** The AG-UI events this projection emits. */
 export type AgUiEvent = AgUiBase &
   (
-    | { type: 'RUN_STARTED'; threadId: string; runId: string }
+    | {
+        type: 'RUN_STARTED';
+        threadId: string;
+        runId: string;
+        input?: { threadId: string; runId: string; messages: []; resume?: AgUiResumeEntry[] };
+      }
     | {
         type: 'RUN_FINISHED';
         threadId: string;
         runId: string;
-        outcome: { type: 'success' | 'cancelled' };
+        outcome: { type: 'success' | 'cancelled' } | { type: 'interrupt'; interrupts: AgUiInterrupt[] };
         result?: AgUiRunResult;
         usage?: AgUiTokenUsage[];
       }
     | { type: 'RUN_ERROR'; message: string; code: string }
-    | { type: 'TEXT_MESSAGE_START'; messageId: string; role: 'assistant' }
+    | { type: 'TEXT_MESSAGE_START'; messageId: string; role: 'assistant' | 'user' }
     | { type: 'TEXT_MESSAGE_CONTENT'; messageId: string; delta: string }
     | { type: 'TEXT_MESSAGE_END'; messageId: string }
     | { type: 'REASONING_START'; messageId: string }
@@ -91,6 +116,21 @@ function reasoningMessageId(runId: string, turn: number): string {
 /** The AG-UI events of one event of the log, in order (none for an event AG-UI has nothing for). */
 export function agUiEventsOf(event: RunEvent, context: StreamContext): AgUiEvent[] {
   const timestamp = Math.round(event.timestamp * 1000);
+  // After a wait, the next AG-UI run opens first, answering the interrupts (see ag-ui-interrupts.ts).
+  if (!waitingBefore(context.log, event.seq)) return eventsOf(event, context, timestamp);
+  const runId = `${context.runId}:${event.seq}`;
+  const resume = resumeEntriesOf(event, context.log);
+  const opening: AgUiEvent = {
+    type: 'RUN_STARTED',
+    timestamp,
+    threadId: context.runId,
+    runId,
+    input: { threadId: context.runId, runId, messages: [], ...(resume.length > 0 ? { resume } : {}) },
+  };
+  return [opening, ...eventsOf(event, context, timestamp)];
+}
+
+function eventsOf(event: RunEvent, context: StreamContext, timestamp: number): AgUiEvent[] {
   const runId = context.runId;
   switch (event.event) {
     case 'message.delta': {
@@ -165,20 +205,45 @@ function ownEvents(event: RunEvent, context: StreamContext, timestamp: number): 
   switch (event.event) {
     case 'run.started':
       return [{ type: 'RUN_STARTED', timestamp, threadId: runId, runId, rawEvent: event }];
-    case 'tool.started': {
-      // A call whose arguments streamed was opened, filled and closed while the model wrote it.
-      if (wasAnnounced(context.log, event.seq, event.tool_call_id, event.turn)) return [];
-      const toolCallId = event.tool_call_id;
+    case 'tool.started':
+      // A call whose arguments streamed was opened, filled and closed while the model wrote it; one
+      // that waited for approval, when it was announced.
+      return wasAnnounced(context.log, event.seq, event.tool_call_id, event.turn)
+        ? []
+        : wholeCall(event, runId, timestamp);
+    case 'tool.approval_required': {
+      const shown = wasAnnounced(context.log, event.seq, event.tool_call_id, event.turn);
+      const interrupts = pendingApprovalsAfter(context.log, event.seq).map(approvalInterrupt);
+      return [...(shown ? [] : wholeCall(event, runId, timestamp)), interrupted(event, context, timestamp, interrupts)];
+    }
+    case 'tool.approval_resolved': {
+      // A denied call never runs: its result is the denial the model is told.
+      const denial: AgUiEvent[] =
+        event.decision === 'deny'
+          ? [
+              {
+                type: 'TOOL_CALL_RESULT',
+                timestamp,
+                messageId: `${runId}:${event.tool_call_id}:result`,
+                toolCallId: event.tool_call_id,
+                content: denialText(event),
+                role: 'tool',
+                rawEvent: event,
+              },
+            ]
+          : [];
+      const still = pendingApprovalsAfter(context.log, event.seq).map(approvalInterrupt);
+      return [...denial, ...(still.length > 0 ? [interrupted(event, context, timestamp, still)] : [])];
+    }
+    case 'run.awaiting_input':
+      return [interrupted(event, context, timestamp, [inputInterrupt(event)])];
+    case 'message.received': {
+      const messageId = `${runId}:${event.message_id}`;
+      const text = messageText(event.content);
       return [
-        {
-          type: 'TOOL_CALL_START',
-          timestamp,
-          toolCallId,
-          toolCallName: event.tool,
-          parentMessageId: assistantMessageId(runId, event.turn),
-        },
-        { type: 'TOOL_CALL_ARGS', timestamp, toolCallId, delta: JSON.stringify(event.arguments) },
-        { type: 'TOOL_CALL_END', timestamp, toolCallId },
+        { type: 'TEXT_MESSAGE_START', timestamp, messageId, role: 'user', rawEvent: event },
+        ...(text === '' ? [] : [{ type: 'TEXT_MESSAGE_CONTENT' as const, timestamp, messageId, delta: text }]),
+        { type: 'TEXT_MESSAGE_END', timestamp, messageId },
       ];
     }
     case 'tool.completed':
@@ -200,7 +265,7 @@ function ownEvents(event: RunEvent, context: StreamContext, timestamp: number): 
           type: 'RUN_FINISHED',
           timestamp,
           threadId: runId,
-          runId,
+          runId: agUiRunIdAt(context.log, event.seq, runId),
           outcome: { type: 'success' },
           result: { output, reward, rewards, finished, turns, stop_reason },
           usage: [
@@ -220,9 +285,59 @@ function ownEvents(event: RunEvent, context: StreamContext, timestamp: number): 
       return [{ type: 'RUN_ERROR', timestamp, message: event.error, code: event.code }];
     case 'run.cancelled':
       return [
-        { type: 'RUN_FINISHED', timestamp, threadId: runId, runId, outcome: { type: 'cancelled' }, rawEvent: event },
+        {
+          type: 'RUN_FINISHED',
+          timestamp,
+          threadId: runId,
+          runId: agUiRunIdAt(context.log, event.seq, runId),
+          outcome: { type: 'cancelled' },
+          rawEvent: event,
+        },
       ];
     default:
       return [];
   }
+}
+
+/** A call shown whole: `TOOL_CALL_START`, its arguments JSON in one `TOOL_CALL_ARGS`, `TOOL_CALL_END`. */
+function wholeCall(
+  event: RunEventOf<'tool.started' | 'tool.approval_required'>,
+  runId: string,
+  timestamp: number,
+): AgUiEvent[] {
+  const toolCallId = event.tool_call_id;
+  return [
+    {
+      type: 'TOOL_CALL_START',
+      timestamp,
+      toolCallId,
+      toolCallName: event.tool,
+      parentMessageId: assistantMessageId(runId, event.turn),
+    },
+    { type: 'TOOL_CALL_ARGS', timestamp, toolCallId, delta: JSON.stringify(event.arguments) },
+    { type: 'TOOL_CALL_END', timestamp, toolCallId },
+  ];
+}
+
+/** `RUN_FINISHED` of the AG-UI run open at `event`, waiting for `interrupts`. */
+function interrupted(
+  event: RunEvent,
+  context: StreamContext,
+  timestamp: number,
+  interrupts: AgUiInterrupt[],
+): AgUiEvent {
+  return {
+    type: 'RUN_FINISHED',
+    timestamp,
+    threadId: context.runId,
+    runId: agUiRunIdAt(context.log, event.seq, context.runId),
+    outcome: { type: 'interrupt', interrupts },
+    rawEvent: event,
+  };
+}
+
+/** The text of a person's message; images are left out (AG-UI text messages hold text). */
+function messageText(content: MessageContent): string {
+  if (typeof content === 'string') return content;
+  return content.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('\n');
 }

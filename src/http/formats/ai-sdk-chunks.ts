@@ -26,10 +26,17 @@ import { callsNeverStartedBefore, isFirstPiece } from './streamed-tool-calls.js'
  * - `tool.completed` → `tool-output-available` with the output text, or `tool-output-error` with the
  *   error message, and `data-runbridge-tool` (`completed` or `failed`, with duration, reward,
  *   finished, truncated);
- * - a terminal event closes what is open, ends each call that was announced but never ran with
- *   `tool-output-error` (why it did not run), then `finish-step`, `data-runbridge-run` with how the
- *   run ended, and `finish` (completed: `stop`, or `length` at `max_turns`), `error` (failed) or
- *   `abort` (cancelled). `[DONE]` follows.
+ * - `tool.approval_required` → `tool-input-available` with the call's arguments, the AI SDK's own
+ *   `tool-approval-request` (its `approvalId` is ours) and `data-runbridge-approval` (`pending`);
+ *   `tool.approval_resolved` → `data-runbridge-approval` (`approved` or `denied`, by whom, the
+ *   arguments as run) and, for a denied call, `tool-output-denied`;
+ * - `message.received` → `data-runbridge-message` (a person's message, with its id and turn);
+ *   `run.awaiting_input` → `data-runbridge-run` with status `awaiting_input`, and the message that
+ *   ends the wait sets it back to `running`;
+ * - a terminal event closes what is open, ends each call that was announced but never ran (nor was
+ *   denied) with `tool-output-error` (why it did not run), then `finish-step`, `data-runbridge-run`
+ *   with how the run ended, and `finish` (completed: `stop`, or `length` at `max_turns`), `error`
+ *   (failed) or `abort` (cancelled). `[DONE]` follows.
  *
  * Tools are `dynamic` (their names and schemas come from the ORS environment at run time, not from
  * the app), so they appear as `dynamic-tool` parts. Data parts carry `id`s, so the AI SDK keeps one
@@ -47,15 +54,20 @@ export type AiSdkChunk =
   | { type: 'tool-input-available'; toolCallId: string; toolName: string; input: unknown; dynamic: true }
   | { type: 'tool-output-available'; toolCallId: string; output: string; dynamic: true }
   | { type: 'tool-output-error'; toolCallId: string; errorText: string; dynamic: true }
+  | { type: 'tool-approval-request'; approvalId: string; toolCallId: string }
+  | { type: 'tool-output-denied'; toolCallId: string }
   | { type: 'data-runbridge-run'; id: string; data: RunbridgeRunData }
   | { type: 'data-runbridge-tool'; id: string; data: RunbridgeToolData }
+  | { type: 'data-runbridge-approval'; id: string; data: RunbridgeApprovalData }
+  | { type: 'data-runbridge-message'; id: string; data: RunbridgeMessageData }
   | { type: 'finish'; finishReason: 'stop' | 'length' }
   | { type: 'error'; errorText: string }
   | { type: 'abort'; reason: string };
 
-/** `data-runbridge-run`: the run, as it starts and as it ends. */
+/** `data-runbridge-run`: the run, as it starts, waits for a message in chat mode, and ends. */
 export type RunbridgeRunData =
   | ({ status: 'running' } & Pick<RunEventOf<'run.started'>, 'run_id' | 'env' | 'task' | 'model'>)
+  | ({ status: 'awaiting_input' } & Pick<RunEventOf<'run.awaiting_input'>, 'run_id' | 'turn' | 'expires_at'>)
   | ({ status: 'completed' } & Pick<
       RunEventOf<'run.completed'>,
       'run_id' | 'reward' | 'rewards' | 'finished' | 'turns' | 'stop_reason' | 'usage'
@@ -72,6 +84,19 @@ export type RunbridgeToolData = Pick<RunEventOf<'tool.started'>, 'tool_call_id' 
         'duration' | 'reward' | 'finished' | 'truncated'
       >)
   );
+
+/** `data-runbridge-approval`: a call that waits for a decision, then how it was decided. */
+export type RunbridgeApprovalData = Pick<
+  RunEventOf<'tool.approval_required'>,
+  'approval_id' | 'tool_call_id' | 'tool' | 'turn' | 'call_index' | 'arguments'
+> &
+  (
+    | ({ status: 'pending' } & Pick<RunEventOf<'tool.approval_required'>, 'expires_at'>)
+    | ({ status: 'approved' | 'denied' } & Pick<RunEventOf<'tool.approval_resolved'>, 'by' | 'reason' | 'edited'>)
+  );
+
+/** `data-runbridge-message`: a message a person sent into the run, as the model reads it in `turn`. */
+export type RunbridgeMessageData = Pick<RunEventOf<'message.received'>, 'message_id' | 'content' | 'turn'>;
 
 /** Id of the text part of `turn`. */
 const textId = (turn: number) => `turn-${turn}-text`;
@@ -124,6 +149,26 @@ export function aiSdkChunksOf(event: RunEvent, context: StreamContext): AiSdkChu
     }
     case 'turn.completed':
       return [...chunks, ...stepBoundary(event, log)];
+    case 'tool.approval_required':
+    case 'tool.approval_resolved':
+      return [...chunks, ...stepBoundary(event, log), ...approvalChunks(event)];
+    case 'message.received': {
+      const { message_id, content, turn } = event;
+      // The message that ends chat mode's wait sets the run back to running.
+      const resumed = log[event.seq - 1]?.event.event === 'run.awaiting_input' ? [resumedRunData(event, log)] : [];
+      return [
+        ...chunks,
+        ...stepBoundary(event, log),
+        ...resumed,
+        { type: 'data-runbridge-message', id: message_id, data: { message_id, content, turn } },
+      ];
+    }
+    case 'run.awaiting_input':
+      return [
+        ...chunks,
+        ...stepBoundary(event, log),
+        runData(event, { status: 'awaiting_input', turn: event.turn, expires_at: event.expires_at }),
+      ];
     default:
       // A terminal event: what the last step left open is closed before the step and the message end.
       return [...chunks, ...neverRan(event, context), ...stepBoundary(event, log), ...ending(event)];
@@ -224,6 +269,41 @@ function ending(event: TerminalEvent): AiSdkChunk[] {
         { type: 'abort', reason: `The run was cancelled (${event.reason}).` },
       ];
   }
+}
+
+/** The AI SDK's own approval chunks for a call that waits for a decision, and our data part about it. */
+function approvalChunks(event: RunEventOf<'tool.approval_required' | 'tool.approval_resolved'>): AiSdkChunk[] {
+  const { approval_id, tool_call_id: toolCallId, tool, turn, call_index, arguments: args } = event;
+  const known = { approval_id, tool_call_id: toolCallId, tool, turn, call_index, arguments: args };
+  const data = (status: RunbridgeApprovalData): AiSdkChunk => ({
+    type: 'data-runbridge-approval',
+    id: approval_id,
+    data: status,
+  });
+  if (event.event === 'tool.approval_required') {
+    return [
+      // The AI SDK asks for approval of a tool part it has: the call is made available first.
+      { type: 'tool-input-available', toolCallId, toolName: tool, input: args, dynamic: true },
+      { type: 'tool-approval-request', approvalId: approval_id, toolCallId },
+      data({ ...known, status: 'pending', expires_at: event.expires_at }),
+    ];
+  }
+  const { by, reason, edited } = event;
+  const decided = data({
+    ...known,
+    status: event.decision === 'approve' ? 'approved' : 'denied',
+    by,
+    edited,
+    ...(reason === undefined ? {} : { reason }),
+  });
+  return event.decision === 'approve' ? [decided] : [decided, { type: 'tool-output-denied', toolCallId }];
+}
+
+/** `data-runbridge-run` back to `running`, with what `run.started` (the log's first event) said. */
+function resumedRunData(event: RunEvent, log: StreamContext['log']): AiSdkChunk {
+  const started = log[0]?.event;
+  if (started?.event !== 'run.started') throw new Error(`run ${event.run_id}: the log does not begin with run.started`);
+  return runData(event, { status: 'running', env: started.env, task: started.task, model: started.model });
 }
 
 type WithoutRunId<T> = T extends unknown ? Omit<T, 'run_id'> : never;

@@ -21,7 +21,8 @@ import { isFirstPiece, wasAnnounced } from './streamed-tool-calls.js';
  * `delta.reasoning_content`; every tool call the model made in `delta.tool_calls` at its run-wide
  * `call_index` (already run by the bridge, so it is history, not a request to the client) — in
  * pieces as the model wrote it when its arguments streamed (`tool.arguments.delta`), else whole at
- * its `tool.started`; then a chunk with `finish_reason` and a usage chunk with `choices: []`.
+ * its `tool.approval_required` (a call that waits for approval, denied ones included) or its
+ * `tool.started`; then a chunk with `finish_reason` and a usage chunk with `choices: []`.
  */
 
 /**
@@ -53,8 +54,11 @@ function chatFinishReason(stopReason: StopReason): ChatFinishReason {
   return stopReason === 'max_turns' ? 'length' : 'stop';
 }
 
-/** The tool call of a `tool.started` event, whole, at its run-wide index. */
-function toolCallDelta(event: RunEventOf<'tool.started'>): ChatToolCallDelta {
+/**
+ * The tool call of a `tool.started` (or, for a call that waits for approval, `tool.approval_required`:
+ * the call as the model made it) event, whole, at its run-wide index.
+ */
+function toolCallDelta(event: RunEventOf<'tool.started' | 'tool.approval_required'>): ChatToolCallDelta {
   return {
     index: event.call_index,
     id: event.tool_call_id,
@@ -137,8 +141,9 @@ export function chunksOf(event: RunEvent, context: StreamContext): ChatCompletio
       if (!first && event.delta === '') return [];
       return [deltaChunk(context, { tool_calls: [toolCallPiece(event, first)] })];
     }
+    case 'tool.approval_required':
     case 'tool.started':
-      // A call whose arguments streamed is in the chunks already.
+      // A call whose arguments streamed, or that waited for approval, is in the chunks already.
       if (wasAnnounced(context.log, event.seq, event.tool_call_id, event.turn)) return [];
       return [deltaChunk(context, { tool_calls: [toolCallDelta(event)] })];
     case 'run.completed':

@@ -40,6 +40,11 @@ export const CancelAnswerSchema = z.object({
   status: RunStatusSchema,
 });
 
+/** `POST /v1/runs/:id/messages`: the id of the message, which its `message.received` will carry. */
+export const MessageAcceptedSchema = z.object({
+  message_id: z.string(),
+});
+
 /** `POST /v1/runs/:id/stream-token`. */
 export const StreamTokenAnswerSchema = z.object({
   token: z.string(),

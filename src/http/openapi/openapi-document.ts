@@ -2,7 +2,9 @@ import { z } from 'zod';
 import { PACKAGE_VERSION } from '../../package-version.js';
 import { ChatCompletionChunkSchema, ChatCompletionSchema } from '../../protocol/chat-completion.js';
 import { ChatCompletionRequestSchema } from '../../protocol/chat-completion-request.js';
-import { RunEventSchema } from '../../protocol/run-events.js';
+import { DecisionRequestSchema } from '../../protocol/decision-request.js';
+import { MessageRequestSchema } from '../../protocol/message-request.js';
+import { RunEventSchema, ToolApprovalResolvedEventSchema } from '../../protocol/run-events.js';
 import { RunRequestSchema } from '../../protocol/run-request.js';
 import { RunCreatedSchema, RunSnapshotSchema } from '../../protocol/run-snapshot.js';
 import { STREAM_FORMATS } from '../formats/stream-formats.js';
@@ -14,6 +16,7 @@ import {
   ErrorBodySchema,
   EventsPageSchema,
   HealthSchema,
+  MessageAcceptedSchema,
   ModelListSchema,
   RunListSchema,
   StreamTokenAnswerSchema,
@@ -47,6 +50,10 @@ function components(): Record<string, JsonSchema> {
     ['EventsPage', EventsPageSchema],
     ['CancelAnswer', CancelAnswerSchema],
     ['StreamTokenAnswer', StreamTokenAnswerSchema],
+    ['DecisionRequest', DecisionRequestSchema],
+    ['ApprovalResolved', ToolApprovalResolvedEventSchema],
+    ['MessageRequest', MessageRequestSchema],
+    ['MessageAccepted', MessageAcceptedSchema],
     ['RunEvent', RunEventSchema],
     ...runEventTypes().map(([type, schema]) => [eventComponentName(type), schema] as const),
     ['ChatCompletionRequest', ChatCompletionRequestSchema],
@@ -302,6 +309,65 @@ function paths(): Record<string, unknown> {
             415: 'Without API keys: not sent as JSON (an empty body included).',
             ...unauthorized,
             ...notFound,
+          }),
+        },
+      },
+    },
+    '/v1/runs/{id}/approvals/{approval_id}': {
+      parameters: [
+        runIdParameter,
+        {
+          name: 'approval_id',
+          in: 'path',
+          required: true,
+          description:
+            "The `approval_id` of a `tool.approval_required` event (also in the snapshot's `pending_approvals`).",
+          schema: { type: 'string' },
+        },
+      ],
+      post: {
+        summary: 'Decide a tool call that waits for approval',
+        description:
+          'Approve (optionally with edited arguments, a JSON object the call then runs with) or deny (optionally with a reason the model is told). ' +
+          "The first decision wins; the answer is the run's own tool.approval_resolved once the run has written it.",
+        requestBody: { required: true, content: json('DecisionRequest') },
+        responses: {
+          200: {
+            description: 'Decided: the tool.approval_resolved of this decision.',
+            content: json('ApprovalResolved'),
+          },
+          ...errors({
+            400: 'Invalid body: an unknown decision, arguments that are not a JSON object, arguments with a denial, unknown keys.',
+            415: 'Not sent as JSON.',
+            ...unauthorized,
+            404: 'No such run for this key (`run_not_found`), or no such approval in it (`approval_not_found`).',
+            409: 'Another decision, the timeout or the end of the run came first (`approval_resolved`), or the run ended without deciding it (`run_ended`).',
+            413: 'The body is larger than RUNBRIDGE_MAX_BODY_BYTES.',
+            503: 'The run did not confirm the decision within 10 s (`decision_unconfirmed`); read its events before sending it again.',
+          }),
+        },
+      },
+    },
+    '/v1/runs/{id}/messages': {
+      parameters: [runIdParameter],
+      post: {
+        summary: 'Send a message into a running run',
+        description:
+          'The model reads it before its next turn (event message.received with the returned message_id); in chat mode (await_input) it ends the wait for input.',
+        requestBody: { required: true, content: json('MessageRequest') },
+        responses: {
+          202: {
+            description: 'Accepted: the run takes it in before its next model turn.',
+            content: json('MessageAccepted'),
+          },
+          ...errors({
+            400: 'Invalid body: empty text, parts that are not text or data: images, unknown keys.',
+            415: 'Not sent as JSON.',
+            ...unauthorized,
+            ...notFound,
+            409: 'The run has ended (`run_ended`) or is still queued (`run_not_started`).',
+            413: 'The body is larger than RUNBRIDGE_MAX_BODY_BYTES.',
+            429: 'As many messages wait for the model as a run holds (`too_many_messages`); send it once the model has read them.',
           }),
         },
       },

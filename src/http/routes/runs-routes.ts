@@ -1,6 +1,8 @@
 import Router from 'koa-router';
 import { z } from 'zod';
 import { BadRequestError } from '../../errors.js';
+import { DecisionRequestSchema } from '../../protocol/decision-request.js';
+import { MessageRequestSchema } from '../../protocol/message-request.js';
 import { RunRequestSchema } from '../../protocol/run-request.js';
 import { type RunCreated, RunStatusSchema } from '../../protocol/run-snapshot.js';
 import type { AppDeps, AppState } from '../app-deps.js';
@@ -32,7 +34,10 @@ const IdempotencyKeySchema = z
   .max(255)
   .regex(/^[\x21-\x7e]+$/, 'use 1–255 visible ASCII characters');
 
-/** `POST/GET /v1/runs`, `GET/DELETE /v1/runs/:id`, `/v1/runs/:id/events`, `/v1/runs/:id/cancel` (CONTRACT §2, §3). */
+/**
+ * `POST/GET /v1/runs`, `GET/DELETE /v1/runs/:id`, `/v1/runs/:id/events`, `/v1/runs/:id/cancel` (CONTRACT
+ * §2, §3); `/v1/runs/:id/approvals/:approval_id` and `/v1/runs/:id/messages` (docs/protocol.md §7).
+ */
 export function runsRoutes(deps: AppDeps): Router<AppState> {
   const { registry, config } = deps;
   const router = new Router<AppState>();
@@ -70,6 +75,17 @@ export function runsRoutes(deps: AppDeps): Router<AppState> {
     const run = await registry.cancel(ctx.params.id!, ctx.state.owner);
     ctx.status = 202;
     ctx.body = { run_id: run.run_id, status: run.status };
+  });
+
+  router.post('/v1/runs/:id/approvals/:approval_id', async (ctx) => {
+    const body = parseInput(DecisionRequestSchema, await readJsonBody(ctx.req, config.maxBodyBytes), 'decision');
+    ctx.body = await registry.decide(ctx.params.id!, ctx.state.owner, ctx.params.approval_id!, body);
+  });
+
+  router.post('/v1/runs/:id/messages', async (ctx) => {
+    const body = parseInput(MessageRequestSchema, await readJsonBody(ctx.req, config.maxBodyBytes), 'message');
+    ctx.status = 202;
+    ctx.body = await registry.message(ctx.params.id!, ctx.state.owner, body.content);
   });
 
   router.get('/v1/runs/:id/events', async (ctx) => {

@@ -40,8 +40,8 @@ export function hasImageContent(record: TrajectoryRecord): boolean {
  * in others, so an export that holds any image writes all its contents as lists.
  */
 export function messagesForExport(messages: readonly ChatMessage[], asParts: boolean): ExportedMessage[] {
-  if (!asParts) return [...messages];
-  return messages.map((message): ExportedMessage => {
+  return messages.map(withoutHumanMarks).map((message): ExportedMessage => {
+    if (!asParts) return message;
     switch (message.role) {
       case 'system':
       case 'user':
@@ -51,6 +51,22 @@ export function messagesForExport(messages: readonly ChatMessage[], asParts: boo
         return { ...message, content: message.content === null ? null : toParts(message.content) };
     }
   });
+}
+
+/**
+ * The message in the plain shape of its format: the marks of a person's part (`origin`,
+ * `message_id`, `approval`) stay in the trajectory records, out of the exports, whose readers and
+ * chat templates know only the OpenAI fields.
+ */
+function withoutHumanMarks(message: ChatMessage): ChatMessage {
+  switch (message.role) {
+    case 'user':
+      return { role: 'user', content: message.content };
+    case 'tool':
+      return { role: 'tool', tool_call_id: message.tool_call_id, content: message.content };
+    default:
+      return message;
+  }
 }
 
 function toParts(content: string | ChatContentPart[]): ChatContentPart[] {

@@ -1,3 +1,4 @@
+import { isWaitingStatus } from '../../protocol/run-snapshot.js';
 import type { Run } from '../../runs/run.js';
 import type {
   Admission,
@@ -121,7 +122,7 @@ export class MemoryRunStore implements RunStore {
     for (const run of [...this.#directory.values()]) {
       if (run.finished) {
         if (now - (run.finishedAt ?? now) >= retentionMs) this.#forget(run.id);
-      } else if (run.subscribers === 0 && now - run.lastTouchedAt >= orphanTtlMs) {
+      } else if (run.subscribers === 0 && !isWaitingStatus(run.status) && now - run.lastTouchedAt >= orphanTtlMs) {
         orphans.push(run.id);
       }
     }

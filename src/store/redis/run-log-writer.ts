@@ -1,3 +1,4 @@
+import { isFinishedStatus } from '../../protocol/run-snapshot.js';
 import type { LoggedEvent } from '../../runs/event-log.js';
 import type { Run } from '../../runs/run.js';
 import { StoreUnavailableError } from '../store-unavailable-error.js';
@@ -111,16 +112,18 @@ export class RunLogWriter {
     const last = first + batch.length - 1;
     const terminal = batch.at(-1)?.event === run.log.terminal && run.log.terminal !== undefined;
     const snapshot = run.snapshot();
-    // What Redis shows matches what it holds: the status of a run whose terminal event is still on
-    // its way stays `running`.
+    // What Redis shows matches what it holds: a run whose terminal event is still on its way shows as
+    // live — `running`, or waiting on a person (`requires_action`, `awaiting_input`). The record's own
+    // status, which the scripts read, is `running` until the end either way.
     const status = terminal ? snapshot.status : 'running';
+    const shown = terminal || !isFinishedStatus(snapshot.status) ? snapshot.status : 'running';
     const args: Array<string | number> = [
       this.#o.keys.prefix,
       run.id,
       this.#o.instance,
       first,
       batch.length,
-      JSON.stringify({ ...snapshot, status, last_seq: last }),
+      JSON.stringify({ ...snapshot, status: shown, last_seq: last }),
       status,
     ];
     let bytes = 0;

@@ -155,6 +155,12 @@ export function foldRunEvent(transcript: RunTranscript, event: AnyRunEvent, rece
       return ended(next, { kind: 'failed', error: event.error, code: event.code });
     case 'run.cancelled':
       return ended(next, { kind: 'cancelled', reason: event.reason });
+    case 'tool.approval_required':
+    case 'tool.approval_resolved':
+    case 'message.received':
+    case 'run.awaiting_input':
+      // A person in the loop (docs/protocol.md §7) is not shown by the page yet: only the cursor moves.
+      return next;
   }
 }
 

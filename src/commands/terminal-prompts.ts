@@ -1,0 +1,159 @@
+import { createInterface, type Interface } from 'node:readline';
+import type { RunEvent, RunEventOf } from '../protocol/run-events.js';
+
+/** What the prompts send to the bridge: a POST of `body` to `path`, answered with its status and JSON. */
+export type PostJson = (path: string, body: unknown) => Promise<{ status: number; body: unknown }>;
+
+export interface TerminalPromptsOptions {
+  input: NodeJS.ReadableStream;
+  output: NodeJS.WritableStream;
+  runId: string;
+  /** Ask for a decision on every call that waits for approval (`--approve`). */
+  approve: boolean;
+  /** Ask for the next message whenever the run waits for one (`--chat`). */
+  chat: boolean;
+  post: PostJson;
+  /** Ctrl-C at a prompt, or the input ended with a decision to make: cancel, as Ctrl-C does anywhere else. */
+  onInterrupt: () => void;
+  /** The person ended the chat (`/exit` or Ctrl-D at its prompt): the run should end. */
+  onLeave: () => void;
+}
+
+/**
+ * The questions `runbridge run --approve` and `--chat` ask in the terminal (docs/protocol.md §7):
+ * y / n / e(dit) for each call that waits for approval (an edit starts from the call's arguments
+ * as JSON, on a line the user can change), and the next message whenever chat mode waits. Answers
+ * go to the bridge's routes; what the run then does comes back as events, like everything else.
+ */
+export class TerminalPrompts {
+  readonly #o: TerminalPromptsOptions;
+  readonly #rl: Interface;
+  #closed = false;
+  #left = false;
+  #interrupted = false;
+  #pending: ((line: string | undefined) => void) | undefined;
+
+  constructor(options: TerminalPromptsOptions) {
+    this.#o = options;
+    this.#rl = createInterface({ input: options.input, output: options.output });
+    this.#rl.on('SIGINT', () => this.#interrupt());
+    this.#rl.on('close', () => {
+      this.#closed = true;
+      this.#pending?.(undefined);
+    });
+  }
+
+  /** True once the person ended the chat: `/exit` or Ctrl-D at its prompt. */
+  get left(): boolean {
+    return this.#left;
+  }
+
+  /** Asks what `event` needs from the person, if anything, and sends the answer; resolves once it is sent. */
+  async answer(event: RunEvent): Promise<void> {
+    // After a cancel, the run's remaining events are only shown: its end is on its way.
+    if (this.#left || this.#interrupted) return;
+    if (this.#o.approve && event.event === 'tool.approval_required') await this.#decide(event);
+    if (this.#o.chat && event.event === 'run.awaiting_input') await this.#chat();
+  }
+
+  /** Stops reading the terminal. */
+  close(): void {
+    this.#rl.close();
+  }
+
+  async #decide(event: RunEventOf<'tool.approval_required'>): Promise<void> {
+    for (;;) {
+      const reply = await this.#ask(`  approve ${event.tool}? [y]es / [n]o / [e]dit: `);
+      // Without an answer (the input ended, or Ctrl-C): no one is left to decide, so the run is cancelled.
+      if (reply === undefined) return this.#noAnswer();
+      const choice = reply.trim().toLowerCase();
+      let body: Record<string, unknown>;
+      if (choice === 'y' || choice === 'yes') {
+        body = { decision: 'approve' };
+      } else if (choice === 'n' || choice === 'no') {
+        const reason = await this.#ask('  reason (optional): ');
+        if (reason === undefined) return this.#noAnswer();
+        body = { decision: 'deny', ...(reason.trim() === '' ? {} : { reason: reason.trim() }) };
+      } else if (choice === 'e' || choice === 'edit') {
+        const text = await this.#ask('  arguments: ', JSON.stringify(event.arguments));
+        if (text === undefined) return this.#noAnswer();
+        const edited = parseObject(text);
+        if (edited === undefined) {
+          this.#write('  the arguments must be a JSON object, e.g. {"answer": 4}; try again.\n');
+          continue;
+        }
+        body = { decision: 'approve', arguments: edited };
+      } else {
+        this.#write('  type y to approve, n to deny, or e to edit the arguments first.\n');
+        continue;
+      }
+      const answer = await this.#o.post(`/v1/runs/${this.#o.runId}/approvals/${event.approval_id}`, body);
+      if (answer.status !== 200) this.#write(`  not sent: ${errorMessage(answer.body)}\n`);
+      return;
+    }
+  }
+
+  async #chat(): Promise<void> {
+    for (;;) {
+      const line = await this.#ask('you> ');
+      if (this.#interrupted) return;
+      if (line === undefined || line.trim() === '/exit') return this.#leave();
+      if (line.trim() === '') continue;
+      const answer = await this.#o.post(`/v1/runs/${this.#o.runId}/messages`, { content: line });
+      if (answer.status !== 202) this.#write(`  not sent: ${errorMessage(answer.body)}\n`);
+      return;
+    }
+  }
+
+  /** One line from the person, `prefill` already typed; undefined once the input has ended. */
+  #ask(question: string, prefill?: string): Promise<string | undefined> {
+    if (this.#closed) return Promise.resolve(undefined);
+    return new Promise((resolve) => {
+      this.#pending = (line) => {
+        this.#pending = undefined;
+        resolve(line);
+      };
+      this.#rl.question(question, (line) => this.#pending?.(line));
+      if (prefill !== undefined) this.#rl.write(prefill);
+    });
+  }
+
+  /** Ctrl-C at a prompt, or the input ended while a decision was asked: the run is cancelled, the question dropped. */
+  #interrupt(): void {
+    const first = !this.#interrupted;
+    this.#interrupted = true;
+    this.#o.onInterrupt();
+    if (first) this.#pending?.(undefined);
+  }
+
+  /** No answer came (the question was dropped by a Ctrl-C, or the input ended): cancel, unless that is done. */
+  #noAnswer(): void {
+    if (!this.#interrupted) this.#interrupt();
+  }
+
+  #leave(): void {
+    this.#left = true;
+    this.#o.onLeave();
+  }
+
+  #write(text: string): void {
+    this.#o.output.write(text);
+  }
+}
+
+function parseObject(text: string): Record<string, unknown> | undefined {
+  try {
+    const value: unknown = JSON.parse(text);
+    return value !== null && typeof value === 'object' && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The message of a bridge's error body, or the body as text. */
+function errorMessage(body: unknown): string {
+  const error = (body as { error?: { message?: unknown } } | null)?.error;
+  return typeof error?.message === 'string' ? error.message : JSON.stringify(body);
+}

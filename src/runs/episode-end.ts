@@ -1,0 +1,34 @@
+import { isAbortError, RunbridgeError } from '../errors.js';
+import type { RunEventInput } from '../protocol/run-events.js';
+import type { EpisodeFold } from './episode-fold.js';
+import type { EpisodeEnd } from './episode-record.js';
+import { RunCancelledError } from './run-cancelled-error.js';
+
+/** What a call cut short by `signal` reports as its error. */
+export function abortMessage(signal: AbortSignal): string {
+  const reason: unknown = signal.reason;
+  if (reason instanceof RunCancelledError) return `Cancelled: ${reason.message}`;
+  return reason instanceof Error ? reason.message : 'Aborted.';
+}
+
+/** Classifies what stopped an episode. A cancel wins over the error it caused downstream. */
+export function endFromError(error: unknown, runSignal: AbortSignal): EpisodeEnd {
+  const cancel = runSignal.aborted ? runSignal.reason : error;
+  if (cancel instanceof RunCancelledError) return { status: 'cancelled', reason: cancel.reason };
+  if (runSignal.aborted && isAbortError(error)) return { status: 'cancelled', reason: 'client' };
+  if (error instanceof RunbridgeError) return { status: 'failed', code: error.code, message: error.message };
+  const message = error instanceof Error ? error.message : String(error);
+  return { status: 'failed', code: 'internal_error', message: `Internal error: ${message}` };
+}
+
+/** The terminal event of an episode that ended as `end`; a completed one reports the fold's `totals`. */
+export function terminalEventOf(end: EpisodeEnd, totals: () => ReturnType<EpisodeFold['totals']>): RunEventInput {
+  switch (end.status) {
+    case 'completed':
+      return { event: 'run.completed', ...totals(), stop_reason: end.stopReason };
+    case 'failed':
+      return { event: 'run.failed', error: end.message, code: end.code };
+    case 'cancelled':
+      return { event: 'run.cancelled', reason: end.reason };
+  }
+}

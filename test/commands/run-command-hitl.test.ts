@@ -1,0 +1,178 @@
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { builtinEnvironments } from '../../adapters/environments/builtin-environments.js';
+import type { RunEvent } from '../../src/protocol/run-events.js';
+import { chatProvider } from '../hitl/hitl-support.js';
+import { scriptedProvider } from '../support/scripted-model.js';
+import { FROM_SOURCES } from '../support/spawn-runbridge.js';
+import { startTestBridge, type TestBridge } from '../support/start-test-bridge.js';
+import { createTestEnvironment } from '../support/test-environment.js';
+
+/**
+ * `runbridge run --approve` and `--chat` in a real terminal (docs/protocol.md §7): the command runs
+ * from the sources inside tmux, the test types as a person would (`send-keys`) and reads the screen
+ * (`capture-pane`); the bridge it talks to runs here, so the test also sees what the run did.
+ */
+
+const CLI_FROM_SOURCES = fileURLToPath(new URL('../support/runbridge-from-sources.ts', import.meta.url));
+/** A tmux server of this test's own, so no other tmux session is touched. */
+const SOCKET = `runbridge-hitl-${process.pid}`;
+
+function tmux(...args: string[]): string {
+  return execFileSync('tmux', ['-L', SOCKET, '-f', '/dev/null', ...args], { encoding: 'utf8' });
+}
+
+const quote = (text: string) => `'${text.replaceAll("'", `'\\''`)}'`;
+
+/** Starts `runbridge run ARGS` in a new tmux window `name`; the pane stays after it exits, showing its exit code. */
+function startInTerminal(name: string, args: string[]): void {
+  const env = Object.entries({ ...FROM_SOURCES.env, NO_COLOR: '1', RUNBRIDGE_API_KEYS: '' }).map(
+    ([key, value]) => `${key}=${quote(value)}`,
+  );
+  const command = [process.execPath, ...FROM_SOURCES.execArgv, CLI_FROM_SOURCES, 'run', ...args].map(quote);
+  const shell = `env ${env.join(' ')} ${command.join(' ')}; echo "[exit $?]"; sleep 600`;
+  tmux('new-session', '-d', '-s', name, '-x', '200', '-y', '60', shell);
+}
+
+/** The text on the screen of window `name` (wrapped lines joined). */
+function screen(name: string): string {
+  return tmux('capture-pane', '-p', '-J', '-t', name, '-S', '-200');
+}
+
+/** Waits until the screen of `name` matches `pattern` (and returns it), at most `timeoutMs`. */
+async function waitForScreen(name: string, pattern: RegExp, timeoutMs = 30_000): Promise<string> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const text = screen(name);
+    if (pattern.test(text)) return text;
+    if (Date.now() > deadline) throw new Error(`the screen never showed ${pattern}:\n${text}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** Types `keys` into window `name` as tmux key names (`Enter`, `C-u`, or literal text). */
+function type(name: string, ...keys: string[]): void {
+  tmux('send-keys', '-t', name, ...keys);
+}
+
+let bridge: TestBridge;
+
+beforeAll(async () => {
+  bridge = await startTestBridge(
+    { RUNBRIDGE_DEFAULT_ENV: 'hitl' },
+    {
+      environments: [...builtinEnvironments, createTestEnvironment('hitl').environment],
+      providers: [
+        chatProvider,
+        scriptedProvider({
+          two: [
+            {
+              text: 'Checking both. ',
+              toolCalls: [
+                { name: 'echo', arguments: '{"text":"alpha"}' },
+                { name: 'echo', arguments: '{"text":"beta"}' },
+              ],
+            },
+            {
+              text: 'Finishing. ',
+              toolCalls: [{ name: 'echo', arguments: '{"text":"end","reward":1,"finished":true}' }],
+            },
+          ],
+        }),
+      ],
+    },
+  );
+});
+afterAll(async () => {
+  try {
+    tmux('kill-server');
+  } catch {
+    // No window was ever opened.
+  }
+  await bridge.shutdown();
+});
+
+/** The events of the newest run on the bridge. */
+async function newestRunEvents(): Promise<RunEvent[]> {
+  const page = (await (await bridge.fetch('/v1/runs?limit=1')).json()) as { data: Array<{ run_id: string }> };
+  return bridge.readEvents(page.data[0]!.run_id);
+}
+
+describe('runbridge run in a terminal, with a person in the loop', () => {
+  it('--approve asks y / n / e for each call: an edit runs with the new arguments, a denial never runs', async () => {
+    startInTerminal('approve', ['--server', bridge.url, '--model', 'scripted:two', '--approve']);
+    await waitForScreen('approve', /approve echo\? \[y\]es \/ \[n\]o \/ \[e\]dit: $/m);
+    type('approve', 'e', 'Enter');
+    await waitForScreen('approve', /arguments: \{"text":"alpha"\}$/m);
+    // The arguments stand on the line, ready to change: clear it and type new ones.
+    type('approve', 'C-u', '{"text":"ALPHA"}', 'Enter');
+    await waitForScreen('approve', /(approve echo\?.*\n[\s\S]*){2}/);
+    type('approve', 'n', 'Enter');
+    await waitForScreen('approve', /reason \(optional\): $/m);
+    type('approve', 'not beta', 'Enter');
+    await waitForScreen('approve', /(approve echo\?.*\n[\s\S]*){3}/);
+    type('approve', 'y', 'Enter');
+    const done = await waitForScreen('approve', /\[exit \d+\]/);
+
+    expect(done).toContain('✓ approved echo with {"text":"ALPHA"}');
+    expect(done).toContain('✗ denied echo: not beta');
+    expect(done).toMatch(/■ completed reward 1/);
+    expect(done).toContain('[exit 0]');
+    const events = await newestRunEvents();
+    expect(events.filter((event) => event.event === 'tool.started').map((event) => event.arguments)).toEqual([
+      { text: 'ALPHA' },
+      { text: 'end', reward: 1, finished: true },
+    ]);
+  }, 60_000);
+
+  it('--approve plays a whole arith episode with the offline model, in-process, each call approved by the person', async () => {
+    startInTerminal('offline', ['--env', 'arith', '--index', '2', '--approve']);
+    let approved = 0;
+    for (;;) {
+      const text = await waitForScreen('offline', /(\[e\]dit: $|\[exit \d+\])/m);
+      if (/\[exit \d+\]/.test(text)) {
+        expect(text).toMatch(/■ completed reward 1 /);
+        expect(text).toContain('[exit 0]');
+        expect(text.match(/✓ approved/g)?.length).toBe(approved);
+        break;
+      }
+      type('offline', 'y', 'Enter');
+      approved++;
+      await waitForScreen('offline', new RegExp(`(✓ approved[\\s\\S]*){${approved}}`));
+    }
+    expect(approved).toBeGreaterThan(1);
+  }, 60_000);
+
+  it('--approve refuses edited arguments that are not a JSON object and asks again', async () => {
+    startInTerminal('edit', ['--server', bridge.url, '--model', 'scripted:two', '--approve']);
+    await waitForScreen('edit', /approve echo\?.*$/m);
+    type('edit', 'e', 'Enter');
+    await waitForScreen('edit', /arguments: \{"text":"alpha"\}$/m);
+    type('edit', 'C-u', '[1, 2]', 'Enter');
+    await waitForScreen('edit', /must be a JSON object[\s\S]*approve echo\?/);
+    type('edit', 'C-c');
+    const done = await waitForScreen('edit', /\[exit \d+\]/);
+    expect(done).toContain('■ cancelled (client)');
+    expect(done).toContain('[exit 130]');
+  }, 60_000);
+
+  it('--chat lets the person type follow-ups the model answers, and /exit ends the chat', async () => {
+    startInTerminal('chat', ['--server', bridge.url, '--model', 'chat', '--chat']);
+    await waitForScreen('chat', /^you> $/m);
+    type('chat', 'Hello there.', 'Enter');
+    await waitForScreen('chat', /You said: Hello there\. \[2 user messages\][\s\S]*^you> $/m);
+    type('chat', 'And again.', 'Enter');
+    await waitForScreen('chat', /You said: And again\. \[3 user messages\][\s\S]*^you> $/m);
+    type('chat', '/exit', 'Enter');
+    const done = await waitForScreen('chat', /\[exit \d+\]/);
+    expect(done).toContain('you: Hello there.');
+    expect(done).toContain('[exit 0]');
+    const events = await newestRunEvents();
+    expect(events.filter((event) => event.event === 'message.received').map((event) => event.content)).toEqual([
+      'Hello there.',
+      'And again.',
+    ]);
+    expect(events.at(-1)).toMatchObject({ event: 'run.cancelled', reason: 'client' });
+  }, 60_000);
+});

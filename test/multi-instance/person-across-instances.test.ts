@@ -1,0 +1,142 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { builtinEnvironments } from '../../adapters/environments/builtin-environments.js';
+import type { RunEventOf } from '../../src/protocol/run-events.js';
+import { assertEventOrder } from '../../src/protocol/verify-event-order.js';
+import {
+  chatProvider,
+  decide,
+  eventsMatching,
+  ofType,
+  postJson,
+  recordingProvider,
+  type Sent,
+  sendMessage,
+  snapshotOf,
+} from '../hitl/hitl-support.js';
+import { startTestRedis, type TestRedis } from '../support/redis-server.js';
+import { startTestBridge, type TestBridge } from '../support/start-test-bridge.js';
+import { createTestEnvironment } from '../support/test-environment.js';
+
+/**
+ * A person in the loop with two instances on one Redis (docs/protocol.md §7, §8): every decision and
+ * message is posted to the instance that does not execute the run, which hands it on through the
+ * store's control path and answers with what the executing instance wrote.
+ */
+
+const echo = (text: string) => ({ name: 'echo', arguments: JSON.stringify({ text }) });
+const sent: Sent = [];
+const test = createTestEnvironment('hitl');
+let redis: TestRedis;
+let a: TestBridge;
+let b: TestBridge;
+
+beforeAll(async () => {
+  redis = await startTestRedis();
+  const env = {
+    RUNBRIDGE_REDIS_URL: redis.url,
+    RUNBRIDGE_REDIS_PREFIX: redis.prefix(),
+    RUNBRIDGE_DEFAULT_ENV: 'hitl',
+    RUNBRIDGE_SHUTDOWN_GRACE_SECONDS: '1',
+  };
+  const options = {
+    environments: [...builtinEnvironments, test.environment],
+    providers: [recordingProvider({ one: [{ toolCalls: [echo('first')] }, { text: 'Done.' }] }, sent), chatProvider],
+  };
+  a = await startTestBridge(env, options);
+  b = await startTestBridge(env, options);
+});
+afterAll(async () => {
+  await a?.shutdown();
+  await b?.shutdown();
+  await redis?.stop();
+});
+
+/**
+ * The instance executing run `runId` (it has started and waits on a person) and the other one: every
+ * decision and message below goes to the other one.
+ */
+function executorAndOther(): { executor: TestBridge; other: TestBridge } {
+  const onA = a.registry.localStats().running;
+  const onB = b.registry.localStats().running;
+  expect(onA + onB).toBe(1);
+  return onA === 1 ? { executor: a, other: b } : { executor: b, other: a };
+}
+
+async function waitingApproval(runId: string) {
+  const [required] = await eventsMatching(a, runId, ofType('tool.approval_required'));
+  return { required: required as RunEventOf<'tool.approval_required'>, ...executorAndOther() };
+}
+
+describe('a person in the loop, across instances', () => {
+  it('runs a call approved on the other instance with the arguments it was sent', async () => {
+    const runId = await a.startRun({ model: 'scripted:one', approval: { tools: ['echo'] } });
+    const { required, other } = await waitingApproval(runId);
+    expect(await snapshotOf(other, runId)).toMatchObject({ status: 'requires_action' });
+
+    const answer = await decide(other, runId, required.approval_id, {
+      decision: 'approve',
+      arguments: { text: 'edited' },
+    });
+    expect(answer).toMatchObject({ status: 200, body: { decision: 'approve', edited: true, by: 'client' } });
+
+    const events = await b.readEvents(runId);
+    assertEventOrder(events);
+    expect(events.find((event) => event.event === 'tool.started')).toMatchObject({ arguments: { text: 'edited' } });
+    expect(events.at(-1)).toMatchObject({ event: 'run.completed' });
+  });
+
+  it('tells the model a denial posted on the other instance, and never runs the call', async () => {
+    const runsBefore = test.probe.runs.get('echo') ?? 0;
+    const runId = await a.startRun({ model: 'scripted:one', approval: { tools: ['echo'] } });
+    const { required, executor, other } = await waitingApproval(runId);
+    const answer = await decide(other, runId, required.approval_id, { decision: 'deny', reason: 'not today' });
+    expect(answer).toMatchObject({ status: 200, body: { decision: 'deny', reason: 'not today' } });
+
+    const events = await executor.readEvents(runId);
+    expect(events.some((event) => event.event === 'tool.started')).toBe(false);
+    expect(events.at(-1)).toMatchObject({ event: 'run.completed' });
+    expect(test.probe.runs.get('echo') ?? 0).toBe(runsBefore);
+    expect(JSON.stringify(sent.at(-1))).toContain('not today');
+  });
+
+  it('lets exactly one of two decisions racing on both instances win; the other gets 409', async () => {
+    const runId = await a.startRun({ model: 'scripted:one', approval: { tools: ['echo'] } });
+    const { required, executor, other } = await waitingApproval(runId);
+    const answers = await Promise.all([
+      decide(executor, runId, required.approval_id, { decision: 'approve' }),
+      decide(other, runId, required.approval_id, { decision: 'deny', reason: 'mine' }),
+    ]);
+    expect(answers.map((answer) => answer.status).sort()).toEqual([200, 409]);
+    const loser = answers.find((answer) => answer.status === 409)!;
+    expect(loser.body).toMatchObject({ error: { code: 'approval_resolved' } });
+
+    const events = await b.readEvents(runId);
+    const resolved = events.filter((event) => event.event === 'tool.approval_resolved');
+    expect(resolved).toHaveLength(1);
+    const winner = answers.find((answer) => answer.status === 200)!;
+    expect(resolved[0]).toMatchObject({ decision: winner.body.decision });
+  });
+
+  it('continues a chat waiting on one instance with a message posted on the other', async () => {
+    const runId = await a.startRun({ model: 'chat', await_input: true, input: 'Hello.' });
+    await eventsMatching(a, runId, ofType('run.awaiting_input'));
+    const { other: b } = executorAndOther();
+    expect(await snapshotOf(b, runId)).toMatchObject({ status: 'awaiting_input' });
+
+    const posted = await sendMessage(b, runId, 'Which numbers?');
+    expect(posted.status).toBe(202);
+    const [received] = await eventsMatching(b, runId, ofType('message.received'));
+    expect(received).toMatchObject({ message_id: posted.body.message_id, content: 'Which numbers?', turn: 2 });
+    const [, second] = await eventsMatching(b, runId, ofType('run.awaiting_input'), 2);
+    expect(second).toMatchObject({ turn: 2 });
+    // Cancelled from B, the run ends, so its whole log can be read: the model answered the message.
+    expect((await postJson(b, `/v1/runs/${runId}/cancel`, {})).status).toBe(202);
+    const events = await b.readEvents(runId, { after: received!.seq });
+    const answer = events
+      .filter((event): event is RunEventOf<'message.delta'> => event.event === 'message.delta')
+      .map((event) => event.delta)
+      .join('');
+    expect(answer).toContain('You said: Which numbers?');
+    expect(events.at(-1)).toMatchObject({ event: 'run.cancelled', reason: 'client' });
+  });
+});
