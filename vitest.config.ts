@@ -16,6 +16,7 @@ const CONTRACT_TESTS = [
   'test/store/quotas-and-budgets.test.ts',
   'test/hitl/approvals.test.ts',
   'test/hitl/messages.test.ts',
+  'test/webhooks/webhooks.test.ts',
 ];
 
 export default defineConfig({

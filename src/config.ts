@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { WebhookSettings } from './webhooks/webhook-dispatcher.js';
 
 /**
  * Environment variables → typed, validated configuration. Every knob of CONTRACT §6 is here with its
@@ -72,6 +73,21 @@ const EnvSchema = z.object({
     .default('runbridge:'),
   RUNBRIDGE_LEASE_SECONDS: seconds(15),
   RUNBRIDGE_SECRET: optionalText.pipe(z.string().min(16, 'must be at least 16 characters').optional()),
+  // Webhooks (CONTRACT §9, `docs/webhooks.md`).
+  RUNBRIDGE_WEBHOOK_SECRET: optionalText.pipe(
+    z
+      .string()
+      .refine(
+        isWebhookSecret,
+        'must be "whsec_" followed by at least 24 bytes in base64, e.g. whsec_$(openssl rand -base64 32)',
+      )
+      .optional(),
+  ),
+  RUNBRIDGE_WEBHOOK_ALLOWED_HOSTS: optionalText,
+  RUNBRIDGE_WEBHOOK_TIMEOUT_SECONDS: seconds(10),
+  RUNBRIDGE_WEBHOOK_MAX_ATTEMPTS: count(8),
+  RUNBRIDGE_WEBHOOK_RETRY_SECONDS: seconds(2),
+  RUNBRIDGE_WEBHOOK_CONCURRENCY: count(16),
   // Caps against hostile load (docs/security.md, "Caps"); unset connection and stream caps are
   // derived from the open-file limit at start-up.
   RUNBRIDGE_MAX_CONNECTIONS: optionalCount,
@@ -145,6 +161,8 @@ export interface Config {
    * random one kept in Redis, or with no Redis, per process.
    */
   secret: string | undefined;
+  /** Signed webhook deliveries (docs/webhooks.md). */
+  webhooks: WebhookSettings;
   /** Connections the server holds at most; undefined: derived from the open-file limit. */
   maxConnections: number | undefined;
   /** Open event streams in total; undefined: derived from the connection limit. */
@@ -246,6 +264,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     redisPrefix: e.RUNBRIDGE_REDIS_PREFIX,
     leaseMs: ms(e.RUNBRIDGE_LEASE_SECONDS),
     secret: e.RUNBRIDGE_SECRET,
+    webhooks: {
+      secret: e.RUNBRIDGE_WEBHOOK_SECRET,
+      allowedHosts: list(e.RUNBRIDGE_WEBHOOK_ALLOWED_HOSTS),
+      timeoutMs: ms(e.RUNBRIDGE_WEBHOOK_TIMEOUT_SECONDS),
+      maxAttempts: e.RUNBRIDGE_WEBHOOK_MAX_ATTEMPTS,
+      retryMs: ms(e.RUNBRIDGE_WEBHOOK_RETRY_SECONDS),
+      concurrency: e.RUNBRIDGE_WEBHOOK_CONCURRENCY,
+    },
     maxConnections: e.RUNBRIDGE_MAX_CONNECTIONS,
     maxStreams: e.RUNBRIDGE_MAX_STREAMS,
     maxStreamsPerKey: e.RUNBRIDGE_MAX_STREAMS_PER_KEY,
@@ -254,6 +280,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     openai: { apiKey: e.OPENAI_API_KEY, baseUrl: e.OPENAI_BASE_URL },
     anthropic: { apiKey: e.ANTHROPIC_API_KEY, baseUrl: e.ANTHROPIC_BASE_URL },
   };
+}
+
+/** True for a Standard Webhooks secret: `whsec_` and base64 of 24 bytes or more. */
+function isWebhookSecret(text: string): boolean {
+  const encoded = text.startsWith('whsec_') ? text.slice('whsec_'.length) : '';
+  return /^[A-Za-z0-9+/]+={0,2}$/.test(encoded) && Buffer.from(encoded, 'base64').length >= 24;
 }
 
 /**

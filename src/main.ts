@@ -24,6 +24,7 @@ import type { AnyEnvironment } from './ors/server/environment-registry.js';
 import { EnvCatalog } from './runs/env-catalog.js';
 import { RunRegistry } from './runs/run-registry.js';
 import { type OpenedStore, openRunStore } from './store/open-run-store.js';
+import { WebhookDispatcher } from './webhooks/webhook-dispatcher.js';
 
 /** What {@link startRunbridge} needs: a validated configuration (see `loadConfig`), and optional replacements for tests and embedding. */
 export interface StartOptions {
@@ -92,11 +93,12 @@ export async function startRunbridge(options: StartOptions): Promise<Runbridge> 
     await orsServer?.close();
     throw error;
   }
-  const { store, secret } = opened;
+  const { store, secret, outbox } = opened;
   const registry = new RunRegistry({
     ors,
     models,
     store,
+    webhooks: new WebhookDispatcher({ outbox, settings: config.webhooks, log }),
     log,
     defaultEnv: config.defaultEnv,
     limits: {

@@ -46,4 +46,22 @@ describe('loadConfig', () => {
       loadConfig({ RUNBRIDGE_CORS_ORIGINS: 'http://localhost:3000/, *, chrome-extension://abc' }).corsOrigins,
     ).toEqual(['http://localhost:3000/', '*', 'chrome-extension://abc']);
   });
+
+  it('reads the webhook settings, and refuses a secret that is not whsec_ and 24 bytes or more of base64', () => {
+    const secret = `whsec_${Buffer.alloc(32, 1).toString('base64')}`;
+    expect(
+      loadConfig({ RUNBRIDGE_WEBHOOK_SECRET: secret, RUNBRIDGE_WEBHOOK_ALLOWED_HOSTS: 'receiver, 10.0.0.5' }).webhooks,
+    ).toEqual({
+      secret,
+      allowedHosts: ['receiver', '10.0.0.5'],
+      timeoutMs: 10_000,
+      maxAttempts: 8,
+      retryMs: 2000,
+      concurrency: 16,
+    });
+    expect(loadConfig({}).webhooks.secret).toBeUndefined();
+    for (const bad of ['hunter2hunter2hunter2', `whsec_${Buffer.alloc(8, 1).toString('base64')}`, 'whsec_!!!']) {
+      expect(() => loadConfig({ RUNBRIDGE_WEBHOOK_SECRET: bad })).toThrow(/RUNBRIDGE_WEBHOOK_SECRET: must be "whsec_"/);
+    }
+  });
 });

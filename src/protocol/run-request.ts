@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { boundedObject } from './bounded-object.js';
+import { WebhookRequestSchema } from './webhook.js';
 
 /**
  * The body of `POST /v1/runs` (CONTRACT §2). Strict at every level: an unknown key is a 400 naming
@@ -117,6 +118,8 @@ export const RunRequestSchema = z
     await_input: z.boolean().optional(),
     /** How long chat mode waits for a message before the run completes; default 600. */
     input_timeout_seconds: z.number().positive().max(MAX_WAIT_SECONDS).optional(),
+    /** Signed calls to this URL when the run ends or waits on a person (docs/protocol.md §9). */
+    webhook: WebhookRequestSchema.optional(),
   })
   .refine((request) => request.input_timeout_seconds === undefined || request.await_input === true, {
     message: 'input_timeout_seconds applies to chat mode only: send it with await_input: true',

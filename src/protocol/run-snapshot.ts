@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { StopReasonSchema, TaskRefSchema, ToolApprovalRequiredEventSchema, UsageSchema } from './run-events.js';
+import { WebhookStateSchema } from './webhook.js';
 
 export const RunStatusSchema = z.enum([
   'queued',
@@ -61,6 +62,8 @@ export const RunSnapshotSchema = z.object({
   pending_approvals: z.array(PendingApprovalSchema),
   /** Highest `seq` in the log, or -1 while the run is queued. */
   last_seq: z.number().int(),
+  /** The run's webhook and its deliveries (docs/protocol.md §9); absent when the request had none. */
+  webhook: WebhookStateSchema.optional(),
 });
 /** The status snapshot of a run, a fold over its event log; `GET /v1/runs/:id` answers it. */
 export type RunSnapshot = z.infer<typeof RunSnapshotSchema>;

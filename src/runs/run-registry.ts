@@ -1,5 +1,12 @@
 import { customAlphabet } from 'nanoid';
-import { CapacityError, ConflictError, DrainingError, NotFoundError, RunbridgeError } from '../errors.js';
+import {
+  BadRequestError,
+  CapacityError,
+  ConflictError,
+  DrainingError,
+  NotFoundError,
+  RunbridgeError,
+} from '../errors.js';
 import type { ModelRegistry } from '../models/model-registry.js';
 import type { OrsClient } from '../ors/client/ors-client.js';
 import type { DecisionRequest } from '../protocol/decision-request.js';
@@ -7,6 +14,7 @@ import type { CancelReason, RunEventOf } from '../protocol/run-events.js';
 import type { MessageContent, RunRequest } from '../protocol/run-request.js';
 import { isFinishedStatus, type RunSnapshot } from '../protocol/run-snapshot.js';
 import type { ControlMessage, RunListQuery, RunPage, RunStats, RunStore } from '../store/run-store.js';
+import type { WebhookDispatcher } from '../webhooks/webhook-dispatcher.js';
 import { approvalState, awaitApprovalOutcome } from './approval-outcome.js';
 import { EnvCatalog } from './env-catalog.js';
 import { hashRequest } from './hash-request.js';
@@ -27,12 +35,17 @@ export interface RunRegistryOptions {
   defaultEnv: string;
   limits: RunLimits;
   now?: () => number;
+  /** Calls the runs' webhooks; without it a request with `webhook` is refused. */
+  webhooks?: WebhookDispatcher;
   /** Where a background task's unexpected failure is reported; default `console.error`. */
   log?: (message: string, error?: unknown) => void;
 }
 
 const newRunId = customAlphabet('0123456789abcdefghijklmnopqrstuvwxyz', 24);
 const newId = customAlphabet('0123456789abcdefghijklmnopqrstuvwxyz', 20);
+
+/** The longest shutdown waits, after the last run ended, for the webhooks due meanwhile to be delivered. */
+const WEBHOOK_FLUSH_MS = 10_000;
 
 /** How long a decision's request waits for the run to write its resolution before answering 503. */
 const DECISION_CONFIRM_MS = 10_000;
@@ -91,6 +104,7 @@ export class RunRegistry {
       limits: options.limits,
       tasks: this.#tasks,
       now: this.#now,
+      onStart: (run) => options.webhooks?.watch(run),
     });
     this.#store.attach({
       freeSlots: () => (this.#draining ? 0 : this.#scheduler.freeSlots()),
@@ -118,6 +132,7 @@ export class RunRegistry {
    */
   async create(request: RunRequest, owner: string, idempotencyKey?: string): Promise<{ run: Run; created: boolean }> {
     if (this.#draining) throw new DrainingError();
+    if (request.webhook !== undefined) await this.#checkWebhook(request.webhook);
     if (idempotencyKey === undefined) return { run: await this.#create(request, owner), created: true };
 
     const hash = hashRequest(request);
@@ -147,6 +162,24 @@ export class RunRegistry {
       await this.#store.releaseKey(owner, idempotencyKey).catch(() => undefined);
       throw error;
     }
+  }
+
+  async #checkWebhook(webhook: NonNullable<RunRequest['webhook']>): Promise<void> {
+    if (this.#o.webhooks === undefined) {
+      throw new BadRequestError('This server sends no webhooks; leave out "webhook".', {
+        code: 'webhooks_not_configured',
+      });
+    }
+    await this.#o.webhooks.check(webhook);
+  }
+
+  /** `snapshot` with its webhook's deliveries as they stand now (docs/protocol.md §9). */
+  async #withDeliveries(snapshot: RunSnapshot): Promise<RunSnapshot> {
+    if (snapshot.webhook === undefined || this.#o.webhooks === undefined) return snapshot;
+    return {
+      ...snapshot,
+      webhook: { ...snapshot.webhook, deliveries: await this.#o.webhooks.deliveries(snapshot.run_id) },
+    };
   }
 
   async #create(request: RunRequest, owner: string, idempotency?: { key: string; hash: string }): Promise<Run> {
@@ -198,12 +231,13 @@ export class RunRegistry {
     const stored = await this.#store.snapshot(id);
     if (!stored || stored.owner !== owner) throw runNotFound(id);
     await this.#store.touch(id);
-    return stored.snapshot;
+    return this.#withDeliveries(stored.snapshot);
   }
 
   /** `owner`'s runs, newest first; a cursor naming no run of theirs is a 400. */
   async list(owner: string, query: RunListQuery): Promise<RunPage> {
-    return this.#store.list(owner, query);
+    const page = await this.#store.list(owner, query);
+    return { ...page, data: await Promise.all(page.data.map((snapshot) => this.#withDeliveries(snapshot))) };
   }
 
   /** Cancels `owner`'s run; idempotent. A queued run leaves the queue and ends at once. */
@@ -330,12 +364,15 @@ export class RunRegistry {
   /**
    * Stops taking runs, cancels the queued ones no other instance will run, lets running ones finish
    * within `graceMs`, cancels the rest, and resolves when every episode has ended (terminal event
-   * stored, ORS session deleted) and the store is closed.
+   * stored, ORS session deleted), the webhooks have had up to 10 s to deliver what is due, and
+   * the store is closed.
    */
   async shutdown(graceMs: number): Promise<void> {
     this.#draining = true;
     for (const queued of await this.#store.abandon().catch(() => [])) this.#scheduler.start(queued, 'shutdown');
     await this.#scheduler.drain(graceMs);
+    // Before the store closes: a shared outbox lives on its connection.
+    await this.#o.webhooks?.stop(Math.min(graceMs, WEBHOOK_FLUSH_MS));
     await this.#retention.stop();
     await this.#store.close();
   }

@@ -4,6 +4,7 @@ import type { OrsClient } from '../ors/client/ors-client.js';
 import type { CancelReason } from '../protocol/run-events.js';
 import type { ClaimedRun, ControlMessage, RunStore } from '../store/run-store.js';
 import { DEFAULT_INPUT_TIMEOUT_SECONDS } from './await-input.js';
+import type { Run } from './run.js';
 import { RunCancelledError } from './run-cancelled-error.js';
 import { runEpisode } from './run-episode.js';
 import { RunInbox } from './run-inbox.js';
@@ -24,6 +25,8 @@ export interface RunSchedulerOptions {
   limits: SchedulerLimits;
   tasks: TaskTracker;
   now: () => number;
+  /** Hears of every run as it starts here, before its first event (the webhooks watch their events). */
+  onStart?: (run: Run) => void;
 }
 
 /** How long shutdown waits, after the last episode ended, for the store to hold the logs. */
@@ -97,6 +100,7 @@ export class RunScheduler {
       if (!waiting) run.touch(now());
     });
     this.#active.set(run.id, { controller, inbox });
+    this.#o.onStart?.(run);
     const timeout = setTimeout(() => controller.abort(new RunCancelledError('timeout')), limits.runTimeoutMs);
     const started = now();
     const stored = store.track(run);

@@ -1,6 +1,7 @@
 import type { TaskRef } from '../protocol/run-events.js';
 import type { RunRequest } from '../protocol/run-request.js';
 import { isFinishedStatus, type RunSnapshot, type RunStatus } from '../protocol/run-snapshot.js';
+import { webhookEvents } from '../webhooks/webhook-events.js';
 import { EventLog } from './event-log.js';
 import { applyEvent, emptySummary, type RunSummary } from './run-summary.js';
 
@@ -141,6 +142,10 @@ export class Run {
       stop_reason: summary.stopReason,
       pending_approvals: summary.pendingApprovals.map((entry) => ({ ...entry })),
       last_seq: this.log.lastSeq,
+      // The deliveries are the dispatcher's to fill in (RunRegistry.snapshot): they change after the log does.
+      ...(this.request.webhook === undefined
+        ? {}
+        : { webhook: { url: this.request.webhook.url, events: webhookEvents(this.request.webhook), deliveries: [] } }),
     };
   }
 }

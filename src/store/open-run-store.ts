@@ -2,12 +2,15 @@ import { randomBytes } from 'node:crypto';
 import { customAlphabet } from 'nanoid';
 import type { Config } from '../config.js';
 import { MemoryRunStore } from './memory/memory-run-store.js';
+import { MemoryWebhookOutbox } from './memory/memory-webhook-outbox.js';
 import { RedisConnection } from './redis/redis-connection.js';
 import { RedisKeys } from './redis/redis-keys.js';
 import { RedisRunStore } from './redis/redis-run-store.js';
+import { RedisWebhookOutbox } from './redis/redis-webhook-outbox.js';
 import { SealedSecrets } from './redis/sealed-secrets.js';
 import type { RunStore, StoreLimits } from './run-store.js';
 import { StoreUnavailableError } from './store-unavailable-error.js';
+import type { WebhookOutbox } from './webhook-outbox.js';
 
 /** How long start-up waits for Redis. */
 const CONNECT_TIMEOUT_MS = 30_000;
@@ -33,6 +36,8 @@ export interface OpenedStore {
   secret: Buffer | undefined;
   /** This instance's id in the shared store (for logs), or undefined in memory. */
   instance: string | undefined;
+  /** Where webhook deliveries wait: beside the runs, in memory or in the same Redis. */
+  outbox: WebhookOutbox;
 }
 
 /**
@@ -46,7 +51,12 @@ export async function openRunStore(
 ): Promise<OpenedStore> {
   const configured = config.secret === undefined ? undefined : Buffer.from(config.secret, 'utf8');
   if (config.redisUrl === undefined) {
-    return { store: new MemoryRunStore(storeLimits(config)), secret: configured, instance: undefined };
+    return {
+      store: new MemoryRunStore(storeLimits(config)),
+      secret: configured,
+      instance: undefined,
+      outbox: new MemoryWebhookOutbox(config.retentionMs),
+    };
   }
   const connection = new RedisConnection(config.redisUrl);
   try {
@@ -58,7 +68,8 @@ export async function openRunStore(
       error,
     );
   }
-  const secret = configured ?? (await sharedSecret(connection, new RedisKeys(config.redisPrefix)));
+  const keys = new RedisKeys(config.redisPrefix);
+  const secret = configured ?? (await sharedSecret(connection, keys));
   const instance = `i_${newInstanceId()}`;
   const store = new RedisRunStore({
     connection,
@@ -70,7 +81,7 @@ export async function openRunStore(
     secrets: new SealedSecrets(secret),
     log,
   });
-  return { store, secret, instance };
+  return { store, secret, instance, outbox: new RedisWebhookOutbox(connection, keys, config.retentionMs) };
 }
 
 /** The secret kept in Redis for every instance: the first to start writes it, the others read it. */

@@ -165,7 +165,8 @@ export async function follow(runId: string, into: HTMLElement): Promise<void> {
 
 /**
  * The package as users get it: `npm pack` (which builds dist/ through `prepare`), the tarball
- * installed into an empty project from the npm cache alone (`--offline`), then the command, each
+ * installed into an empty project from the npm cache (`--offline`; metadata from the registry only when
+ * the cache has none), then the command, each
  * entry point from plain ESM, and TypeScript consumers against the shipped declarations.
  */
 describe('the packed package', () => {
@@ -196,8 +197,16 @@ describe('the packed package', () => {
       `typescript@${await installedVersion('typescript')}`,
       `@types/node@${await installedVersion('@types/node')}`,
     ];
-    await run('npm', ['install', '--offline', '--no-audit', '--no-fund', join(work, packed!.filename), ...devTools], {
-      cwd: consumer,
+    const install = (mode: string) =>
+      run('npm', ['install', mode, '--no-audit', '--no-fund', join(work, packed!.filename), ...devTools], {
+        cwd: consumer,
+      });
+    // The tarballs are in the npm cache (`npm ci` put them there), but a fresh machine's cache has no
+    // package metadata, which resolving the tarball's version ranges needs: then, and only then, the
+    // metadata comes from the registry `npm ci` itself used.
+    await install('--offline').catch((error: Error) => {
+      if (!error.message.includes('ENOTCACHED')) throw error;
+      return install('--prefer-offline');
     });
   }, 240_000);
 

@@ -44,6 +44,21 @@ export class RedisKeys {
     return `${this.prefix}ctl:${instance}`;
   }
 
+  /** Sorted set: pending webhook deliveries by when they are due (or their lease ends). */
+  get webhooksDue(): string {
+    return `${this.prefix}wh:due`;
+  }
+
+  /** String: one webhook delivery, JSON (it expires a retention after it settled). */
+  webhook(id: string): string {
+    return `${this.prefix}wh:d:${id}`;
+  }
+
+  /** List: the ids of a run's webhook deliveries, oldest first. */
+  runWebhooks(runId: string): string {
+    return `${this.prefix}wh:run:${runId}`;
+  }
+
   /** String: the secret shared by every instance when `RUNBRIDGE_SECRET` is not set. */
   get secret(): string {
     return `${this.prefix}secret`;

@@ -230,6 +230,27 @@ if redis.call('EXISTS', run) == 1 then redis.call('HSET', run, 'touched_at', ARG
 return 1
 `;
 
+/**
+ * Claims webhook deliveries due by ARGV[2] (at most ARGV[3]) for one instance: each is due again at
+ * ARGV[4] (the lease), so no other instance takes it while its attempt runs, and one whose instance
+ * died is taken again after the lease. Returns the deliveries' records.
+ */
+export const CLAIM_WEBHOOKS = `${HELPERS}
+local due = p .. 'wh:due'
+local ids = redis.call('ZRANGEBYSCORE', due, '-inf', ARGV[2], 'LIMIT', 0, tonumber(ARGV[3]))
+local records = {}
+for _, id in ipairs(ids) do
+  local record = redis.call('GET', p .. 'wh:d:' .. id)
+  if record then
+    redis.call('ZADD', due, ARGV[4], id)
+    table.insert(records, record)
+  else
+    redis.call('ZREM', due, id)
+  end
+end
+return records
+`;
+
 /** Every script of the store, by the command name it is defined under. */
 export const SCRIPTS = {
   rbSubmit: SUBMIT,
@@ -242,6 +263,7 @@ export const SCRIPTS = {
   rbClaimKey: CLAIM_KEY,
   rbReleaseKey: RELEASE_KEY,
   rbTouch: TOUCH,
+  rbClaimWebhooks: CLAIM_WEBHOOKS,
 } as const;
 
 export type ScriptName = keyof typeof SCRIPTS;

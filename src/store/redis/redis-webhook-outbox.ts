@@ -1,0 +1,76 @@
+import type { OutboxDelivery, WebhookOutbox } from '../webhook-outbox.js';
+import type { RedisConnection } from './redis-connection.js';
+import type { RedisKeys } from './redis-keys.js';
+
+/**
+ * Webhook deliveries in the shared Redis: every instance claims due ones (`rbClaimWebhooks`, under a
+ * lease), so a delivery pending when its instance stops or dies is sent by another, or by this one
+ * once restarted. A settled delivery, and a run's list of them, expire a retention later.
+ */
+export class RedisWebhookOutbox implements WebhookOutbox {
+  readonly durable = true;
+  readonly #connection: RedisConnection;
+  readonly #keys: RedisKeys;
+  readonly #retentionMs: number;
+
+  constructor(connection: RedisConnection, keys: RedisKeys, retentionMs: number) {
+    this.#connection = connection;
+    this.#keys = keys;
+    this.#retentionMs = retentionMs;
+  }
+
+  async add(delivery: OutboxDelivery): Promise<void> {
+    const keys = this.#keys;
+    const list = keys.runWebhooks(delivery.runId);
+    await this.#connection.run(() =>
+      this.#connection.command
+        .multi()
+        .set(keys.webhook(delivery.id), JSON.stringify(delivery))
+        .zadd(keys.webhooksDue, delivery.nextAttemptAt ?? 0, delivery.id)
+        .rpush(list, delivery.id)
+        .pexpire(list, this.#retentionMs)
+        .exec(),
+    );
+  }
+
+  async claim(max: number, now: number, leaseMs: number): Promise<OutboxDelivery[]> {
+    const records = (await this.#connection.script(
+      'rbClaimWebhooks',
+      this.#keys.prefix,
+      now,
+      max,
+      now + leaseMs,
+    )) as string[];
+    return records.map((record) => JSON.parse(record) as OutboxDelivery);
+  }
+
+  async settle(delivery: OutboxDelivery): Promise<void> {
+    const keys = this.#keys;
+    const record = JSON.stringify(delivery);
+    const list = keys.runWebhooks(delivery.runId);
+    await this.#connection.run(() => {
+      const batch = this.#connection.command.multi();
+      if (delivery.status === 'pending') {
+        batch.set(keys.webhook(delivery.id), record).zadd(keys.webhooksDue, delivery.nextAttemptAt ?? 0, delivery.id);
+      } else {
+        batch.set(keys.webhook(delivery.id), record, 'PX', this.#retentionMs).zrem(keys.webhooksDue, delivery.id);
+      }
+      return batch.pexpire(list, this.#retentionMs).exec();
+    });
+  }
+
+  async list(runId: string): Promise<OutboxDelivery[]> {
+    const command = this.#connection.command;
+    const ids = await this.#connection.run(() => command.lrange(this.#keys.runWebhooks(runId), 0, -1));
+    if (ids.length === 0) return [];
+    const records = await this.#connection.run(() => command.mget(ids.map((id) => this.#keys.webhook(id))));
+    return records.flatMap((record) => (record === null ? [] : [JSON.parse(record) as OutboxDelivery]));
+  }
+
+  async nextDue(): Promise<number | undefined> {
+    const first = await this.#connection.run(() =>
+      this.#connection.command.zrange(this.#keys.webhooksDue, 0, 0, 'WITHSCORES'),
+    );
+    return first.length < 2 ? undefined : Number(first[1]);
+  }
+}

@@ -1,0 +1,45 @@
+import type { WebhookEventType } from '../protocol/webhook.js';
+
+/**
+ * Where webhook deliveries wait until they are delivered or given up (docs/protocol.md §9): in memory
+ * (they die with the process) or in Redis (any instance delivers them, so a restart loses none). The
+ * dispatcher in `src/webhooks/` is written against this interface only.
+ */
+
+/** One delivery: what to send, and how its attempts went. Times are epoch milliseconds. */
+export interface OutboxDelivery {
+  /** The `webhook-id` header: `msg_<run id>_<seq>`, the same on every attempt, so receivers can drop repeats. */
+  id: string;
+  runId: string;
+  url: string;
+  event: WebhookEventType;
+  seq: number;
+  /** The JSON body, built when the event happened and signed anew at each attempt. */
+  body: string;
+  status: 'pending' | 'delivered' | 'failed';
+  attempts: number;
+  lastStatus: number | null;
+  lastError: string | null;
+  /** When the next attempt is due while pending. */
+  nextAttemptAt: number | null;
+  deliveredAt: number | null;
+}
+
+export interface WebhookOutbox {
+  /** True when deliveries outlive this process (another instance, or this one restarted, sends them). */
+  readonly durable: boolean;
+  /** Stores a new pending delivery, due at its `nextAttemptAt`. */
+  add(delivery: OutboxDelivery): Promise<void>;
+  /**
+   * Takes up to `max` pending deliveries due by `now` for this instance to attempt: none is handed to
+   * anyone else until `now + leaseMs` (by then a settled one is no longer due, and one whose attempt
+   * died with its instance is due again).
+   */
+  claim(max: number, now: number, leaseMs: number): Promise<OutboxDelivery[]>;
+  /** Records an attempt's outcome: still pending (due again at `nextAttemptAt`), delivered or failed. */
+  settle(delivery: OutboxDelivery): Promise<void>;
+  /** Run `runId`'s deliveries, oldest first. */
+  list(runId: string): Promise<OutboxDelivery[]>;
+  /** When the earliest pending delivery is due, or undefined when none is pending. */
+  nextDue(): Promise<number | undefined>;
+}

@@ -1,0 +1,278 @@
+import { Webhook } from 'standardwebhooks';
+import { BadRequestError } from '../errors.js';
+import type { RunEvent } from '../protocol/run-events.js';
+import type { WebhookDelivery, WebhookRequest } from '../protocol/webhook.js';
+import type { Run } from '../runs/run.js';
+import type { OutboxDelivery, WebhookOutbox } from '../store/webhook-outbox.js';
+import { postWebhook } from './post-webhook.js';
+import { webhookEvents } from './webhook-events.js';
+import { type HostLookup, resolveWebhookTarget, systemLookup, WebhookTargetError } from './webhook-target.js';
+
+/** The webhook settings of the configuration (docs/configuration.md). */
+export interface WebhookSettings {
+  /** `whsec_…`: signs every delivery; without it a request with `webhook` is refused. */
+  secret: string | undefined;
+  /** Hosts that may resolve to loopback or private addresses (the SSRF guard lets them through). */
+  allowedHosts: string[];
+  /** How long one attempt may take, connecting included. */
+  timeoutMs: number;
+  /** Attempts before a delivery is given up as failed. */
+  maxAttempts: number;
+  /** The wait before the first retry; each next one doubles it (with jitter), up to `MAX_RETRY_MS`. */
+  retryMs: number;
+  /** Attempts in flight at once on this instance. */
+  concurrency: number;
+}
+
+export interface WebhookDispatcherOptions {
+  outbox: WebhookOutbox;
+  settings: WebhookSettings;
+  log: (message: string, error?: unknown) => void;
+  now?: () => number;
+  /** How host names resolve (tests resolve names of their own). */
+  lookup?: HostLookup;
+}
+
+/** The longest wait between two attempts. */
+const MAX_RETRY_MS = 10 * 60_000;
+/** How often the outbox is asked for due deliveries when nothing woke the dispatcher sooner. */
+const POLL_MS = 250;
+/** What an attempt may take beyond its timeout (resolving, recording) before another instance may take it. */
+const LEASE_MARGIN_MS = 10_000;
+
+/**
+ * Calls runs' webhooks (docs/protocol.md §9): checks each URL when the run is created, turns the
+ * chosen events of the runs executing here into deliveries in the outbox, and attempts due
+ * deliveries — its own, or, with a shared outbox, anyone's — signed per Standard Webhooks, at most
+ * `concurrency` at once, retrying with exponential backoff and jitter until `maxAttempts`.
+ */
+export class WebhookDispatcher {
+  readonly #o: WebhookDispatcherOptions;
+  readonly #now: () => number;
+  readonly #signer: Webhook | undefined;
+  /** Attempts in flight, and deliveries being written to the outbox. */
+  readonly #work = new Set<Promise<void>>();
+  #inFlight = 0;
+  #timer: NodeJS.Timeout | undefined;
+  #ticking: Promise<void> | undefined;
+  #tickAgain = false;
+  #stopped = false;
+
+  constructor(options: WebhookDispatcherOptions) {
+    this.#o = options;
+    this.#now = options.now ?? Date.now;
+    this.#signer = options.settings.secret === undefined ? undefined : new Webhook(options.settings.secret);
+    this.#schedule();
+  }
+
+  /**
+   * Refuses, with a 400, a webhook this server cannot call: no secret configured
+   * (`webhooks_not_configured`), a target the SSRF guard refuses (`webhook_refused`), or a host
+   * that does not resolve (`webhook_unresolved`).
+   */
+  async check(webhook: WebhookRequest): Promise<void> {
+    if (this.#signer === undefined) {
+      throw new BadRequestError(
+        'This server sends no webhooks: it has no RUNBRIDGE_WEBHOOK_SECRET to sign them with. Ask its operator to set one, or leave out "webhook".',
+        { code: 'webhooks_not_configured' },
+      );
+    }
+    try {
+      await resolveWebhookTarget(webhook.url, this.#o.settings.allowedHosts, this.#o.lookup ?? systemLookup);
+    } catch (error) {
+      if (error instanceof WebhookTargetError)
+        throw new BadRequestError(`webhook.url: ${error.message}`, { code: error.code });
+      throw error;
+    }
+  }
+
+  /** Turns run `run`'s webhook events into deliveries as they are appended (a run executing here). */
+  watch(run: Run): void {
+    const webhook = run.request.webhook;
+    if (webhook === undefined) return;
+    const wanted = new Set<string>(webhookEvents(webhook));
+    const stop = run.log.onAppend(({ event }) => {
+      if (wanted.has(event.event)) this.#track(this.#enqueue(run, webhook.url, event));
+      if (event.event === 'run.completed' || event.event === 'run.failed' || event.event === 'run.cancelled') stop();
+    });
+  }
+
+  /** Run `runId`'s deliveries, as its snapshot shows them. */
+  async deliveries(runId: string): Promise<WebhookDelivery[]> {
+    return (await this.#o.outbox.list(runId)).map(deliveryState);
+  }
+
+  /**
+   * Stops: waits for the deliveries being recorded and the attempts in flight, and — when the outbox
+   * dies with this process — keeps delivering for up to `graceMs` while deliveries are due within it
+   * (the runs just cancelled by the shutdown have their say). A shared outbox keeps its pending ones
+   * for the other instances, or for this one when it comes back.
+   */
+  async stop(graceMs: number): Promise<void> {
+    const deadline = this.#now() + graceMs;
+    if (this.#o.outbox.durable) this.#stopClaiming();
+    for (;;) {
+      await Promise.race([Promise.allSettled([...this.#work]), sleep(50)]);
+      if (this.#now() >= deadline) break;
+      if (this.#work.size > 0) continue;
+      if (this.#o.outbox.durable) break;
+      const next = await this.#o.outbox.nextDue().catch(() => undefined);
+      if (next === undefined || next > deadline) break;
+    }
+    this.#stopClaiming();
+  }
+
+  #stopClaiming(): void {
+    this.#stopped = true;
+    clearTimeout(this.#timer);
+  }
+
+  async #enqueue(run: Run, url: string, event: RunEvent): Promise<void> {
+    // The snapshot at the event; its own `webhook` is left out: the receiver is that webhook, and
+    // the deliveries' states change after the fact.
+    const { webhook: _webhook, ...snapshot } = run.snapshot();
+    const body = JSON.stringify({
+      type: event.event,
+      timestamp: new Date(event.timestamp * 1000).toISOString(),
+      data: { run: snapshot, event },
+    });
+    await this.#o.outbox.add({
+      id: `msg_${run.id}_${event.seq}`,
+      runId: run.id,
+      url,
+      event: event.event as OutboxDelivery['event'],
+      seq: event.seq,
+      body,
+      status: 'pending',
+      attempts: 0,
+      lastStatus: null,
+      lastError: null,
+      nextAttemptAt: this.#now(),
+      deliveredAt: null,
+    });
+    this.#wake();
+  }
+
+  #track(work: Promise<void>): void {
+    const tracked = work.catch((error) => this.#o.log('webhook: could not record or settle a delivery:', error));
+    this.#work.add(tracked);
+    void tracked.finally(() => this.#work.delete(tracked));
+  }
+
+  #schedule(): void {
+    // Without a secret no webhook is accepted here, so there is nothing to deliver.
+    if (this.#stopped || this.#signer === undefined) return;
+    clearTimeout(this.#timer);
+    this.#timer = setTimeout(() => this.#wake(), POLL_MS);
+    this.#timer.unref();
+  }
+
+  /** Claims due deliveries while attempts may start; overlapping calls fold into one. */
+  #wake(): void {
+    if (this.#stopped) return;
+    if (this.#ticking) {
+      this.#tickAgain = true;
+      return;
+    }
+    this.#ticking = this.#tick()
+      .catch((error) => this.#o.log('webhook: could not claim due deliveries:', error))
+      .finally(() => {
+        this.#ticking = undefined;
+        if (this.#tickAgain) {
+          this.#tickAgain = false;
+          this.#wake();
+        } else {
+          this.#schedule();
+        }
+      });
+  }
+
+  async #tick(): Promise<void> {
+    const { concurrency, timeoutMs } = this.#o.settings;
+    const free = concurrency - this.#inFlight;
+    if (free <= 0 || this.#stopped) return;
+    const due = await this.#o.outbox.claim(free, this.#now(), timeoutMs + LEASE_MARGIN_MS);
+    for (const delivery of due) {
+      this.#inFlight++;
+      this.#track(
+        this.#attempt(delivery).finally(() => {
+          this.#inFlight--;
+          this.#wake();
+        }),
+      );
+    }
+  }
+
+  async #attempt(delivery: OutboxDelivery): Promise<void> {
+    const { settings, lookup } = this.#o;
+    const startedAt = this.#now();
+    let outcome: { status: number } | { status: null; error: string };
+    let retry = true;
+    try {
+      const target = await resolveWebhookTarget(delivery.url, settings.allowedHosts, lookup ?? systemLookup);
+      const signature = (this.#signer as Webhook).sign(delivery.id, new Date(startedAt), delivery.body);
+      outcome = await postWebhook(
+        target,
+        {
+          'webhook-id': delivery.id,
+          'webhook-timestamp': String(Math.floor(startedAt / 1000)),
+          'webhook-signature': signature,
+        },
+        delivery.body,
+        settings.timeoutMs,
+      );
+    } catch (error) {
+      if (!(error instanceof WebhookTargetError)) throw error;
+      // The guard says no for good (the name now resolves somewhere private): retrying cannot help.
+      retry = error.code !== 'webhook_refused';
+      outcome = { status: null, error: error.message };
+    }
+    const attempts = delivery.attempts + 1;
+    const settled: OutboxDelivery = {
+      ...delivery,
+      attempts,
+      lastStatus: outcome.status,
+      lastError: outcome.status === null ? outcome.error : null,
+    };
+    if (outcome.status !== null && outcome.status >= 200 && outcome.status < 300) {
+      Object.assign(settled, { status: 'delivered', nextAttemptAt: null, deliveredAt: this.#now() });
+    } else if (!retry || attempts >= settings.maxAttempts) {
+      const why = outcome.status === null ? outcome.error : `HTTP ${outcome.status}`;
+      if (outcome.status !== null) settled.lastError = `the receiver answered ${outcome.status}`;
+      Object.assign(settled, { status: 'failed', nextAttemptAt: null });
+      this.#o.log(
+        `webhook: delivery ${delivery.id} (${delivery.event} of run ${delivery.runId}) to ${new URL(delivery.url).origin} failed after ${attempts} attempt(s): ${why}`,
+      );
+    } else {
+      if (outcome.status !== null) settled.lastError = `the receiver answered ${outcome.status}`;
+      settled.nextAttemptAt = this.#now() + backoffMs(settings.retryMs, attempts);
+    }
+    await this.#o.outbox.settle(settled);
+  }
+}
+
+/** The wait after attempt `attempts`: `baseMs` doubled per attempt, times a jitter of 0.5–1, at most `MAX_RETRY_MS`. */
+export function backoffMs(baseMs: number, attempts: number): number {
+  const exponential = Math.min(MAX_RETRY_MS, baseMs * 2 ** (attempts - 1));
+  return Math.round(exponential * (0.5 + Math.random() / 2));
+}
+
+/** A delivery as the snapshot shows it (epoch seconds). */
+function deliveryState(delivery: OutboxDelivery): WebhookDelivery {
+  const seconds = (ms: number | null) => (ms === null ? null : ms / 1000);
+  return {
+    webhook_id: delivery.id,
+    event: delivery.event,
+    seq: delivery.seq,
+    status: delivery.status,
+    attempts: delivery.attempts,
+    last_status: delivery.lastStatus,
+    last_error: delivery.lastError,
+    next_attempt_at: seconds(delivery.nextAttemptAt),
+    delivered_at: seconds(delivery.deliveredAt),
+  };
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
