@@ -193,7 +193,12 @@ export class RunRegistry {
       { id: `run_${newRunId()}`, owner, env, task, model, request: kept, createdAt: this.#now() },
       { maxEvents: this.#o.limits.maxEventsPerRun, now: this.#now },
     );
-    const slot = this.#scheduler.reserve();
+    const slot = await this.#scheduler.reserveSoon();
+    // Checked again after the await, as above.
+    if (this.#draining) {
+      slot?.(false);
+      throw new DrainingError();
+    }
     let admission: Awaited<ReturnType<RunStore['submit']>>;
     try {
       admission = await this.#store.submit({

@@ -82,6 +82,20 @@ export class RunScheduler {
     };
   }
 
+  /**
+   * As {@link reserve}, but when the slots are only held by a claim from the queue in flight, waits
+   * for that claim first: a slot it did not use is free again. Without this a run posted while the
+   * queue was being polled would queue (and start a moment later) though a slot was free.
+   */
+  async reserveSoon(): Promise<((taken: boolean) => void) | undefined> {
+    for (let tries = 0; tries < 3; tries++) {
+      const slot = this.reserve();
+      if (slot !== undefined || this.#pumping === undefined) return slot;
+      await this.#pumping.catch(() => undefined);
+    }
+    return this.reserve();
+  }
+
   /** True while run `id` executes here. */
   holds(id: string): boolean {
     return this.#active.has(id);

@@ -82,7 +82,7 @@ describe('the chat page is accessible', () => {
     await tab.keyboard.type('3');
     await tabTo(tab, 'model');
     await tab.keyboard.type('scripted:hang');
-    expect(await tab.getByLabel('Model').inputValue()).toBe('scripted:hang');
+    expect(await tab.getByLabel('Model', { exact: true }).inputValue()).toBe('scripted:hang');
     await tabTo(tab, 'message');
     await tab.keyboard.type('Take your time.');
     await tab.keyboard.press('Control+Enter');

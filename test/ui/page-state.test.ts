@@ -116,6 +116,36 @@ describe("the chat page's narration for screen readers", () => {
     ).toEqual(['Then I check 3.5 twice']);
   });
 
+  it('says when a call waits for a decision and what was decided, and when chat mode waits', () => {
+    const narrator = new Narrator();
+    const call = { tool: 'search', tool_call_id: 'c', turn: 1, call_index: 0 };
+    expect(
+      narrator.push({
+        event: 'tool.approval_required',
+        ...envelope(0),
+        ...call,
+        approval_id: 'apr_1',
+        arguments: {},
+        expires_at: 9,
+      }),
+    ).toEqual(['search waits for your decision.']);
+    expect(
+      narrator.push({
+        event: 'tool.approval_resolved',
+        ...envelope(1),
+        ...call,
+        approval_id: 'apr_1',
+        decision: 'deny',
+        by: 'client',
+        arguments: {},
+        edited: false,
+      }),
+    ).toEqual(['search denied.']);
+    expect(narrator.push({ event: 'run.awaiting_input', ...envelope(2), turn: 1, expires_at: 9 })).toEqual([
+      'Your turn: the model waits for your message.',
+    ]);
+  });
+
   it('says when a tool is called and how it ended, and how the run ended', () => {
     const narrator = new Narrator();
     const call = { tool: 'search', tool_call_id: 'c', turn: 1, call_index: 0 };

@@ -6,6 +6,7 @@ import {
   emptyTranscript,
   foldRunEvent,
   hasRunningTool,
+  pendingApprovals,
   type RunTranscript,
   type ToolPart,
   toolElapsed,
@@ -151,11 +152,91 @@ describe("the chat page's run transcript", () => {
 
   it('moves the cursor past an event of a type it does not know, and changes nothing else', () => {
     const before = fold(log.slice(0, 3));
-    const after = foldRunEvent(
-      before,
-      { event: 'run.awaiting_input', seq: before.lastSeq + 1, run_id: 'run_t', timestamp: 1, turn: 2 },
+    // A type a newer bridge may send (the client hands such events through as they are).
+    const newer = { event: 'tool.telemetry', seq: before.lastSeq + 1, run_id: 'run_t', timestamp: 1 };
+    const after = foldRunEvent(before, newer as unknown as RunEvent, 0);
+    expect(after).toEqual({ ...before, lastSeq: before.lastSeq + 1 });
+  });
+
+  it('shows a call waiting for a decision until it is resolved, and a denied call as denied, never run', () => {
+    const required = (seq: number, id: string, tool_call_id: string, call_index: number) =>
+      ({
+        event: 'tool.approval_required',
+        ...envelope(seq),
+        ...call,
+        tool_call_id,
+        call_index,
+        approval_id: id,
+        arguments: { q: id },
+        expires_at: 600,
+      }) as const;
+    const waiting = fold([required(0, 'apr_1', 'call_1', 0), required(1, 'apr_2', 'call_2', 1)]);
+    expect(pendingApprovals(waiting).map((part) => part.approval?.id)).toEqual(['apr_1', 'apr_2']);
+    expect((waiting.turns[0]!.parts[0] as ToolPart).arguments).toEqual({ q: 'apr_1' });
+
+    const resolved = (seq: number, id: string, tool_call_id: string, decision: 'approve' | 'deny') =>
+      ({
+        event: 'tool.approval_resolved',
+        ...envelope(seq),
+        ...call,
+        tool_call_id,
+        approval_id: id,
+        decision,
+        by: 'client',
+        arguments: { q: 'edited' },
+        edited: decision === 'approve',
+        ...(decision === 'deny' ? { reason: 'not that one' } : {}),
+      }) as const;
+    const decided = fold([resolved(2, 'apr_1', 'call_1', 'approve'), resolved(3, 'apr_2', 'call_2', 'deny')], waiting);
+    expect(pendingApprovals(decided)).toEqual([]);
+    const [approved, denied] = decided.turns[0]!.parts as ToolPart[];
+    expect(approved).toMatchObject({ state: 'forming', arguments: { q: 'edited' } });
+    expect(approved!.approval).toMatchObject({ decision: 'approve', by: 'client', edited: true });
+    expect(denied).toMatchObject({ state: 'denied', approval: { decision: 'deny', reason: 'not that one' } });
+
+    // The run's end leaves a denied call denied (not "not run").
+    const ended = foldRunEvent(
+      decided,
+      {
+        event: 'run.completed',
+        ...envelope(4),
+        reward: null,
+        turns: 1,
+        usage: { input_tokens: 0, output_tokens: 0 },
+        stop_reason: 'no_tool_calls',
+        finished: false,
+      } as unknown as RunEvent,
       0,
     );
-    expect(after).toEqual({ ...before, lastSeq: before.lastSeq + 1 });
+    expect((ended.turns[0]!.parts[1] as ToolPart).state).toBe('denied');
+  });
+
+  it("puts a person's messages before the turn that read them, and knows while chat mode waits", () => {
+    const transcript = fold([
+      { event: 'message.delta', ...envelope(0), delta: 'What now?', turn: 1 },
+      { event: 'turn.completed', ...envelope(1), turn: 1, usage: { input_tokens: 1, output_tokens: 1 } },
+      { event: 'run.awaiting_input', ...envelope(2), turn: 1, expires_at: 900 },
+    ] as unknown as RunEvent[]);
+    expect(transcript.awaitingInput).toEqual({ expiresAt: 900 });
+    const answered = fold(
+      [
+        { event: 'message.received', ...envelope(3), message_id: 'msg_1', content: 'Add 2.', turn: 2 },
+        {
+          event: 'message.received',
+          ...envelope(4),
+          message_id: 'msg_2',
+          content: [{ type: 'text', text: 'Then stop.' }],
+          turn: 2,
+        },
+        { event: 'message.delta', ...envelope(5), delta: 'Done.', turn: 2 },
+      ] as unknown as RunEvent[],
+      transcript,
+    );
+    expect(answered.awaitingInput).toBeUndefined();
+    expect(answered.turns[1]!.messages).toEqual([
+      { id: 'msg_1', text: 'Add 2.' },
+      { id: 'msg_2', text: 'Then stop.' },
+    ]);
+    expect(answered.turns[1]!.parts).toEqual([{ kind: 'text', text: 'Done.' }]);
   });
 });

@@ -4,9 +4,11 @@ import { useNow } from '../hooks/use-now.js';
 import { useRunStream } from '../hooks/use-run-stream.js';
 import { describeError, type ErrorNotice } from '../state/describe-error.js';
 import { formatTask } from '../state/format.js';
-import { hasRunningTool, type RunTranscript } from '../state/run-transcript.js';
+import { hasRunningTool, pendingApprovals, type RunTranscript } from '../state/run-transcript.js';
 import { uiInputOf } from '../state/ui-metadata.js';
+import type { ApprovalActions } from './approval-panel.js';
 import { ErrorNoticeView } from './error-notice.js';
+import { MessageComposer } from './message-composer.js';
 import { RunOutcomeView } from './run-outcome.js';
 import { StatusBadge } from './status-badge.js';
 import { TurnView } from './turn-view.js';
@@ -24,14 +26,19 @@ export interface RunViewProps {
   focus: boolean;
 }
 
-/** One run: its heading and status, a Cancel button while it runs, the transcript as it streams, and its outcome. */
+/**
+ * One run: its heading and status, a Cancel button while it runs, the transcript as it streams — with
+ * the questions of calls waiting for a decision — a message box while it runs, and its outcome.
+ */
 export function RunView({ client, runId, announce, onEnd, onAuthError, focus }: RunViewProps) {
   const { transcript, snapshot, failure, resume } = useRunStream(client, runId, announce, onEnd);
   const [cancelling, setCancelling] = useState(false);
   const [cancelNotice, setCancelNotice] = useState<ErrorNotice>();
   const heading = useRef<HTMLHeadingElement>(null);
   const status = statusOf(transcript, snapshot);
-  const active = status === 'queued' || status === 'running';
+  const active = !transcript.outcome && ACTIVE.has(status);
+  // Messages can reach a run once it has started (a queued one answers 409 run_not_started).
+  const talking = active && status !== 'queued' && transcript.started !== undefined;
   const now = useNow(hasRunningTool(transcript));
   const input = uiInputOf(snapshot);
   const notice = failure === undefined ? undefined : describeError(failure, 'follow the run', location.origin);
@@ -52,6 +59,18 @@ export function RunView({ client, runId, announce, onEnd, onAuthError, focus }: 
       setCancelling(false);
       setCancelNotice(describeError(error, 'cancel the run', location.origin));
     }
+  };
+
+  const actions: ApprovalActions = {
+    approve: async (approvalId, args) => {
+      await client.runs.approve(runId, approvalId, args === undefined ? {} : { arguments: args });
+    },
+    deny: async (approvalId, reason) => {
+      await client.runs.deny(runId, approvalId, reason === undefined ? {} : { reason });
+    },
+  };
+  const sendMessage = async (text: string) => {
+    await client.runs.sendMessage(runId, text);
   };
 
   const started = transcript.started;
@@ -91,11 +110,15 @@ export function RunView({ client, runId, announce, onEnd, onAuthError, focus }: 
             turn={turn}
             now={now}
             streaming={active && turn === lastTurn && turn.usage === undefined}
+            actions={active ? actions : undefined}
           />
         ))}
         {active ? <Activity status={status} transcript={transcript} /> : null}
       </ol>
 
+      {talking ? (
+        <MessageComposer send={sendMessage} awaited={status === 'awaiting_input'} onAuthError={onAuthError} />
+      ) : null}
       {transcript.outcome ? <RunOutcomeView outcome={transcript.outcome} /> : null}
       {notice ? (
         <ErrorNoticeView notice={notice}>
@@ -115,6 +138,8 @@ function Activity({ status, transcript }: { status: string; transcript: RunTrans
   if (status === 'queued') {
     return <li class="entry entry-activity">Queued: waiting for a free slot on the bridge…</li>;
   }
+  // Waiting on the person: the question or the message box says so.
+  if (status === 'requires_action' || status === 'awaiting_input') return null;
   const last = transcript.turns.at(-1);
   const lastPart = last?.parts.at(-1);
   const waiting =
@@ -133,14 +158,20 @@ function Activity({ status, transcript }: { status: string; transcript: RunTrans
   );
 }
 
+/** The statuses of a run that has not ended. */
+const ACTIVE = new Set(['queued', 'running', 'requires_action', 'awaiting_input']);
+
 /**
- * The run's status as the page knows it: from its terminal event once folded in; before that the
- * snapshot's (a finished run being replayed, or one still queued), else running.
+ * The run's status as the page knows it: from its terminal event once folded in; then from what it
+ * waits for (a decision, a message); before that the snapshot's (a finished run being replayed, or
+ * one still queued), else running.
  */
 function statusOf(transcript: RunTranscript, snapshot: RunSnapshot | undefined): string {
   if (transcript.outcome) return transcript.outcome.kind;
+  if (pendingApprovals(transcript).length > 0) return 'requires_action';
+  if (transcript.awaitingInput) return 'awaiting_input';
   if (snapshot === undefined) return 'loading';
   if (snapshot.status === 'queued' && transcript.started === undefined) return 'queued';
-  if (snapshot.status === 'queued' || snapshot.status === 'running') return 'running';
+  if (snapshot.status === 'queued' || (ACTIVE.has(snapshot.status) && transcript.lastSeq >= 0)) return 'running';
   return snapshot.status;
 }

@@ -21,7 +21,9 @@ export interface StartRunFormProps {
 /**
  * Starts a run: an environment and a task from `GET /v1/environments`, a model from `GET /v1/models`
  * (or the bridge's default), and an optional message, sent as `input` — a user turn after the
- * environment's prompt. `POST /v1/runs` answers at once; the run is then followed on its own page.
+ * environment's prompt; chat mode (on by default: an answer without a tool call waits for the
+ * person's next message) and whether every tool call waits for the person's approval. `POST
+ * /v1/runs` answers at once; the run is then followed on its own page.
  */
 export function StartRunForm({ client, catalog, reloadCatalog, onStarted, onAuthError, focus }: StartRunFormProps) {
   const heading = useRef<HTMLHeadingElement>(null);
@@ -30,6 +32,9 @@ export function StartRunForm({ client, catalog, reloadCatalog, onStarted, onAuth
   const [index, setIndex] = useState('0');
   const [model, setModel] = useState('');
   const [message, setMessage] = useState('');
+  // Chat mode by default: the person keeps talking after the model answers (docs/ui.md).
+  const [chat, setChat] = useState(true);
+  const [askFirst, setAskFirst] = useState(false);
   const [sending, setSending] = useState(false);
   const [notice, setNotice] = useState<ErrorNotice>();
 
@@ -59,6 +64,8 @@ export function StartRunForm({ client, catalog, reloadCatalog, onStarted, onAuth
       ...(split === '' ? {} : { task: { split, index: Number(index) } }),
       ...(model === '' ? {} : { model }),
       ...messageFields(message),
+      ...(chat ? { await_input: true } : {}),
+      ...(askFirst ? { approval: { tools: '*' as const } } : {}),
     };
     try {
       const created = await client.runs.create(request);
@@ -182,6 +189,22 @@ export function StartRunForm({ client, catalog, reloadCatalog, onStarted, onAuth
             Sent as a user turn after the environment's prompt. Ctrl+Enter starts the run.
           </p>
         </div>
+        <fieldset class="field-group field-options">
+          <legend>A person in the loop</legend>
+          <label class="check">
+            <input type="checkbox" checked={chat} onChange={(event) => setChat(event.currentTarget.checked)} />
+            <span>
+              Chat mode{' '}
+              <span class="hint-inline">— when the model answers without a tool call, it waits for your reply</span>
+            </span>
+          </label>
+          <label class="check">
+            <input type="checkbox" checked={askFirst} onChange={(event) => setAskFirst(event.currentTarget.checked)} />
+            <span>
+              Ask me before each tool call <span class="hint-inline">— approve, edit or deny every call</span>
+            </span>
+          </label>
+        </fieldset>
         {notice ? <ErrorNoticeView notice={notice} /> : null}
         <div class="form-actions">
           <button type="submit" class="button button-primary" disabled={sending || catalog.state !== 'ready'}>

@@ -3,6 +3,8 @@ const LABELS: Record<string, string> = {
   loading: 'loading',
   queued: 'queued',
   running: 'running',
+  requires_action: 'needs a decision',
+  awaiting_input: 'your turn',
   completed: 'completed',
   failed: 'failed',
   cancelled: 'cancelled',

@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import { formatReward, formatSeconds, formatTimer } from '../state/format.js';
 import { type ToolPart, toolElapsed } from '../state/run-transcript.js';
+import { type ApprovalActions, ApprovalPanel, approvalVerdict } from './approval-panel.js';
 
 /** Output longer than this many lines or characters is shown cut, with a button to see it all. */
 const PREVIEW_LINES = 8;
@@ -9,16 +10,27 @@ const PREVIEW_CHARS = 600;
 /**
  * One tool call as a card: its name and arguments (streaming in while the model writes them), a
  * running timer while the environment runs it, then its duration, output, error, reward and whether
- * it finished the episode. `now` is the page's clock, ticking while a call runs.
+ * it finished the episode. `now` is the page's clock, ticking while a call runs. A call that waits for a
+ * person shows the question (`actions` decide it), and once decided, what was decided.
  */
-export function ToolCard({ part, now }: { part: ToolPart; now: number }) {
+export function ToolCard({
+  part,
+  now,
+  actions,
+}: {
+  part: ToolPart;
+  now: number;
+  actions: ApprovalActions | undefined;
+}) {
   const failed = part.result?.error === true;
-  const state = failed ? 'failed' : part.state;
+  const waiting = part.approval !== undefined && part.approval.decision === undefined && part.state === 'forming';
+  const state = failed ? 'failed' : waiting ? 'waiting' : part.state;
+  const verdict = part.approval === undefined ? undefined : approvalVerdict(part.approval);
   return (
     <article class={`tool-card tool-${state}`} aria-label={`Tool call ${part.tool}: ${stateLabel(part, now)}`}>
       <header class="tool-head">
         <span class="tool-icon" aria-hidden="true">
-          {failed ? '!' : part.state === 'done' ? '✓' : '⚙'}
+          {failed || part.state === 'denied' ? '!' : part.state === 'done' ? '✓' : waiting ? '?' : '⚙'}
         </span>
         <code class="tool-name">{part.tool}</code>
         <span class={`tool-state state-${state}`}>
@@ -27,6 +39,10 @@ export function ToolCard({ part, now }: { part: ToolPart; now: number }) {
         </span>
       </header>
       <ToolArguments part={part} />
+      {waiting && part.approval && actions ? (
+        <ApprovalPanel part={part} approval={part.approval} actions={actions} />
+      ) : null}
+      {verdict ? <p class={`tool-verdict verdict-${part.approval?.decision}`}>{verdict}</p> : null}
       {part.result?.errorMessage ? <p class="tool-error">{part.result.errorMessage}</p> : null}
       {part.result && part.result.output !== '' ? (
         <ToolOutput id={`output-${part.id}`} output={part.result.output} truncated={part.result.truncated} />
@@ -46,13 +62,17 @@ export function ToolCard({ part, now }: { part: ToolPart; now: number }) {
 function stateLabel(part: ToolPart, now: number): string {
   switch (part.state) {
     case 'forming':
-      return 'preparing the call…';
+      return part.approval?.decision === undefined && part.approval
+        ? 'waiting for your decision'
+        : 'preparing the call…';
     case 'running':
       return `running · ${formatTimer(toolElapsed(part, now))}`;
     case 'done':
       return `${part.result?.error ? 'failed' : 'done'} · ${formatSeconds(part.result?.duration ?? 0)}`;
     case 'not-run':
       return 'not run: the episode had already ended';
+    case 'denied':
+      return 'denied: not run';
   }
 }
 
@@ -70,7 +90,7 @@ function ToolArguments({ part }: { part: ToolPart }) {
       <span class="visually-hidden">Arguments</span>
       <pre>
         {text}
-        {part.state === 'forming' ? <span class="caret" aria-hidden="true" /> : null}
+        {part.state === 'forming' && part.approval === undefined ? <span class="caret" aria-hidden="true" /> : null}
       </pre>
     </div>
   );

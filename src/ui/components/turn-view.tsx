@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
 import type { TurnEntry } from '../state/run-transcript.js';
+import type { ApprovalActions } from './approval-panel.js';
 import { ToolCard } from './tool-card.js';
 
 /** How much of the reasoning shows under its folded block while it streams. */
@@ -7,10 +8,48 @@ const PREVIEW_CHARS = 140;
 
 /**
  * One model turn: its reasoning in a collapsible block, then its text and tool calls in the order
- * the model produced them. `streaming` marks the turn whose text is still arriving.
+ * the model produced them, after what the person said before it. `streaming` marks the turn whose
+ * text is still arriving; `actions` decide its calls that wait for a person.
  */
-export function TurnView({ turn, now, streaming }: { turn: TurnEntry; now: number; streaming: boolean }) {
+export function TurnView({
+  turn,
+  now,
+  streaming,
+  actions,
+}: {
+  turn: TurnEntry;
+  now: number;
+  streaming: boolean;
+  actions: ApprovalActions | undefined;
+}) {
   const lastText = turn.parts.findLastIndex((part) => part.kind === 'text');
+  return (
+    <>
+      {turn.messages.map((message) => (
+        <li key={message.id} class="entry entry-user">
+          <div class="turn-label">You</div>
+          <p class="user-bubble">{message.text}</p>
+        </li>
+      ))}
+      <TurnEntryView turn={turn} now={now} streaming={streaming} actions={actions} lastText={lastText} />
+    </>
+  );
+}
+
+function TurnEntryView({
+  turn,
+  now,
+  streaming,
+  actions,
+  lastText,
+}: {
+  turn: TurnEntry;
+  now: number;
+  streaming: boolean;
+  actions: ApprovalActions | undefined;
+  lastText: number;
+}) {
+  if (turn.parts.length === 0 && turn.reasoning === undefined) return null;
   return (
     <li class="entry entry-turn">
       <div class="turn-label">Turn {turn.turn}</div>
@@ -24,7 +63,7 @@ export function TurnView({ turn, now, streaming }: { turn: TurnEntry; now: numbe
             ) : null}
           </p>
         ) : (
-          <ToolCard key={part.id} part={part} now={now} />
+          <ToolCard key={part.id} part={part} now={now} actions={actions} />
         ),
       )}
     </li>

@@ -38,3 +38,8 @@ export function formatAgo(epochSeconds: number, nowMs: number): string {
 export function formatCount(count: number): string {
   return count.toLocaleString('en-US');
 }
+
+/** `14:05`: a time of day (epoch seconds), in the reader's locale. */
+export function formatClock(epochSeconds: number): string {
+  return new Date(epochSeconds * 1000).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
+}

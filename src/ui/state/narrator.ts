@@ -25,6 +25,12 @@ export class Narrator {
       }
       case 'turn.completed':
         return this.#flush();
+      case 'tool.approval_required':
+        return [...this.#flush(), `${event.tool} waits for your decision.`];
+      case 'tool.approval_resolved':
+        return [`${event.tool} ${event.decision === 'approve' ? 'approved' : 'denied'}.`];
+      case 'run.awaiting_input':
+        return [...this.#flush(), 'Your turn: the model waits for your message.'];
       case 'run.completed': {
         const reward = event.reward === null ? '' : ` with reward ${event.reward}`;
         return [...this.#flush(), `Run completed${reward}.`];

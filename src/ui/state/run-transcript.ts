@@ -1,4 +1,4 @@
-import type { AnyRunEvent, CancelReason, StopReason, TaskRef, Usage } from 'runbridge/client';
+import type { AnyRunEvent, CancelReason, MessageContent, StopReason, TaskRef, Usage } from 'runbridge/client';
 import { isKnownRunEvent } from 'runbridge/client';
 
 /**
@@ -18,15 +18,25 @@ export interface RunTranscript {
   turns: TurnEntry[];
   /** How the run ended, from its terminal event; undefined while it runs. */
   outcome: RunOutcome | undefined;
+  /** Chat mode waits for the person's next message until `expiresAt` (epoch seconds), from `run.awaiting_input`. */
+  awaitingInput: { expiresAt: number } | undefined;
 }
 
 /** One model turn: its reasoning, then its text and tool calls in the order the model produced them. */
 export interface TurnEntry {
   turn: number;
+  /** What the person said before this turn (`message.received`): the model read it in this turn. */
+  messages: UserMessage[];
   reasoning: { text: string; complete: boolean } | undefined;
   parts: Array<TextPart | ToolPart>;
   /** From `turn.completed`: set once the model's answer for this turn is over. */
   usage: Usage | undefined;
+}
+
+/** A message a person sent into the run. */
+export interface UserMessage {
+  id: string;
+  text: string;
 }
 
 /** A run of assistant text between tool calls. */
@@ -39,14 +49,15 @@ export interface TextPart {
  * One tool call, from the moment the model names it to its result:
  * `forming` (arguments streaming, `tool.arguments.delta`) → `running` (`tool.started`, timed by
  * `tool.progress`) → `done` (`tool.completed`); `not-run` for a call the run ended before starting
- * (one announced after the call that finished the episode).
+ * (one announced after the call that finished the episode); `denied` for one a person (or the approval
+ * timeout) refused, which never reaches the environment.
  */
 export interface ToolPart {
   kind: 'tool';
   id: string;
   tool: string;
   callIndex: number;
-  state: 'forming' | 'running' | 'done' | 'not-run';
+  state: 'forming' | 'running' | 'done' | 'not-run' | 'denied';
   /** The arguments as the model streamed them, pieces joined. */
   argumentsText: string;
   /** The arguments as run, from `tool.started` (authoritative over `argumentsText`). */
@@ -58,6 +69,22 @@ export interface ToolPart {
    */
   clock: { elapsed: number; at: number } | undefined;
   result: ToolResult | undefined;
+  /** The call's approval, when the run asked a person first (docs/protocol.md §7). */
+  approval: ToolApproval | undefined;
+}
+
+/**
+ * A call waiting for a person's decision (`tool.approval_required`), then what was decided
+ * (`tool.approval_resolved`): by whom, why, and whether the arguments were edited.
+ */
+export interface ToolApproval {
+  id: string;
+  /** Epoch seconds at which the timeout decides. */
+  expiresAt: number;
+  decision: 'approve' | 'deny' | undefined;
+  by: 'client' | 'timeout' | 'cancel' | undefined;
+  reason: string | undefined;
+  edited: boolean;
 }
 
 /** What `tool.completed` says of a call. */
@@ -86,7 +113,7 @@ export type RunOutcome =
 
 /** The transcript of `runId` before any event. */
 export function emptyTranscript(runId: string): RunTranscript {
-  return { runId, lastSeq: -1, started: undefined, turns: [], outcome: undefined };
+  return { runId, lastSeq: -1, started: undefined, turns: [], outcome: undefined, awaitingInput: undefined };
 }
 
 /**
@@ -96,7 +123,8 @@ export function emptyTranscript(runId: string): RunTranscript {
  */
 export function foldRunEvent(transcript: RunTranscript, event: AnyRunEvent, receivedAt: number): RunTranscript {
   if (event.seq <= transcript.lastSeq) return transcript;
-  const next = { ...transcript, lastSeq: event.seq };
+  // Whatever follows `run.awaiting_input` means the wait is over.
+  const next = { ...transcript, lastSeq: event.seq, awaitingInput: undefined };
   if (!isKnownRunEvent(event)) return next;
   switch (event.event) {
     case 'run.started':
@@ -156,11 +184,39 @@ export function foldRunEvent(transcript: RunTranscript, event: AnyRunEvent, rece
     case 'run.cancelled':
       return ended(next, { kind: 'cancelled', reason: event.reason });
     case 'tool.approval_required':
+      return withTool(next, event, (part) => ({
+        ...part,
+        arguments: event.arguments,
+        approval: {
+          id: event.approval_id,
+          expiresAt: event.expires_at,
+          decision: undefined,
+          by: undefined,
+          reason: undefined,
+          edited: false,
+        },
+      }));
     case 'tool.approval_resolved':
+      return withTool(next, event, (part) => ({
+        ...part,
+        state: event.decision === 'deny' ? 'denied' : part.state,
+        arguments: event.arguments,
+        approval: {
+          id: event.approval_id,
+          expiresAt: part.approval?.expiresAt ?? event.timestamp,
+          decision: event.decision,
+          by: event.by,
+          reason: event.reason,
+          edited: event.edited,
+        },
+      }));
     case 'message.received':
+      return withTurn(next, event.turn, (turn) => ({
+        ...turn,
+        messages: [...turn.messages, { id: event.message_id, text: contentText(event.content) }],
+      }));
     case 'run.awaiting_input':
-      // A person in the loop (docs/protocol.md §7) is not shown by the page yet: only the cursor moves.
-      return next;
+      return { ...next, awaitingInput: { expiresAt: event.expires_at } };
   }
 }
 
@@ -171,6 +227,17 @@ export function toolElapsed(part: ToolPart, now: number): number {
   return part.clock.elapsed + Math.max(0, now - part.clock.at) / 1000;
 }
 
+/** The calls of the transcript that wait for a person's decision, oldest first. */
+export function pendingApprovals(transcript: RunTranscript): ToolPart[] {
+  if (transcript.outcome) return [];
+  return transcript.turns.flatMap((turn) =>
+    turn.parts.filter(
+      (part): part is ToolPart =>
+        part.kind === 'tool' && part.approval !== undefined && part.approval.decision === undefined,
+    ),
+  );
+}
+
 /** True while a tool call of the transcript is running. */
 export function hasRunningTool(transcript: RunTranscript): boolean {
   return transcript.turns.some((turn) => turn.parts.some((part) => part.kind === 'tool' && part.state === 'running'));
@@ -179,7 +246,7 @@ export function hasRunningTool(transcript: RunTranscript): boolean {
 function withTurn(transcript: RunTranscript, number: number, change: (turn: TurnEntry) => TurnEntry): RunTranscript {
   const index = transcript.turns.findIndex((turn) => turn.turn === number);
   const turns = [...transcript.turns];
-  if (index < 0) turns.push(change({ turn: number, reasoning: undefined, parts: [], usage: undefined }));
+  if (index < 0) turns.push(change({ turn: number, messages: [], reasoning: undefined, parts: [], usage: undefined }));
   else turns[index] = change(turns[index]!);
   return { ...transcript, turns };
 }
@@ -188,6 +255,12 @@ function appendText(parts: TurnEntry['parts'], delta: string): TurnEntry['parts'
   const last = parts.at(-1);
   if (last?.kind === 'text') return [...parts.slice(0, -1), { kind: 'text', text: last.text + delta }];
   return [...parts, { kind: 'text', text: delta }];
+}
+
+/** The text of a message's content: its text parts joined (an image shows as a note). */
+function contentText(content: MessageContent): string {
+  if (typeof content === 'string') return content;
+  return content.map((part) => (part.type === 'text' ? part.text : '[image]')).join('\n');
 }
 
 /** The fields every tool event carries. */
@@ -215,6 +288,7 @@ function withTool(transcript: RunTranscript, event: ToolEventRef, change: (part:
           arguments: undefined,
           clock: undefined,
           result: undefined,
+          approval: undefined,
         }),
       );
     } else {
@@ -230,7 +304,9 @@ function ended(transcript: RunTranscript, outcome: RunOutcome): RunTranscript {
     ...turn,
     reasoning: turn.reasoning && { ...turn.reasoning, complete: true },
     parts: turn.parts.map((part) =>
-      part.kind === 'tool' && part.state !== 'done' ? { ...part, state: 'not-run' as const, clock: undefined } : part,
+      part.kind === 'tool' && part.state !== 'done' && part.state !== 'denied'
+        ? { ...part, state: 'not-run' as const, clock: undefined }
+        : part,
     ),
   }));
   return { ...transcript, turns, outcome };

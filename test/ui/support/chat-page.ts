@@ -61,19 +61,30 @@ export async function waitForForm(tab: Page): Promise<void> {
 }
 
 /**
- * Fills the start form — environment, task, model, message — and starts the run; resolves to the
- * run's id, read from the URL the page moved to.
+ * Fills the start form — environment, task, model, message, chat mode (left as it is unless given),
+ * asking before each tool call — and starts the run; resolves to the run's id, read from the URL the
+ * page moved to.
  */
 export async function startRunFromForm(
   tab: Page,
-  choice: { env: string; split?: string; index?: number; model?: string; message?: string },
+  choice: {
+    env: string;
+    split?: string;
+    index?: number;
+    model?: string;
+    message?: string;
+    chat?: boolean;
+    askFirst?: boolean;
+  },
 ): Promise<string> {
   await waitForForm(tab);
   await tab.getByLabel('Environment').selectOption(choice.env);
   if (choice.split !== undefined) await tab.getByLabel('Split').selectOption(choice.split);
   if (choice.index !== undefined) await tab.getByLabel('Index').fill(String(choice.index));
-  if (choice.model !== undefined) await tab.getByLabel('Model').selectOption(choice.model);
+  if (choice.model !== undefined) await tab.getByLabel('Model', { exact: true }).selectOption(choice.model);
   if (choice.message !== undefined) await tab.getByLabel('Message').fill(choice.message);
+  if (choice.chat !== undefined) await tab.getByLabel('Chat mode').setChecked(choice.chat);
+  if (choice.askFirst !== undefined) await tab.getByLabel('Ask me before each tool call').setChecked(choice.askFirst);
   await tab.getByRole('button', { name: 'Start run' }).click();
   await tab.waitForURL(/#\/runs\/run_\w+$/);
   return /#\/runs\/(run_\w+)$/.exec(tab.url())![1]!;
