@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { WebhookSettings } from './webhooks/webhook-dispatcher.js';
 
 /**
- * Environment variables → typed, validated configuration. Every knob of CONTRACT §6 is here with its
+ * Environment variables → typed, validated configuration. Every knob of docs/protocol.md §6 is here with its
  * default; a bad value stops start-up with a message naming the variable and what it accepts.
  */
 
@@ -60,12 +60,12 @@ const EnvSchema = z.object({
   RUNBRIDGE_ORS_CALL_SILENCE_SECONDS: seconds(30),
   RUNBRIDGE_STREAM_TOKEN_TTL_SECONDS: seconds(60),
   RUNBRIDGE_UI: flag(true),
-  // Quotas and byte budgets of the run store (CONTRACT §6, `docs/configuration.md`).
+  // Quotas and byte budgets of the run store (docs/protocol.md §6, `docs/configuration.md`).
   RUNBRIDGE_MAX_RUNNING_PER_KEY: z.coerce.number().int().positive().optional(),
   RUNBRIDGE_MAX_QUEUED_PER_KEY: z.coerce.number().int().min(0).optional(),
   RUNBRIDGE_MAX_QUEUED_BYTES: count(64 * 1024 * 1024),
   RUNBRIDGE_MAX_STORED_BYTES: count(256 * 1024 * 1024),
-  // Instances sharing one Redis (CONTRACT §8, `docs/deployment.md`).
+  // Instances sharing one Redis (docs/protocol.md §8, `docs/deployment.md`).
   RUNBRIDGE_REDIS_URL: optionalText.pipe(z.url({ protocol: /^rediss?$/ }).optional()),
   RUNBRIDGE_REDIS_PREFIX: z
     .string()
@@ -73,7 +73,7 @@ const EnvSchema = z.object({
     .default('runbridge:'),
   RUNBRIDGE_LEASE_SECONDS: seconds(15),
   RUNBRIDGE_SECRET: optionalText.pipe(z.string().min(16, 'must be at least 16 characters').optional()),
-  // Webhooks (CONTRACT §9, `docs/webhooks.md`).
+  // Webhooks (docs/protocol.md §9, `docs/webhooks.md`).
   RUNBRIDGE_WEBHOOK_SECRET: optionalText.pipe(
     z
       .string()

@@ -51,7 +51,7 @@ export interface Runbridge {
   /** The runs this bridge holds: what the HTTP API serves, for embedding code that inspects them. */
   registry: RunRegistry;
   /**
-   * Graceful shutdown (CONTRACT §6): new runs get 503, running runs finish within the grace period
+   * Graceful shutdown (docs/protocol.md §6): new runs get 503, running runs finish within the grace period
    * and the rest are cancelled, every subscriber receives its terminal event, every ORS session is
    * deleted, then the servers close. Idempotent.
    */

@@ -3,7 +3,7 @@ import type { z } from 'zod';
 import { CapacityError, RunbridgeError } from '../errors.js';
 import type { ErrorBodySchema } from './openapi/api-schemas.js';
 
-/** The error body of CONTRACT §2. */
+/** The error body of docs/protocol.md §2. */
 export type ErrorBody = z.infer<typeof ErrorBodySchema>;
 
 /** The contract's error body of `error`: its code and message, and its details when it has any. */

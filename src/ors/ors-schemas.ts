@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /**
- * The ORS wire types (reference/002, and the reference server's observed behaviour in INDEX.md).
+ * The ORS wire types (docs/protocol.md §5: the ORS HTTP API, and what the reference server does where it is vague).
  * Our server always writes every key (`detail`, `metadata`, `reward` as null, `finished` false), as
  * the reference does; our client accepts their absence so it also works with laxer servers.
  */

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { InputMessageSchema, ModelRefSchema, RunRequestSchema, SamplingSchema, TextPartSchema } from './run-request.js';
 
 /**
- * The body of `POST /v1/chat/completions` (CONTRACT §4.2): the OpenAI request shape plus `env`,
+ * The body of `POST /v1/chat/completions` (docs/protocol.md §4.2): the OpenAI request shape plus `env`,
  * `task` and `max_turns`. Every field falls in one of four groups, so a client learns at once what
  * the bridge does with its request:
  *
@@ -95,7 +95,7 @@ export const ChatCompletionRequestSchema = z.strictObject({
   model: ModelRefSchema.nullish(),
   messages: z.array(ChatMessageSchema).min(1).max(1000),
   stream: z.boolean().nullish(),
-  // The usage chunk is always sent (CONTRACT §3.2); these switches change nothing.
+  // The usage chunk is always sent (docs/protocol.md §3.2); these switches change nothing.
   stream_options: ignored(
     z.strictObject({ include_usage: z.boolean().nullish(), include_obfuscation: z.boolean().nullish() }),
   ),

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { RunEventSchema, StopReasonSchema, ToolCompletedEventSchema } from './run-events.js';
 
 /**
- * What the OpenAI-compatible doors answer (CONTRACT §3.2, §4.2): `chat.completion.chunk` frames of
+ * What the OpenAI-compatible doors answer (docs/protocol.md §3.2, §4.2): `chat.completion.chunk` frames of
  * `format=openai` and a streaming chat completion, and the `chat.completion` of a non-streaming one.
  * Only the fields the bridge fills are here; they are named and shaped as OpenAI's, so OpenAI SDKs
  * read them unchanged.
@@ -72,7 +72,7 @@ export const ChatCompletionChunkSchema = z.object({
     )
     .max(1),
   usage: ChatUsageSchema.optional(),
-  /** With `?agent_events=1`: the typed event this chunk carries (CONTRACT §3.2). */
+  /** With `?agent_events=1`: the typed event this chunk carries (docs/protocol.md §3.2). */
   agent_event: RunEventSchema.optional(),
 });
 export type ChatCompletionChunk = z.infer<typeof ChatCompletionChunkSchema>;

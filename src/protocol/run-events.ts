@@ -3,7 +3,7 @@ import { boundedObject } from './bounded-object.js';
 import { MessageContentSchema } from './run-request.js';
 
 /**
- * The typed run events of CONTRACT §3.1. Every event is an envelope (`event`, `seq`, `run_id`,
+ * The typed run events of docs/protocol.md §3.1. Every event is an envelope (`event`, `seq`, `run_id`,
  * `timestamp`) plus its own fields; the union is discriminated by `event`. Field names follow the
  * original `/v1/runs` design so its clients keep working.
  */

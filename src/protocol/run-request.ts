@@ -3,7 +3,7 @@ import { boundedObject } from './bounded-object.js';
 import { WebhookRequestSchema } from './webhook.js';
 
 /**
- * The body of `POST /v1/runs` (CONTRACT §2). Strict at every level: an unknown key is a 400 naming
+ * The body of `POST /v1/runs` (docs/protocol.md §2). Strict at every level: an unknown key is a 400 naming
  * the key, so a typo never silently falls back to a default.
  */
 

@@ -40,7 +40,7 @@ export const PendingApprovalSchema = ToolApprovalRequiredEventSchema.pick({
 /** A tool call waiting for a decision: approval id, tool, call id, arguments, turn, call index, expiry. */
 export type PendingApproval = z.infer<typeof PendingApprovalSchema>;
 
-/** The status snapshot of a run (CONTRACT §2); `GET /v1/runs/:id` answers it. Times are epoch seconds. */
+/** The status snapshot of a run (docs/protocol.md §2); `GET /v1/runs/:id` answers it. Times are epoch seconds. */
 export const RunSnapshotSchema = z.object({
   run_id: z.string(),
   status: RunStatusSchema,

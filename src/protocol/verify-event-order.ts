@@ -9,7 +9,7 @@ export class EventOrderError extends Error {
 }
 
 /**
- * Checks the rules every run log obeys (CONTRACT §1, §3.1) and returns each one broken:
+ * Checks the rules every run log obeys (docs/protocol.md §1, §3.1) and returns each one broken:
  * `seq` runs 0, 1, 2, … with no gap under one `run_id`; `run.started` is seq 0; every
  * `tool.completed` follows its `tool.started` and every started tool completes; a call's
  * `tool.arguments.delta`s come before its `tool.started` and its `tool.progress` between that and

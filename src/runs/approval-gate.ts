@@ -6,7 +6,7 @@ import type { ApprovalPolicy } from '../protocol/run-request.js';
 import { parseToolArguments } from './parse-tool-arguments.js';
 import type { RunInbox } from './run-inbox.js';
 
-/** CONTRACT §7: a decision may take 600 s unless the request says otherwise. */
+/** docs/protocol.md §7: a decision may take 600 s unless the request says otherwise. */
 export const DEFAULT_APPROVAL_TIMEOUT_SECONDS = 600;
 
 const newApprovalId = customAlphabet('0123456789abcdefghijklmnopqrstuvwxyz', 20);

@@ -1,7 +1,7 @@
 import type { RunEventInput } from '../protocol/run-events.js';
 import type { RunInbox } from './run-inbox.js';
 
-/** CONTRACT §7: chat mode waits 600 s for a message unless the request says otherwise. */
+/** docs/protocol.md §7: chat mode waits 600 s for a message unless the request says otherwise. */
 export const DEFAULT_INPUT_TIMEOUT_SECONDS = 600;
 
 export interface AwaitInputOptions {

@@ -62,7 +62,7 @@ export interface EpisodeOptions {
 }
 
 /**
- * Plays one ORS episode (CONTRACT §1): opens a session, reads prompt and tools, loops model turn →
+ * Plays one ORS episode (docs/protocol.md §1): opens a session, reads prompt and tools, loops model turn →
  * tool calls until a tool result says `finished`, the model answers without a tool call, `maxTurns`
  * is reached, the signal aborts, or something fails — and always deletes the session. Every step is
  * emitted as an event, starting with `run.started` and ending with exactly one terminal event, which

@@ -12,7 +12,7 @@ export interface RunRetentionOptions {
 const SWEEP_INTERVAL_MS = 1000;
 
 /**
- * Keeps what the server holds in bounds (CONTRACT §6), once a second: the store forgets finished
+ * Keeps what the server holds in bounds (docs/protocol.md §6), once a second: the store forgets finished
  * runs past their retention or over the stored-bytes budget (and, when shared, ends the runs of
  * lost instances), and every run it names as orphaned — running, but untouched by any subscriber
  * or request within the orphan TTL — is cancelled with `reason: "orphaned"`.

@@ -31,7 +31,7 @@ export interface RunSchedulerOptions {
 
 /** How long shutdown waits, after the last episode ended, for the store to hold the logs. */
 const STORE_WAIT_MS = 5000;
-/** CONTRACT §2: `max_turns` defaults to 20. */
+/** docs/protocol.md §2: `max_turns` defaults to 20. */
 const DEFAULT_MAX_TURNS = 20;
 
 /**

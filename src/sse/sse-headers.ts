@@ -1,4 +1,4 @@
-/** Response headers of every SSE stream we serve: run events (CONTRACT §3) and the ORS server's answers. */
+/** Response headers of every SSE stream we serve: run events (docs/protocol.md §3) and the ORS server's answers. */
 export const SSE_HEADERS = {
   // `charset` spelled out: some proxies and older clients otherwise guess Latin-1 for non-ASCII text.
   'Content-Type': 'text/event-stream; charset=utf-8',

@@ -5,7 +5,7 @@ import type { RunSnapshot, RunStatus } from '../protocol/run-snapshot.js';
 import type { Run } from '../runs/run.js';
 
 /**
- * Where runs live (CONTRACT §8): their records, event logs, idempotency keys, the queue with its
+ * Where runs live (docs/protocol.md §8): their records, event logs, idempotency keys, the queue with its
  * quotas, and the messages that steer a run. Two implementations: in memory (one process, the
  * default) and Redis (any number of instances sharing one Redis). The registry and the scheduler
  * in `src/runs/` are written against this interface only.

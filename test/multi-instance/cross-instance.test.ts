@@ -13,7 +13,7 @@ import {
 } from './serve-cluster.js';
 
 /**
- * Three `runbridge serve` processes on one Redis (CONTRACT §8): any instance answers any route for
+ * Three `runbridge serve` processes on one Redis (docs/protocol.md §8): any instance answers any route for
  * any run — start on one, stream, resume, cancel or list on another.
  */
 describe('three instances on one Redis', () => {

@@ -14,7 +14,7 @@ import {
 const LEASE_SECONDS = 2;
 
 /**
- * Losing an instance (CONTRACT §8): its running runs end with `run.failed` `instance_lost` within the
+ * Losing an instance (docs/protocol.md §8): its running runs end with `run.failed` `instance_lost` within the
  * lease, subscribers on every instance get that terminal event, runs waiting in the queue start
  * elsewhere, and nobody hangs. SIGTERM, by contrast, drains as ever.
  */

@@ -13,7 +13,7 @@ import {
 } from './serve-cluster.js';
 
 /**
- * Redis going away and coming back (CONTRACT §8): routes that need it answer 503
+ * Redis going away and coming back (docs/protocol.md §8): routes that need it answer 503
  * `store_unavailable`, nothing crashes, streams served from Redis end so their clients resume, and
  * every instance recovers by itself — with the runs it executed meanwhile stored whole.
  */

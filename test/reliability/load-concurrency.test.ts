@@ -7,7 +7,7 @@ import { singleModelProvider } from '../support/scripted-model.js';
 import { startTestBridge, type TestBridge } from '../support/start-test-bridge.js';
 
 /**
- * Load held by one bridge process (CONTRACT §6; bigger numbers belong in `bench/`): 500 concurrent
+ * Load held by one bridge process (docs/protocol.md §6; bigger numbers belong in `bench/`): 500 concurrent
  * runs with a subscriber each, plus 200 subscribers on one run, every log complete and ordered.
  */
 

@@ -5,7 +5,7 @@ import type { Run } from '../../src/runs/run.js';
 import { startTestBridge, type TestBridge } from '../support/start-test-bridge.js';
 
 /**
- * 10,000 finished runs through one bridge (CONTRACT §6, "retention of finished runs"): once they are
+ * 10,000 finished runs through one bridge (docs/protocol.md §6, "retention of finished runs"): once they are
  * forgotten, memory is back at the level it had after a warm-up, and no timer, socket or process
  * listener is left behind — neither while the bridge idles nor after it shut down.
  */

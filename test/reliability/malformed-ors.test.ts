@@ -13,7 +13,7 @@ import { ScriptedOrsServer } from '../support/scripted-ors-server.js';
 import { startTestBridge, type TestBridge } from '../support/start-test-bridge.js';
 
 /**
- * An ORS server that answers things no ORS server should (CONTRACT §5, §6): a run that meets one
+ * An ORS server that answers things no ORS server should (docs/protocol.md §5, §6): a run that meets one
  * fails with `ors_bad_response` and a message naming the endpoint and what was wrong, and its
  * session is still deleted.
  */

@@ -7,7 +7,7 @@ import { startTestBridge, type TestBridge } from '../support/start-test-bridge.j
 
 /**
  * The real Chat Completions adapter (official SDK, 2 retries) against a fake vendor, driven by whole
- * runs (CONTRACT §6): what the SDK may safely retry is retried within its bound, then the run fails
+ * runs (docs/protocol.md §6): what the SDK may safely retry is retried within its bound, then the run fails
  * with a model code; a broken stream is not retried (its deltas are already published); a hung
  * vendor is cut by the run's own time limit. Every episode still closes its ORS session.
  */

@@ -8,7 +8,7 @@ import { startTestBridge, type TestBridge } from '../support/start-test-bridge.j
 import { createLedger, type Ledger, type PlannedCall, planInput, recordOutput } from './ledger-fixtures.js';
 
 /**
- * The bridge against the real built-in ORS server with a fault proxy in between (CONTRACT §5, §6):
+ * The bridge against the real built-in ORS server with a fault proxy in between (docs/protocol.md §5, §6):
  * every run ends in the right terminal event with a clear code, no tool call runs twice, and no
  * session is left open on a server the bridge can still reach.
  */

@@ -11,7 +11,7 @@ import { readSseEvents } from '../../src/sse/read-sse-events.js';
 import { spawnRunbridge } from '../support/spawn-runbridge.js';
 
 /**
- * The real `runbridge serve` process under SIGTERM (CONTRACT §6, "Shutdown"), with 100 runs in
+ * The real `runbridge serve` process under SIGTERM (docs/protocol.md §6, "Shutdown"), with 100 runs in
  * flight, each with a subscriber: every subscriber gets its terminal event, every ORS session is
  * deleted (the ORS server runs in this process, so the test sees every request), and the process
  * exits by itself once the grace period is over.

@@ -11,7 +11,7 @@ import { singleModelProvider } from '../support/scripted-model.js';
 import { startTestBridge, type TestBridge } from '../support/start-test-bridge.js';
 
 /**
- * Subscribers that misbehave (CONTRACT §3 "Fan-out" and "Resume"): one that stops reading never slows
+ * Subscribers that misbehave (docs/protocol.md §3 "Fan-out" and "Resume"): one that stops reading never slows
  * the run or the others and is cut off at its buffer bound, then resumes from its cursor; a thousand
  * random disconnects and resumes, mid-frame included, join into exactly the log.
  */

@@ -11,7 +11,7 @@ import { assertEventOrder } from '../../src/protocol/verify-event-order.js';
 import { startTestBridge, type TestBridge } from '../support/start-test-bridge.js';
 
 /**
- * Property-based fuzzing of every JSON route (CONTRACT §2, §6 "Bad input of any shape gets a 4xx
+ * Property-based fuzzing of every JSON route (docs/protocol.md §2, §6 "Bad input of any shape gets a 4xx
  * with a clear message and never crashes the server or another run"): malformed JSON, wrong types,
  * huge strings, deep nesting, unknown keys, wrong content types, oversize bodies, bad cursors, bad
  * ids, hostile headers. Every answer is below 500, every 4xx carries the contract's error body, a

@@ -5,7 +5,7 @@ import { ScriptedOrsServer } from '../support/scripted-ors-server.js';
 import { startTestBridge, type TestBridge } from '../support/start-test-bridge.js';
 
 /**
- * The ORS server a run talks to is fixed by configuration (CONTRACT §6): a URL put into any field
+ * The ORS server a run talks to is fixed by configuration (docs/protocol.md §6): a URL put into any field
  * of a request — every field of both request schemas, in every shape, plus headers and query
  * strings — never makes the bridge contact another server. A listening "other" ORS server records
  * whatever reaches it; it must hear nothing.

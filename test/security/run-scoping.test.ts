@@ -5,7 +5,7 @@ import { scriptedProvider } from '../support/scripted-model.js';
 import { startTestBridge, type TestBridge } from '../support/start-test-bridge.js';
 
 /**
- * Runs belong to the key that made them (CONTRACT §6, "Auth"): for any other key a run does not
+ * Runs belong to the key that made them (docs/protocol.md §6, "Auth"): for any other key a run does not
  * exist — 404 on every route, nothing changed by its cancel or delete, absent from its lists — and
  * an Idempotency-Key is that key's alone.
  */

@@ -10,7 +10,7 @@ import { ScriptedOrsServer } from '../support/scripted-ors-server.js';
 import { startTestBridge, type TestBridge } from '../support/start-test-bridge.js';
 
 /**
- * Secrets of a run (CONTRACT §2: "forwarded to ORS /create; never logged, echoed or stored in
+ * Secrets of a run (docs/protocol.md §2: "forwarded to ORS /create; never logged, echoed or stored in
  * events") are planted and every output is captured and searched: the events in every stream
  * format, the JSON page, snapshots and lists, error answers, the run's record and the trajectory
  * line a rollout would write from it, the bridge's log function, the console, and every request

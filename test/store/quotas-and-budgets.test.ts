@@ -16,7 +16,7 @@ const models = [
   }),
 ];
 
-/** Fair and bounded under hostile load (CONTRACT §6): per-key quotas, byte budgets, and `stop_reason`. */
+/** Fair and bounded under hostile load (docs/protocol.md §6): per-key quotas, byte budgets, and `stop_reason`. */
 describe('quotas and byte budgets of the run store', () => {
   let bridge: TestBridge | undefined;
   afterEach(async () => {

@@ -49,7 +49,7 @@ interface CallTask {
 const NOT_FOUND = { detail: 'Not Found' };
 
 /**
- * A fake ORS server on loopback that behaves like the reference server where INDEX.md records it
+ * A fake ORS server on loopback that behaves like the ORS reference server where docs/protocol.md §5 records it
  * (SSE `create_session`, CRLF frames, `: ping - <ts>` comments, 4096-character pieces, task cache for
  * reconnects, `unknown task_id` errors, 404/410 for unknown/deleted sessions) and records every
  * request and every tool execution, so tests can assert what really happened.

@@ -5,7 +5,7 @@ import type { StreamFormat } from './stream-format.js';
 // One frame per event, built once: fan-out to many subscribers then costs a lookup, not a format.
 const frames = new WeakMap<LoggedEvent, string>();
 
-/** `format=events` (the default): typed events with `id:` = seq and `event:` = type (CONTRACT §3.1). */
+/** `format=events` (the default): typed events with `id:` = seq and `event:` = type (docs/protocol.md §3.1). */
 export const eventsFormat: StreamFormat = {
   frame(entry) {
     let frame = frames.get(entry);

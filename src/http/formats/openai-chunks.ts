@@ -14,7 +14,7 @@ import type { StreamContext } from './stream-format.js';
 import { isFirstPiece, wasAnnounced } from './streamed-tool-calls.js';
 
 /**
- * The OpenAI projection of a run's log (CONTRACT §3.2), shared by `format=openai`, `format=combined`
+ * The OpenAI projection of a run's log (docs/protocol.md §3.2), shared by `format=openai`, `format=combined`
  * and the chat completions route, so every OpenAI-shaped door says the same thing. The whole episode
  * reads as one assistant message: a role chunk at `run.started`; each turn's text in
  * `delta.content`, a blank line between turns that have text; reasoning in

@@ -16,7 +16,7 @@ function wantsAgentEvents(context: StreamContext): boolean {
 }
 
 /**
- * `format=openai` (CONTRACT §3.2): only `chat.completion.chunk` frames, as unnamed `data:` lines
+ * `format=openai` (docs/protocol.md §3.2): only `chat.completion.chunk` frames, as unnamed `data:` lines
  * without ids, then `data: [DONE]` — what the official `openai` SDK's stream reader consumes as is.
  * A failed or cancelled run ends with an `{"error": {...}}` frame before `[DONE]`, which the SDK
  * raises as an `APIError`. With `?agent_events=1`, every event except the text, reasoning and

@@ -9,7 +9,7 @@ import { RunSnapshotSchema, RunStatusSchema } from '../../protocol/run-snapshot.
  * of leaving the document wrong.
  */
 
-/** The error body of CONTRACT §2, for every 4xx and 5xx. */
+/** The error body of docs/protocol.md §2, for every 4xx and 5xx. */
 export const ErrorBodySchema = z.object({
   error: z.object({
     code: z.string(),

@@ -22,7 +22,7 @@ export function namedJsonSchemas(
   );
 }
 
-/** The events of CONTRACT §3.1 by type (`run.started`, …), as the discriminated union lists them. */
+/** The events of docs/protocol.md §3.1 by type (`run.started`, …), as the discriminated union lists them. */
 export function runEventTypes(): Array<readonly [string, z.ZodType]> {
   return RunEventSchema.options.map((option) => [option.shape.event.value, option] as const);
 }
@@ -38,7 +38,7 @@ export function runEventsJsonSchema(): JsonSchema {
     $schema: 'https://json-schema.org/draft/2020-12/schema',
     title: 'RunEvent',
     description:
-      'A runbridge run event (CONTRACT §3.1): every payload carries event (its type), seq, run_id and timestamp (epoch seconds), plus the fields of its type.',
+      'A runbridge run event (docs/protocol.md §3.1): every payload carries event (its type), seq, run_id and timestamp (epoch seconds), plus the fields of its type.',
     oneOf: events.map(([type]) => ({ $ref: `#/$defs/${type}` })),
     $defs: namedJsonSchemas(events, (type) => `#/$defs/${type}`),
   };

@@ -16,7 +16,7 @@ import { EventsQuerySchema } from './runs-routes.js';
 export const ChatQuerySchema = EventsQuerySchema.pick({ agent_events: true });
 
 /**
- * `POST /v1/chat/completions` (CONTRACT §4.2): an OpenAI chat completion request starts a run the
+ * `POST /v1/chat/completions` (docs/protocol.md §4.2): an OpenAI chat completion request starts a run the
  * same way `POST /v1/runs` does (same validation, owner, queue, 429 and 503), and its id comes back
  * in the `x-run-id` header, so the run is also there under `/v1/runs`. `stream: true` answers the
  * run's `format=openai` stream from its first event; otherwise the answer waits for the run to end

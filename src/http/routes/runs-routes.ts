@@ -35,8 +35,8 @@ const IdempotencyKeySchema = z
   .regex(/^[\x21-\x7e]+$/, 'use 1–255 visible ASCII characters');
 
 /**
- * `POST/GET /v1/runs`, `GET/DELETE /v1/runs/:id`, `/v1/runs/:id/events`, `/v1/runs/:id/cancel` (CONTRACT
- * §2, §3); `/v1/runs/:id/approvals/:approval_id` and `/v1/runs/:id/messages` (docs/protocol.md §7).
+ * `POST/GET /v1/runs`, `GET/DELETE /v1/runs/:id`, `/v1/runs/:id/events`, `/v1/runs/:id/cancel`
+ * (docs/protocol.md §2, §3); `/v1/runs/:id/approvals/:approval_id` and `/v1/runs/:id/messages` (§7).
  */
 export function runsRoutes(deps: AppDeps): Router<AppState> {
   const { registry, config } = deps;

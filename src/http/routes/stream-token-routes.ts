@@ -18,7 +18,7 @@ export interface StreamTokenAnswer {
 const StreamTokenRequestSchema = z.strictObject({});
 
 /**
- * `POST /v1/runs/:id/stream-token` (CONTRACT §6, "Auth"): for a caller holding the bearer key, a
+ * `POST /v1/runs/:id/stream-token` (docs/protocol.md §6, "Auth"): for a caller holding the bearer key, a
  * short-lived token that opens that one run's events stream as `?token=` — for browsers, whose
  * EventSource cannot send an `Authorization` header. Another key's run is 404, as everywhere.
  */

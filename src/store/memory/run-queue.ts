@@ -8,7 +8,7 @@ interface Waiting extends ClaimedRun {
  * The runs of one process waiting for a slot, first in first out, with the counts the quotas need:
  * runs running and waiting per key, and the bytes the waiting requests hold. A run whose key is at
  * its running quota waits even while slots are free, so one key cannot take every slot; one whose
- * key holds its share of the queue is refused, so one key cannot fill it (CONTRACT §6).
+ * key holds its share of the queue is refused, so one key cannot fill it (docs/protocol.md §6).
  */
 export class RunQueue {
   readonly #limits: StoreLimits;

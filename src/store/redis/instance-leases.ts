@@ -22,7 +22,7 @@ const LOST_MESSAGE =
   'so the run was ended; start it again.';
 
 /**
- * Leases (CONTRACT §8): each instance holds one lease key, renewed three times per lease period,
+ * Leases (docs/protocol.md §8): each instance holds one lease key, renewed three times per lease period,
  * that stands for every run it executes. Every instance looks, on each sweep, for runs whose
  * holder's lease is gone: a run that had written nothing goes back to the queue, to be started
  * elsewhere; any other is ended with `run.failed`, code `instance_lost` (after a `tool.completed`

@@ -48,7 +48,7 @@ const POLL_MS = 200;
 const TOUCH_EVERY_MS = 1000;
 
 /**
- * The shared store (CONTRACT §8): runs, logs, keys, queue, quotas, control messages and leases in
+ * The shared store (docs/protocol.md §8): runs, logs, keys, queue, quotas, control messages and leases in
  * one Redis, so any number of instances serve any run. The runs this instance executes are written
  * through by {@link RunLogWriter}; runs it only serves are read through {@link RunMirrors}; control
  * messages for its runs arrive on its own control Stream; {@link InstanceLeases} ends the runs of
