@@ -1,3 +1,4 @@
+import { Agent, request } from 'node:http';
 import type { EventSourceMessage } from 'eventsource-parser';
 import { parseSseText } from '../../test/support/parse-sse-text.js';
 import { BENCH_TASKS } from '../fakes/bench-environment.js';
@@ -6,9 +7,13 @@ import { runPool } from '../support/run-pool.js';
 /**
  * The orchestrator baseline: the least code that plays the same episode over the same HTTP
  * exchanges as the bridge — ORS session open, prompt and tools, then per turn one streaming Chat
- * Completions request and one `/{env}/call`, then the session deletes — with the global `fetch`
- * and eventsource-parser, and nothing else: no events, no validation, no retries, no timeouts.
+ * Completions request and one `/{env}/call`, then the session deletes — with eventsource-parser over
+ * one of two transports, and nothing else: no events, no validation, no retries, no timeouts. `fetch`
+ * is the global `fetch` (WHATWG streams); `node-http` is `node:http` with a keep-alive agent, the
+ * least a Node process can spend on the same exchanges (the physical limit of benchmarks 2, 3 and 7).
  */
+export type LoopTransport = 'fetch' | 'node-http';
+
 export interface HandWrittenEpisodeOptions {
   /** The fake model's base URL (`…/v1`). */
   modelBaseUrl: string;
@@ -17,6 +22,12 @@ export interface HandWrittenEpisodeOptions {
   task: { split: string; index: number };
   model: string;
   maxTurns: number;
+}
+
+/** The two requests the loop makes. */
+interface Http {
+  post(url: string, body: unknown, headers?: Record<string, string>): Promise<string>;
+  getJson<T>(url: string, headers: Record<string, string>): Promise<T>;
 }
 
 interface ChatChunk {
@@ -34,6 +45,7 @@ type ChatMessage = Record<string, unknown>;
 /** Plays one episode and answers how many turns it took and whether a tool said it finished. */
 async function playHandWrittenEpisode(
   options: HandWrittenEpisodeOptions,
+  { post, getJson }: Http,
 ): Promise<{ turns: number; finished: boolean }> {
   const { orsUrl, env } = options;
   const sid =
@@ -110,20 +122,57 @@ async function playHandWrittenEpisode(
  * Plays `runs` episodes, `concurrency` at once, episode i on task i (modulo the bench split's size) of
  * `train`. An episode that throws counts as unfinished with no turns, as a failed run would.
  */
-export function playHandWrittenEpisodes(
+export async function playHandWrittenEpisodes(
   options: Omit<HandWrittenEpisodeOptions, 'task'>,
   runs: number,
   concurrency: number,
+  transport: LoopTransport = 'fetch',
 ): Promise<Array<{ turns: number; finished: boolean }>> {
-  return runPool(runs, concurrency, (index) =>
-    playHandWrittenEpisode({ ...options, task: { split: 'train', index: index % BENCH_TASKS } }).catch(() => ({
-      turns: 0,
-      finished: false,
-    })),
-  );
+  const agent =
+    transport === 'node-http' ? new Agent({ keepAlive: true, maxSockets: Number.POSITIVE_INFINITY }) : undefined;
+  const http: Http = agent ? nodeHttp(agent) : { post: fetchPost, getJson: fetchJson };
+  try {
+    return await runPool(runs, concurrency, (index) =>
+      playHandWrittenEpisode({ ...options, task: { split: 'train', index: index % BENCH_TASKS } }, http).catch(() => ({
+        turns: 0,
+        finished: false,
+      })),
+    );
+  } finally {
+    agent?.destroy();
+  }
 }
 
-async function post(url: string, body: unknown, headers: Record<string, string> = {}): Promise<string> {
+/** Requests on `node:http` through `agent`, the body read as one string. */
+function nodeHttp(agent: Agent): Http {
+  const send = (url: string, method: string, body: string | undefined, headers: Record<string, string>) =>
+    new Promise<string>((resolve, reject) => {
+      const req = request(url, { method, agent, headers }, (res) => {
+        res.setEncoding('utf8');
+        let text = '';
+        res.on('data', (chunk: string) => {
+          text += chunk;
+        });
+        res.on('end', () => {
+          const status = res.statusCode ?? 0;
+          if (status >= 200 && status < 300) resolve(text);
+          else reject(new Error(`${method} ${url} answered ${status}: ${text}`));
+        });
+        res.on('error', reject);
+      });
+      req.on('error', reject);
+      req.end(body);
+    });
+  return {
+    post: (url, body, headers = {}) =>
+      body === undefined
+        ? send(url, 'POST', undefined, headers)
+        : send(url, 'POST', JSON.stringify(body), { ...headers, 'content-type': 'application/json' }),
+    getJson: async (url, headers) => JSON.parse(await send(url, 'GET', undefined, headers)),
+  };
+}
+
+async function fetchPost(url: string, body: unknown, headers: Record<string, string> = {}): Promise<string> {
   const response = await fetch(url, {
     method: 'POST',
     headers: { ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
@@ -134,7 +183,7 @@ async function post(url: string, body: unknown, headers: Record<string, string> 
   return text;
 }
 
-async function getJson<T>(url: string, headers: Record<string, string>): Promise<T> {
+async function fetchJson<T>(url: string, headers: Record<string, string>): Promise<T> {
   const response = await fetch(url, { headers });
   if (!response.ok) throw new Error(`GET ${url} answered ${response.status}`);
   return (await response.json()) as T;
