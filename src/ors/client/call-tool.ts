@@ -4,6 +4,7 @@ import { RunToolResultSchema, type ToolOutput } from '../ors-schemas.js';
 import { AbortScope } from './abort-scope.js';
 import { backoffDelayMs, parseRetryAfterMs, sleep } from './backoff.js';
 import { describeFailure, isConnectionRefused } from './network-failure.js';
+import type { OrsHttpResponse } from './ors-http.js';
 import {
   isServerFailure,
   type OrsTransport,
@@ -87,9 +88,9 @@ export async function callTool(
     const scope = new AbortScope([signal], context.silenceTimeoutMs);
     const silence = `sent nothing for ${context.silenceTimeoutMs} ms`;
     try {
-      let response: Response;
+      let response: OrsHttpResponse;
       try {
-        response = await transport.fetch(`${transport.baseUrl}${path}`, {
+        response = await transport.send(`${transport.baseUrl}${path}`, {
           method: 'POST',
           headers: {
             ...transport.headers,
