@@ -100,6 +100,8 @@ export async function callTool(
           },
           body: JSON.stringify({ name, input, ...(taskId === null ? {} : { task_id: taskId }) }),
           signal: scope.signal,
+          // A tool call is never sent twice by accident: each goes on a connection of its own.
+          reuse: false,
         });
       } catch (error) {
         scope.throwIfParentAborted();

@@ -23,6 +23,13 @@ export interface OrsHttpInit {
   body?: string;
   /** Aborts the request, or the reading of its body. */
   signal: AbortSignal;
+  /**
+   * May go on a kept-alive connection. Only for requests that are safe to send twice: a connection the
+   * server closed while it idled fails the next request written on it before any answer, which then
+   * cannot be told from a server that read it and broke off — the client resends idempotent requests
+   * after any failure, but must not resend a `/create` or a tool call (docs/ors.md).
+   */
+  reuse: boolean;
 }
 
 /** Sends one request; rejects when no answer came (refused, reset, aborted), as `fetch` does. */
@@ -30,19 +37,20 @@ export type OrsHttp = (url: string, init: OrsHttpInit) => Promise<OrsHttpRespons
 
 /** `fetchFn` as an {@link OrsHttp}. */
 export function fetchHttp(fetchFn: typeof fetch): OrsHttp {
-  return (url, init) => fetchFn(url, init);
+  return (url, { reuse: _reuse, ...init }) => fetchFn(url, init);
 }
 
 /**
- * An {@link OrsHttp} on `node:http` and `node:https`, over keep-alive agents of its own (idle
- * sockets do not keep the process alive; `close` ends them at once).
+ * An {@link OrsHttp} on `node:http` and `node:https`: requests that may be reused go over keep-alive
+ * agents of its own (idle sockets do not keep the process alive; `close` ends them at once), the
+ * others each on a connection of their own.
  */
 export function createNodeHttp(): { send: OrsHttp; close(): void } {
   const agents = {
     http: new HttpAgent({ keepAlive: true }),
     https: new HttpsAgent({ keepAlive: true }),
   };
-  const attempt = (url: string, init: OrsHttpInit, fresh: boolean): Promise<OrsHttpResponse> =>
+  const send: OrsHttp = (url, init) =>
     new Promise((resolve, reject) => {
       const target = new URL(url);
       const secure = target.protocol === 'https:';
@@ -50,29 +58,15 @@ export function createNodeHttp(): { send: OrsHttp; close(): void } {
         init.body === undefined
           ? init.headers
           : { ...init.headers, 'content-length': String(Buffer.byteLength(init.body)) };
-      const agent = fresh ? false : secure ? agents.https : agents.http;
-      let answered = false;
+      const agent = init.reuse ? (secure ? agents.https : agents.http) : false;
       const req = (secure ? httpsRequest : httpRequest)(
         target,
         { method: init.method, headers, agent, signal: init.signal },
-        (res) => {
-          answered = true;
-          resolve(responseOf(res));
-        },
+        (res) => resolve(responseOf(res)),
       );
-      req.on('error', (error: NodeJS.ErrnoException) => {
-        // A kept-alive socket the server closed while it idled fails the next request sent on it
-        // before any answer: the server never read that request (Node's documented race), so it is
-        // sent again once, on a new connection — as fetch does — and only a real failure remains.
-        if (!answered && req.reusedSocket && error.code === 'ECONNRESET' && !init.signal.aborted) {
-          attempt(url, init, true).then(resolve, reject);
-          return;
-        }
-        reject(error);
-      });
+      req.on('error', reject);
       req.end(init.body);
     });
-  const send: OrsHttp = (url, init) => attempt(url, init, false);
   return {
     send,
     close() {

@@ -5,9 +5,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createNodeHttp } from '../../../src/ors/client/ors-http.js';
 
 /**
- * The ORS client's default transport (`node:http` keep-alive): connections are reused, a kept-alive
- * connection the server dropped while idle costs no failure (the request goes again, once, on a new
- * connection), and an abort ends a request as fetch's would.
+ * The ORS client's default transport (`node:http`): requests safe to send twice share kept-alive
+ * connections; the others (a `/create`, a tool call) each get a connection of their own, so a
+ * connection the server closed while it idled can never make one fail ambiguously; an abort ends a
+ * request as fetch's would.
  */
 describe('the ORS client on node:http', () => {
   const stops: Array<() => Promise<void>> = [];
@@ -39,14 +40,15 @@ describe('the ORS client on node:http', () => {
     };
   }
 
-  const init = (signal = new AbortController().signal) => ({
+  const init = (reuse: boolean, signal = new AbortController().signal) => ({
     method: 'POST' as const,
     headers: {},
     body: '{"a":1}',
     signal,
+    reuse,
   });
 
-  it('keeps one connection alive across requests, and reads bodies whole', async () => {
+  it('keeps one connection alive across requests that may be reused, and reads bodies whole', async () => {
     const target = await serve((req, res) => {
       let body = '';
       req.on('data', (chunk) => (body += chunk));
@@ -55,24 +57,20 @@ describe('the ORS client on node:http', () => {
     const http = createNodeHttp();
     stops.push(async () => http.close());
     for (let i = 0; i < 3; i++) {
-      const answer = await http.send(`${target.url}/x`, init());
+      const answer = await http.send(`${target.url}/x`, init(true));
       expect(answer.ok).toBe(true);
       expect(await answer.text()).toBe('echo {"a":1} 🚀');
     }
     expect(target.connections()).toBe(1);
   });
 
-  it('sends a request again on a new connection when the server dropped the kept-alive one while it idled', async () => {
+  it('sends each request that must not be sent twice on a connection of its own', async () => {
     const target = await serve((_req, res) => res.end('ok'));
     const http = createNodeHttp();
     stops.push(async () => http.close());
-    expect(await (await http.send(`${target.url}/first`, init())).text()).toBe('ok');
-    // The server drops every idle connection without telling the client first: the client's pooled
-    // socket is dead, and the next request written on it is reset before any answer.
-    target.server.closeIdleConnections();
-    const second = await http.send(`${target.url}/second`, init());
-    expect(await second.text()).toBe('ok');
-    expect(target.requests()).toBe(2);
+    for (let i = 0; i < 3; i++) expect(await (await http.send(`${target.url}/call`, init(false))).text()).toBe('ok');
+    expect(target.connections()).toBe(3);
+    expect(target.requests()).toBe(3);
   });
 
   it('rejects at once when its signal aborts before the answer', async () => {
@@ -80,7 +78,7 @@ describe('the ORS client on node:http', () => {
     const http = createNodeHttp();
     stops.push(async () => http.close());
     const controller = new AbortController();
-    const pending = http.send(`${target.url}/hang`, init(controller.signal));
+    const pending = http.send(`${target.url}/hang`, init(true, controller.signal));
     await new Promise((resolve) => setTimeout(resolve, 50));
     controller.abort();
     await expect(pending).rejects.toMatchObject({ name: 'AbortError' });
