@@ -34,7 +34,7 @@ export interface ReadSseEventsOptions {
 }
 
 /**
- * Reads `body` (e.g. a fetch response body) as Server-Sent Events and yields each dispatched event in
+ * Reads `body` (a fetch response body, or a Node stream such as a `node:http` response) as Server-Sent Events and yields each dispatched event in
  * order. Follows the SSE parsing rules: CRLF, LF or CR line endings, comments skipped, `retry:` handed
  * to `onRetry` only, frames without `data:` lines not dispatched, and an unfinished frame at the end
  * of the stream dropped (a cut-off frame is not an event). UTF-8 sequences split across chunks are decoded
@@ -42,7 +42,7 @@ export interface ReadSseEventsOptions {
  * loop early cancels the stream, which closes the underlying connection.
  */
 export async function* readSseEvents(
-  body: ReadableStream<Uint8Array>,
+  body: ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>,
   options: ReadSseEventsOptions = {},
 ): AsyncGenerator<SseEvent, void, undefined> {
   const ready: SseEvent[] = [];
@@ -63,7 +63,7 @@ export async function* readSseEvents(
     ...(options.maxBufferSize === undefined ? {} : { maxBufferSize: options.maxBufferSize }),
   });
   const decoder = new TextDecoder();
-  const reader = body.getReader();
+  const reader = chunkReader(body);
   let finished = false;
   let endsWithCr = false;
   try {
@@ -91,6 +91,34 @@ export async function* readSseEvents(
       // linger until the peer gives up. A stream that already errored rejects `cancel`; that is fine.
       await reader.cancel().catch(() => undefined);
     }
-    reader.releaseLock();
+    reader.release();
   }
+}
+
+/** What {@link readSseEvents} needs of a body: its next chunk, and a way to stop it early. */
+interface ChunkReader {
+  read(): Promise<{ done: true; value?: undefined } | { done: false; value: Uint8Array }>;
+  cancel(): Promise<unknown>;
+  release(): void;
+}
+
+/**
+ * A WHATWG stream is read with its reader (browsers cannot all iterate one); anything else — a Node
+ * stream — with its async iterator, whose `return` destroys it.
+ */
+function chunkReader(body: ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>): ChunkReader {
+  if ('getReader' in body) {
+    const reader = body.getReader();
+    return {
+      read: () => reader.read() as ReturnType<ChunkReader['read']>,
+      cancel: () => reader.cancel(),
+      release: () => reader.releaseLock(),
+    };
+  }
+  const iterator = body[Symbol.asyncIterator]();
+  return {
+    read: () => iterator.next() as ReturnType<ChunkReader['read']>,
+    cancel: async () => iterator.return?.(),
+    release: () => undefined,
+  };
 }

@@ -4,6 +4,7 @@ import { RunToolResultSchema, type ToolOutput } from '../ors-schemas.js';
 import { AbortScope } from './abort-scope.js';
 import { backoffDelayMs, parseRetryAfterMs, sleep } from './backoff.js';
 import { describeFailure, isConnectionRefused } from './network-failure.js';
+import type { OrsHttpResponse } from './ors-http.js';
 import {
   isServerFailure,
   type OrsTransport,
@@ -87,9 +88,9 @@ export async function callTool(
     const scope = new AbortScope([signal], context.silenceTimeoutMs);
     const silence = `sent nothing for ${context.silenceTimeoutMs} ms`;
     try {
-      let response: Response;
+      let response: OrsHttpResponse;
       try {
-        response = await transport.fetch(`${transport.baseUrl}${path}`, {
+        response = await transport.send(`${transport.baseUrl}${path}`, {
           method: 'POST',
           headers: {
             ...transport.headers,
@@ -99,6 +100,8 @@ export async function callTool(
           },
           body: JSON.stringify({ name, input, ...(taskId === null ? {} : { task_id: taskId }) }),
           signal: scope.signal,
+          // A tool call is never sent twice by accident: each goes on a connection of its own.
+          reuse: false,
         });
       } catch (error) {
         scope.throwIfParentAborted();

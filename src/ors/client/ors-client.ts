@@ -3,6 +3,7 @@ import { OrsError } from '../../errors.js';
 import { readSseEvents } from '../../sse/read-sse-events.js';
 import { type CreateRequestSchema, type Split, SplitSchema, ToolListSchema, type ToolSpec } from '../ors-schemas.js';
 import { deleteSession } from './delete-session.js';
+import { createNodeHttp, fetchHttp } from './ors-http.js';
 import { type OrsRequest, type OrsTransport, orsFetchJson, orsFetchText, parseOrsJson } from './ors-request.js';
 import { OrsSession } from './ors-session.js';
 import { Redactor } from './redactor.js';
@@ -23,7 +24,7 @@ export interface OrsClientOptions {
   retryBaseDelayMs?: number;
   /** Cap of any backoff delay, `Retry-After` included; default 5 000. */
   retryMaxDelayMs?: number;
-  /** The fetch to use; default `globalThis.fetch`. */
+  /** A fetch to send every request with; default: `node:http` with keep-alive agents of the client's own. */
   fetch?: typeof fetch;
   /** Sent as `Authorization: Bearer <token>` with every request, for a server that requires one. */
   bearerToken?: string;
@@ -71,7 +72,7 @@ export class OrsClient {
     const settings = parsed.data;
     this.#transport = {
       baseUrl: settings.baseUrl.replace(/\/+$/, ''),
-      fetch: options.fetch ?? globalThis.fetch,
+      send: options.fetch === undefined ? createNodeHttp().send : fetchHttp(options.fetch),
       headers: options.bearerToken === undefined ? {} : { authorization: `Bearer ${options.bearerToken}` },
       requestTimeoutMs: settings.requestTimeoutMs,
       retry: {
@@ -220,16 +221,16 @@ export class OrsClient {
       return parseOrsJson(endpoint, text, CreateSessionJsonSchema).sid;
     }
     // The reference server answers `event: task_id` / `data: <sid>`, then `event: end`.
-    const body = new Response(text).body;
-    if (body !== null) {
-      for await (const event of readSseEvents(body)) {
-        if (event.event === 'task_id' && event.data !== '') return event.data;
-        if (event.event === 'error') {
-          throw new OrsError(`${endpoint}: the ORS server could not create a session: ${event.data}`, {
-            code: 'ors_unavailable',
-            details: { endpoint },
-          });
-        }
+    const body = (async function* () {
+      yield new TextEncoder().encode(text);
+    })();
+    for await (const event of readSseEvents(body)) {
+      if (event.event === 'task_id' && event.data !== '') return event.data;
+      if (event.event === 'error') {
+        throw new OrsError(`${endpoint}: the ORS server could not create a session: ${event.data}`, {
+          code: 'ors_unavailable',
+          details: { endpoint },
+        });
       }
     }
     throw new OrsError(`${endpoint}: the ORS server's SSE answer held no task_id event with the session id.`, {

@@ -4,6 +4,7 @@ import { AbortScope } from './abort-scope.js';
 import { backoffDelayMs, parseRetryAfterMs, type RetryPolicy, sleep } from './backoff.js';
 import { describeZodError } from './describe-zod-error.js';
 import { describeFailure, isConnectionRefused } from './network-failure.js';
+import type { OrsHttp } from './ors-http.js';
 import type { Redactor } from './redactor.js';
 import { type EndpointKind, readErrorDetail, statusError } from './status-error.js';
 
@@ -11,7 +12,8 @@ import { type EndpointKind, readErrorDetail, statusError } from './status-error.
 export interface OrsTransport {
   /** Base URL without a trailing slash. */
   baseUrl: string;
-  fetch: typeof fetch;
+  /** Carries every request (docs/ors.md: `node:http` keep-alive by default, or the caller's `fetch`). */
+  send: OrsHttp;
   /** Sent with every request (the built-in server's `Authorization`). */
   headers: Record<string, string>;
   /** Per-attempt bound of a non-streaming request, response body included. */
@@ -78,7 +80,7 @@ export async function orsFetchText(transport: OrsTransport, request: OrsRequest)
       cause?: unknown;
     };
     try {
-      const response = await transport.fetch(`${transport.baseUrl}${request.path}`, {
+      const response = await transport.send(`${transport.baseUrl}${request.path}`, {
         method: request.method,
         headers: {
           ...transport.headers,
@@ -88,6 +90,7 @@ export async function orsFetchText(transport: OrsTransport, request: OrsRequest)
         },
         ...(request.body === undefined ? {} : { body: JSON.stringify(request.body) }),
         signal: scope.signal,
+        reuse: request.idempotent,
       });
       if (response.ok) {
         return { text: await response.text(), contentType: response.headers.get('content-type') ?? '' };

@@ -1,5 +1,6 @@
 import { OrsError } from '../../errors.js';
 import { OrsErrorBodySchema } from '../ors-schemas.js';
+import type { OrsHttpResponse } from './ors-http.js';
 import type { Redactor } from './redactor.js';
 
 /**
@@ -18,7 +19,10 @@ const DETAIL_LIMIT = 500;
  * folded and cut, so no secret survives in part. Never throws for a malformed body; a failed read
  * surfaces as the read's error.
  */
-export async function readErrorDetail(response: Response, redactor: Redactor | undefined): Promise<string> {
+export async function readErrorDetail(
+  response: Pick<OrsHttpResponse, 'text'>,
+  redactor: Redactor | undefined,
+): Promise<string> {
   const text = await response.text();
   let detail = text.trim();
   try {

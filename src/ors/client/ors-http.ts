@@ -1,0 +1,97 @@
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+
+/**
+ * The one HTTP exchange the ORS client makes, whatever carries it. A fetch `Response` is one of
+ * these, so a caller's own `fetch` plugs in as it is; by default the client sends on `node:http`
+ * with keep-alive agents ({@link createNodeHttp}), which costs about half the CPU of the global
+ * fetch per request (`bench/`, benchmark 2).
+ */
+export interface OrsHttpResponse {
+  status: number;
+  ok: boolean;
+  headers: { get(name: string): string | null };
+  /** The whole body as text (read once, instead of `body`). */
+  text(): Promise<string>;
+  /** The body as it arrives (read once, instead of `text`). */
+  body: ReadableStream<Uint8Array> | AsyncIterable<Uint8Array> | null;
+}
+
+export interface OrsHttpInit {
+  method: 'GET' | 'POST';
+  headers: Record<string, string>;
+  body?: string;
+  /** Aborts the request, or the reading of its body. */
+  signal: AbortSignal;
+  /**
+   * May go on a kept-alive connection. Only for requests that are safe to send twice: a connection the
+   * server closed while it idled fails the next request written on it before any answer, which then
+   * cannot be told from a server that read it and broke off — the client resends idempotent requests
+   * after any failure, but must not resend a `/create` or a tool call (docs/ors.md).
+   */
+  reuse: boolean;
+}
+
+/** Sends one request; rejects when no answer came (refused, reset, aborted), as `fetch` does. */
+export type OrsHttp = (url: string, init: OrsHttpInit) => Promise<OrsHttpResponse>;
+
+/** `fetchFn` as an {@link OrsHttp}. */
+export function fetchHttp(fetchFn: typeof fetch): OrsHttp {
+  return (url, { reuse: _reuse, ...init }) => fetchFn(url, init);
+}
+
+/**
+ * An {@link OrsHttp} on `node:http` and `node:https`: requests that may be reused go over keep-alive
+ * agents of its own (idle sockets do not keep the process alive; `close` ends them at once), the
+ * others each on a connection of their own.
+ */
+export function createNodeHttp(): { send: OrsHttp; close(): void } {
+  const agents = {
+    http: new HttpAgent({ keepAlive: true }),
+    https: new HttpsAgent({ keepAlive: true }),
+  };
+  const send: OrsHttp = (url, init) =>
+    new Promise((resolve, reject) => {
+      const target = new URL(url);
+      const secure = target.protocol === 'https:';
+      const headers =
+        init.body === undefined
+          ? init.headers
+          : { ...init.headers, 'content-length': String(Buffer.byteLength(init.body)) };
+      const agent = init.reuse ? (secure ? agents.https : agents.http) : false;
+      const req = (secure ? httpsRequest : httpRequest)(
+        target,
+        { method: init.method, headers, agent, signal: init.signal },
+        (res) => resolve(responseOf(res)),
+      );
+      req.on('error', reject);
+      req.end(init.body);
+    });
+  return {
+    send,
+    close() {
+      agents.http.destroy();
+      agents.https.destroy();
+    },
+  };
+}
+
+function responseOf(res: IncomingMessage): OrsHttpResponse {
+  const status = res.statusCode ?? 0;
+  return {
+    status,
+    ok: status >= 200 && status < 300,
+    headers: {
+      get(name) {
+        const value = res.headers[name.toLowerCase()];
+        return value === undefined ? null : Array.isArray(value) ? value.join(', ') : value;
+      },
+    },
+    async text() {
+      const chunks: Buffer[] = [];
+      for await (const chunk of res) chunks.push(chunk as Buffer);
+      return Buffer.concat(chunks).toString('utf8');
+    },
+    body: res,
+  };
+}

@@ -1,0 +1,86 @@
+import { once } from 'node:events';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createNodeHttp } from '../../../src/ors/client/ors-http.js';
+
+/**
+ * The ORS client's default transport (`node:http`): requests safe to send twice share kept-alive
+ * connections; the others (a `/create`, a tool call) each get a connection of their own, so a
+ * connection the server closed while it idled can never make one fail ambiguously; an abort ends a
+ * request as fetch's would.
+ */
+describe('the ORS client on node:http', () => {
+  const stops: Array<() => Promise<void>> = [];
+  afterEach(async () => {
+    for (const stop of stops.splice(0)) await stop();
+  });
+
+  async function serve(
+    handler: Parameters<typeof createServer>[1],
+  ): Promise<{ url: string; server: Server; connections: () => number; requests: () => number }> {
+    let connections = 0;
+    let requests = 0;
+    const server = createServer((req, res) => {
+      requests++;
+      handler?.(req, res);
+    });
+    server.on('connection', () => connections++);
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    stops.push(async () => {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    });
+    return {
+      url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+      server,
+      connections: () => connections,
+      requests: () => requests,
+    };
+  }
+
+  const init = (reuse: boolean, signal = new AbortController().signal) => ({
+    method: 'POST' as const,
+    headers: {},
+    body: '{"a":1}',
+    signal,
+    reuse,
+  });
+
+  it('keeps one connection alive across requests that may be reused, and reads bodies whole', async () => {
+    const target = await serve((req, res) => {
+      let body = '';
+      req.on('data', (chunk) => (body += chunk));
+      req.on('end', () => res.end(`echo ${body} 🚀`));
+    });
+    const http = createNodeHttp();
+    stops.push(async () => http.close());
+    for (let i = 0; i < 3; i++) {
+      const answer = await http.send(`${target.url}/x`, init(true));
+      expect(answer.ok).toBe(true);
+      expect(await answer.text()).toBe('echo {"a":1} 🚀');
+    }
+    expect(target.connections()).toBe(1);
+  });
+
+  it('sends each request that must not be sent twice on a connection of its own', async () => {
+    const target = await serve((_req, res) => res.end('ok'));
+    const http = createNodeHttp();
+    stops.push(async () => http.close());
+    for (let i = 0; i < 3; i++) expect(await (await http.send(`${target.url}/call`, init(false))).text()).toBe('ok');
+    expect(target.connections()).toBe(3);
+    expect(target.requests()).toBe(3);
+  });
+
+  it('rejects at once when its signal aborts before the answer', async () => {
+    const target = await serve(() => undefined);
+    const http = createNodeHttp();
+    stops.push(async () => http.close());
+    const controller = new AbortController();
+    const pending = http.send(`${target.url}/hang`, init(true, controller.signal));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    controller.abort();
+    await expect(pending).rejects.toMatchObject({ name: 'AbortError' });
+  });
+});
