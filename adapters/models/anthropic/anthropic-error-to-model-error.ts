@@ -1,6 +1,6 @@
 import { APIConnectionError, APIError } from '@anthropic-ai/sdk';
 import type { ModelError } from '../../../src/errors.js';
-import { sdkErrorToModelError, type VendorInfo } from '../shared/vendor-failure.js';
+import { sdkErrorToModelError, type VendorInfo } from '../common/vendor-failure.js';
 
 /** How Anthropic is named in error messages. */
 export const ANTHROPIC_VENDOR: VendorInfo = { name: 'Anthropic', apiKeyVariable: 'ANTHROPIC_API_KEY' };

@@ -9,10 +9,10 @@ import type {
 } from '@anthropic-ai/sdk/resources/messages';
 import type { ContentPart, Message, ToolDefinition } from '../../../src/models/conversation.js';
 import type { ModelRequest } from '../../../src/models/model.js';
-import { joinTextParts } from '../shared/join-text-parts.js';
-import { mergeExtraBody } from '../shared/merge-extra-body.js';
-import { sanitizeToolSchema } from '../shared/sanitize-tool-schema.js';
-import { toolArgumentsObject } from '../shared/tool-arguments-object.js';
+import { joinTextParts } from '../common/join-text-parts.js';
+import { mergeExtraBody } from '../common/merge-extra-body.js';
+import { sanitizeToolSchema } from '../common/sanitize-tool-schema.js';
+import { toolArgumentsObject } from '../common/tool-arguments-object.js';
 import { ANTHROPIC_VENDOR } from './anthropic-error-to-model-error.js';
 import { anthropicReasoningData } from './anthropic-reasoning-data.js';
 

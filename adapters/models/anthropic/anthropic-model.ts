@@ -1,6 +1,6 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import type { Model, ModelPart, ModelRequest } from '../../../src/models/model.js';
-import { streamModelParts } from '../shared/stream-model-parts.js';
+import { streamModelParts } from '../common/stream-model-parts.js';
 import { anthropicErrorToModelError } from './anthropic-error-to-model-error.js';
 import { toAnthropicParams } from './anthropic-message-converter.js';
 import { AnthropicStreamMapper } from './anthropic-stream-mapper.js';

@@ -1,6 +1,6 @@
 import Anthropic from '@anthropic-ai/sdk';
 import type { ModelProvider } from '../../../src/models/model.js';
-import { type SdkProviderOptions, sdkClientOptions } from '../shared/sdk-client-options.js';
+import { type SdkProviderOptions, sdkClientOptions } from '../common/sdk-client-options.js';
 import { AnthropicModel } from './anthropic-model.js';
 
 /** Factory options of {@link createAnthropicProvider}. */

@@ -1,8 +1,8 @@
 import type { RawMessageStreamEvent, StopReason } from '@anthropic-ai/sdk/resources/messages';
 import type { ModelPart, ModelUsage } from '../../../src/models/model.js';
 import type { FinishReason } from '../../../src/protocol/run-events.js';
-import type { StreamMapper } from '../shared/stream-model-parts.js';
-import { vendorFailureToModelError } from '../shared/vendor-failure.js';
+import type { StreamMapper } from '../common/stream-model-parts.js';
+import { vendorFailureToModelError } from '../common/vendor-failure.js';
 import { ANTHROPIC_VENDOR } from './anthropic-error-to-model-error.js';
 import type { AnthropicReasoningData } from './anthropic-reasoning-data.js';
 

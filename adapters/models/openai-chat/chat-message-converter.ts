@@ -8,12 +8,12 @@ import type {
 } from 'openai/resources/chat/completions';
 import type { ContentPart, Message, ToolDefinition } from '../../../src/models/conversation.js';
 import type { ModelRequest } from '../../../src/models/model.js';
-import { joinTextParts } from '../shared/join-text-parts.js';
-import { mergeExtraBody } from '../shared/merge-extra-body.js';
-import { OPENAI_VENDOR } from '../shared/openai-error-to-model-error.js';
-import { sanitizeToolSchema } from '../shared/sanitize-tool-schema.js';
-import { replayableToolArguments } from '../shared/tool-arguments-object.js';
-import type { VendorInfo } from '../shared/vendor-failure.js';
+import { joinTextParts } from '../common/join-text-parts.js';
+import { mergeExtraBody } from '../common/merge-extra-body.js';
+import { OPENAI_VENDOR } from '../common/openai-error-to-model-error.js';
+import { sanitizeToolSchema } from '../common/sanitize-tool-schema.js';
+import { replayableToolArguments } from '../common/tool-arguments-object.js';
+import type { VendorInfo } from '../common/vendor-failure.js';
 
 /**
  * Which body key carries the output-token limit. OpenAI itself wants `max_completion_tokens` (its

@@ -2,9 +2,9 @@ import { nanoid } from 'nanoid';
 import type { ChatCompletionChunk, ChatCompletionTokenLogprob } from 'openai/resources/chat/completions';
 import type { ModelPart, ModelUsage, TokenData } from '../../../src/models/model.js';
 import type { FinishReason } from '../../../src/protocol/run-events.js';
-import { OPENAI_VENDOR } from '../shared/openai-error-to-model-error.js';
-import type { StreamMapper } from '../shared/stream-model-parts.js';
-import { type VendorInfo, vendorFailureToModelError } from '../shared/vendor-failure.js';
+import { OPENAI_VENDOR } from '../common/openai-error-to-model-error.js';
+import type { StreamMapper } from '../common/stream-model-parts.js';
+import { type VendorInfo, vendorFailureToModelError } from '../common/vendor-failure.js';
 
 /**
  * Fields OpenAI-compatible servers add to a delta: the reasoning text (`reasoning_content` from

@@ -1,8 +1,8 @@
 import type OpenAI from 'openai';
 import type { Model, ModelPart, ModelRequest } from '../../../src/models/model.js';
-import { openAiErrorToModelError } from '../shared/openai-error-to-model-error.js';
-import { streamModelParts } from '../shared/stream-model-parts.js';
-import type { VendorInfo } from '../shared/vendor-failure.js';
+import { openAiErrorToModelError } from '../common/openai-error-to-model-error.js';
+import { streamModelParts } from '../common/stream-model-parts.js';
+import type { VendorInfo } from '../common/vendor-failure.js';
 import { type MaxTokensParam, toChatCompletionParams } from './chat-message-converter.js';
 import { ChatStreamMapper } from './chat-stream-mapper.js';
 

@@ -1,8 +1,8 @@
 import OpenAI from 'openai';
 import type { ModelProvider } from '../../../src/models/model.js';
-import { OPENAI_VENDOR } from '../shared/openai-error-to-model-error.js';
-import { type SdkProviderOptions, sdkClientOptions } from '../shared/sdk-client-options.js';
-import type { VendorInfo } from '../shared/vendor-failure.js';
+import { OPENAI_VENDOR } from '../common/openai-error-to-model-error.js';
+import { type SdkProviderOptions, sdkClientOptions } from '../common/sdk-client-options.js';
+import type { VendorInfo } from '../common/vendor-failure.js';
 import type { MaxTokensParam } from './chat-message-converter.js';
 import { OpenAiChatModel } from './openai-chat-model.js';
 

@@ -1,7 +1,7 @@
 import type OpenAI from 'openai';
 import type { Model, ModelPart, ModelRequest } from '../../../src/models/model.js';
-import { openAiErrorToModelError } from '../shared/openai-error-to-model-error.js';
-import { streamModelParts } from '../shared/stream-model-parts.js';
+import { openAiErrorToModelError } from '../common/openai-error-to-model-error.js';
+import { streamModelParts } from '../common/stream-model-parts.js';
 import { toResponsesParams } from './responses-message-converter.js';
 import { ResponsesStreamMapper } from './responses-stream-mapper.js';
 

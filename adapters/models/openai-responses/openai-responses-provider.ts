@@ -1,6 +1,6 @@
 import OpenAI from 'openai';
 import type { ModelProvider } from '../../../src/models/model.js';
-import { type SdkProviderOptions, sdkClientOptions } from '../shared/sdk-client-options.js';
+import { type SdkProviderOptions, sdkClientOptions } from '../common/sdk-client-options.js';
 import { OpenAiResponsesModel } from './openai-responses-model.js';
 
 /** Factory options of {@link createOpenAiResponsesProvider}. */

@@ -7,11 +7,11 @@ import type {
 } from 'openai/resources/responses/responses';
 import type { ContentPart, Message, ToolCall, ToolDefinition } from '../../../src/models/conversation.js';
 import type { ModelRequest } from '../../../src/models/model.js';
-import { joinTextParts } from '../shared/join-text-parts.js';
-import { mergeExtraBody } from '../shared/merge-extra-body.js';
-import { OPENAI_VENDOR } from '../shared/openai-error-to-model-error.js';
-import { sanitizeToolSchema } from '../shared/sanitize-tool-schema.js';
-import { replayableToolArguments } from '../shared/tool-arguments-object.js';
+import { joinTextParts } from '../common/join-text-parts.js';
+import { mergeExtraBody } from '../common/merge-extra-body.js';
+import { OPENAI_VENDOR } from '../common/openai-error-to-model-error.js';
+import { sanitizeToolSchema } from '../common/sanitize-tool-schema.js';
+import { replayableToolArguments } from '../common/tool-arguments-object.js';
 import { type ResponsesReasoningData, responsesReasoningData } from './responses-reasoning-data.js';
 
 /** Keys of the body the bridge sets itself and `extra_body` may not replace. */

@@ -1,9 +1,9 @@
 import type { Response, ResponseStreamEvent, ResponseTextDeltaEvent } from 'openai/resources/responses/responses';
 import type { ModelPart, ModelUsage, TokenData } from '../../../src/models/model.js';
 import type { FinishReason } from '../../../src/protocol/run-events.js';
-import { OPENAI_VENDOR } from '../shared/openai-error-to-model-error.js';
-import type { StreamMapper } from '../shared/stream-model-parts.js';
-import { vendorFailureToModelError } from '../shared/vendor-failure.js';
+import { OPENAI_VENDOR } from '../common/openai-error-to-model-error.js';
+import type { StreamMapper } from '../common/stream-model-parts.js';
+import { vendorFailureToModelError } from '../common/vendor-failure.js';
 import type { ResponsesFollowingItem, ResponsesReasoningData } from './responses-reasoning-data.js';
 
 /** A reasoning item as it streams: its summary parts (or raw reasoning text) by index. */

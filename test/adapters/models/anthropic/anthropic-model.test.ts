@@ -4,7 +4,7 @@ import { ModelError } from '../../../../src/errors.js';
 import type { Message, ReasoningBlock, ToolCall, ToolDefinition } from '../../../../src/models/conversation.js';
 import type { ModelPart, ModelProvider, ModelRequest } from '../../../../src/models/model.js';
 import { type FakeVendorServer, startFakeVendorServer } from '../../../support/fake-vendor-server.js';
-import { collectFailure, collectParts } from '../shared/collect-parts.js';
+import { collectFailure, collectParts } from '../common/collect-parts.js';
 
 const ROUTE = 'POST /v1/messages';
 const MODEL = 'claude-sonnet-5-5';

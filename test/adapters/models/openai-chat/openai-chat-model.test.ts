@@ -5,7 +5,7 @@ import { ModelError } from '../../../../src/errors.js';
 import type { Message, ToolDefinition } from '../../../../src/models/conversation.js';
 import type { ModelProvider, ModelRequest } from '../../../../src/models/model.js';
 import { type FakeVendorServer, startFakeVendorServer } from '../../../support/fake-vendor-server.js';
-import { collectFailure, collectParts } from '../shared/collect-parts.js';
+import { collectFailure, collectParts } from '../common/collect-parts.js';
 
 const ROUTE = 'POST /v1/chat/completions';
 const FAST_RETRY = { 'retry-after-ms': '1' };

@@ -1,6 +1,6 @@
 import { getEventListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
-import { linkAbortSignal } from '../../../../adapters/models/shared/link-abort-signal.js';
+import { linkAbortSignal } from '../../../../adapters/models/common/link-abort-signal.js';
 
 describe('linkAbortSignal', () => {
   it("aborts with the parent's reason while linked", () => {

@@ -3,7 +3,7 @@ import {
   modelErrorCodeForStatus,
   modelErrorCodeForVendorType,
   vendorFailureToModelError,
-} from '../../../../adapters/models/shared/vendor-failure.js';
+} from '../../../../adapters/models/common/vendor-failure.js';
 import { ModelError } from '../../../../src/errors.js';
 
 const vendor = { name: 'Acme', apiKeyVariable: 'ACME_API_KEY' };

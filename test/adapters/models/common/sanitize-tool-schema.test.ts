@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { sanitizeToolSchema } from '../../../../adapters/models/shared/sanitize-tool-schema.js';
+import { sanitizeToolSchema } from '../../../../adapters/models/common/sanitize-tool-schema.js';
 
 describe('sanitizeToolSchema', () => {
   it('removes $schema at the root and in nested subschemas but keeps properties named $schema, title or type', () => {

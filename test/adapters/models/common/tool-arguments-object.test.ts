@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   replayableToolArguments,
   toolArgumentsObject,
-} from '../../../../adapters/models/shared/tool-arguments-object.js';
+} from '../../../../adapters/models/common/tool-arguments-object.js';
 
 describe('toolArgumentsObject', () => {
   it('parses a JSON object, treats empty text as {}, and rejects anything else', () => {
