@@ -1,12 +1,5 @@
 import { customAlphabet } from 'nanoid';
-import {
-  BadRequestError,
-  CapacityError,
-  ConflictError,
-  DrainingError,
-  NotFoundError,
-  RunbridgeError,
-} from '../errors.js';
+import { CapacityError, ConflictError, DrainingError, NotFoundError, RunbridgeError } from '../errors.js';
 import type { ModelRegistry } from '../models/model-registry.js';
 import type { OrsClient } from '../ors/client/ors-client.js';
 import type { DecisionRequest } from '../protocol/decision-request.js';
@@ -14,7 +7,7 @@ import type { CancelReason, RunEventOf } from '../protocol/run-events.js';
 import type { MessageContent, RunRequest } from '../protocol/run-request.js';
 import { isFinishedStatus, type RunSnapshot } from '../protocol/run-snapshot.js';
 import type { ControlMessage, RunListQuery, RunPage, RunStats, RunStore } from '../store/run-store.js';
-import type { WebhookDispatcher } from '../webhooks/webhook-dispatcher.js';
+import { type WebhookDispatcher, webhooksNotConfigured } from '../webhooks/webhook-dispatcher.js';
 import { approvalState, awaitApprovalOutcome } from './approval-outcome.js';
 import { EnvCatalog } from './env-catalog.js';
 import { hashRequest } from './hash-request.js';
@@ -165,11 +158,7 @@ export class RunRegistry {
   }
 
   async #checkWebhook(webhook: NonNullable<RunRequest['webhook']>): Promise<void> {
-    if (this.#o.webhooks === undefined) {
-      throw new BadRequestError('This server sends no webhooks; leave out "webhook".', {
-        code: 'webhooks_not_configured',
-      });
-    }
+    if (this.#o.webhooks === undefined) throw webhooksNotConfigured();
     await this.#o.webhooks.check(webhook);
   }
 

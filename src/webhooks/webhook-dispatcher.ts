@@ -71,12 +71,7 @@ export class WebhookDispatcher {
    * that does not resolve (`webhook_unresolved`).
    */
   async check(webhook: WebhookRequest): Promise<void> {
-    if (this.#signer === undefined) {
-      throw new BadRequestError(
-        'This server sends no webhooks: it has no RUNBRIDGE_WEBHOOK_SECRET to sign them with. Ask its operator to set one, or leave out "webhook".',
-        { code: 'webhooks_not_configured' },
-      );
-    }
+    if (this.#signer === undefined) throw webhooksNotConfigured();
     try {
       await resolveWebhookTarget(webhook.url, this.#o.settings.allowedHosts, this.#o.lookup ?? systemLookup);
     } catch (error) {
@@ -111,13 +106,17 @@ export class WebhookDispatcher {
   async stop(graceMs: number): Promise<void> {
     const deadline = this.#now() + graceMs;
     if (this.#o.outbox.durable) this.#stopClaiming();
-    for (;;) {
-      await Promise.race([Promise.allSettled([...this.#work]), sleep(50)]);
-      if (this.#now() >= deadline) break;
-      if (this.#work.size > 0) continue;
+    while (this.#now() < deadline) {
+      if (this.#work.size > 0) {
+        await Promise.race([Promise.allSettled([...this.#work]), sleep(50)]);
+        continue;
+      }
       if (this.#o.outbox.durable) break;
       const next = await this.#o.outbox.nextDue().catch(() => undefined);
       if (next === undefined || next > deadline) break;
+      // A retry due within the deadline: the poll claims it; look again a little later (a timer, so
+      // the event loop runs meanwhile).
+      await sleep(50);
     }
     this.#stopClaiming();
   }
@@ -227,28 +226,39 @@ export class WebhookDispatcher {
       retry = error.code !== 'webhook_refused';
       outcome = { status: null, error: error.message };
     }
+    const delivered = outcome.status !== null && outcome.status >= 200 && outcome.status < 300;
+    const lastError = delivered
+      ? null
+      : outcome.status === null
+        ? outcome.error
+        : `the receiver answered ${outcome.status}`;
     const attempts = delivery.attempts + 1;
+    const failed = !delivered && (!retry || attempts >= settings.maxAttempts);
+    const now = this.#now();
     const settled: OutboxDelivery = {
       ...delivery,
       attempts,
       lastStatus: outcome.status,
-      lastError: outcome.status === null ? outcome.error : null,
+      lastError,
+      status: delivered ? 'delivered' : failed ? 'failed' : 'pending',
+      nextAttemptAt: delivered || failed ? null : now + backoffMs(settings.retryMs, attempts),
+      deliveredAt: delivered ? now : null,
     };
-    if (outcome.status !== null && outcome.status >= 200 && outcome.status < 300) {
-      Object.assign(settled, { status: 'delivered', nextAttemptAt: null, deliveredAt: this.#now() });
-    } else if (!retry || attempts >= settings.maxAttempts) {
-      const why = outcome.status === null ? outcome.error : `HTTP ${outcome.status}`;
-      if (outcome.status !== null) settled.lastError = `the receiver answered ${outcome.status}`;
-      Object.assign(settled, { status: 'failed', nextAttemptAt: null });
+    if (failed) {
       this.#o.log(
-        `webhook: delivery ${delivery.id} (${delivery.event} of run ${delivery.runId}) to ${new URL(delivery.url).origin} failed after ${attempts} attempt(s): ${why}`,
+        `webhook: delivery ${delivery.id} (${delivery.event} of run ${delivery.runId}) to ${new URL(delivery.url).origin} failed after ${attempts} attempt(s): ${lastError}`,
       );
-    } else {
-      if (outcome.status !== null) settled.lastError = `the receiver answered ${outcome.status}`;
-      settled.nextAttemptAt = this.#now() + backoffMs(settings.retryMs, attempts);
     }
     await this.#o.outbox.settle(settled);
   }
+}
+
+/** The 400 for a run that asks for a webhook on a server that cannot sign one. */
+export function webhooksNotConfigured(): BadRequestError {
+  return new BadRequestError(
+    'This server sends no webhooks: it has no RUNBRIDGE_WEBHOOK_SECRET to sign them with. Ask its operator to set one, or leave out "webhook".',
+    { code: 'webhooks_not_configured' },
+  );
 }
 
 /** The wait after attempt `attempts`: `baseMs` doubled per attempt, times a jitter of 0.5–1, at most `MAX_RETRY_MS`. */
