@@ -2,15 +2,16 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { arithEnvironment } from '../../adapters/environments/arith/arith-environment.js';
 import { createWorkspaceEnvironment } from '../../adapters/environments/workspace/workspace-environment.js';
-import { type LaunchedChromium, launchChromium } from '../support/launch-chromium.js';
+import type { LaunchedChromium } from '../support/launch-chromium.js';
 import { scriptedProvider } from '../support/scripted-model.js';
-import { startTestBridge, type TestBridge } from '../support/start-test-bridge.js';
-import { type BuiltPage, buildPage } from './support/build-page.js';
+import type { TestBridge } from '../support/start-test-bridge.js';
 import {
   accessibilityViolations,
+  type ChatPageRig,
   openChatPage,
   PATIENCE,
   snap,
+  startChatPageRig,
   startRunFromForm,
   waitForForm,
 } from './support/chat-page.js';
@@ -45,27 +46,21 @@ function fitsWidth(tab: Page): Promise<boolean> {
  * contrast, ARIA) passing in each state, and no console error.
  */
 describe('the chat page is accessible', () => {
-  let page: BuiltPage;
+  let rig: ChatPageRig | undefined;
   let bridge: TestBridge;
   let browser: LaunchedChromium;
 
   beforeAll(async () => {
-    page = await buildPage();
-    bridge = await startTestBridge(
+    rig = await startChatPageRig(
       {},
       {
-        uiDir: page.dir,
         environments: [arithEnvironment, createWorkspaceEnvironment({ slowToolMs: 20 })],
         providers: [scriptedProvider({ hang: [{ hang: true }] })],
       },
     );
-    browser = await launchChromium();
+    ({ bridge, browser } = rig);
   });
-  afterAll(async () => {
-    await browser?.close();
-    await bridge?.shutdown();
-    await page?.remove();
-  });
+  afterAll(() => rig?.stop());
 
   it('works with the keyboard alone: start, cancel, start again, expand an output and reasoning, reopen a run', async () => {
     const { tab, problems } = await openChatPage(browser, bridge.url);

@@ -1,12 +1,18 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { builtinEnvironments } from '../../adapters/environments/builtin-environments.js';
-import { type LaunchedChromium, launchChromium } from '../support/launch-chromium.js';
+import type { LaunchedChromium } from '../support/launch-chromium.js';
 import { scriptedProvider } from '../support/scripted-model.js';
 import { startTestBridge, type TestBridge } from '../support/start-test-bridge.js';
 import { unusedPort } from '../support/unused-port.js';
-import { type BuiltPage, buildPage } from './support/build-page.js';
-import { openChatPage, snap, startRunFromForm, waitForForm } from './support/chat-page.js';
+import {
+  type ChatPageRig,
+  openChatPage,
+  snap,
+  startChatPageRig,
+  startRunFromForm,
+  waitForForm,
+} from './support/chat-page.js';
 
 /** The text of the page's alert, once there is one. */
 async function alertText(tab: Page): Promise<string> {
@@ -21,16 +27,15 @@ async function alertText(tab: Page): Promise<string> {
  * Retry-After), and a bridge that is gone. (The key's 401 is in chat-page-access.test.ts.)
  */
 describe('the chat page explains errors', () => {
-  let page: BuiltPage;
+  let rig: ChatPageRig | undefined;
+  let uiDir: string;
   let bridge: TestBridge;
   let browser: LaunchedChromium;
 
   beforeAll(async () => {
-    page = await buildPage();
-    bridge = await startTestBridge(
+    rig = await startChatPageRig(
       { RUNBRIDGE_MAX_BODY_BYTES: '2048', RUNBRIDGE_MAX_CONCURRENT_RUNS: '1', RUNBRIDGE_MAX_QUEUED_RUNS: '0' },
       {
-        uiDir: page.dir,
         environments: builtinEnvironments,
         providers: [
           scriptedProvider({
@@ -40,13 +45,9 @@ describe('the chat page explains errors', () => {
         ],
       },
     );
-    browser = await launchChromium();
+    ({ bridge, browser, uiDir } = rig);
   });
-  afterAll(async () => {
-    await browser?.close();
-    await bridge?.shutdown();
-    await page?.remove();
-  });
+  afterAll(() => rig?.stop());
 
   it("shows a failed run's message and code where its outcome goes", async () => {
     const { tab, problems } = await openChatPage(browser, bridge.url);
@@ -119,7 +120,7 @@ describe('the chat page explains errors', () => {
   });
 
   it('says when the environments cannot be listed (502 from the ORS server), and offers to try again', async () => {
-    const orsless = await startTestBridge({ ORS_URL: `http://127.0.0.1:${await unusedPort()}` }, { uiDir: page.dir });
+    const orsless = await startTestBridge({ ORS_URL: `http://127.0.0.1:${await unusedPort()}` }, { uiDir });
     try {
       const { tab, problems } = await openChatPage(browser, orsless.url, { allowErrorAnswers: true });
       expect(await alertText(tab)).toMatch(
@@ -143,7 +144,7 @@ describe('the chat page explains errors', () => {
   });
 
   it('says the bridge cannot be reached when it has gone away, naming where it was', async () => {
-    const gone = await startTestBridge({}, { uiDir: page.dir });
+    const gone = await startTestBridge({}, { uiDir });
     const { tab, problems } = await openChatPage(browser, gone.url, { allowErrorAnswers: true });
     await waitForForm(tab);
     await gone.shutdown();

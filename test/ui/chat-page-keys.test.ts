@@ -1,8 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type LaunchedChromium, launchChromium } from '../support/launch-chromium.js';
-import { startTestBridge, type TestBridge } from '../support/start-test-bridge.js';
-import { type BuiltPage, buildPage } from './support/build-page.js';
-import { accessibilityViolations, openChatPage, snap, startRunFromForm } from './support/chat-page.js';
+import type { LaunchedChromium } from '../support/launch-chromium.js';
+import type { TestBridge } from '../support/start-test-bridge.js';
+import {
+  accessibilityViolations,
+  type ChatPageRig,
+  openChatPage,
+  snap,
+  startChatPageRig,
+  startRunFromForm,
+} from './support/chat-page.js';
 
 const KEY = 'ui-key-7f3a';
 
@@ -12,20 +18,15 @@ const KEY = 'ui-key-7f3a';
  * reads with fetch, so no key or stream token ever goes into a URL.
  */
 describe('the chat page with API keys', () => {
-  let page: BuiltPage;
+  let rig: ChatPageRig | undefined;
   let bridge: TestBridge;
   let browser: LaunchedChromium;
 
   beforeAll(async () => {
-    page = await buildPage();
-    bridge = await startTestBridge({ RUNBRIDGE_API_KEYS: `other-key,${KEY}` }, { apiKey: KEY, uiDir: page.dir });
-    browser = await launchChromium();
+    rig = await startChatPageRig({ RUNBRIDGE_API_KEYS: `other-key,${KEY}` }, { apiKey: KEY });
+    ({ bridge, browser } = rig);
   });
-  afterAll(async () => {
-    await browser?.close();
-    await bridge?.shutdown();
-    await page?.remove();
-  });
+  afterAll(() => rig?.stop());
 
   it('asks for the key once, refuses a wrong one, then plays a run with the key in a header only', async () => {
     const { tab, problems, requests, foreign } = await openChatPage(browser, bridge.url, { allowErrorAnswers: true });

@@ -1,10 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { arithEnvironment } from '../../adapters/environments/arith/arith-environment.js';
-import { type LaunchedChromium, launchChromium } from '../support/launch-chromium.js';
+import type { LaunchedChromium } from '../support/launch-chromium.js';
 import { scriptedProvider } from '../support/scripted-model.js';
-import { startTestBridge, type TestBridge } from '../support/start-test-bridge.js';
-import { type BuiltPage, buildPage } from './support/build-page.js';
-import { openChatPage, PATIENCE, shownTranscript, snap, startRunFromForm } from './support/chat-page.js';
+import type { TestBridge } from '../support/start-test-bridge.js';
+import {
+  type ChatPageRig,
+  openChatPage,
+  PATIENCE,
+  shownTranscript,
+  snap,
+  startChatPageRig,
+  startRunFromForm,
+} from './support/chat-page.js';
 
 /**
  * A person in the loop on the chat page (docs/ui.md): chat mode — on by default — where the person
@@ -12,16 +19,14 @@ import { openChatPage, PATIENCE, shownTranscript, snap, startRunFromForm } from 
  * tab and gone from every other, with edited arguments and a denial's reason shown to all.
  */
 describe('the chat page with a person in the loop', () => {
-  let page: BuiltPage;
+  let rig: ChatPageRig | undefined;
   let bridge: TestBridge;
   let browser: LaunchedChromium;
 
   beforeAll(async () => {
-    page = await buildPage();
-    bridge = await startTestBridge(
+    rig = await startChatPageRig(
       {},
       {
-        uiDir: page.dir,
         environments: [arithEnvironment],
         providers: [
           scriptedProvider({
@@ -38,13 +43,9 @@ describe('the chat page with a person in the loop', () => {
         ],
       },
     );
-    browser = await launchChromium();
+    ({ bridge, browser } = rig);
   });
-  afterAll(async () => {
-    await browser?.close();
-    await bridge?.shutdown();
-    await page?.remove();
-  });
+  afterAll(() => rig?.stop());
 
   it('chat mode: the model asks, the person answers in the message box, and the episode plays to its end', async () => {
     const { tab, problems, foreign } = await openChatPage(browser, bridge.url);

@@ -103,14 +103,7 @@ export function ApprovalPanel({
             spellcheck={false}
             onInput={(event) => setArgumentsText(event.currentTarget.value)}
           />
-          <div class="approval-actions">
-            <button type="submit" class="button button-primary" disabled={busy}>
-              Approve with these arguments
-            </button>
-            <button type="button" class="button" disabled={busy} onClick={() => setMode('ask')}>
-              Back
-            </button>
-          </div>
+          <FormActions submit="Approve with these arguments" tone="primary" busy={busy} back={() => setMode('ask')} />
         </form>
       ) : null}
       {mode === 'deny' ? (
@@ -119,14 +112,7 @@ export function ApprovalPanel({
             Why not? <span class="optional">optional, the model is told</span>
           </label>
           <input id={ids.reason} type="text" value={reason} onInput={(event) => setReason(event.currentTarget.value)} />
-          <div class="approval-actions">
-            <button type="submit" class="button button-danger" disabled={busy}>
-              Deny the call
-            </button>
-            <button type="button" class="button" disabled={busy} onClick={() => setMode('ask')}>
-              Back
-            </button>
-          </div>
+          <FormActions submit="Deny the call" tone="danger" busy={busy} back={() => setMode('ask')} />
         </form>
       ) : null}
       {typeof problem === 'string' ? (
@@ -137,6 +123,30 @@ export function ApprovalPanel({
         <ErrorNoticeView notice={problem} />
       ) : null}
     </fieldset>
+  );
+}
+
+/** The buttons under a form of the question: send it, or go back to the three choices. */
+function FormActions({
+  submit,
+  tone,
+  busy,
+  back,
+}: {
+  submit: string;
+  tone: 'primary' | 'danger';
+  busy: boolean;
+  back: () => void;
+}) {
+  return (
+    <div class="approval-actions">
+      <button type="submit" class={`button button-${tone}`} disabled={busy}>
+        {submit}
+      </button>
+      <button type="button" class="button" disabled={busy} onClick={back}>
+        Back
+      </button>
+    </div>
   );
 }
 

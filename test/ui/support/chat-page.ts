@@ -3,13 +3,50 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import type { Page, Request } from 'playwright-core';
 import { expect } from 'vitest';
-import type { LaunchedChromium } from '../../support/launch-chromium.js';
+import { type LaunchedChromium, launchChromium } from '../../support/launch-chromium.js';
+import { startTestBridge, type TestBridge } from '../../support/start-test-bridge.js';
+import { buildPage } from './build-page.js';
 
 /**
  * How long a test waits for the page to show what it waits for: the page and the bridge share two
  * busy cores with the rest of the suite, so a moment in a quiet run can be seconds in a loaded one.
  */
 export const PATIENCE = { timeout: 10_000 } as const;
+
+/** A bridge serving a fresh build of the chat page, and Chromium to open it in. */
+export interface ChatPageRig {
+  bridge: TestBridge;
+  /** The folder of the build, for more bridges serving the same page. */
+  uiDir: string;
+  browser: LaunchedChromium;
+  /** Closes the browser, shuts the bridge down and removes the build. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Builds the page from the current sources into a temporary folder, starts a bridge serving it
+ * (`env` and `options` as {@link startTestBridge} takes them) and launches Chromium.
+ */
+export async function startChatPageRig(
+  env: Record<string, string> = {},
+  options: Parameters<typeof startTestBridge>[1] = {},
+): Promise<ChatPageRig> {
+  const page = await buildPage();
+  const stops: Array<() => Promise<void>> = [() => page.remove()];
+  const stop = async () => {
+    for (const step of stops.splice(0).reverse()) await step();
+  };
+  try {
+    const bridge = await startTestBridge(env, { ...options, uiDir: page.dir });
+    stops.push(() => bridge.shutdown());
+    const browser = await launchChromium();
+    stops.push(() => browser.close());
+    return { bridge, uiDir: page.dir, browser, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
 
 /** One open tab of the chat page and what it did. */
 export interface ChatTab {
