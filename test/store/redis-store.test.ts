@@ -1,5 +1,5 @@
 import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { LOCAL_OWNER } from '../../src/http/authenticate.js';
 import { EventDetailSchema } from '../../src/protocol/event-detail.js';
 import { isTerminalEvent, RunEventSchema } from '../../src/protocol/run-events.js';
@@ -45,6 +45,9 @@ describe('the Redis store', () => {
     b = await startTestBridge(env, options);
     client = new Redis(redis.url);
   });
+  /** The executing instance streams the terminal event from its own log a moment before Redis has it. */
+  const finishedInRedis = (runId: string) =>
+    vi.waitFor(async () => expect(await client.hget(`${prefix}run:${runId}`, 'finished_at')).toBeTruthy());
   afterAll(async () => {
     client?.disconnect();
     await a?.shutdown();
@@ -110,12 +113,14 @@ describe('the Redis store', () => {
     await a.fetch(`/v1/runs/${busy}/cancel`, { method: 'POST', headers: { 'Content-Type': 'application/json' } });
     const log = await b.readEvents(queued);
     expect(log.at(-1)).toMatchObject({ event: 'run.completed' });
+    await finishedInRedis(queued);
     expect(await client.exists(`${prefix}run:${queued}:secrets`)).toBe(0);
   });
 
   it("lets the finished run's keys expire with its retention, and forgets it everywhere on DELETE", async () => {
     const runId = await b.startRun({ model: 'scripted:echoing' });
     await b.readEvents(runId);
+    await finishedInRedis(runId);
     const ttl = await client.pttl(`${prefix}run:${runId}`);
     // RUNBRIDGE_RETENTION_SECONDS (3600) plus a margin for the sweep to come first.
     expect(ttl).toBeGreaterThan(3_600_000);
