@@ -2,6 +2,7 @@ import type { Context } from 'koa';
 import type { Run } from '../runs/run.js';
 import type { AppDeps, AppState } from './app-deps.js';
 import type { StreamContext, StreamFormat } from './formats/stream-format.js';
+import { responseSignal } from './response-signal.js';
 import { streamRunEvents } from './stream-run-events.js';
 
 /** What a format may know of `run` when serving it with the request's query `options`. */
@@ -26,10 +27,9 @@ export async function serveRunStream(
   after: number,
   slot: () => void = deps.streams.acquire(ctx.state.owner),
 ): Promise<void> {
+  const { signal, release } = responseSignal(ctx.res, deps.shutdownSignal);
   try {
     ctx.respond = false;
-    const closed = new AbortController();
-    ctx.res.once('close', () => closed.abort());
     await streamRunEvents({
       run,
       res: ctx.res,
@@ -38,10 +38,11 @@ export async function serveRunStream(
       after,
       keepaliveMs: deps.config.keepaliveMs,
       bufferBytes: deps.config.subscriberBufferBytes,
-      signal: AbortSignal.any([closed.signal, deps.shutdownSignal]),
+      signal,
       now: deps.now,
     });
   } finally {
+    release();
     slot();
   }
 }

@@ -1,4 +1,3 @@
-import { once } from 'node:events';
 import type { ServerResponse } from 'node:http';
 import type { Run } from '../runs/run.js';
 import { SSE_HEADERS, SSE_KEEPALIVE, withRetryLine } from '../sse/sse-headers.js';
@@ -88,15 +87,23 @@ export async function streamRunEvents(options: StreamOptions): Promise<void> {
   }
 }
 
-/** Resolves when `res` drains, after `limitMs`, or when `signal` aborts, whichever comes first. */
-async function drained(res: ServerResponse, limitMs: number, signal: AbortSignal): Promise<void> {
-  const limit = new AbortController();
-  const timer = setTimeout(() => limit.abort(), limitMs);
-  try {
-    await once(res, 'drain', { signal: AbortSignal.any([signal, limit.signal]) });
-  } catch {
-    // Timed out, aborted or the socket closed: the loop's own checks decide what comes next.
-  } finally {
-    clearTimeout(timer);
-  }
+/**
+ * Resolves when `res` drains or closes, after `limitMs`, or when `signal` aborts, whichever comes
+ * first. Plain listeners rather than `events.once` with a joined signal: this runs once per replayed
+ * batch, and the `AbortController` and `AbortSignal.any` per call showed in the replay profile.
+ */
+function drained(res: ServerResponse, limitMs: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      res.off('drain', done);
+      res.off('close', done);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, limitMs);
+    res.once('drain', done);
+    res.once('close', done);
+    signal.addEventListener('abort', done, { once: true });
+  });
 }

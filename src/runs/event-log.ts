@@ -11,6 +11,8 @@ export interface LoggedEvent {
   readonly event: RunEvent;
   readonly json: string;
   readonly detail: EventDetail | undefined;
+  /** The event's `format=events` SSE frame, filled by that format the first time a subscriber wants it. */
+  frame?: string;
 }
 
 /** The log refused an event because it holds `maxEvents` already; the run must end. */
@@ -92,7 +94,7 @@ export class EventLog {
 
     const event = this.#factory.build(input);
     // One shape for every entry (detail or not), so the code that reads entries stays monomorphic.
-    const entry: LoggedEvent = { event, json: JSON.stringify(event), detail };
+    const entry: LoggedEvent = { event, json: JSON.stringify(event), detail, frame: undefined };
     this.#entries.push(entry);
     if (isTerminalEvent(event)) this.#terminal = entry;
     for (const listener of this.#listeners) listener(entry);

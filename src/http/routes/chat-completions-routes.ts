@@ -8,6 +8,7 @@ import { chatCompletionOf } from '../formats/openai-completion.js';
 import { openaiFormat } from '../formats/openai-format.js';
 import { parseInput } from '../parse-input.js';
 import { readJsonBody } from '../read-json-body.js';
+import { responseSignal } from '../response-signal.js';
 import { serveRunStream, streamContextOf } from '../serve-run-stream.js';
 import { waitForTerminal } from '../wait-for-terminal.js';
 import { EventsQuerySchema } from './runs-routes.js';
@@ -50,13 +51,10 @@ export function chatCompletionsRoutes(deps: AppDeps): Router<AppState> {
       return;
     }
 
-    const gone = new AbortController();
-    ctx.res.once('close', () => gone.abort());
-    const terminal = await waitForTerminal(run, {
-      signal: AbortSignal.any([gone.signal, deps.shutdownSignal]),
-      now: deps.now,
-      wakeMs: deps.config.keepaliveMs,
-    });
+    const { signal, release } = responseSignal(ctx.res, deps.shutdownSignal);
+    const terminal = await waitForTerminal(run, { signal, now: deps.now, wakeMs: deps.config.keepaliveMs }).finally(
+      release,
+    );
     if (terminal === undefined) {
       // The client is gone (or the server is going): nobody is left to answer.
       ctx.respond = false;

@@ -26,7 +26,7 @@ export function loggedEntry([, fields]: StreamEntry): LoggedEvent {
     else if (fields[i] === 'd') detail = JSON.parse(fields[i + 1]!) as EventDetail;
   }
   // Written by this store from a validated event: parsed, not validated again.
-  return { event: JSON.parse(json) as RunEvent, json, detail };
+  return { event: JSON.parse(json) as RunEvent, json, detail, frame: undefined };
 }
 
 /** Adds to `run`'s log the entries it does not hold yet (a range read and a tail may overlap). */
