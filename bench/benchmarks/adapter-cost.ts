@@ -5,6 +5,7 @@ import type { ResponseStreamEvent } from 'openai/resources/responses/responses';
 import { toAnthropicParams } from '../../adapters/models/anthropic/anthropic-message-converter.js';
 import { createAnthropicProvider } from '../../adapters/models/anthropic/anthropic-provider.js';
 import { AnthropicStreamMapper } from '../../adapters/models/anthropic/anthropic-stream-mapper.js';
+import { sdkClientOptions } from '../../adapters/models/common/sdk-client-options.js';
 import type { StreamMapper } from '../../adapters/models/common/stream-model-parts.js';
 import { toChatCompletionParams } from '../../adapters/models/openai-chat/chat-message-converter.js';
 import { ChatStreamMapper, type CompatChatChunk } from '../../adapters/models/openai-chat/chat-stream-mapper.js';
@@ -60,7 +61,7 @@ const tools: ToolDefinition[] = [
  */
 export async function benchAdapterCost(ctx: BenchContext): Promise<BenchResult> {
   const calls = ctx.quick ? 30 : 100;
-  const rounds = ctx.quick ? 1 : 8;
+  const rounds = ctx.quick ? 1 : 20;
   const cases = adapterCases(ctx.modelBaseUrl);
   const request = (): ModelRequest => ({ messages, tools, sampling: {}, signal: new AbortController().signal });
   const rows: string[][] = [];
@@ -106,7 +107,7 @@ export async function benchAdapterCost(ctx: BenchContext): Promise<BenchResult> 
     title: '6. Adapter cost per turn',
     method:
       `${calls} streamed model turns per trial against the fake vendor replaying a recorded stream, through the adapter ` +
-      '(`Model.stream`) vs the bare SDK reading the same stream from the same prepared body. CPU is this process alone. ' +
+      '(`Model.stream`) vs the bare SDK, on the transport the adapters give it (`src/http-client`), reading the same stream from the same prepared body. CPU is this process alone. ' +
       `Medians, and medians of per-round ratios, over ${rounds} alternating round(s) after a warm-up round. The last column ` +
       'times the pure stream mapper alone ' +
       'over the same events, parsed once beforehand.',
@@ -141,7 +142,7 @@ function adapterCases(baseUrl: string): AdapterCase[] {
   const origin = baseUrl.replace(/\/v1$/, '');
   const sampling = {};
   const chatFixture = 'parallel-tool-calls';
-  const chatClient = new OpenAI({ apiKey: 'bench', baseURL: baseUrl });
+  const chatClient = new OpenAI(sdkClientOptions({ apiKey: 'bench', baseUrl }));
   const chatParams = toChatCompletionParams(
     `replay-${chatFixture}`,
     { messages, tools, sampling },
@@ -150,12 +151,12 @@ function adapterCases(baseUrl: string): AdapterCase[] {
   const chatEvents = readSseFixtureData<CompatChatChunk>(`openai-chat/${chatFixture}.sse`);
 
   const responsesFixture = 'reasoning-function-calls';
-  const responsesClient = new OpenAI({ apiKey: 'bench', baseURL: baseUrl });
+  const responsesClient = new OpenAI(sdkClientOptions({ apiKey: 'bench', baseUrl }));
   const responsesParams = toResponsesParams(`replay-${responsesFixture}`, { messages, tools, sampling });
   const responsesEvents = readSseFixtureData<ResponseStreamEvent>(`openai-responses/${responsesFixture}.sse`);
 
   const anthropicFixture = 'thinking-tool-use';
-  const anthropicClient = new Anthropic({ apiKey: 'bench', baseURL: origin });
+  const anthropicClient = new Anthropic(sdkClientOptions({ apiKey: 'bench', baseUrl: origin }));
   const anthropicParams = toAnthropicParams(
     `replay-${anthropicFixture}`,
     { messages, tools, sampling },

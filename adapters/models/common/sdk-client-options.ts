@@ -1,3 +1,5 @@
+import { nodeHttpFetch } from '../../../src/http-client/node-http-fetch.js';
+
 /**
  * The options every SDK-backed provider takes (`openai`, `openai-responses`, `anthropic`): how to
  * reach the vendor, and what the provider lists and defaults to.
@@ -11,7 +13,7 @@ export interface SdkProviderOptions {
   maxRetries?: number;
   /** Model names for `GET /v1/models` besides the default one. */
   listedModels?: readonly string[];
-  /** The `fetch` the SDK uses (tests, proxies); the global one when absent. */
+  /** The `fetch` the SDK uses (tests, proxies); one on `node:http` when absent (`src/http-client`). */
   fetch?: typeof globalThis.fetch;
   /** The model used for a bare `provider` reference; the provider's own default when absent. */
   defaultModel?: string;
@@ -26,12 +28,12 @@ export function sdkClientOptions(options: SdkProviderOptions): {
   apiKey: string;
   baseURL?: string;
   maxRetries?: number;
-  fetch?: typeof globalThis.fetch;
+  fetch: typeof globalThis.fetch;
 } {
   return {
     apiKey: options.apiKey,
     ...(options.baseUrl === undefined ? {} : { baseURL: options.baseUrl }),
     ...(options.maxRetries === undefined ? {} : { maxRetries: options.maxRetries }),
-    ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
+    fetch: options.fetch ?? nodeHttpFetch(),
   };
 }

@@ -3,7 +3,7 @@ import { OrsError } from '../../errors.js';
 import { readSseEvents } from '../../sse/read-sse-events.js';
 import { type CreateRequestSchema, type Split, SplitSchema, ToolListSchema, type ToolSpec } from '../ors-schemas.js';
 import { deleteSession } from './delete-session.js';
-import { createNodeHttp, fetchHttp } from './ors-http.js';
+import { fetchHttp, nodeOrsHttp } from './ors-http.js';
 import { type OrsRequest, type OrsTransport, orsFetchJson, orsFetchText, parseOrsJson } from './ors-request.js';
 import { OrsSession } from './ors-session.js';
 import { Redactor } from './redactor.js';
@@ -72,7 +72,7 @@ export class OrsClient {
     const settings = parsed.data;
     this.#transport = {
       baseUrl: settings.baseUrl.replace(/\/+$/, ''),
-      send: options.fetch === undefined ? createNodeHttp().send : fetchHttp(options.fetch),
+      send: options.fetch === undefined ? nodeOrsHttp() : fetchHttp(options.fetch),
       headers: options.bearerToken === undefined ? {} : { authorization: `Bearer ${options.bearerToken}` },
       requestTimeoutMs: settings.requestTimeoutMs,
       retry: {

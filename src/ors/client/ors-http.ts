@@ -1,10 +1,10 @@
-import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
-import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import type { IncomingMessage } from 'node:http';
+import { createNodeHttp, type NodeHttp, readBody } from '../../http-client/node-http.js';
 
 /**
  * The one HTTP exchange the ORS client makes, whatever carries it. A fetch `Response` is one of
  * these, so a caller's own `fetch` plugs in as it is; by default the client sends on `node:http`
- * with keep-alive agents ({@link createNodeHttp}), which costs about half the CPU of the global
+ * with keep-alive agents ({@link nodeOrsHttp}), which costs about half the CPU of the global
  * fetch per request (`bench/`, benchmark 2).
  */
 export interface OrsHttpResponse {
@@ -41,39 +41,11 @@ export function fetchHttp(fetchFn: typeof fetch): OrsHttp {
 }
 
 /**
- * An {@link OrsHttp} on `node:http` and `node:https`: requests that may be reused go over keep-alive
- * agents of its own (idle sockets do not keep the process alive; `close` ends them at once), the
- * others each on a connection of their own.
+ * An {@link OrsHttp} on `node:http` (`src/http-client`): requests that may be reused go over its
+ * keep-alive agents, the others each on a connection of their own.
  */
-export function createNodeHttp(): { send: OrsHttp; close(): void } {
-  const agents = {
-    http: new HttpAgent({ keepAlive: true }),
-    https: new HttpsAgent({ keepAlive: true }),
-  };
-  const send: OrsHttp = (url, init) =>
-    new Promise((resolve, reject) => {
-      const target = new URL(url);
-      const secure = target.protocol === 'https:';
-      const headers =
-        init.body === undefined
-          ? init.headers
-          : { ...init.headers, 'content-length': String(Buffer.byteLength(init.body)) };
-      const agent = init.reuse ? (secure ? agents.https : agents.http) : false;
-      const req = (secure ? httpsRequest : httpRequest)(
-        target,
-        { method: init.method, headers, agent, signal: init.signal },
-        (res) => resolve(responseOf(res)),
-      );
-      req.on('error', reject);
-      req.end(init.body);
-    });
-  return {
-    send,
-    close() {
-      agents.http.destroy();
-      agents.https.destroy();
-    },
-  };
+export function nodeOrsHttp(http: NodeHttp = createNodeHttp()): OrsHttp {
+  return async (url, init) => responseOf(await http.send(url, init));
 }
 
 function responseOf(res: IncomingMessage): OrsHttpResponse {
@@ -87,11 +59,7 @@ function responseOf(res: IncomingMessage): OrsHttpResponse {
         return value === undefined ? null : Array.isArray(value) ? value.join(', ') : value;
       },
     },
-    async text() {
-      const chunks: Buffer[] = [];
-      for await (const chunk of res) chunks.push(chunk as Buffer);
-      return Buffer.concat(chunks).toString('utf8');
-    },
+    text: async () => (await readBody(res)).toString('utf8'),
     body: res,
   };
 }

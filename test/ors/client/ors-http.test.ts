@@ -2,7 +2,8 @@ import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createNodeHttp } from '../../../src/ors/client/ors-http.js';
+import { createNodeHttp } from '../../../src/http-client/node-http.js';
+import { nodeOrsHttp } from '../../../src/ors/client/ors-http.js';
 
 /**
  * The ORS client's default transport (`node:http`): requests safe to send twice share kept-alive
@@ -56,8 +57,9 @@ describe('the ORS client on node:http', () => {
     });
     const http = createNodeHttp();
     stops.push(async () => http.close());
+    const send = nodeOrsHttp(http);
     for (let i = 0; i < 3; i++) {
-      const answer = await http.send(`${target.url}/x`, init(true));
+      const answer = await send(`${target.url}/x`, init(true));
       expect(answer.ok).toBe(true);
       expect(await answer.text()).toBe('echo {"a":1} 🚀');
     }
@@ -68,7 +70,8 @@ describe('the ORS client on node:http', () => {
     const target = await serve((_req, res) => res.end('ok'));
     const http = createNodeHttp();
     stops.push(async () => http.close());
-    for (let i = 0; i < 3; i++) expect(await (await http.send(`${target.url}/call`, init(false))).text()).toBe('ok');
+    const send = nodeOrsHttp(http);
+    for (let i = 0; i < 3; i++) expect(await (await send(`${target.url}/call`, init(false))).text()).toBe('ok');
     expect(target.connections()).toBe(3);
     expect(target.requests()).toBe(3);
   });
@@ -77,8 +80,9 @@ describe('the ORS client on node:http', () => {
     const target = await serve(() => undefined);
     const http = createNodeHttp();
     stops.push(async () => http.close());
+    const send = nodeOrsHttp(http);
     const controller = new AbortController();
-    const pending = http.send(`${target.url}/hang`, init(true, controller.signal));
+    const pending = send(`${target.url}/hang`, init(true, controller.signal));
     await new Promise((resolve) => setTimeout(resolve, 50));
     controller.abort();
     await expect(pending).rejects.toMatchObject({ name: 'AbortError' });
