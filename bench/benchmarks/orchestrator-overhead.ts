@@ -31,7 +31,7 @@ interface Trial {
  */
 export async function benchOrchestratorOverhead(ctx: BenchContext): Promise<BenchResult> {
   const episodes = ctx.quick ? 5 : 40;
-  const rounds = ctx.quick ? 1 : 3;
+  const rounds = ctx.quick ? 1 : 7;
   const model = `solve-in-${TURNS}`;
   const load = new LoadClient(ctx.load);
   const bridge = await startBenchBridge({ orsUrl: ctx.orsUrl, modelBaseUrl: ctx.modelBaseUrl });
