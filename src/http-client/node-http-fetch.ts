@@ -20,13 +20,29 @@ export function nodeHttpFetch(http: NodeHttp = createNodeHttp()): typeof fetch {
     const url = String(input);
     const res = await http.send(url, {
       method: init?.method ?? 'GET',
-      headers: Object.fromEntries(new Headers(init?.headers)),
+      headers: plainHeaders(init?.headers),
       ...(body === undefined || body === null ? {} : { body }),
       ...(init?.signal ? { signal: init.signal } : {}),
       reuse: true,
     });
     return new NodeHttpResponse(url, res) as unknown as Response;
   };
+}
+
+/**
+ * `headers` as `node:http` takes them (names lower-cased, repeated ones joined as `fetch` joins them),
+ * without copying a `Headers` first: each copy validates every value again.
+ */
+function plainHeaders(headers: RequestInit['headers']): Record<string, string> {
+  const plain: Record<string, string> = {};
+  const add = (value: string, name: string) => {
+    const key = name.toLowerCase();
+    plain[key] = plain[key] === undefined ? value : `${plain[key]}, ${value}`;
+  };
+  if (headers instanceof Headers) headers.forEach(add);
+  else if (Array.isArray(headers)) for (const [name, value] of headers) add(value!, name!);
+  else if (headers !== undefined) for (const [name, value] of Object.entries(headers)) add(String(value), name);
+  return plain;
 }
 
 class NodeHttpResponse {

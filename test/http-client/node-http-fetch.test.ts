@@ -63,6 +63,18 @@ describe('the fetch on node:http for the model SDKs', () => {
     expect(target.connections()).toBe(1);
   });
 
+  it('sends headers given as a record or as pairs, repeated names joined as fetch joins them', async () => {
+    const target = await serve((req, res) => res.end(`${req.headers['x-one']} | ${req.headers['x-many']}`));
+    const send = fetchOnNodeHttp();
+    expect(await (await send(`${target.url}/`, { headers: { 'X-One': '1' } })).text()).toBe('1 | undefined');
+    const pairs: [string, string][] = [
+      ['X-Many', 'a'],
+      ['x-many', 'b'],
+      ['X-One', '1'],
+    ];
+    expect(await (await send(`${target.url}/`, { headers: pairs })).text()).toBe('1 | a, b');
+  });
+
   it('answers an error status with ok false and its text', async () => {
     const target = await serve((_req, res) => {
       res.writeHead(429, { 'retry-after-ms': '10' });
