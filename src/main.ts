@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { builtinEnvironments } from '../adapters/environments/builtin-environments.js';
@@ -111,6 +112,8 @@ export async function startRunbridge(options: StartOptions): Promise<Runbridge> 
   });
 
   const shutdownController = new AbortController();
+  // Every open event stream and waiting request listens for the shutdown: as many listeners as clients.
+  setMaxListeners(0, shutdownController.signal);
   const app = createApp({
     registry,
     models,
