@@ -107,7 +107,7 @@ export async function benchAdapterCost(ctx: BenchContext): Promise<BenchResult> 
     title: '6. Adapter cost per turn',
     method:
       `${calls} streamed model turns per trial against the fake vendor replaying a recorded stream, through the adapter ` +
-      '(`Model.stream`) vs the bare SDK, on the transport the adapters give it (`src/http-client`), reading the same stream from the same prepared body. CPU is this process alone. ' +
+      '(`Model.stream`) vs the bare SDK, on the transport the adapters give it (`src/http-client`), reading the same stream from the same prepared body, with an abort signal of its own as the adapter passes one. CPU is this process alone. ' +
       `Medians, and medians of per-round ratios, over ${rounds} alternating round(s) after a warm-up round. The last column ` +
       'times the pure stream mapper alone ' +
       'over the same events, parsed once beforehand.',
@@ -170,7 +170,10 @@ function adapterCases(baseUrl: string): AdapterCase[] {
       fixture: chatFixture,
       adapter: createOpenAiChatProvider({ apiKey: 'bench', baseUrl }).create(`replay-${chatFixture}`),
       bare: async () => {
-        for await (const chunk of await chatClient.chat.completions.create(chatParams)) void chunk;
+        for await (const chunk of await chatClient.chat.completions.create(chatParams, {
+          signal: new AbortController().signal,
+        }))
+          void chunk;
       },
       mapOnce: () => mapAll(new ChatStreamMapper(), chatEvents),
     },
@@ -179,7 +182,10 @@ function adapterCases(baseUrl: string): AdapterCase[] {
       fixture: responsesFixture,
       adapter: createOpenAiResponsesProvider({ apiKey: 'bench', baseUrl }).create(`replay-${responsesFixture}`),
       bare: async () => {
-        for await (const event of await responsesClient.responses.create(responsesParams)) void event;
+        for await (const event of await responsesClient.responses.create(responsesParams, {
+          signal: new AbortController().signal,
+        }))
+          void event;
       },
       mapOnce: () => mapAll(new ResponsesStreamMapper(), responsesEvents),
     },
@@ -188,7 +194,10 @@ function adapterCases(baseUrl: string): AdapterCase[] {
       fixture: anthropicFixture,
       adapter: createAnthropicProvider({ apiKey: 'bench', baseUrl: origin }).create(`replay-${anthropicFixture}`),
       bare: async () => {
-        for await (const event of await anthropicClient.messages.create(anthropicParams)) void event;
+        for await (const event of await anthropicClient.messages.create(anthropicParams, {
+          signal: new AbortController().signal,
+        }))
+          void event;
       },
       mapOnce: () => mapAll(new AnthropicStreamMapper(), anthropicEvents),
     },

@@ -46,7 +46,7 @@ interface Trial {
  */
 export async function benchFanOut(ctx: BenchContext): Promise<BenchResult> {
   const deltaCount = ctx.quick ? 500 : 5000;
-  const rounds = ctx.quick ? 1 : 3;
+  const rounds = ctx.quick ? 1 : 7;
   const warmUps = ctx.quick ? 1 : 10;
   // The run's events: run.started, one message.delta per delta, turn.completed, run.completed.
   const eventsPerRun = deltaCount + 3;
