@@ -83,6 +83,21 @@ describe('the runs API with the offline model and the built-in environments', ()
     expect(late).toEqual(first);
   });
 
+  it('serves twenty subscribers of one run at once without a listener-leak warning', async () => {
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning.name);
+    process.on('warning', onWarning);
+    try {
+      const runId = await bridge.startRun({ env: 'arith', task: { split: 'test', index: 4 } });
+      const logs = await Promise.all(Array.from({ length: 20 }, () => bridge.readEvents(runId)));
+      for (const log of logs) expect(log).toEqual(logs[0]);
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(warnings).not.toContain('MaxListenersExceededWarning');
+    } finally {
+      process.off('warning', onWarning);
+    }
+  });
+
   it('joins pieces read across many disconnects into exactly the uninterrupted log', async () => {
     const runId = await bridge.startRun({ env: 'workspace', task: { split: 'train', index: 4 } });
     const whole = await bridge.readEvents(runId);
