@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+import { LogReader } from '../runs/log-reader.js';
 import type { Run } from '../runs/run.js';
 import { SSE_HEADERS, SSE_KEEPALIVE, withRetryLine } from '../sse/sse-headers.js';
 import type { StreamContext, StreamFormat } from './formats/stream-format.js';
@@ -32,6 +33,7 @@ export const REPLAY_BATCH_BYTES = 64 * 1024;
 export async function streamRunEvents(options: StreamOptions): Promise<void> {
   const { run, res, format, context, keepaliveMs, bufferBytes, signal } = options;
   const detach = run.attach(options.now);
+  const reader = new LogReader(run.log, keepaliveMs, signal);
   try {
     res.writeHead(200, { ...SSE_HEADERS, ...format.headers });
     // Send the headers now: a client must see the stream open even before the first event (a queued
@@ -61,6 +63,7 @@ export async function streamRunEvents(options: StreamOptions): Promise<void> {
           next++;
         }
         res.write(framed(batch));
+        reader.active();
         // More is waiting: let the socket drain before the next batch (a fast reader catches up
         // at once). A reader that does not drain within a keep-alive period gets the next batch
         // anyway, so one that stopped reading mid-replay reaches the bound and is cut off instead
@@ -73,15 +76,17 @@ export async function streamRunEvents(options: StreamOptions): Promise<void> {
         res.end(framed(format.end(terminal, context)));
         return;
       }
-      const woke = await run.log.waitForAppend(next, keepaliveMs, signal);
+      const woke = await reader.wait(next);
       // The log stopped following its store (docs/deployment.md): end, so the client resumes.
       if (woke === 'interrupted') return;
       if (woke === 'timeout') {
         res.write(SSE_KEEPALIVE);
+        reader.active();
         run.touch(options.now());
       }
     }
   } finally {
+    reader.close();
     detach();
     if (!res.writableEnded && !res.destroyed) res.destroy();
   }

@@ -2,6 +2,7 @@ import { RunbridgeError } from '../errors.js';
 import type { EventDetail } from '../protocol/event-detail.js';
 import { RunEventFactory } from '../protocol/event-factory.js';
 import { isTerminalEvent, type RunEvent, type RunEventInput } from '../protocol/run-events.js';
+import { LogReader } from './log-reader.js';
 
 /**
  * An event as stored: the object, its JSON serialised once so fan-out never re-serialises it, and
@@ -141,27 +142,21 @@ export class EventLog {
    * Resolves once the log holds more than `length` events (`appended`, at once if it already does),
    * after `timeoutMs` (`timeout`, the caller's cue for a keep-alive), or when `signal` aborts.
    * A finished log never grows, so waiting on it past its end resolves only by timeout or abort; an
-   * {@link interrupted} one resolves `interrupted` at once.
+   * {@link interrupted} one resolves `interrupted` at once. A reader that waits many times keeps a
+   * {@link LogReader} instead.
    */
   async waitForAppend(length: number, timeoutMs: number, signal?: AbortSignal): Promise<WaitResult> {
-    if (this.#entries.length > length) return 'appended';
-    if (signal?.aborted) return 'aborted';
-    if (this.#interrupted) return 'interrupted';
-    let timer: NodeJS.Timeout | undefined;
-    let onAbort: (() => void) | undefined;
+    const reader = new LogReader(this, timeoutMs, signal);
     try {
-      return await Promise.race([
-        this.#wake.promise.then(() => (this.#interrupted ? 'interrupted' : 'appended') as WaitResult),
-        new Promise<WaitResult>((resolve) => {
-          timer = setTimeout(() => resolve('timeout'), timeoutMs);
-          onAbort = () => resolve('aborted');
-          signal?.addEventListener('abort', onAbort, { once: true });
-        }),
-      ]);
+      return await reader.wait(length);
     } finally {
-      clearTimeout(timer);
-      if (onAbort) signal?.removeEventListener('abort', onAbort);
+      reader.close();
     }
+  }
+
+  /** Resolves at the next wake of the log's readers (see the class doc); never rejects. */
+  nextWake(): Promise<void> {
+    return this.#wake.promise;
   }
 
   /**

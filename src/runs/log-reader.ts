@@ -1,0 +1,75 @@
+import type { EventLog, WaitResult } from './event-log.js';
+
+/**
+ * One reader's waits on an {@link EventLog}. A reader that waits again and again (a subscriber, once
+ * per burst of events) keeps one idle timer and one abort listener for all its waits, instead of
+ * setting both up and tearing them down per wait; with many subscribers that per-wait work showed in
+ * the fan-out profile (`bench/`, benchmark 1). Both are set up at the first wait that has to park.
+ */
+export class LogReader {
+  readonly #log: EventLog;
+  readonly #idleMs: number;
+  readonly #signal: AbortSignal | undefined;
+  #timer: NodeJS.Timeout | undefined;
+  #idle = false;
+  #settle: ((result: WaitResult) => void) | undefined;
+
+  /** A reader whose idle period is `idleMs`; `close` it when done with it. */
+  constructor(log: EventLog, idleMs: number, signal?: AbortSignal) {
+    this.#log = log;
+    this.#idleMs = idleMs;
+    this.#signal = signal;
+  }
+
+  /**
+   * Resolves once the log holds more than `length` events (`appended`, at once if it already does),
+   * once `idleMs` passed since the first wait or the last {@link active} (`timeout`, the reader's cue
+   * for a keep-alive), when the signal aborts (`aborted`), or once the log is
+   * {@link EventLog.interrupted} (`interrupted`). A finished log never grows, so waiting on it past its
+   * end resolves only by timeout or abort.
+   */
+  wait(length: number): Promise<WaitResult> {
+    const log = this.#log;
+    if (log.length > length) return Promise.resolve('appended');
+    if (this.#signal?.aborted) return Promise.resolve('aborted');
+    if (log.interrupted) return Promise.resolve('interrupted');
+    if (this.#idle) return Promise.resolve('timeout');
+    if (this.#timer === undefined) {
+      this.#timer = setTimeout(this.#onIdle, this.#idleMs);
+      this.#signal?.addEventListener('abort', this.#onAbort, { once: true });
+    }
+    return new Promise((resolve) => {
+      this.#settle = resolve;
+      void log.nextWake().then(() => {
+        if (this.#settle !== resolve) return;
+        this.#settle = undefined;
+        resolve(log.interrupted ? 'interrupted' : 'appended');
+      });
+    });
+  }
+
+  /** The reader wrote something: its idle period starts again. */
+  active(): void {
+    this.#idle = false;
+    this.#timer?.refresh();
+  }
+
+  /** Stops the timer and the abort listener. */
+  close(): void {
+    clearTimeout(this.#timer);
+    this.#signal?.removeEventListener('abort', this.#onAbort);
+  }
+
+  readonly #onIdle = (): void => {
+    this.#idle = true;
+    this.#wakeWith('timeout');
+  };
+
+  readonly #onAbort = (): void => this.#wakeWith('aborted');
+
+  #wakeWith(result: WaitResult): void {
+    const settle = this.#settle;
+    this.#settle = undefined;
+    settle?.(result);
+  }
+}

@@ -1,0 +1,77 @@
+import { describe, expect, it } from 'vitest';
+import { EventLog } from '../../src/runs/event-log.js';
+import { LogReader } from '../../src/runs/log-reader.js';
+
+const delta = { event: 'message.delta', delta: 'hi', turn: 1 } as const;
+
+/** A subscriber's waits on the log: one idle timer and one abort listener for all of them. */
+describe('a reader of the event log', () => {
+  it('wakes for each new burst of events, wait after wait', async () => {
+    const log = new EventLog('run_1');
+    const reader = new LogReader(log, 60_000);
+    try {
+      for (let length = 0; length < 3; length++) {
+        const waiting = reader.wait(length);
+        log.append(delta);
+        await expect(waiting).resolves.toBe('appended');
+      }
+      await expect(reader.wait(2)).resolves.toBe('appended');
+    } finally {
+      reader.close();
+    }
+  });
+
+  it('answers timeout once its idle period passed with nothing new, and again only after another one once active', async () => {
+    const log = new EventLog('run_1');
+    const reader = new LogReader(log, 30);
+    try {
+      const started = Date.now();
+      await expect(reader.wait(0)).resolves.toBe('timeout');
+      expect(Date.now() - started).toBeGreaterThanOrEqual(25);
+      // Until the reader says it wrote something, the idle period is over.
+      await expect(reader.wait(0)).resolves.toBe('timeout');
+      reader.active();
+      const waiting = reader.wait(0);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      log.append(delta);
+      await expect(waiting).resolves.toBe('appended');
+      reader.active();
+      await expect(reader.wait(1)).resolves.toBe('timeout');
+    } finally {
+      reader.close();
+    }
+  });
+
+  it('stops a wait when its signal aborts, and answers aborted from then on', async () => {
+    const gone = new AbortController();
+    const reader = new LogReader(new EventLog('run_1'), 60_000, gone.signal);
+    const waiting = reader.wait(0);
+    gone.abort();
+    await expect(waiting).resolves.toBe('aborted');
+    await expect(reader.wait(0)).resolves.toBe('aborted');
+    reader.close();
+  });
+
+  it('answers interrupted once the log stopped following its store', async () => {
+    const log = new EventLog('run_1');
+    const reader = new LogReader(log, 60_000);
+    const waiting = reader.wait(0);
+    log.interrupt();
+    await expect(waiting).resolves.toBe('interrupted');
+    await expect(reader.wait(0)).resolves.toBe('interrupted');
+    reader.close();
+  });
+
+  it('leaves no timer behind once closed', async () => {
+    const timers = () => process.getActiveResourcesInfo().filter((kind) => kind === 'Timeout').length;
+    const before = timers();
+    const log = new EventLog('run_1');
+    const reader = new LogReader(log, 60_000);
+    const waiting = reader.wait(0);
+    expect(timers()).toBe(before + 1);
+    log.append(delta);
+    await waiting;
+    reader.close();
+    expect(timers()).toBe(before);
+  });
+});
