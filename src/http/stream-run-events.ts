@@ -1,8 +1,9 @@
 import type { ServerResponse } from 'node:http';
 import { LogReader } from '../runs/log-reader.js';
 import type { Run } from '../runs/run.js';
-import { SSE_HEADERS, SSE_KEEPALIVE, withRetryLine } from '../sse/sse-headers.js';
+import { SSE_HEADERS, SSE_KEEPALIVE, SSE_RETRY_LINE, withRetryLine } from '../sse/sse-headers.js';
 import type { StreamContext, StreamFormat } from './formats/stream-format.js';
+import { frameBatch } from './shared-batch.js';
 
 export interface StreamOptions {
   run: Run;
@@ -18,9 +19,6 @@ export interface StreamOptions {
   signal: AbortSignal;
   now: () => number;
 }
-
-/** Bytes written per batch while catching up, so a long replay cannot balloon one socket's buffer. */
-export const REPLAY_BATCH_BYTES = 64 * 1024;
 
 /**
  * Serves one subscriber: opens the stream at once (headers only), then writes every event after its
@@ -41,12 +39,6 @@ export async function streamRunEvents(options: StreamOptions): Promise<void> {
     res.flushHeaders();
     let next = options.after + 1;
     let retrySent = false;
-    /** `text` as written: the first frames with data carry `retry:` (never a frame of their own). */
-    const framed = (text: string): string => {
-      if (retrySent || text === '') return text;
-      retrySent = true;
-      return withRetryLine(text);
-    };
     while (!signal.aborted && !res.destroyed) {
       const entries = run.log.entries;
       if (next < entries.length) {
@@ -57,12 +49,18 @@ export async function streamRunEvents(options: StreamOptions): Promise<void> {
           res.destroy();
           return;
         }
-        let batch = '';
-        while (next < entries.length && batch.length < REPLAY_BATCH_BYTES) {
-          batch += format.frame(entries[next]!, context);
-          next++;
+        const { to, bytes } = frameBatch(entries, format, context, next);
+        next = to;
+        if (bytes.length > 0) {
+          if (!retrySent) {
+            // The first frames with data carry `retry:` (never a frame of their own), in the same write.
+            res.cork();
+            res.write(SSE_RETRY_LINE);
+            retrySent = true;
+            process.nextTick(() => res.uncork());
+          }
+          res.write(bytes);
         }
-        res.write(framed(batch));
         reader.active();
         // More is waiting: let the socket drain before the next batch (a fast reader catches up
         // at once). A reader that does not drain within a keep-alive period gets the next batch
@@ -73,7 +71,8 @@ export async function streamRunEvents(options: StreamOptions): Promise<void> {
       }
       const terminal = run.log.terminal;
       if (terminal) {
-        res.end(framed(format.end(terminal, context)));
+        const end = format.end(terminal, context);
+        res.end(retrySent || end === '' ? end : withRetryLine(end));
         return;
       }
       const woke = await reader.wait(next);

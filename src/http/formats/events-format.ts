@@ -6,12 +6,7 @@ export const eventsFormat: StreamFormat = {
     // Built when a subscriber first asks and kept on the entry: fan-out to many subscribers then
     // costs a field read, not a format. `formatSseFrame` is not needed here: the type is one of a
     // fixed set and `JSON.stringify` never writes a line break, so the frame is three plain lines.
-    if (entry.frame === undefined) {
-      entry.frame = `id: ${entry.event.seq}\nevent: ${entry.event.event}\ndata: ${entry.json}\n\n`;
-      // Concatenation leaves a rope that every subscriber's write would walk again; `Number` makes
-      // V8 flatten it in place, once.
-      Number(entry.frame);
-    }
+    entry.frame ??= `id: ${entry.event.seq}\nevent: ${entry.event.event}\ndata: ${entry.json}\n\n`;
     return entry.frame;
   },
   end: () => '',
