@@ -2,7 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { builtinEnvironments } from '../../adapters/environments/builtin-environments.js';
 import { OrsClient } from '../../src/ors/client/ors-client.js';
 import { createOrsServer, type OrsServer } from '../../src/ors/server/create-ors-server.js';
+import type { RunEvent } from '../../src/protocol/run-events.js';
 import { assertEventOrder } from '../../src/protocol/verify-event-order.js';
+import { readSseEvents } from '../../src/sse/read-sse-events.js';
 import { TEST_CLIENT_OPTIONS } from '../support/ors-test-rig.js';
 import { singleModelProvider } from '../support/scripted-model.js';
 import { startTestBridge, type TestBridge } from '../support/start-test-bridge.js';
@@ -189,6 +191,31 @@ describe('chat mode (await_input)', () => {
     expect(ors.activeSessionIds()).toEqual([]);
   }, 30_000);
 
+  it('takes a cursor just past the log of a running run once the log reaches it, and refuses one that stays past it', async () => {
+    const runId = await bridge.startRun({ model: 'chat', await_input: true, input_timeout_seconds: 10 });
+    try {
+      const [waiting] = await eventsMatching(bridge, runId, ofType('run.awaiting_input'));
+      // Another instance, executing the run, may already have served the next event to the client.
+      const ahead = waiting!.seq + 1;
+      const resumed = bridge.fetch(`/v1/runs/${runId}/events?after=${ahead}`);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect((await sendMessage(bridge, runId, 'Hello.')).status).toBe(202);
+      const response = await resumed;
+      expect(response.status).toBe(200);
+      const [next] = await readSome(response, 1);
+      expect(next!.seq).toBe(ahead + 1);
+
+      const [again] = await eventsMatching(bridge, runId, ofType('run.awaiting_input'), 2);
+      const started = Date.now();
+      const past = await bridge.fetch(`/v1/runs/${runId}/events?after=${again!.seq + 100}`);
+      expect(past.status).toBe(400);
+      expect(await past.json()).toMatchObject({ error: { code: 'invalid_cursor' } });
+      expect(Date.now() - started).toBeGreaterThanOrEqual(1_500);
+    } finally {
+      await bridge.fetch(`/v1/runs/${runId}/cancel`, { method: 'POST' });
+    }
+  }, 30_000);
+
   it('really does reap an unpinged session after the idle period (the control for the test above)', async () => {
     const client = new OrsClient({ baseUrl: bridge.orsUrl, ...TEST_CLIENT_OPTIONS });
     const session = await client.openSession({ env: 'hitl', task: { split: 'train', index: 0 } });
@@ -210,3 +237,13 @@ describe('chat mode (await_input)', () => {
     expect(await response.text()).toContain('await_input');
   });
 });
+
+/** The first `count` events of an event stream, then hangs up. */
+async function readSome(response: Response, count: number): Promise<RunEvent[]> {
+  const events: RunEvent[] = [];
+  for await (const frame of readSseEvents(response.body!)) {
+    events.push(JSON.parse(frame.data) as RunEvent);
+    if (events.length === count) break;
+  }
+  return events;
+}

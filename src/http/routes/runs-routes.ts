@@ -5,6 +5,8 @@ import { DecisionRequestSchema } from '../../protocol/decision-request.js';
 import { MessageRequestSchema } from '../../protocol/message-request.js';
 import { RunRequestSchema } from '../../protocol/run-request.js';
 import { type RunCreated, RunStatusSchema } from '../../protocol/run-snapshot.js';
+import type { EventLog } from '../../runs/event-log.js';
+import { LogReader } from '../../runs/log-reader.js';
 import type { AppDeps, AppState } from '../app-deps.js';
 import { STREAM_FORMATS, streamFormatNamed } from '../formats/stream-formats.js';
 import { parseCursor } from '../parse-cursor.js';
@@ -93,6 +95,7 @@ export function runsRoutes(deps: AppDeps): Router<AppState> {
     const query = parseInput(EventsQuerySchema, ctx.query, 'query');
     const lastEventId = ctx.get('Last-Event-ID');
     const cursor = parseCursor(lastEventId === '' ? undefined : lastEventId, query.after);
+    if (cursor > run.log.lastSeq) await logReaching(run.log, cursor, CURSOR_GRACE_MS);
     if (cursor > run.log.lastSeq) {
       throw new BadRequestError(
         `The cursor ${cursor} is beyond the log: the newest event of this run is seq ${run.log.lastSeq}.`,
@@ -134,6 +137,25 @@ export function runsRoutes(deps: AppDeps): Router<AppState> {
   });
 
   return router;
+}
+
+/**
+ * How long a cursor past the log of a running run waits for the log to reach it. The instance
+ * executing a run serves each event before it is stored, so a client resuming on another instance
+ * (whose copy of the log follows the store) may name an event this copy does not hold yet.
+ */
+const CURSOR_GRACE_MS = 2_000;
+
+/** Resolves once `log` holds the event `seq`, has ended, or `graceMs` passed, whichever comes first. */
+async function logReaching(log: EventLog, seq: number, graceMs: number): Promise<void> {
+  const reader = new LogReader(log, graceMs);
+  try {
+    while (log.lastSeq < seq && !log.terminal) {
+      if ((await reader.wait(log.length)) !== 'appended') return;
+    }
+  } finally {
+    reader.close();
+  }
 }
 
 /** True when the caller asked for JSON rather than an event stream. */
