@@ -1,5 +1,5 @@
-import type { IncomingMessage } from 'node:http';
-import { createNodeHttp, type NodeHttp, readBody } from './node-http.js';
+import { createNodeHttp, type NodeHttp } from './node-http.js';
+import { NodeHttpResponse } from './node-http-response.js';
 
 /**
  * A `fetch` for the model SDKs (`openai`, `@anthropic-ai/sdk`) that sends on `node:http` with
@@ -8,9 +8,6 @@ import { createNodeHttp, type NodeHttp, readBody } from './node-http.js';
  * `ReadableStream` (and cancel by ending its iteration). `bench/` (benchmarks 2 and 5) measured the
  * CPU this saves per model turn. A request it cannot carry as plain bytes — a `Request` object, a
  * streamed or multipart body — goes to the global `fetch` unchanged.
- *
- * The answer implements what the SDKs read of a `Response`: `status`, `statusText`, `ok`, `url`,
- * `headers` (a real `Headers`), `body`, `bodyUsed`, `text()`, `json()` and `arrayBuffer()`.
  */
 export function nodeHttpFetch(http: NodeHttp = createNodeHttp()): typeof fetch {
   return async (input, init) => {
@@ -43,50 +40,4 @@ function plainHeaders(headers: RequestInit['headers']): Record<string, string> {
   else if (Array.isArray(headers)) for (const [name, value] of headers) add(value!, name!);
   else if (headers !== undefined) for (const [name, value] of Object.entries(headers)) add(String(value), name);
   return plain;
-}
-
-class NodeHttpResponse {
-  readonly status: number;
-  readonly statusText: string;
-  readonly ok: boolean;
-  readonly headers: Headers;
-  readonly redirected = false;
-  readonly type = 'basic';
-  #used = false;
-
-  constructor(
-    readonly url: string,
-    readonly body: IncomingMessage,
-  ) {
-    this.status = body.statusCode ?? 0;
-    this.statusText = body.statusMessage ?? '';
-    this.ok = this.status >= 200 && this.status < 300;
-    const headers = new Headers();
-    const raw = body.rawHeaders;
-    for (let i = 0; i < raw.length; i += 2) headers.append(raw[i]!, raw[i + 1]!);
-    this.headers = headers;
-  }
-
-  get bodyUsed(): boolean {
-    return this.#used;
-  }
-
-  async arrayBuffer(): Promise<ArrayBuffer> {
-    const bytes = await this.#read();
-    return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
-  }
-
-  async text(): Promise<string> {
-    return (await this.#read()).toString('utf8');
-  }
-
-  async json(): Promise<unknown> {
-    return JSON.parse(await this.text());
-  }
-
-  #read(): Promise<Buffer> {
-    if (this.#used) return Promise.reject(new TypeError('Body is unusable: Body has already been read'));
-    this.#used = true;
-    return readBody(this.body);
-  }
 }

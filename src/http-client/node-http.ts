@@ -73,10 +73,3 @@ export function createNodeHttp(): NodeHttp {
 function abortError(): DOMException {
   return new DOMException('This operation was aborted', 'AbortError');
 }
-
-/** The whole body of `res`. */
-export async function readBody(res: IncomingMessage): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of res) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks);
-}

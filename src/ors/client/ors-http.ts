@@ -1,5 +1,5 @@
-import type { IncomingMessage } from 'node:http';
-import { createNodeHttp, type NodeHttp, readBody } from '../../http-client/node-http.js';
+import { createNodeHttp, type NodeHttp } from '../../http-client/node-http.js';
+import { NodeHttpResponse } from '../../http-client/node-http-response.js';
 
 /**
  * The one HTTP exchange the ORS client makes, whatever carries it. A fetch `Response` is one of
@@ -45,21 +45,5 @@ export function fetchHttp(fetchFn: typeof fetch): OrsHttp {
  * keep-alive agents, the others each on a connection of their own.
  */
 export function nodeOrsHttp(http: NodeHttp = createNodeHttp()): OrsHttp {
-  return async (url, init) => responseOf(await http.send(url, init));
-}
-
-function responseOf(res: IncomingMessage): OrsHttpResponse {
-  const status = res.statusCode ?? 0;
-  return {
-    status,
-    ok: status >= 200 && status < 300,
-    headers: {
-      get(name) {
-        const value = res.headers[name.toLowerCase()];
-        return value === undefined ? null : Array.isArray(value) ? value.join(', ') : value;
-      },
-    },
-    text: async () => (await readBody(res)).toString('utf8'),
-    body: res,
-  };
+  return async (url, init) => new NodeHttpResponse(url, await http.send(url, init));
 }
