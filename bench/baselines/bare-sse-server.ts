@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { REPLAY_BATCH_BYTES } from '../../src/http/shared-batch.js';
+import { REPLAY_BATCH_BYTES } from '../../src/http/frame-batch.js';
 import { SSE_HEADERS } from '../../src/sse/sse-headers.js';
 
 /**

@@ -1,9 +1,9 @@
 import type { ServerResponse } from 'node:http';
 import { LogReader } from '../runs/log-reader.js';
 import type { Run } from '../runs/run.js';
-import { SSE_HEADERS, SSE_KEEPALIVE, SSE_RETRY_LINE, withRetryLine } from '../sse/sse-headers.js';
+import { SSE_HEADERS, SSE_KEEPALIVE, SSE_RETRY_LINE } from '../sse/sse-headers.js';
 import type { StreamContext, StreamFormat } from './formats/stream-format.js';
-import { frameBatch } from './shared-batch.js';
+import { frameBatch } from './frame-batch.js';
 
 export interface StreamOptions {
   run: Run;
@@ -39,6 +39,13 @@ export async function streamRunEvents(options: StreamOptions): Promise<void> {
     res.flushHeaders();
     let next = options.after + 1;
     let retrySent = false;
+    /** Writes frames; before the first that has data, the `retry:` line (never a frame of its own). */
+    const writeFrames = (frames: string | Buffer): void => {
+      if (frames.length === 0) return;
+      if (!retrySent) res.write(SSE_RETRY_LINE);
+      retrySent = true;
+      res.write(frames);
+    };
     while (!signal.aborted && !res.destroyed) {
       const entries = run.log.entries;
       if (next < entries.length) {
@@ -51,16 +58,7 @@ export async function streamRunEvents(options: StreamOptions): Promise<void> {
         }
         const { to, bytes } = frameBatch(entries, format, context, next);
         next = to;
-        if (bytes.length > 0) {
-          if (!retrySent) {
-            // The first frames with data carry `retry:` (never a frame of their own), in the same write.
-            res.cork();
-            res.write(SSE_RETRY_LINE);
-            retrySent = true;
-            process.nextTick(() => res.uncork());
-          }
-          res.write(bytes);
-        }
+        writeFrames(bytes);
         reader.active();
         // More is waiting: let the socket drain before the next batch (a fast reader catches up
         // at once). A reader that does not drain within a keep-alive period gets the next batch
@@ -71,8 +69,8 @@ export async function streamRunEvents(options: StreamOptions): Promise<void> {
       }
       const terminal = run.log.terminal;
       if (terminal) {
-        const end = format.end(terminal, context);
-        res.end(retrySent || end === '' ? end : withRetryLine(end));
+        writeFrames(format.end(terminal, context));
+        res.end();
         return;
       }
       const woke = await reader.wait(next);

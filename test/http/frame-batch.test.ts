@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { eventsFormat } from '../../src/http/formats/events-format.js';
 import type { StreamContext, StreamFormat } from '../../src/http/formats/stream-format.js';
-import { frameBatch, REPLAY_BATCH_BYTES } from '../../src/http/shared-batch.js';
+import { frameBatch, REPLAY_BATCH_BYTES } from '../../src/http/frame-batch.js';
 import { EventLog } from '../../src/runs/event-log.js';
 
 const delta = (text: string) => ({ event: 'message.delta', delta: text, turn: 1 }) as const;
