@@ -1,10 +1,8 @@
-import { once } from 'node:events';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import OpenAI from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createNodeHttp } from '../../src/http-client/node-http.js';
 import { nodeHttpFetch } from '../../src/http-client/node-http-fetch.js';
+import { type LoopbackServer, serveLoopback } from '../support/loopback-server.js';
 
 /**
  * The `fetch` the model SDKs get by default: `node:http` with keep-alive, its answer read as a
@@ -17,22 +15,10 @@ describe('the fetch on node:http for the model SDKs', () => {
     for (const stop of stops.splice(0)) await stop();
   });
 
-  async function serve(handler: (req: IncomingMessage, res: ServerResponse, body: string) => void) {
-    let connections = 0;
-    const server = createServer((req, res) => {
-      let body = '';
-      req.setEncoding('utf8');
-      req.on('data', (chunk) => (body += chunk));
-      req.on('end', () => handler(req, res, body));
-    });
-    server.on('connection', () => connections++);
-    server.listen(0, '127.0.0.1');
-    await once(server, 'listening');
-    stops.push(async () => {
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
-    });
-    return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, connections: () => connections };
+  async function serve(handler: Parameters<typeof serveLoopback>[0]): Promise<LoopbackServer> {
+    const server = await serveLoopback(handler);
+    stops.push(server.close);
+    return server;
   }
 
   function fetchOnNodeHttp(): typeof fetch {

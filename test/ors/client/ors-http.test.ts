@@ -1,9 +1,7 @@
-import { once } from 'node:events';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createNodeHttp } from '../../../src/http-client/node-http.js';
 import { nodeOrsHttp } from '../../../src/ors/client/ors-http.js';
+import { type LoopbackServer, serveLoopback } from '../../support/loopback-server.js';
 
 /**
  * The ORS client's default transport (`node:http`): requests safe to send twice share kept-alive
@@ -17,28 +15,10 @@ describe('the ORS client on node:http', () => {
     for (const stop of stops.splice(0)) await stop();
   });
 
-  async function serve(
-    handler: Parameters<typeof createServer>[1],
-  ): Promise<{ url: string; server: Server; connections: () => number; requests: () => number }> {
-    let connections = 0;
-    let requests = 0;
-    const server = createServer((req, res) => {
-      requests++;
-      handler?.(req, res);
-    });
-    server.on('connection', () => connections++);
-    server.listen(0, '127.0.0.1');
-    await once(server, 'listening');
-    stops.push(async () => {
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
-    });
-    return {
-      url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-      server,
-      connections: () => connections,
-      requests: () => requests,
-    };
+  async function serve(handler: Parameters<typeof serveLoopback>[0]): Promise<LoopbackServer> {
+    const server = await serveLoopback(handler);
+    stops.push(server.close);
+    return server;
   }
 
   const init = (reuse: boolean, signal = new AbortController().signal) => ({
@@ -50,11 +30,7 @@ describe('the ORS client on node:http', () => {
   });
 
   it('keeps one connection alive across requests that may be reused, and reads bodies whole', async () => {
-    const target = await serve((req, res) => {
-      let body = '';
-      req.on('data', (chunk) => (body += chunk));
-      req.on('end', () => res.end(`echo ${body} 🚀`));
-    });
+    const target = await serve((_req, res, body) => res.end(`echo ${body} 🚀`));
     const http = createNodeHttp();
     stops.push(async () => http.close());
     const send = nodeOrsHttp(http);

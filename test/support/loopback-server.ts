@@ -1,0 +1,41 @@
+import { once } from 'node:events';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/** A server on a free loopback port that counts what reaches it. */
+export interface LoopbackServer {
+  url: string;
+  /** TCP connections accepted so far. */
+  connections(): number;
+  /** Requests received so far. */
+  requests(): number;
+  /** Drops every connection and stops listening. */
+  close(): Promise<void>;
+}
+
+/** Serves each request with `handler` once its whole body (as text) has arrived. */
+export async function serveLoopback(
+  handler: (req: IncomingMessage, res: ServerResponse, body: string) => void,
+): Promise<LoopbackServer> {
+  let connections = 0;
+  let requests = 0;
+  const server = createServer((req, res) => {
+    requests++;
+    let body = '';
+    req.setEncoding('utf8');
+    req.on('data', (chunk: string) => (body += chunk));
+    req.on('end', () => handler(req, res, body));
+  });
+  server.on('connection', () => connections++);
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    connections: () => connections,
+    requests: () => requests,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
