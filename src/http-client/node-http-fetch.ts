@@ -20,7 +20,8 @@ export function nodeHttpFetch(http: NodeHttp = createNodeHttp()): typeof fetch {
       headers: plainHeaders(init?.headers),
       ...(body === undefined || body === null ? {} : { body }),
       ...(init?.signal ? { signal: init.signal } : {}),
-      reuse: true,
+      // The SDKs retry a request that failed before any answer themselves.
+      reuse: 'any',
     });
     return new NodeHttpResponse(url, res) as unknown as Response;
   };

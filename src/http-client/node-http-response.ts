@@ -28,6 +28,11 @@ export class NodeHttpResponse {
     this.headers = headers;
   }
 
+  /** True once the whole answer has arrived (its end may still be unread). */
+  get complete(): boolean {
+    return this.body.complete;
+  }
+
   get bodyUsed(): boolean {
     return this.#used;
   }

@@ -8,9 +8,21 @@ export interface NodeHttpInit {
   body?: string | Uint8Array;
   /** Aborts the request, or the reading of its body. */
   signal?: AbortSignal;
-  /** May go on a kept-alive connection; otherwise it gets a connection of its own. */
-  reuse: boolean;
+  /**
+   * Which kept-alive connection may carry it. `'any'`: for a request the sender may repeat after a
+   * failure. `'recent'`: for one that must not be sent twice (a tool call): only a connection that
+   * finished an exchange less than {@link RECENT_MS} ago, else a new one. A server closes a connection
+   * as idle only after seconds (and the agent heeds its `Keep-Alive: timeout` hint), so a recent one is
+   * not being closed under the request, which would leave the sender unsure whether it was read.
+   */
+  reuse: 'any' | 'recent';
 }
+
+/**
+ * How long a connection stays good for requests that must not be sent twice: under every common
+ * server's idle timeout (Node's and uvicorn's 5 s, gunicorn's 2 s).
+ */
+export const RECENT_MS = 1000;
 
 /**
  * The client side of HTTP that runbridge itself sends on: the ORS client and the model SDKs. On
@@ -26,12 +38,16 @@ export interface NodeHttp {
 
 /**
  * A {@link NodeHttp} with keep-alive agents of its own for `http:` and `https:` (idle sockets do not
- * keep the process alive).
+ * keep the process alive): one pair keeps connections as long as the server does, the other closes
+ * them after {@link RECENT_MS} idle.
  */
 export function createNodeHttp(): NodeHttp {
   const agents = {
-    http: new HttpAgent({ keepAlive: true }),
-    https: new HttpsAgent({ keepAlive: true }),
+    any: { http: new HttpAgent({ keepAlive: true }), https: new HttpsAgent({ keepAlive: true }) },
+    recent: {
+      http: new HttpAgent({ keepAlive: true, timeout: RECENT_MS }),
+      https: new HttpsAgent({ keepAlive: true, timeout: RECENT_MS }),
+    },
   };
   return {
     send: (url, init) =>
@@ -44,7 +60,7 @@ export function createNodeHttp(): NodeHttp {
           init.body === undefined
             ? init.headers
             : { ...init.headers, 'content-length': String(Buffer.byteLength(init.body)) };
-        const agent = init.reuse ? (secure ? agents.https : agents.http) : false;
+        const agent = agents[init.reuse][secure ? 'https' : 'http'];
         let answer: IncomingMessage | undefined;
         const req = (secure ? httpsRequest : httpRequest)(target, { method: init.method, headers, agent }, (res) => {
           answer = res;
@@ -64,8 +80,10 @@ export function createNodeHttp(): NodeHttp {
         req.end(init.body);
       }),
     close() {
-      agents.http.destroy();
-      agents.https.destroy();
+      for (const pair of Object.values(agents)) {
+        pair.http.destroy();
+        pair.https.destroy();
+      }
     },
   };
 }

@@ -63,6 +63,7 @@ export class ScriptedOrsServer {
   readonly #executions = new Map<string, number>();
   readonly #events = new EventEmitter();
   #url = '';
+  #connections = 0;
 
   private constructor(options: ScriptedOrsServerOptions) {
     this.#options = {
@@ -80,6 +81,7 @@ export class ScriptedOrsServer {
         else res.destroy();
       });
     });
+    this.#server.on('connection', () => this.#connections++);
   }
 
   /** Starts a server on `127.0.0.1`, on a free port. */
@@ -93,6 +95,11 @@ export class ScriptedOrsServer {
   /** Base URL, e.g. `http://127.0.0.1:41234`. */
   get url(): string {
     return this.#url;
+  }
+
+  /** TCP connections accepted so far. */
+  connections(): number {
+    return this.#connections;
   }
 
   /** How many times tool `name` has started running. */

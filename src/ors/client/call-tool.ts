@@ -100,8 +100,9 @@ export async function callTool(
           },
           body: JSON.stringify({ name, input, ...(taskId === null ? {} : { task_id: taskId }) }),
           signal: scope.signal,
-          // A tool call is never sent twice by accident: each goes on a connection of its own.
-          reuse: false,
+          // A tool call is never sent twice by accident: it goes only on a connection that answered
+          // under a second ago, which the server is not closing as idle.
+          idempotent: false,
         });
       } catch (error) {
         scope.throwIfParentAborted();
@@ -127,12 +128,14 @@ export async function callTool(
       if (response.body === null) return broken('answered 200 without a body', { incomplete: true });
       // Chunks belong to one attempt: a reconnect replays the result from its start.
       let buffer = '';
+      let ended: OrsCallOutcome | undefined;
       try {
         const events = readSseEvents(response.body, {
           onActivity: () => scope.touch(),
           maxBufferSize: MAX_FRAME_CHARS,
         });
         for await (const event of events) {
+          if (ended) continue;
           switch (event.event) {
             case 'task_id':
               if (event.data !== '') taskId = event.data;
@@ -141,7 +144,11 @@ export async function callTool(
               buffer += event.data;
               break;
             case 'end':
-              return outcomeOfEnd(endpoint, taskId ?? '', buffer + event.data, context.redactor);
+              ended = outcomeOfEnd(endpoint, taskId ?? '', buffer + event.data, context.redactor);
+              // Nothing follows `end`. When the whole answer is already here, reading out its last
+              // bytes (at no wait) keeps the connection for the next call; otherwise it is closed.
+              if (!response.complete) return ended;
+              break;
             case 'error': {
               const error = context.redactor.text(event.data);
               if (reconnect && taskId !== null && UNKNOWN_TASK.test(event.data)) {
@@ -166,7 +173,7 @@ export async function callTool(
         }
         return broken(scope.timedOut ? silence : `broke the stream: ${describeFailure(error)}`, { cause: error });
       }
-      return broken('ended the stream without an end or error event', { incomplete: true });
+      return ended ?? broken('ended the stream without an end or error event', { incomplete: true });
     } finally {
       scope.dispose();
     }

@@ -15,6 +15,11 @@ export interface OrsHttpResponse {
   text(): Promise<string>;
   /** The body as it arrives (read once, instead of `text`). */
   body: ReadableStream<Uint8Array> | AsyncIterable<Uint8Array> | null;
+  /**
+   * True once the whole answer has arrived, when the transport can tell (`node:http`): the rest of
+   * `body` can then be read out at once, leaving the connection free for the next request.
+   */
+  readonly complete?: boolean;
 }
 
 export interface OrsHttpInit {
@@ -24,12 +29,12 @@ export interface OrsHttpInit {
   /** Aborts the request, or the reading of its body. */
   signal: AbortSignal;
   /**
-   * May go on a kept-alive connection. Only for requests that are safe to send twice: a connection the
-   * server closed while it idled fails the next request written on it before any answer, which then
-   * cannot be told from a server that read it and broke off — the client resends idempotent requests
-   * after any failure, but must not resend a `/create` or a tool call (docs/ors.md).
+   * Safe to send twice. A connection the server closed while it idled fails the next request written
+   * on it before any answer, which cannot be told from a server that read it and broke off: the client
+   * resends idempotent requests after any failure, but must not resend a `/create` or a tool call, so
+   * those go only on a connection that answered under a second ago (docs/ors.md).
    */
-  reuse: boolean;
+  idempotent: boolean;
 }
 
 /** Sends one request; rejects when no answer came (refused, reset, aborted), as `fetch` does. */
@@ -37,13 +42,14 @@ export type OrsHttp = (url: string, init: OrsHttpInit) => Promise<OrsHttpRespons
 
 /** `fetchFn` as an {@link OrsHttp}. */
 export function fetchHttp(fetchFn: typeof fetch): OrsHttp {
-  return (url, { reuse: _reuse, ...init }) => fetchFn(url, init);
+  return (url, { idempotent: _idempotent, ...init }) => fetchFn(url, init);
 }
 
 /**
- * An {@link OrsHttp} on `node:http` (`src/http-client`): requests that may be reused go over its
- * keep-alive agents, the others each on a connection of their own.
+ * An {@link OrsHttp} on `node:http` (`src/http-client`): idempotent requests go on any kept-alive
+ * connection, the others only on a recent one.
  */
 export function nodeOrsHttp(http: NodeHttp = createNodeHttp()): OrsHttp {
-  return async (url, init) => new NodeHttpResponse(url, await http.send(url, init));
+  return async (url, { idempotent, ...init }) =>
+    new NodeHttpResponse(url, await http.send(url, { ...init, reuse: idempotent ? 'any' : 'recent' }));
 }

@@ -90,7 +90,7 @@ export async function orsFetchText(transport: OrsTransport, request: OrsRequest)
         },
         ...(request.body === undefined ? {} : { body: JSON.stringify(request.body) }),
         signal: scope.signal,
-        reuse: request.idempotent,
+        idempotent: request.idempotent,
       });
       if (response.ok) {
         return { text: await response.text(), contentType: response.headers.get('content-type') ?? '' };

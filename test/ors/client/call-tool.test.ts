@@ -1,7 +1,13 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { type OrsTestRig, rejectionOf, startOrsTestRig } from '../../support/ors-test-rig.js';
+import { callTool } from '../../../src/ors/client/call-tool.js';
+import { OrsClient } from '../../../src/ors/client/ors-client.js';
+import { nodeOrsHttp } from '../../../src/ors/client/ors-http.js';
+import { Redactor } from '../../../src/ors/client/redactor.js';
+import { serveLoopback } from '../../support/loopback-server.js';
+import { type OrsTestRig, rejectionOf, startOrsTestRig, TEST_CLIENT_OPTIONS } from '../../support/ors-test-rig.js';
 import { pythonJson, referencePieces } from '../../support/reference-sse-bytes.js';
 import { textBlock } from '../../support/scripted-ors-environment.js';
+import { ScriptedOrsServer } from '../../support/scripted-ors-server.js';
 
 describe('OrsSession.call outcomes', () => {
   let rig: OrsTestRig | undefined;
@@ -105,5 +111,53 @@ describe('OrsSession.call outcomes', () => {
       details: { status: 400, detail: 'Invalid tool input' },
     });
     expect(rig.proxy.requestsTo('/arith/call')).toHaveLength(1);
+  });
+
+  it('reads a finished answer out, so calls one after another share one connection', async () => {
+    const server = await ScriptedOrsServer.start();
+    const client = new OrsClient({ baseUrl: server.url, ...TEST_CLIENT_OPTIONS });
+    try {
+      const session = await client.openSession({ env: 'arith', task: { split: 'train', index: 0 } });
+      const before = server.connections();
+      for (let i = 0; i < 5; i++) expect(await session.call('submit', { answer: 5 })).toMatchObject({ type: 'output' });
+      // The first call may need a connection of its own (the one /create used may have idled too long).
+      expect(server.connections() - before).toBeLessThanOrEqual(1);
+      expect(server.executions('submit')).toBe(5);
+      await session.close();
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('returns at end without waiting for a stream the server keeps open after it', async () => {
+    const output = { blocks: [textBlock('done')], metadata: null, reward: 1, finished: true };
+    const server = await serveLoopback((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write(`event: task_id\ndata: t1\n\nevent: end\ndata: ${JSON.stringify({ ok: true, output })}\n\n`);
+    });
+    try {
+      const outcome = await callTool(
+        {
+          transport: {
+            baseUrl: server.url,
+            send: nodeOrsHttp(),
+            headers: {},
+            requestTimeoutMs: 600_000,
+            retry: { retries: 0, baseDelayMs: 1, maxDelayMs: 1 },
+          },
+          env: 'arith',
+          sid: 's1',
+          silenceTimeoutMs: 600_000,
+          signal: new AbortController().signal,
+          onSessionLost: () => undefined,
+          redactor: new Redactor({}),
+        },
+        'submit',
+        {},
+      );
+      expect(outcome).toEqual({ type: 'output', taskId: 't1', output });
+    } finally {
+      await server.close();
+    }
   });
 });

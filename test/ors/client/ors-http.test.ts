@@ -1,13 +1,14 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createNodeHttp } from '../../../src/http-client/node-http.js';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { createNodeHttp, RECENT_MS } from '../../../src/http-client/node-http.js';
 import { nodeOrsHttp } from '../../../src/ors/client/ors-http.js';
 import { type LoopbackServer, serveLoopback } from '../../support/loopback-server.js';
 
 /**
  * The ORS client's default transport (`node:http`): requests safe to send twice share kept-alive
- * connections; the others (a `/create`, a tool call) each get a connection of their own, so a
- * connection the server closed while it idled can never make one fail ambiguously; an abort ends a
- * request as fetch's would.
+ * connections; the others (a `/create`, a tool call) go only on a connection that answered under a
+ * second ago, so a connection the server closes as idle can never make one fail ambiguously; an abort
+ * ends a request as fetch's would.
  */
 describe('the ORS client on node:http', () => {
   const stops: Array<() => Promise<void>> = [];
@@ -21,12 +22,12 @@ describe('the ORS client on node:http', () => {
     return server;
   }
 
-  const init = (reuse: boolean, signal = new AbortController().signal) => ({
+  const init = (idempotent: boolean, signal = new AbortController().signal) => ({
     method: 'POST' as const,
     headers: {},
     body: '{"a":1}',
     signal,
-    reuse,
+    idempotent,
   });
 
   it('keeps one connection alive across requests that may be reused, and reads bodies whole', async () => {
@@ -42,14 +43,18 @@ describe('the ORS client on node:http', () => {
     expect(target.connections()).toBe(1);
   });
 
-  it('sends each request that must not be sent twice on a connection of its own', async () => {
+  it('sends a request that must not be sent twice only on a connection that answered under a second ago', async () => {
     const target = await serve((_req, res) => res.end('ok'));
     const http = createNodeHttp();
     stops.push(async () => http.close());
     const send = nodeOrsHttp(http);
     for (let i = 0; i < 3; i++) expect(await (await send(`${target.url}/call`, init(false))).text()).toBe('ok');
-    expect(target.connections()).toBe(3);
-    expect(target.requests()).toBe(3);
+    expect(target.connections()).toBe(1);
+    // Idle longer than that, the connection is closed rather than trusted with such a request.
+    await sleep(RECENT_MS + 200);
+    expect(await (await send(`${target.url}/call`, init(false))).text()).toBe('ok');
+    expect(target.connections()).toBe(2);
+    expect(target.requests()).toBe(4);
   });
 
   it('rejects at once when its signal aborts before the answer', async () => {
