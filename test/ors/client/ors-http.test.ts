@@ -1,5 +1,5 @@
-import { afterEach, describe, expect, it } from 'vitest';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { afterEach, describe, expect, it } from 'vitest';
 import { createNodeHttp, RECENT_MS } from '../../../src/http-client/node-http.js';
 import { nodeOrsHttp } from '../../../src/ors/client/ors-http.js';
 import { type LoopbackServer, serveLoopback } from '../../support/loopback-server.js';
