@@ -61,7 +61,7 @@ const tools: ToolDefinition[] = [
  */
 export async function benchAdapterCost(ctx: BenchContext): Promise<BenchResult> {
   const calls = ctx.quick ? 30 : 100;
-  const rounds = ctx.quick ? 1 : 20;
+  const rounds = ctx.quick ? 1 : 40;
   const cases = adapterCases(ctx.modelBaseUrl);
   const request = (): ModelRequest => ({ messages, tools, sampling: {}, signal: new AbortController().signal });
   const rows: string[][] = [];
