@@ -49,7 +49,7 @@ class ModelPartStream<TChunk> implements AsyncIterableIterator<ModelPart> {
   readonly #options: StreamModelPartsOptions<TChunk>;
   #state: 'new' | 'streaming' | 'done' = 'new';
   #link: LinkedAbortSignal | undefined;
-  /** The vendor stream while it is open (cancelled by {@link close} if left before its end). */
+  /** The vendor stream while it is open (cancelled when the iteration ends before it does). */
   #chunks: AsyncIterator<TChunk> | undefined;
   #parts: ModelPart[] = [];
   #served = 0;
