@@ -1,8 +1,8 @@
 import OpenAI from 'openai';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { createNodeHttp } from '../../src/http-client/node-http.js';
 import { nodeHttpFetch } from '../../src/http-client/node-http-fetch.js';
-import { type LoopbackServer, serveLoopback } from '../support/loopback-server.js';
+import { serveLoopbackInTest as serve } from '../support/loopback-server.js';
 
 /**
  * The `fetch` the model SDKs get by default: `node:http` with keep-alive, its answer read as a
@@ -10,20 +10,9 @@ import { type LoopbackServer, serveLoopback } from '../support/loopback-server.j
  * `fetch`'s would.
  */
 describe('the fetch on node:http for the model SDKs', () => {
-  const stops: Array<() => Promise<void> | void> = [];
-  afterEach(async () => {
-    for (const stop of stops.splice(0)) await stop();
-  });
-
-  async function serve(handler: Parameters<typeof serveLoopback>[0]): Promise<LoopbackServer> {
-    const server = await serveLoopback(handler);
-    stops.push(server.close);
-    return server;
-  }
-
   function fetchOnNodeHttp(): typeof fetch {
     const http = createNodeHttp();
-    stops.push(() => http.close());
+    onTestFinished(() => http.close());
     return nodeHttpFetch(http);
   }
 
@@ -94,7 +83,7 @@ describe('the fetch on node:http for the model SDKs', () => {
   it('rejects when nothing answers, and leaves a body it cannot send as bytes to the global fetch', async () => {
     const closed = await serve(() => undefined);
     const port = new URL(closed.url).port;
-    await stops.pop()?.();
+    await closed.close();
     await expect(fetchOnNodeHttp()(`http://127.0.0.1:${port}/`)).rejects.toMatchObject({ code: 'ECONNREFUSED' });
 
     const target = await serve((req, res, body) => res.end(`${req.headers['content-type']} ${body}`));

@@ -1,6 +1,7 @@
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { onTestFinished } from 'vitest';
 
 /** A server on a free loopback port that counts what reaches it. */
 export interface LoopbackServer {
@@ -38,4 +39,13 @@ export async function serveLoopback(
       await new Promise((resolve) => server.close(resolve));
     },
   };
+}
+
+/** {@link serveLoopback} for the running test, which stops it when the test finishes. */
+export async function serveLoopbackInTest(
+  handler: (req: IncomingMessage, res: ServerResponse, body: string) => void,
+): Promise<LoopbackServer> {
+  const server = await serveLoopback(handler);
+  onTestFinished(server.close);
+  return server;
 }

@@ -3,7 +3,7 @@ import { callTool } from '../../../src/ors/client/call-tool.js';
 import { OrsClient } from '../../../src/ors/client/ors-client.js';
 import { nodeOrsHttp } from '../../../src/ors/client/ors-http.js';
 import { Redactor } from '../../../src/ors/client/redactor.js';
-import { serveLoopback } from '../../support/loopback-server.js';
+import { serveLoopbackInTest } from '../../support/loopback-server.js';
 import { type OrsTestRig, rejectionOf, startOrsTestRig, TEST_CLIENT_OPTIONS } from '../../support/ors-test-rig.js';
 import { pythonJson, referencePieces } from '../../support/reference-sse-bytes.js';
 import { textBlock } from '../../support/scripted-ors-environment.js';
@@ -131,33 +131,29 @@ describe('OrsSession.call outcomes', () => {
 
   it('returns at end without waiting for a stream the server keeps open after it', async () => {
     const output = { blocks: [textBlock('done')], metadata: null, reward: 1, finished: true };
-    const server = await serveLoopback((_req, res) => {
+    const server = await serveLoopbackInTest((_req, res) => {
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       res.write(`event: task_id\ndata: t1\n\nevent: end\ndata: ${JSON.stringify({ ok: true, output })}\n\n`);
     });
-    try {
-      const outcome = await callTool(
-        {
-          transport: {
-            baseUrl: server.url,
-            send: nodeOrsHttp(),
-            headers: {},
-            requestTimeoutMs: 600_000,
-            retry: { retries: 0, baseDelayMs: 1, maxDelayMs: 1 },
-          },
-          env: 'arith',
-          sid: 's1',
-          silenceTimeoutMs: 600_000,
-          signal: new AbortController().signal,
-          onSessionLost: () => undefined,
-          redactor: new Redactor({}),
+    const outcome = await callTool(
+      {
+        transport: {
+          baseUrl: server.url,
+          send: nodeOrsHttp(),
+          headers: {},
+          requestTimeoutMs: 600_000,
+          retry: { retries: 0, baseDelayMs: 1, maxDelayMs: 1 },
         },
-        'submit',
-        {},
-      );
-      expect(outcome).toEqual({ type: 'output', taskId: 't1', output });
-    } finally {
-      await server.close();
-    }
+        env: 'arith',
+        sid: 's1',
+        silenceTimeoutMs: 600_000,
+        signal: new AbortController().signal,
+        onSessionLost: () => undefined,
+        redactor: new Redactor({}),
+      },
+      'submit',
+      {},
+    );
+    expect(outcome).toEqual({ type: 'output', taskId: 't1', output });
   });
 });

@@ -1,8 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { createNodeHttp, RECENT_MS } from '../../../src/http-client/node-http.js';
 import { nodeOrsHttp } from '../../../src/ors/client/ors-http.js';
-import { type LoopbackServer, serveLoopback } from '../../support/loopback-server.js';
+import { serveLoopbackInTest as serve } from '../../support/loopback-server.js';
 
 /**
  * The ORS client's default transport (`node:http`): requests safe to send twice share kept-alive
@@ -11,17 +11,6 @@ import { type LoopbackServer, serveLoopback } from '../../support/loopback-serve
  * ends a request as fetch's would.
  */
 describe('the ORS client on node:http', () => {
-  const stops: Array<() => Promise<void>> = [];
-  afterEach(async () => {
-    for (const stop of stops.splice(0)) await stop();
-  });
-
-  async function serve(handler: Parameters<typeof serveLoopback>[0]): Promise<LoopbackServer> {
-    const server = await serveLoopback(handler);
-    stops.push(server.close);
-    return server;
-  }
-
   const init = (idempotent: boolean, signal = new AbortController().signal) => ({
     method: 'POST' as const,
     headers: {},
@@ -33,7 +22,7 @@ describe('the ORS client on node:http', () => {
   it('keeps one connection alive across requests that may be reused, and reads bodies whole', async () => {
     const target = await serve((_req, res, body) => res.end(`echo ${body} 🚀`));
     const http = createNodeHttp();
-    stops.push(async () => http.close());
+    onTestFinished(() => http.close());
     const send = nodeOrsHttp(http);
     for (let i = 0; i < 3; i++) {
       const answer = await send(`${target.url}/x`, init(true));
@@ -46,7 +35,7 @@ describe('the ORS client on node:http', () => {
   it('sends a request that must not be sent twice only on a connection that answered under a second ago', async () => {
     const target = await serve((_req, res) => res.end('ok'));
     const http = createNodeHttp();
-    stops.push(async () => http.close());
+    onTestFinished(() => http.close());
     const send = nodeOrsHttp(http);
     for (let i = 0; i < 3; i++) expect(await (await send(`${target.url}/call`, init(false))).text()).toBe('ok');
     expect(target.connections()).toBe(1);
@@ -60,7 +49,7 @@ describe('the ORS client on node:http', () => {
   it('rejects at once when its signal aborts before the answer', async () => {
     const target = await serve(() => undefined);
     const http = createNodeHttp();
-    stops.push(async () => http.close());
+    onTestFinished(() => http.close());
     const send = nodeOrsHttp(http);
     const controller = new AbortController();
     const pending = send(`${target.url}/hang`, init(true, controller.signal));
