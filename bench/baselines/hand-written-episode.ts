@@ -1,5 +1,7 @@
 import { Agent, request } from 'node:http';
-import type { EventSourceMessage } from 'eventsource-parser';
+import OpenAI from 'openai';
+import type { ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/completions';
+import { sdkClientOptions } from '../../adapters/models/common/sdk-client-options.js';
 import { parseSseText } from '../../test/support/parse-sse-text.js';
 import { BENCH_TASKS } from '../fakes/bench-environment.js';
 import { runPool } from '../support/run-pool.js';
@@ -11,8 +13,11 @@ import { runPool } from '../support/run-pool.js';
  * one of two transports, and nothing else: no events, no validation, no retries, no timeouts. `fetch`
  * is the global `fetch` (WHATWG streams); `node-http` is `node:http` with a keep-alive agent, the
  * least a Node process can spend on the same exchanges (the physical limit of benchmarks 2, 3 and 7).
+ * `openai-sdk` is `node-http` with each model call made through the `openai` SDK instead (on the
+ * transport the adapters give it), which the bridge must use: the least any client of the SDK spends,
+ * so what the bridge adds on top of the SDK shows apart from what the SDK itself costs.
  */
-export type LoopTransport = 'fetch' | 'node-http';
+export type LoopTransport = 'fetch' | 'node-http' | 'openai-sdk';
 
 export interface HandWrittenEpisodeOptions {
   /** The fake model's base URL (`…/v1`). */
@@ -24,10 +29,22 @@ export interface HandWrittenEpisodeOptions {
   maxTurns: number;
 }
 
-/** The two requests the loop makes. */
-interface Http {
+/** Plain requests, their answers read whole. */
+interface RawHttp {
   post(url: string, body: unknown, headers?: Record<string, string>): Promise<string>;
   getJson<T>(url: string, headers: Record<string, string>): Promise<T>;
+}
+
+/** The requests the loop makes. */
+interface Http extends RawHttp {
+  /** One streaming Chat Completions call, read to its end. */
+  chat(body: ChatCompletionCreateParamsStreaming): Promise<Answer>;
+}
+
+/** A Chat Completions stream's text and tool calls, arguments joined per index. */
+interface Answer {
+  text: string;
+  calls: Array<{ id: string; name: string; arguments: string }>;
 }
 
 interface ChatChunk {
@@ -45,7 +62,7 @@ type ChatMessage = Record<string, unknown>;
 /** Plays one episode and answers how many turns it took and whether a tool said it finished. */
 async function playHandWrittenEpisode(
   options: HandWrittenEpisodeOptions,
-  { post, getJson }: Http,
+  { post, getJson, chat }: Http,
 ): Promise<{ turns: number; finished: boolean }> {
   const { orsUrl, env } = options;
   const sid =
@@ -63,18 +80,17 @@ async function playHandWrittenEpisode(
     ]);
     const messages: ChatMessage[] = [{ role: 'user', content: prompt.map((block) => block.text ?? '').join('\n') }];
     const chatTools = tools.tools.map((tool) => ({
-      type: 'function',
+      type: 'function' as const,
       function: { name: tool.name, description: tool.description, parameters: tool.input_schema },
     }));
     for (let turn = 1; turn <= options.maxTurns; turn++) {
-      const body = {
+      const answer = await chat({
         model: options.model,
-        messages,
-        tools: chatTools,
+        messages: messages as unknown as ChatCompletionCreateParamsStreaming['messages'],
+        tools: chatTools as ChatCompletionCreateParamsStreaming['tools'],
         stream: true,
         stream_options: { include_usage: true },
-      };
-      const answer = assemble(parseSseText(await post(`${options.modelBaseUrl}/chat/completions`, body)));
+      });
       messages.push({
         role: 'assistant',
         content: answer.text || null,
@@ -129,8 +145,16 @@ export async function playHandWrittenEpisodes(
   transport: LoopTransport = 'fetch',
 ): Promise<Array<{ turns: number; finished: boolean }>> {
   const agent =
-    transport === 'node-http' ? new Agent({ keepAlive: true, maxSockets: Number.POSITIVE_INFINITY }) : undefined;
-  const http: Http = agent ? nodeHttp(agent) : { post: fetchPost, getJson: fetchJson };
+    transport === 'fetch' ? undefined : new Agent({ keepAlive: true, maxSockets: Number.POSITIVE_INFINITY });
+  const raw: RawHttp = agent ? nodeHttp(agent) : { post: fetchPost, getJson: fetchJson };
+  const chatUrl = `${options.modelBaseUrl}/chat/completions`;
+  const http: Http = {
+    ...raw,
+    chat:
+      transport === 'openai-sdk'
+        ? sdkChat(options.modelBaseUrl)
+        : async (body) => assemble(sseChunks(parseSseText(await raw.post(chatUrl, body)))),
+  };
   try {
     return await runPool(runs, concurrency, (index) =>
       playHandWrittenEpisode({ ...options, task: { split: 'train', index: index % BENCH_TASKS } }, http).catch(() => ({
@@ -144,7 +168,7 @@ export async function playHandWrittenEpisodes(
 }
 
 /** Requests on `node:http` through `agent`, the body read as one string. */
-function nodeHttp(agent: Agent): Http {
+function nodeHttp(agent: Agent): RawHttp {
   const send = (url: string, method: string, body: string | undefined, headers: Record<string, string>) =>
     new Promise<string>((resolve, reject) => {
       const req = request(url, { method, agent, headers }, (res) => {
@@ -189,16 +213,31 @@ async function fetchJson<T>(url: string, headers: Record<string, string>): Promi
   return (await response.json()) as T;
 }
 
-/** A Chat Completions stream's text and tool calls, arguments joined per index. */
-function assemble(events: readonly EventSourceMessage[]): {
-  text: string;
-  calls: Array<{ id: string; name: string; arguments: string }>;
-} {
-  let text = '';
-  const calls: Array<{ id: string; name: string; arguments: string }> = [];
+/** Model calls through the `openai` SDK, one client for the loop, its chunks collected as they come. */
+function sdkChat(baseUrl: string): Http['chat'] {
+  const client = new OpenAI(sdkClientOptions({ apiKey: 'bench', baseUrl }));
+  return async (body) => {
+    const chunks: ChatChunk[] = [];
+    for await (const chunk of await client.chat.completions.create(body)) chunks.push(chunk);
+    return assemble(chunks);
+  };
+}
+
+/** The chunks of a Chat Completions stream read as one text, up to `[DONE]`. */
+function sseChunks(events: ReadonlyArray<{ data: string }>): ChatChunk[] {
+  const chunks: ChatChunk[] = [];
   for (const event of events) {
     if (event.data === '[DONE]') break;
-    const delta = (JSON.parse(event.data) as ChatChunk).choices[0]?.delta;
+    chunks.push(JSON.parse(event.data) as ChatChunk);
+  }
+  return chunks;
+}
+
+function assemble(chunks: readonly ChatChunk[]): Answer {
+  let text = '';
+  const calls: Answer['calls'] = [];
+  for (const chunk of chunks) {
+    const delta = chunk.choices[0]?.delta;
     text += delta?.content ?? '';
     for (const part of delta?.tool_calls ?? []) {
       const call = (calls[part.index] ??= { id: '', name: '', arguments: '' });

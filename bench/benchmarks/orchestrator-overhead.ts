@@ -98,6 +98,7 @@ export async function benchOrchestratorOverhead(ctx: BenchContext): Promise<Benc
       },
       loop: () => loop('fetch'),
       loopHttp: () => loop('node-http'),
+      loopSdk: () => loop('openai-sdk'),
     };
     ctx.progress('orchestrator overhead: warming up');
     await alternate(1, variants);
@@ -118,15 +119,18 @@ export async function benchOrchestratorOverhead(ctx: BenchContext): Promise<Benc
       formatNumber(cpu(trials)),
       formatRatio(versus(trials, samples.loop, 'cpuUsPerTurn')),
       formatRatio(versus(trials, samples.loopHttp, 'cpuUsPerTurn')),
+      formatRatio(versus(trials, samples.loopSdk, 'cpuUsPerTurn')),
     ];
     const cpuVsFetch = versus(samples.api, samples.loop, 'cpuUsPerTurn');
     const cpuVsHttp = versus(samples.api, samples.loopHttp, 'cpuUsPerTurn');
+    const sdkVsHttp = versus(samples.loopSdk, samples.loopHttp, 'cpuUsPerTurn');
     return {
       title: '2. Orchestrator overhead per turn',
       method:
         `${episodes} episodes of ${TURNS} turns, one after another, each turn one streaming Chat Completions call and one ` +
         'ORS tool call against zero-latency fakes in other processes, vs a hand-written loop making the same exchanges with ' +
-        'eventsource-parser, once on the global `fetch` and once on `node:http` with a keep-alive agent. Medians, and medians ' +
+        'eventsource-parser, once on the global `fetch` and once on `node:http` with a keep-alive agent, and the node:http loop ' +
+        'again with its model calls made through the `openai` SDK, as the bridge must make them. Medians, and medians ' +
         `of per-round ratios, over ${rounds} alternating round(s) after a warm-up round.`,
       tables: [
         {
@@ -138,12 +142,14 @@ export async function benchOrchestratorOverhead(ctx: BenchContext): Promise<Benc
             'CPU µs per turn',
             'CPU vs fetch loop',
             'CPU vs node:http loop',
+            'CPU vs SDK loop',
           ],
           rows: [
             row('run via the HTTP API, 1 subscriber', samples.api),
             row('runEpisode in-process', samples.episode),
             row('hand-written loop, fetch', samples.loop),
             row('hand-written loop, node:http keep-alive', samples.loopHttp),
+            row('hand-written loop, node:http, model calls through the openai SDK', samples.loopSdk),
           ],
         },
       ],
@@ -161,6 +167,9 @@ export async function benchOrchestratorOverhead(ctx: BenchContext): Promise<Benc
       ],
       notes: [
         'Wall time per turn includes the fakes answering (the same for every way); CPU is the measuring process only.',
+        `The SDK loop is the node:http loop with only its model calls moved onto the \`openai\` SDK (on the transport the ` +
+          `adapters give it): ${formatRatio(sdkVsHttp)} the node:http loop's CPU per turn in this run, a floor for any client ` +
+          'that must make its model calls through the SDK, as the bridge must.',
         'The bridge also does what the loop skips: validating every ORS answer, a ping loop per session, retries and ' +
           'timeouts, one event per step with its JSON and SSE frame, and (via the API) the POST and the subscriber stream.',
       ],

@@ -25,7 +25,8 @@ const TARGET = 0.9;
  * manifest written as it goes) against the fake model answering every call after 50 ms, at
  * concurrency 1, 64 and 256, beside the ideal (concurrency ÷ latency: each episode is one model
  * call and one tool call) and beside the hand-written loop playing the same episodes at the same
- * concurrency with the same fakes, on the global `fetch` and on `node:http` keep-alive.
+ * concurrency with the same fakes, on the global `fetch`, on `node:http` keep-alive, and on
+ * `node:http` with its model calls through the `openai` SDK.
  */
 export async function benchRolloutThroughput(ctx: BenchContext): Promise<BenchResult> {
   const levels = ctx.quick ? [1, 64] : [1, 64, 256];
@@ -70,13 +71,16 @@ export async function benchRolloutThroughput(ctx: BenchContext): Promise<BenchRe
       await rollouts(concurrency, concurrency, `warm-up-${concurrency}.jsonl`);
       await loopEpisodes(concurrency, concurrency, 'fetch');
       await loopEpisodes(concurrency, concurrency, 'node-http');
+      await loopEpisodes(concurrency, concurrency, 'openai-sdk');
       const ideal = concurrency / (LATENCY_MS / 1000);
       const ours = await measure(() => rollouts(episodes, concurrency, `c${concurrency}.jsonl`));
       const loop = await measure(() => loopEpisodes(episodes, concurrency, 'fetch'));
       const http = await measure(() => loopEpisodes(episodes, concurrency, 'node-http'));
+      const sdk = await measure(() => loopEpisodes(episodes, concurrency, 'openai-sdk'));
       const rate = ours.value / (ours.wallMs / 1000);
       const loopRate = loop.value / (loop.wallMs / 1000);
       const httpRate = http.value / (http.wallMs / 1000);
+      const sdkRate = sdk.value / (sdk.wallMs / 1000);
       if (TARGET_LEVELS.includes(concurrency)) {
         verdicts.push({
           target: `≥ ${TARGET}× the node:http loop's episodes/s at concurrency ${concurrency}`,
@@ -94,6 +98,8 @@ export async function benchRolloutThroughput(ctx: BenchContext): Promise<BenchRe
         formatNumber(httpRate, 1),
         formatPercent(httpRate / ideal),
         formatRatio(rate / httpRate),
+        formatNumber(sdkRate, 1),
+        formatRatio(rate / sdkRate),
         `${episodes - ours.value} / ${episodes}`,
         formatNumber(ours.cpuMs / episodes, 2),
       ]);
@@ -104,7 +110,8 @@ export async function benchRolloutThroughput(ctx: BenchContext): Promise<BenchRe
         '`generateRollouts` (records and manifest written to a temporary file) playing one-turn episodes — one model call answered ' +
         `after ${LATENCY_MS} ms, one tool call answered at once — at each concurrency, two waves of episodes (ten at concurrency 1). ` +
         'Ideal = concurrency ÷ latency; only completed episodes count. The hand-written loop plays the same episodes with the same ' +
-        'fakes, on the global `fetch` and on `node:http` keep-alive. Each level starts with an untimed wave at its concurrency.',
+        'fakes, on the global `fetch` and on `node:http` keep-alive, and again on `node:http` with its model calls through the ' +
+        '`openai` SDK as the bridge makes them (the SDK loop). Each level starts with an untimed wave at its concurrency.',
       tables: [
         {
           columns: [
@@ -117,6 +124,8 @@ export async function benchRolloutThroughput(ctx: BenchContext): Promise<BenchRe
             'node:http loop episodes/s',
             'node:http loop vs ideal',
             'vs node:http loop',
+            'SDK loop episodes/s',
+            'vs SDK loop',
             'failed episodes',
             'CPU ms per episode',
           ],

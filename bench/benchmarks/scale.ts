@@ -26,8 +26,9 @@ const TARGET = 0.9;
  * subscriber, against a fake model that answers after 50 ms. Ideal throughput is C turns per 50 ms;
  * the table gives what the bridge reached, its CPU per 1,000 turns, its peak heap per live run,
  * and — measured in the same run with the same fakes — what the hand-written loop reached at the
- * same concurrency on the global `fetch` and on `node:http` keep-alive (the physical limit), which
- * shows how much of any shortfall is the machine rather than the bridge.
+ * same concurrency on the global `fetch`, on `node:http` keep-alive (the physical limit) and on
+ * `node:http` with its model calls through the `openai` SDK (what the SDK alone leaves), which shows
+ * how much of any shortfall is the machine or the SDK rather than the bridge.
  */
 export async function benchScale(ctx: BenchContext): Promise<BenchResult> {
   const levels = ctx.quick ? [1, 64] : [1, 64, 256, 1024];
@@ -60,6 +61,7 @@ export async function benchScale(ctx: BenchContext): Promise<BenchResult> {
       });
       await loopRuns(ctx, warmModel, concurrency, concurrency, 'fetch');
       await loopRuns(ctx, warmModel, concurrency, concurrency, 'node-http');
+      await loopRuns(ctx, warmModel, concurrency, concurrency, 'openai-sdk');
 
       const helpersBefore = await helpersCpu(helpers);
       const { value: driven, cpuMs } = await measure(() =>
@@ -74,6 +76,8 @@ export async function benchScale(ctx: BenchContext): Promise<BenchResult> {
       const loopRate = loop.value / (loop.wallMs / 1000);
       const http = await measure(() => loopRuns(ctx, model, runs, concurrency, 'node-http'));
       const httpRate = http.value / (http.wallMs / 1000);
+      const sdk = await measure(() => loopRuns(ctx, model, runs, concurrency, 'openai-sdk'));
+      const sdkRate = sdk.value / (sdk.wallMs / 1000);
       if (TARGET_LEVELS.includes(concurrency)) {
         verdicts.push({
           target: `≥ ${TARGET}× the node:http loop's turns/s at ${concurrency} concurrent runs`,
@@ -91,6 +95,8 @@ export async function benchScale(ctx: BenchContext): Promise<BenchResult> {
         formatNumber(httpRate),
         formatPercent(httpRate / ideal),
         formatRatio(rate / httpRate),
+        formatNumber(sdkRate),
+        formatRatio(rate / sdkRate),
         `${driven.failed} / ${runs}`,
         formatNumber(cpuMs / driven.turns, 2),
         formatNumber(memory.heapPerRun / 1024),
@@ -103,7 +109,8 @@ export async function benchScale(ctx: BenchContext): Promise<BenchResult> {
       method:
         `C concurrent runs of ${TURNS} turns through the HTTP API, each read to its end by one subscriber; the fake model answers ` +
         `after ${LATENCY_MS} ms, the fake environment at once. Ideal = C turns per ${LATENCY_MS} ms. The hand-written loop plays the ` +
-        'same episodes at the same concurrency with the same fakes, on the global `fetch` and on `node:http` keep-alive. Each level starts with an untimed wave at its concurrency, ' +
+        'same episodes at the same concurrency with the same fakes, on the global `fetch` and on `node:http` keep-alive, and again on ' +
+        '`node:http` with its model calls through the `openai` SDK as the bridge makes them (the SDK loop). Each level starts with an untimed wave at its concurrency, ' +
         'so connection pools are full before the clock starts.',
       tables: [
         {
@@ -117,6 +124,8 @@ export async function benchScale(ctx: BenchContext): Promise<BenchResult> {
             'node:http loop turns/s',
             'node:http loop vs ideal',
             'bridge vs node:http loop',
+            'SDK loop turns/s',
+            'bridge vs SDK loop',
             'failed runs',
             'CPU s per 1,000 turns',
             'heap KiB per live run',
