@@ -10,9 +10,9 @@ export class NodeHttpResponse {
   readonly status: number;
   readonly statusText: string;
   readonly ok: boolean;
-  readonly headers: Headers;
   readonly redirected = false;
   readonly type = 'basic';
+  #headers: Headers | undefined;
   #used = false;
 
   constructor(
@@ -22,10 +22,20 @@ export class NodeHttpResponse {
     this.status = body.statusCode ?? 0;
     this.statusText = body.statusMessage ?? '';
     this.ok = this.status >= 200 && this.status < 300;
-    const headers = new Headers();
-    const raw = body.rawHeaders;
-    for (let i = 0; i < raw.length; i += 2) headers.append(raw[i]!, raw[i + 1]!);
-    this.headers = headers;
+  }
+
+  /**
+   * Made on first use: a `Headers` validates every name and value it is given, which showed in the
+   * profile of a tool call that never reads them (`bench/profiling-log.md`).
+   */
+  get headers(): Headers {
+    if (this.#headers === undefined) {
+      const headers = new Headers();
+      const raw = this.body.rawHeaders;
+      for (let i = 0; i < raw.length; i += 2) headers.append(raw[i]!, raw[i + 1]!);
+      this.#headers = headers;
+    }
+    return this.#headers;
   }
 
   /** True once the whole answer has arrived (its end may still be unread). */

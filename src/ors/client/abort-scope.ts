@@ -2,6 +2,10 @@
  * One attempt's abort signal: it aborts when any parent signal aborts (with that parent's reason) or
  * when its own timer runs out. The timer can be restarted, which makes it an idle timer. `dispose()`
  * detaches from the parents and clears the timer; every scope must be disposed.
+ *
+ * A scope is made for every ORS request, so it makes no closure of its own: it listens to its parents
+ * as an `EventListener` object (`handleEvent`) and hands its timer a static method
+ * (`bench/profiling-log.md`).
  */
 export class AbortScope {
   readonly #controller = new AbortController();
@@ -23,7 +27,7 @@ export class AbortScope {
         this.#controller.abort(parent.reason);
         return;
       }
-      parent.addEventListener('abort', this.#onParentAbort, { once: true });
+      parent.addEventListener('abort', this, { once: true });
     }
     this.touch();
   }
@@ -43,7 +47,7 @@ export class AbortScope {
     if (this.#timeoutMs === undefined || this.#disposed || this.#controller.signal.aborted) return;
     // `refresh` restarts the same timer: touched per chunk read, a new timer each time showed in profiles.
     if (this.#timer) this.#timer.refresh();
-    else this.#timer = setTimeout(this.#onTimeout, this.#timeoutMs);
+    else this.#timer = setTimeout(AbortScope.#expire, this.#timeoutMs, this);
   }
 
   /** Throws the reason of the first aborted parent, so a caller's abort surfaces as the caller's reason. */
@@ -57,17 +61,19 @@ export class AbortScope {
     this.#disposed = true;
     clearTimeout(this.#timer);
     this.#timer = undefined;
-    for (const parent of this.#parents) parent.removeEventListener('abort', this.#onParentAbort);
+    for (const parent of this.#parents) parent.removeEventListener('abort', this);
   }
 
-  readonly #onParentAbort = (event: Event): void => {
+  /** A parent aborted: abort with its reason. (The `EventListener` side of the scope; not for callers.) */
+  handleEvent(event: Event): void {
     clearTimeout(this.#timer);
     this.#controller.abort((event.target as AbortSignal).reason);
-  };
+  }
 
-  readonly #onTimeout = (): void => {
-    this.#timer = undefined;
-    this.#timedOut = true;
-    this.#controller.abort(new DOMException(`No progress for ${this.#timeoutMs} ms.`, 'TimeoutError'));
-  };
+  /** The timer ran out. */
+  static #expire(scope: AbortScope): void {
+    scope.#timer = undefined;
+    scope.#timedOut = true;
+    scope.#controller.abort(new DOMException(`No progress for ${scope.#timeoutMs} ms.`, 'TimeoutError'));
+  }
 }

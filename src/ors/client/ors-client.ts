@@ -215,9 +215,9 @@ export class OrsClient {
       idempotent: true,
       ...(signal === undefined ? {} : { signal }),
     };
-    const { text, contentType } = await orsFetchText(this.#transport, request);
+    const { text, headers } = await orsFetchText(this.#transport, request);
     const endpoint = 'POST /create_session';
-    if (!contentType.includes('text/event-stream') && !looksLikeSse(text)) {
+    if (!headers.get('content-type')?.includes('text/event-stream') && !looksLikeSse(text)) {
       return parseOrsJson(endpoint, text, CreateSessionJsonSchema).sid;
     }
     // The reference server answers `event: task_id` / `data: <sid>`, then `event: end`.

@@ -4,7 +4,7 @@ import { AbortScope } from './abort-scope.js';
 import { backoffDelayMs, parseRetryAfterMs, type RetryPolicy, sleep } from './backoff.js';
 import { describeZodError } from './describe-zod-error.js';
 import { describeFailure, isConnectionRefused } from './network-failure.js';
-import type { OrsHttp } from './ors-http.js';
+import type { OrsHttp, OrsHttpResponse } from './ors-http.js';
 import type { Redactor } from './redactor.js';
 import { type EndpointKind, readErrorDetail, statusError } from './status-error.js';
 
@@ -48,7 +48,8 @@ export interface OrsRequest {
 /** A successful (2xx) response, body read in full. */
 export interface OrsTextResponse {
   text: string;
-  contentType: string;
+  /** The answer's headers (read only where needed: a transport may make them on first use). */
+  headers: OrsHttpResponse['headers'];
 }
 
 /** `METHOD /path`, the way every ORS error message names the endpoint. */
@@ -93,7 +94,7 @@ export async function orsFetchText(transport: OrsTransport, request: OrsRequest)
         idempotent: request.idempotent,
       });
       if (response.ok) {
-        return { text: await response.text(), contentType: response.headers.get('content-type') ?? '' };
+        return { text: await response.text(), headers: response.headers };
       }
       const detail = await readErrorDetail(response, request.redact);
       const server = isServerFailure(response.status) ? { status: response.status, detail } : undefined;

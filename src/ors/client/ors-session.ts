@@ -35,7 +35,11 @@ export class OrsSession {
   readonly #settings: OrsSessionSettings;
   readonly #redactor: Redactor;
   readonly #lost = new AbortController();
-  readonly #closing = new AbortController();
+  /**
+   * Aborted when the session is lost or closed, with the reason of whichever came first: every
+   * request's scope follows this one signal besides the caller's.
+   */
+  readonly #ended = new AbortController();
   #pingTimer: ReturnType<typeof setTimeout> | undefined;
   #pinging: Promise<void> | undefined;
   #pingFailures = 0;
@@ -131,7 +135,7 @@ export class OrsSession {
   async #close(): Promise<void> {
     clearTimeout(this.#pingTimer);
     this.#pingTimer = undefined;
-    this.#closing.abort(
+    this.#end(
       new OrsError(`The ORS session ${this.sid} was closed; nothing more can be done in it.`, {
         code: 'ors_session_closed',
       }),
@@ -142,7 +146,11 @@ export class OrsSession {
 
   /** A scope that aborts with the caller's signal, the session's loss, or its close. */
   #scope(signal: AbortSignal | undefined): AbortScope {
-    return new AbortScope([signal, this.#lost.signal, this.#closing.signal]);
+    return new AbortScope([signal, this.#ended.signal]);
+  }
+
+  #end(reason: unknown): void {
+    if (!this.#ended.signal.aborted) this.#ended.abort(reason);
   }
 
   async #request<S extends z.ZodType>(
@@ -173,7 +181,9 @@ export class OrsSession {
       clearTimeout(this.#pingTimer);
       this.#pingTimer = undefined;
       // The reason is what every later call rejects with, and what the run reports.
-      this.#lost.abort(this.#redactor.error(error));
+      const reason = this.#redactor.error(error);
+      this.#lost.abort(reason);
+      this.#end(reason);
     }
   }
 
