@@ -40,6 +40,8 @@ export class OrsSession {
    * request's scope follows this one signal besides the caller's.
    */
   readonly #ended = new AbortController();
+  /** Requests whose scope is still open: a close aborts them, and only then needs its error. */
+  #inFlight = 0;
   #pingTimer: ReturnType<typeof setTimeout> | undefined;
   #pinging: Promise<void> | undefined;
   #pingFailures = 0;
@@ -114,7 +116,7 @@ export class OrsSession {
     } catch (error) {
       throw this.#redactor.error(error);
     } finally {
-      scope.dispose();
+      this.#release(scope);
     }
   }
 
@@ -135,22 +137,38 @@ export class OrsSession {
   async #close(): Promise<void> {
     clearTimeout(this.#pingTimer);
     this.#pingTimer = undefined;
+    // Made only when a request is there to reject: an error's stack costs more than the rest of a close.
+    if (this.#inFlight > 0) this.#endClosed();
+    await this.#pinging;
+    await deleteSession(this.#settings.transport, this.sid);
+  }
+
+  /**
+   * A scope that aborts with the caller's signal, the session's loss, or its close (at once when the
+   * session is closed already). Every scope is given back with {@link #release}.
+   */
+  #scope(signal: AbortSignal | undefined): AbortScope {
+    if (this.closed) this.#endClosed();
+    this.#inFlight++;
+    return new AbortScope([signal, this.#ended.signal]);
+  }
+
+  #release(scope: AbortScope): void {
+    scope.dispose();
+    this.#inFlight--;
+  }
+
+  #end(reason: unknown): void {
+    if (!this.#ended.signal.aborted) this.#ended.abort(reason);
+  }
+
+  #endClosed(): void {
+    if (this.#ended.signal.aborted) return;
     this.#end(
       new OrsError(`The ORS session ${this.sid} was closed; nothing more can be done in it.`, {
         code: 'ors_session_closed',
       }),
     );
-    await this.#pinging;
-    await deleteSession(this.#settings.transport, this.sid);
-  }
-
-  /** A scope that aborts with the caller's signal, the session's loss, or its close. */
-  #scope(signal: AbortSignal | undefined): AbortScope {
-    return new AbortScope([signal, this.#ended.signal]);
-  }
-
-  #end(reason: unknown): void {
-    if (!this.#ended.signal.aborted) this.#ended.abort(reason);
   }
 
   async #request<S extends z.ZodType>(
@@ -172,7 +190,7 @@ export class OrsSession {
       if (error instanceof OrsError && error.code === 'ors_session_lost' && !tolerated) this.#markLost(error);
       throw error;
     } finally {
-      scope.dispose();
+      this.#release(scope);
     }
   }
 
@@ -229,7 +247,7 @@ export class OrsSession {
         );
       }
     } finally {
-      scope.dispose();
+      this.#release(scope);
     }
   }
 }
