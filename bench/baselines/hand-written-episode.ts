@@ -1,7 +1,8 @@
 import { Agent, request } from 'node:http';
 import OpenAI from 'openai';
 import type { ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/completions';
-import { sdkClientOptions } from '../../adapters/models/common/sdk-client-options.js';
+import { createNodeHttp } from '../../src/http-client/node-http.js';
+import { nodeHttpFetch } from '../../src/http-client/node-http-fetch.js';
 import { parseSseText } from '../../test/support/parse-sse-text.js';
 import { BENCH_TASKS } from '../fakes/bench-environment.js';
 import { runPool } from '../support/run-pool.js';
@@ -148,12 +149,12 @@ export async function playHandWrittenEpisodes(
     transport === 'fetch' ? undefined : new Agent({ keepAlive: true, maxSockets: Number.POSITIVE_INFINITY });
   const raw: RawHttp = agent ? nodeHttp(agent) : { post: fetchPost, getJson: fetchJson };
   const chatUrl = `${options.modelBaseUrl}/chat/completions`;
+  const sdkHttp = transport === 'openai-sdk' ? createNodeHttp() : undefined;
   const http: Http = {
     ...raw,
-    chat:
-      transport === 'openai-sdk'
-        ? sdkChat(options.modelBaseUrl)
-        : async (body) => assemble(sseChunks(parseSseText(await raw.post(chatUrl, body)))),
+    chat: sdkHttp
+      ? sdkChat(new OpenAI({ apiKey: 'bench', baseURL: options.modelBaseUrl, fetch: nodeHttpFetch(sdkHttp) }))
+      : async (body) => assemble(sseChunks(parseSseText(await raw.post(chatUrl, body)))),
   };
   try {
     return await runPool(runs, concurrency, (index) =>
@@ -164,6 +165,7 @@ export async function playHandWrittenEpisodes(
     );
   } finally {
     agent?.destroy();
+    sdkHttp?.close();
   }
 }
 
@@ -213,9 +215,11 @@ async function fetchJson<T>(url: string, headers: Record<string, string>): Promi
   return (await response.json()) as T;
 }
 
-/** Model calls through the `openai` SDK, one client for the loop, its chunks collected as they come. */
-function sdkChat(baseUrl: string): Http['chat'] {
-  const client = new OpenAI(sdkClientOptions({ apiKey: 'bench', baseUrl }));
+/**
+ * Model calls through the `openai` SDK on the transport the adapters give it, one client for the loop,
+ * its chunks collected as they come.
+ */
+function sdkChat(client: OpenAI): Http['chat'] {
   return async (body) => {
     const chunks: ChatChunk[] = [];
     for await (const chunk of await client.chat.completions.create(body)) chunks.push(chunk);
