@@ -5,6 +5,7 @@ import { createNodeHttp } from '../../src/http-client/node-http.js';
 import { nodeHttpFetch } from '../../src/http-client/node-http-fetch.js';
 import { parseSseText } from '../../test/support/parse-sse-text.js';
 import { BENCH_TASKS } from '../fakes/bench-environment.js';
+import { measure } from '../support/measure.js';
 import { runPool } from '../support/run-pool.js';
 
 /**
@@ -18,7 +19,8 @@ import { runPool } from '../support/run-pool.js';
  * transport the adapters give it), which the bridge must use: the least any client of the SDK spends,
  * so what the bridge adds on top of the SDK shows apart from what the SDK itself costs.
  */
-export type LoopTransport = 'fetch' | 'node-http' | 'openai-sdk';
+export const LOOP_TRANSPORTS = ['fetch', 'node-http', 'openai-sdk'] as const;
+export type LoopTransport = (typeof LOOP_TRANSPORTS)[number];
 
 export interface HandWrittenEpisodeOptions {
   /** The fake model's base URL (`…/v1`). */
@@ -167,6 +169,21 @@ export async function playHandWrittenEpisodes(
     agent?.destroy();
     sdkHttp?.close();
   }
+}
+
+/**
+ * Times `play` — a wave of episodes that answers how many turns or episodes it finished — on each loop
+ * transport in turn, and answers them per second of wall time.
+ */
+export async function loopRates(
+  play: (transport: LoopTransport) => Promise<number>,
+): Promise<Record<LoopTransport, number>> {
+  const rates = {} as Record<LoopTransport, number>;
+  for (const transport of LOOP_TRANSPORTS) {
+    const { value, wallMs } = await measure(() => play(transport));
+    rates[transport] = value / (wallMs / 1000);
+  }
+  return rates;
 }
 
 /** Requests on `node:http` through `agent`, the body read as one string. */

@@ -4,7 +4,12 @@ import { join } from 'node:path';
 import { createOpenAiChatProvider } from '../../adapters/models/openai-chat/openai-chat-provider.js';
 import { OrsClient } from '../../src/ors/client/ors-client.js';
 import { generateRollouts } from '../../src/rollouts/generate-rollouts.js';
-import { type LoopTransport, playHandWrittenEpisodes } from '../baselines/hand-written-episode.js';
+import {
+  LOOP_TRANSPORTS,
+  type LoopTransport,
+  loopRates,
+  playHandWrittenEpisodes,
+} from '../baselines/hand-written-episode.js';
 import { BENCH_ENV } from '../fakes/bench-environment.js';
 import {
   type BenchContext,
@@ -69,18 +74,15 @@ export async function benchRolloutThroughput(ctx: BenchContext): Promise<BenchRe
       ctx.progress(`rollouts: ${episodes} episodes at concurrency ${concurrency}`);
       // An untimed wave at this concurrency first, so connection pools are full when the clock starts.
       await rollouts(concurrency, concurrency, `warm-up-${concurrency}.jsonl`);
-      await loopEpisodes(concurrency, concurrency, 'fetch');
-      await loopEpisodes(concurrency, concurrency, 'node-http');
-      await loopEpisodes(concurrency, concurrency, 'openai-sdk');
+      for (const transport of LOOP_TRANSPORTS) await loopEpisodes(concurrency, concurrency, transport);
       const ideal = concurrency / (LATENCY_MS / 1000);
       const ours = await measure(() => rollouts(episodes, concurrency, `c${concurrency}.jsonl`));
-      const loop = await measure(() => loopEpisodes(episodes, concurrency, 'fetch'));
-      const http = await measure(() => loopEpisodes(episodes, concurrency, 'node-http'));
-      const sdk = await measure(() => loopEpisodes(episodes, concurrency, 'openai-sdk'));
+      const {
+        fetch: loopRate,
+        'node-http': httpRate,
+        'openai-sdk': sdkRate,
+      } = await loopRates((transport) => loopEpisodes(episodes, concurrency, transport));
       const rate = ours.value / (ours.wallMs / 1000);
-      const loopRate = loop.value / (loop.wallMs / 1000);
-      const httpRate = http.value / (http.wallMs / 1000);
-      const sdkRate = sdk.value / (sdk.wallMs / 1000);
       if (TARGET_LEVELS.includes(concurrency)) {
         verdicts.push({
           target: `≥ ${TARGET}× the node:http loop's episodes/s at concurrency ${concurrency}`,

@@ -1,5 +1,10 @@
 import type { Runbridge } from '../../src/main.js';
-import { type LoopTransport, playHandWrittenEpisodes } from '../baselines/hand-written-episode.js';
+import {
+  LOOP_TRANSPORTS,
+  type LoopTransport,
+  loopRates,
+  playHandWrittenEpisodes,
+} from '../baselines/hand-written-episode.js';
 import { BENCH_ENV } from '../fakes/bench-environment.js';
 import { LoadClient } from '../load/load-client-api.js';
 import type { BenchChild } from '../support/bench-child.js';
@@ -59,9 +64,7 @@ export async function benchScale(ctx: BenchContext): Promise<BenchResult> {
         runs: concurrency,
         concurrency,
       });
-      await loopRuns(ctx, warmModel, concurrency, concurrency, 'fetch');
-      await loopRuns(ctx, warmModel, concurrency, concurrency, 'node-http');
-      await loopRuns(ctx, warmModel, concurrency, concurrency, 'openai-sdk');
+      for (const transport of LOOP_TRANSPORTS) await loopRuns(ctx, warmModel, concurrency, concurrency, transport);
 
       const helpersBefore = await helpersCpu(helpers);
       const { value: driven, cpuMs } = await measure(() =>
@@ -72,12 +75,11 @@ export async function benchScale(ctx: BenchContext): Promise<BenchResult> {
       if (driven.firstError !== null) failures.push(`at ${concurrency}: ${driven.firstError}`);
       const rate = driven.turns / (driven.elapsedMs / 1000);
 
-      const loop = await measure(() => loopRuns(ctx, model, runs, concurrency, 'fetch'));
-      const loopRate = loop.value / (loop.wallMs / 1000);
-      const http = await measure(() => loopRuns(ctx, model, runs, concurrency, 'node-http'));
-      const httpRate = http.value / (http.wallMs / 1000);
-      const sdk = await measure(() => loopRuns(ctx, model, runs, concurrency, 'openai-sdk'));
-      const sdkRate = sdk.value / (sdk.wallMs / 1000);
+      const {
+        fetch: loopRate,
+        'node-http': httpRate,
+        'openai-sdk': sdkRate,
+      } = await loopRates((transport) => loopRuns(ctx, model, runs, concurrency, transport));
       if (TARGET_LEVELS.includes(concurrency)) {
         verdicts.push({
           target: `≥ ${TARGET}× the node:http loop's turns/s at ${concurrency} concurrent runs`,
