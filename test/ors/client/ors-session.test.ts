@@ -152,6 +152,20 @@ describe('OrsClient.openSession and OrsSession', () => {
     expect(session.lost.aborted).toBe(true);
     expect(session.lost.reason).toBe(error);
   });
+
+  it('rejects every later request with the loss, without sending it, also once closed', async () => {
+    rig = await startOrsTestRig();
+    const session = await rig.openSession();
+    rig.proxy.inject({ path: '/arith/prompt', fault: { type: 'status', status: 410, detail: 'Session was deleted' } });
+    const lost = await rejectionOf(session.prompt());
+    const sent = rig.server.requests.length;
+    await expect(session.tools()).rejects.toBe(lost);
+    await expect(session.call('submit', { answer: 1 })).rejects.toBe(lost);
+    await session.close();
+    await expect(session.prompt()).rejects.toBe(lost);
+    const after = rig.server.requests.slice(sent).map((request) => request.path);
+    expect(after).toEqual(['/delete', '/delete_session']);
+  });
 });
 
 describe('OrsSession ping loop', () => {
