@@ -24,8 +24,9 @@ const PING_FAILURES_BEFORE_LOST = 3;
 /**
  * One open ORS episode (`/create` done). It pings the server every `pingIntervalMs` until `close()`,
  * and owns that loop. Every method rejects with the caller's abort reason, with `lost.reason` once
- * the session is lost, and with an `OrsError` `ors_session_closed` once it is closed. No error or
- * tool error it hands out holds a value of the episode's secrets, whichever endpoint it came from.
+ * the session is lost, and with an `OrsError` `ors_session_closed` once it is closed (whichever of the
+ * two came first). No error or tool error it hands out holds a value of the episode's secrets,
+ * whichever endpoint it came from.
  */
 export class OrsSession {
   /** The session id the server issued (`X-Session-ID`). */
