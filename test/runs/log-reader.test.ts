@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { EventLog } from '../../src/runs/event-log.js';
 import { LogReader } from '../../src/runs/log-reader.js';
+import { watchTimers } from '../support/watch-timers.js';
 
 const delta = { event: 'message.delta', delta: 'hi', turn: 1 } as const;
 
@@ -63,15 +64,14 @@ describe('a reader of the event log', () => {
   });
 
   it('leaves no timer behind once closed', async () => {
-    const timers = () => process.getActiveResourcesInfo().filter((kind) => kind === 'Timeout').length;
-    const before = timers();
+    const timers = watchTimers((ms) => ms === 60_000);
     const log = new EventLog('run_1');
     const reader = new LogReader(log, 60_000);
     const waiting = reader.wait(0);
-    expect(timers()).toBe(before + 1);
+    expect(await timers.pending()).toBe(1);
     log.append(delta);
     await waiting;
     reader.close();
-    expect(timers()).toBe(before);
+    expect(await timers.pending()).toBe(0);
   });
 });

@@ -3,6 +3,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createOrsServer } from '../../../src/ors/server/create-ors-server.js';
 import { createTestEnvironment, deferred } from '../../support/test-environment.js';
+import { watchTimers } from '../../support/watch-timers.js';
 import { eventsOf, openSse, send } from './ors-test-client.js';
 import { startTestServer, type TestServer } from './test-server.js';
 
@@ -20,7 +21,6 @@ async function start(options: Parameters<typeof startTestServer>[0] = {}): Promi
 
 const sid = (id: string) => ({ 'X-Session-ID': id });
 const UNKNOWN = 'event: error\ndata: unknown task_id\n\n';
-const timers = () => process.getActiveResourcesInfo().filter((kind) => kind === 'Timeout').length;
 
 async function taskIdOf(stream: {
   nextEvent(): Promise<{ event: string | undefined; data: string } | undefined>;
@@ -207,12 +207,12 @@ describe('a client that disconnects during a call', () => {
       const serverSaw = new Promise((resolve) => serverSockets.at(-1)?.once('close', resolve));
       req.destroy();
       await serverSaw;
-      const timersBefore = timers();
+      const pings = watchTimers((ms) => ms === 10);
 
       probe.releaseSetup('late');
       const signal = await probe.started('orphan');
       expect(signal.aborted).toBe(false);
-      expect(timers()).toBe(timersBefore);
+      expect(await pings.pending()).toBe(0);
       probe.release('orphan', 'nobody listens');
       expect(await probe.ended('orphan')).toBe('returned');
     } finally {

@@ -8,6 +8,7 @@ import {
 import { generateWorkspaceFiles } from '../../../../adapters/environments/workspace/workspace-files.js';
 import { type WorkspaceTask, workspaceTasks } from '../../../../adapters/environments/workspace/workspace-tasks.js';
 import { type EnvironmentDefinition, ToolFailure, type ToolResult } from '../../../../src/ors/environment.js';
+import { watchTimers } from '../../../support/watch-timers.js';
 
 const fast = createWorkspaceEnvironment({ slowToolMs: 0 });
 const firstTask = (predicate: (task: WorkspaceTask) => boolean): WorkspaceTask => {
@@ -40,7 +41,6 @@ async function call(
 }
 
 const textOf = (result: ToolResult) => result.blocks.map((block) => (block.type === 'text' ? block.text : '')).join('');
-const timeouts = () => process.getActiveResourcesInfo().filter((resource) => resource === 'Timeout').length;
 
 describe('the workspace environment', () => {
   const controllers: AbortController[] = [];
@@ -137,7 +137,8 @@ describe('the workspace environment', () => {
   it("stops a deep search as soon as the session's signal aborts, rejecting with its reason and leaving no timer", async () => {
     const slow = createWorkspaceEnvironment({ slowToolMs: 600_000 });
     const state = await session(workspaceTasks.get('train', 0), slow);
-    const before = timeouts();
+    // The search spreads its 600 s over the files: seconds per file, far above any other timer's.
+    const timers = watchTimers((ms) => ms >= 1_000);
     const controller = new AbortController();
     controllers.push(controller);
     let settled = false;
@@ -154,11 +155,11 @@ describe('the workspace environment', () => {
     // Several turns of the event loop later it is still working: it is slow, not finished.
     for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
     expect(settled).toBe(false);
-    expect(timeouts()).toBeGreaterThan(before);
+    expect(await timers.pending()).toBe(1);
     const reason = new Error('session deleted');
     controller.abort(reason);
     await expect(search).rejects.toBe(reason);
-    expect(timeouts()).toBe(before);
+    expect(await timers.pending()).toBe(0);
   });
 
   it('rewards the recorded value with 1 (case and spaces aside) and anything else with 0, without revealing it', async () => {

@@ -7,6 +7,7 @@ import { createOfflineProvider } from '../../../../adapters/models/offline/offli
 import { splitTokens } from '../../../../adapters/models/offline/token-split.js';
 import type { Message } from '../../../../src/models/conversation.js';
 import type { ModelPart, ModelRequest } from '../../../../src/models/model.js';
+import { watchTimers } from '../../../support/watch-timers.js';
 import { collectTurn, playInProcess, textOf, toolDefinitionOf } from './play-in-process.js';
 
 const model = createOfflineProvider({ tokenDelayMs: 0 }).create('');
@@ -15,7 +16,6 @@ const arithTools = arithEnvironment.tools.map(toolDefinitionOf);
 const prompt = (text: string): Message[] => [{ role: 'user', content: [{ type: 'text', text }] }];
 const toolCalls = (messages: readonly Message[]) =>
   messages.flatMap((message) => (message.role === 'assistant' ? message.toolCalls : []));
-const timeouts = () => process.getActiveResourcesInfo().filter((resource) => resource === 'Timeout').length;
 
 describe('the offline model on the built-in environments', () => {
   it('solves every chained arith problem among the first 50 train tasks and honestly fails the 5 ages problems', async () => {
@@ -180,7 +180,7 @@ describe('the offline model and aborts', () => {
     const slow = createOfflineProvider({ tokenDelayMs: 600_000 }).create('');
     const controller = new AbortController();
     controllers.push(controller);
-    const before = timeouts();
+    const timers = watchTimers((ms) => ms >= 600_000);
     const iterator = slow.stream(request(controller.signal))[Symbol.asyncIterator]();
     let settled = false;
     const next = iterator.next();
@@ -190,10 +190,11 @@ describe('the offline model and aborts', () => {
     );
     for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
     expect(settled).toBe(false);
+    expect(await timers.pending()).toBe(1);
     const reason = new Error('run cancelled');
     controller.abort(reason);
     await expect(next).rejects.toBe(reason);
-    expect(timeouts()).toBe(before);
+    expect(await timers.pending()).toBe(0);
     expect(await iterator.next()).toEqual({ done: true, value: undefined });
   });
 
