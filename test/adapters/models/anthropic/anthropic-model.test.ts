@@ -1,10 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createAnthropicProvider } from '../../../../adapters/models/anthropic/anthropic-provider.js';
 import { ModelError } from '../../../../src/errors.js';
-import type { Message, ReasoningBlock, ToolCall, ToolDefinition } from '../../../../src/models/conversation.js';
-import type { ModelPart, ModelProvider, ModelRequest } from '../../../../src/models/model.js';
+import type { Message, ToolDefinition } from '../../../../src/models/conversation.js';
+import type { ModelProvider, ModelRequest } from '../../../../src/models/model.js';
 import { type FakeVendorServer, startFakeVendorServer } from '../../../support/fake-vendor-server.js';
-import { collectFailure, collectParts } from '../common/collect-parts.js';
+import { assistantFrom, collectFailure, collectParts } from '../common/collect-parts.js';
 
 const ROUTE = 'POST /v1/messages';
 const MODEL = 'claude-sonnet-5-5';
@@ -32,19 +32,6 @@ let provider: ModelProvider;
 
 function request(overrides: Partial<ModelRequest> = {}): ModelRequest {
   return { messages: opening, tools, sampling: {}, signal: new AbortController().signal, ...overrides };
-}
-
-/** The assistant message the orchestrator would record from a turn's parts. */
-function assistantFrom(parts: ModelPart[]): Extract<Message, { role: 'assistant' }> {
-  const reasoning: ReasoningBlock[] = [];
-  const toolCalls: ToolCall[] = [];
-  let content = '';
-  for (const part of parts) {
-    if (part.type === 'text-delta') content += part.delta;
-    if (part.type === 'reasoning') reasoning.push(part.block);
-    if (part.type === 'tool-call') toolCalls.push(part.call);
-  }
-  return { role: 'assistant', content, reasoning, toolCalls };
 }
 
 beforeEach(async () => {

@@ -1,3 +1,4 @@
+import type { Message } from '../../../../src/models/conversation.js';
 import type { ModelPart } from '../../../../src/models/model.js';
 
 /** Every part of a model stream, in order; rejects as the stream rejects. */
@@ -18,4 +19,14 @@ export async function collectFailure(
     return { error, parts };
   }
   throw new Error(`Expected the stream to fail, but it ended normally after ${parts.length} parts.`);
+}
+
+/** The assistant message the orchestrator records from a turn's parts. */
+export function assistantFrom(parts: readonly ModelPart[]): Extract<Message, { role: 'assistant' }> {
+  return {
+    role: 'assistant',
+    content: parts.map((part) => (part.type === 'text-delta' ? part.delta : '')).join(''),
+    reasoning: parts.flatMap((part) => (part.type === 'reasoning' ? [part.block] : [])),
+    toolCalls: parts.flatMap((part) => (part.type === 'tool-call' ? [part.call] : [])),
+  };
 }

@@ -3,6 +3,7 @@ import type { Message, ToolDefinition as ModelToolDefinition, ToolCall } from '.
 import type { Model, ModelPart } from '../../../../src/models/model.js';
 import { type EnvironmentDefinition, type ToolDefinition, ToolFailure } from '../../../../src/ors/environment.js';
 import type { Sampling } from '../../../../src/protocol/run-request.js';
+import { assistantFrom } from '../common/collect-parts.js';
 
 /**
  * A minimal episode loop for tests: the environment runs in-process (no ORS server, no orchestrator),
@@ -82,13 +83,9 @@ export async function playInProcess<Task, State>(
     for (let turn = 1; turn <= (options.maxTurns ?? 20); turn++) {
       const parts = await collectTurn(model, messages, definitions, sampling);
       episode.turns.push(parts);
-      const calls = parts.flatMap((part) => (part.type === 'tool-call' ? [part.call] : []));
-      messages.push({
-        role: 'assistant',
-        content: textOf(parts),
-        reasoning: parts.flatMap((part) => (part.type === 'reasoning' ? [part.block] : [])),
-        toolCalls: calls,
-      });
+      const assistant = assistantFrom(parts);
+      messages.push(assistant);
+      const calls = assistant.toolCalls;
       if (calls.length === 0) {
         episode.stopReason = 'no_tool_calls';
         return episode;
