@@ -1,6 +1,6 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { SSE_HEADERS, withRetryLine } from '../../src/sse/sse-headers.js';
+import { SSE_HEADERS, SSE_RETRY_LINE } from '../../src/sse/sse-headers.js';
 
 /**
  * The time-to-first-event baseline: a bare `node:http` server with the two exchanges of the bridge's
@@ -36,7 +36,7 @@ export async function startBareRunServer(startedFrame: string): Promise<BareRunS
         return;
       }
       res.writeHead(200, SSE_HEADERS);
-      res.end(withRetryLine(startedFrame));
+      res.end(SSE_RETRY_LINE + startedFrame);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -23,11 +23,3 @@ export const SSE_RETRY_LINE = 'retry: 3000\n';
  * id was seen — a keep-alive ended by one would reach it as an empty message.
  */
 export const SSE_KEEPALIVE = ': keepalive\n';
-
-/**
- * `frames` (whole SSE frames, each with a `data:` line) with {@link SSE_RETRY_LINE} put into the first
- * one; empty text stays empty, so the retry waits for the first frame that has something to say.
- */
-export function withRetryLine(frames: string): string {
-  return frames === '' ? '' : SSE_RETRY_LINE + frames;
-}
