@@ -1,4 +1,5 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
+import { createNodeHttp } from '../../../src/http-client/node-http.js';
 import { callTool } from '../../../src/ors/client/call-tool.js';
 import { OrsClient } from '../../../src/ors/client/ors-client.js';
 import { nodeOrsHttp } from '../../../src/ors/client/ors-http.js';
@@ -135,11 +136,13 @@ describe('OrsSession.call outcomes', () => {
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       res.write(`event: task_id\ndata: t1\n\nevent: end\ndata: ${JSON.stringify({ ok: true, output })}\n\n`);
     });
+    const http = createNodeHttp();
+    onTestFinished(() => http.close());
     const outcome = await callTool(
       {
         transport: {
           baseUrl: server.url,
-          send: nodeOrsHttp(),
+          send: nodeOrsHttp(http),
           headers: {},
           requestTimeoutMs: 600_000,
           retry: { retries: 0, baseDelayMs: 1, maxDelayMs: 1 },
