@@ -2,10 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { builtinEnvironments } from '../../adapters/environments/builtin-environments.js';
 import { OrsClient } from '../../src/ors/client/ors-client.js';
 import { createOrsServer, type OrsServer } from '../../src/ors/server/create-ors-server.js';
-import type { RunEvent } from '../../src/protocol/run-events.js';
 import { assertEventOrder } from '../../src/protocol/verify-event-order.js';
-import { readSseEvents } from '../../src/sse/read-sse-events.js';
 import { TEST_CLIENT_OPTIONS } from '../support/ors-test-rig.js';
+import { runEventsOf } from '../support/run-events-of.js';
 import { singleModelProvider } from '../support/scripted-model.js';
 import { startTestBridge, type TestBridge } from '../support/start-test-bridge.js';
 import { createTestEnvironment, deferred } from '../support/test-environment.js';
@@ -202,7 +201,7 @@ describe('chat mode (await_input)', () => {
       expect((await sendMessage(bridge, runId, 'Hello.')).status).toBe(202);
       const response = await resumed;
       expect(response.status).toBe(200);
-      const [next] = await readSome(response, 1);
+      const [next] = await runEventsOf(response.body!, 1);
       expect(next!.seq).toBe(ahead + 1);
 
       const [again] = await eventsMatching(bridge, runId, ofType('run.awaiting_input'), 2);
@@ -237,13 +236,3 @@ describe('chat mode (await_input)', () => {
     expect(await response.text()).toContain('await_input');
   });
 });
-
-/** The first `count` events of an event stream, then hangs up. */
-async function readSome(response: Response, count: number): Promise<RunEvent[]> {
-  const events: RunEvent[] = [];
-  for await (const frame of readSseEvents(response.body!)) {
-    events.push(JSON.parse(frame.data) as RunEvent);
-    if (events.length === count) break;
-  }
-  return events;
-}

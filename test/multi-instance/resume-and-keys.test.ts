@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunEvent, RunEventSchema } from '../../src/protocol/run-events.js';
+import type { RunEvent } from '../../src/protocol/run-events.js';
 import { assertEventOrder } from '../../src/protocol/verify-event-order.js';
-import { readSseEvents } from '../../src/sse/read-sse-events.js';
+import { runEventsOf } from '../support/run-events-of.js';
 import { type Cluster, type Instance, postRun, readEvents, startCluster } from './serve-cluster.js';
 
 /** A seeded generator, so a failure can be replayed. */
@@ -22,16 +22,11 @@ async function readSome(instance: Instance, runId: string, after: number, count:
   });
   if (response.status === 204) return [];
   expect(response.status).toBe(200);
-  const events: RunEvent[] = [];
   try {
-    for await (const frame of readSseEvents(response.body!)) {
-      events.push(RunEventSchema.parse(JSON.parse(frame.data)));
-      if (events.length === count) break;
-    }
+    return await runEventsOf(response.body!, count);
   } finally {
     controller.abort();
   }
-  return events;
 }
 
 describe('three instances on one Redis, under many clients', () => {

@@ -5,9 +5,9 @@ import type { AddressInfo } from 'node:net';
 import type { Readable } from 'node:stream';
 import { builtinEnvironments } from '../../adapters/environments/builtin-environments.js';
 import { createOrsServer } from '../../src/ors/server/create-ors-server.js';
-import { type RunEvent, RunEventSchema } from '../../src/protocol/run-events.js';
-import { readSseEvents } from '../../src/sse/read-sse-events.js';
+import type { RunEvent } from '../../src/protocol/run-events.js';
 import { startTestRedis, type TestRedis } from '../support/redis-server.js';
+import { runEventsOf } from '../support/run-events-of.js';
 import { spawnRunbridge } from '../support/spawn-runbridge.js';
 
 /** One `runbridge serve` process of a cluster. */
@@ -175,9 +175,7 @@ export async function readEvents(instance: Instance, runId: string, after = -1):
   if (response.status === 204) return [];
   if (response.status !== 200)
     throw new Error(`${instance.name} answered ${response.status}: ${await response.text()}`);
-  const events: RunEvent[] = [];
-  for await (const frame of readSseEvents(response.body!)) events.push(RunEventSchema.parse(JSON.parse(frame.data)));
-  return events;
+  return runEventsOf(response.body!);
 }
 
 /** The snapshot of run `runId` as `instance` answers it. */

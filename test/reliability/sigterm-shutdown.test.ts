@@ -5,9 +5,9 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
 import { builtinEnvironments } from '../../adapters/environments/builtin-environments.js';
 import { createOrsServer } from '../../src/ors/server/create-ors-server.js';
-import { type RunEvent, RunEventSchema } from '../../src/protocol/run-events.js';
+import type { RunEvent } from '../../src/protocol/run-events.js';
 import { assertEventOrder } from '../../src/protocol/verify-event-order.js';
-import { readSseEvents } from '../../src/sse/read-sse-events.js';
+import { runEventsOf } from '../support/run-events-of.js';
 import { spawnRunbridge } from '../support/spawn-runbridge.js';
 
 /**
@@ -109,9 +109,7 @@ function subscribe(url: string): { connected: Promise<void>; events: Promise<Run
   const events = (async () => {
     const answer = await response;
     expect(answer.status).toBe(200);
-    const log: RunEvent[] = [];
-    for await (const frame of readSseEvents(answer.body!)) log.push(RunEventSchema.parse(JSON.parse(frame.data)));
-    return log;
+    return runEventsOf(answer.body!);
   })();
   return { connected: response.then(() => undefined), events };
 }

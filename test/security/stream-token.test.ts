@@ -3,9 +3,9 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Authenticator } from '../../src/http/authenticate.js';
 import { StreamTokens } from '../../src/http/stream-token.js';
-import { type RunEvent, RunEventSchema } from '../../src/protocol/run-events.js';
+import type { RunEvent } from '../../src/protocol/run-events.js';
 import { assertEventOrder } from '../../src/protocol/verify-event-order.js';
-import { readSseEvents } from '../../src/sse/read-sse-events.js';
+import { runEventsOf } from '../support/run-events-of.js';
 import { startTestBridge, type TestBridge } from '../support/start-test-bridge.js';
 
 /** Without keys every POST needs it, an empty body included. */
@@ -19,9 +19,7 @@ interface TokenAnswer {
 
 async function eventsOf(response: Response): Promise<RunEvent[]> {
   expect(response.status).toBe(200);
-  const events: RunEvent[] = [];
-  for await (const frame of readSseEvents(response.body!)) events.push(RunEventSchema.parse(JSON.parse(frame.data)));
-  return events;
+  return runEventsOf(response.body!);
 }
 
 describe('stream tokens', () => {

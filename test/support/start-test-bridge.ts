@@ -2,8 +2,8 @@ import { inject } from 'vitest';
 import { createOfflineProvider } from '../../adapters/models/offline/offline-provider.js';
 import { loadConfig } from '../../src/config.js';
 import { type Runbridge, type StartOptions, startRunbridge } from '../../src/main.js';
-import { type RunEvent, RunEventSchema } from '../../src/protocol/run-events.js';
-import { readSseEvents } from '../../src/sse/read-sse-events.js';
+import type { RunEvent } from '../../src/protocol/run-events.js';
+import { runEventsOf } from './run-events-of.js';
 
 export interface TestBridge extends Runbridge {
   /** fetch against the bridge, with the bearer key when one is configured. */
@@ -70,9 +70,7 @@ export async function startTestBridge(
       if (response.status === 204) return [];
       if (response.status !== 200 || !response.body)
         throw new Error(`events answered ${response.status}: ${await response.text()}`);
-      const events: RunEvent[] = [];
-      for await (const frame of readSseEvents(response.body)) events.push(RunEventSchema.parse(JSON.parse(frame.data)));
-      return events;
+      return runEventsOf(response.body);
     },
   };
 }
