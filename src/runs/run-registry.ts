@@ -197,16 +197,21 @@ export class RunRegistry {
         ...(idempotency === undefined ? {} : { idempotencyKey: idempotency.key, idempotencyHash: idempotency.hash }),
         startHere: slot !== undefined,
       });
-    } finally {
+    } catch (error) {
       slot?.(false);
+      throw error;
     }
+    if (admission.kind === 'started') {
+      // The run holds its slot before the reservation ends: handed back first, the slot would look free
+      // to the queue's pump for a moment, and it would start one run too many.
+      this.#scheduler.start({ run, secrets });
+      slot?.(true);
+      return run;
+    }
+    slot?.(false);
     if (admission.kind === 'refused') {
       const { queued } = this.#store.localStats();
       throw new CapacityError(admission.message, this.#scheduler.retryAfterSeconds(queued), admission.code);
-    }
-    if (admission.kind === 'started') {
-      this.#scheduler.start({ run, secrets });
-      return run;
     }
     // Queued: the run may start on another instance, so it is followed through the store.
     return (await this.#store.open(run.id)) ?? run;
