@@ -14,7 +14,6 @@ import { answerClientError } from './http/answer-client-error.js';
 import { Authenticator } from './http/authenticate.js';
 import { connectionLimits, openFileLimit } from './http/connection-limits.js';
 import { createApp } from './http/create-app.js';
-import { EnvironmentDirectory } from './http/environment-directory.js';
 import { StreamSlots } from './http/stream-slots.js';
 import { UiAssets } from './http/ui-assets.js';
 import type { ModelProvider } from './models/model.js';
@@ -49,8 +48,6 @@ export interface Runbridge {
   orsUrl: string;
   /** The built-in ORS server, when it is the one in use. */
   orsServer: OrsServer | undefined;
-  /** The runs this bridge holds: what the HTTP API serves, for embedding code that inspects them. */
-  registry: RunRegistry;
   /**
    * Graceful shutdown (docs/protocol.md §6): new runs get 503, running runs finish within the grace period
    * and the rest are cancelled, every subscriber receives its terminal event, every ORS session is
@@ -65,6 +62,14 @@ const FLUSH_MS = 2000;
 
 /** Wires ORS, models, runs and HTTP together and starts listening. The one place adapters meet the core. */
 export async function startRunbridge(options: StartOptions): Promise<Runbridge> {
+  return (await startBridge(options)).bridge;
+}
+
+/**
+ * {@link startRunbridge}, also handing back the runs' registry (not part of the public API: the tests and
+ * the benchmarks look inside a running bridge through it).
+ */
+export async function startBridge(options: StartOptions): Promise<{ bridge: Runbridge; registry: RunRegistry }> {
   const { config } = options;
   const log = options.log ?? ((message: string, error?: unknown) => console.error(message, error ?? ''));
   if (config.apiKeys.length === 0 && !LOOPBACK.has(config.host)) {
@@ -81,8 +86,9 @@ export async function startRunbridge(options: StartOptions): Promise<Runbridge> 
   models.normalise(undefined); // fail at start-up, not at the first request, on a bad RUNBRIDGE_MODEL
 
   const { ors, orsUrl, orsServer } = await connectOrs(config, options.environments);
+  const catalog = new EnvCatalog(ors);
   try {
-    await checkDefaultEnv(ors, orsUrl, config.defaultEnv, log);
+    await checkDefaultEnv(catalog, orsUrl, config.defaultEnv, log);
   } catch (error) {
     await orsServer?.close();
     throw error;
@@ -99,6 +105,7 @@ export async function startRunbridge(options: StartOptions): Promise<Runbridge> 
     ors,
     models,
     store,
+    catalog,
     webhooks: new WebhookDispatcher({ outbox, settings: config.webhooks, log }),
     log,
     defaultEnv: config.defaultEnv,
@@ -118,7 +125,7 @@ export async function startRunbridge(options: StartOptions): Promise<Runbridge> 
     registry,
     models,
     authenticator: new Authenticator(config.apiKeys),
-    environments: new EnvironmentDirectory(ors),
+    environments: catalog,
     ui: config.ui.enabled ? new UiAssets(options.uiDir) : undefined,
     streams: new StreamSlots(limits),
     ...(secret ? { streamTokenSecret: secret } : {}),
@@ -161,7 +168,7 @@ export async function startRunbridge(options: StartOptions): Promise<Runbridge> 
       await orsServer?.close();
     })());
 
-  return { url: `http://${host}:${address.port}`, orsUrl, orsServer, registry, shutdown };
+  return { bridge: { url: `http://${host}:${address.port}`, orsUrl, orsServer, shutdown }, registry };
 }
 
 /**
@@ -170,13 +177,13 @@ export async function startRunbridge(options: StartOptions): Promise<Runbridge> 
  * come up later — and the log says the check was skipped.
  */
 async function checkDefaultEnv(
-  ors: OrsClient,
+  catalog: EnvCatalog,
   orsUrl: string,
   defaultEnv: string,
   log: (message: string, error?: unknown) => void,
 ): Promise<void> {
   try {
-    await new EnvCatalog(ors).assertKnown(defaultEnv);
+    await catalog.assertKnown(defaultEnv);
   } catch (error) {
     if (error instanceof NotFoundError) {
       throw new ConfigError([

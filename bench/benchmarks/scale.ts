@@ -1,4 +1,3 @@
-import type { Runbridge } from '../../src/main.js';
 import {
   LOOP_TRANSPORTS,
   type LoopTransport,
@@ -17,7 +16,7 @@ import {
 } from '../support/bench-result.js';
 import { collectGarbage } from '../support/collect-garbage.js';
 import { measure } from '../support/measure.js';
-import { startBenchBridge } from '../support/start-bench-bridge.js';
+import { type BenchBridge, startBenchBridge } from '../support/start-bench-bridge.js';
 
 /** Turns per episode (each one 50 ms model call and one instant tool call). */
 const TURNS = 5;
@@ -169,7 +168,7 @@ const holdModel = (concurrency: number) => `openai:solve-in-2-after-${2000 + 10 
  * process's RSS then (RSS per run is not worth giving: freed heap pages return to the OS unpredictably).
  */
 async function liveRunMemory(
-  bridge: Runbridge,
+  bridge: BenchBridge,
   load: LoadClient,
   concurrency: number,
 ): Promise<{ heapPerRun: number; rssBytes: number }> {

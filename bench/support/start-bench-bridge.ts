@@ -1,5 +1,10 @@
 import { loadConfig } from '../../src/config.js';
-import { configuredProviders, type Runbridge, startRunbridge } from '../../src/main.js';
+import { configuredProviders, type Runbridge, startBridge } from '../../src/main.js';
+import type { RunRegistry } from '../../src/runs/run-registry.js';
+
+/** A bench bridge, with its registry to look inside it. */
+export type BenchBridge = Runbridge & { registry: RunRegistry };
+
 import type { ModelProvider } from '../../src/models/model.js';
 import { BENCH_ENV } from '../fakes/bench-environment.js';
 
@@ -21,7 +26,7 @@ export interface BenchBridgeOptions {
  * subscriber buffers are large enough that no reader in a benchmark is cut off; every other
  * setting is the default.
  */
-export async function startBenchBridge(options: BenchBridgeOptions): Promise<Runbridge> {
+export async function startBenchBridge(options: BenchBridgeOptions): Promise<BenchBridge> {
   const config = loadConfig({
     PORT: '0',
     HOST: '127.0.0.1',
@@ -36,9 +41,10 @@ export async function startBenchBridge(options: BenchBridgeOptions): Promise<Run
     RUNBRIDGE_MAX_STREAMS_PER_KEY: '10000',
     ...options.env,
   });
-  return startRunbridge({
+  const { bridge, registry } = await startBridge({
     config,
     providers: [...configuredProviders(config), ...(options.extraProviders ?? [])],
     log: (message, error) => console.error(message, error ?? ''),
   });
+  return { ...bridge, registry };
 }

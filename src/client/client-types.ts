@@ -6,7 +6,7 @@ import type {
   ModelListSchema,
   RunListSchema,
   StreamTokenAnswerSchema,
-} from '../http/openapi/api-schemas.js';
+} from '../protocol/api-answers.js';
 import type { RunEvent, RunEventOf, RunEventType, TerminalEvent } from '../protocol/run-events.js';
 import type { MessageContentSchema, RunRequestSchema } from '../protocol/run-request.js';
 import type { RunStatus } from '../protocol/run-snapshot.js';

@@ -2,7 +2,7 @@ import { loadConfig } from '../config.js';
 import { type Runbridge, startRunbridge } from '../main.js';
 import { describeFailure } from '../ors/client/network-failure.js';
 import { isTerminalEvent, type RunEvent, RunEventSchema } from '../protocol/run-events.js';
-import type { RunRequest } from '../protocol/run-request.js';
+import type { RunRequestInput } from '../protocol/run-request.js';
 import { readSseEvents } from '../sse/read-sse-events.js';
 import { parseFlags } from './parse-flags.js';
 import { RunRenderer } from './run-renderer.js';
@@ -168,7 +168,7 @@ async function follow(
   }
 }
 
-function buildRequest(values: Record<string, string | boolean | undefined>): RunRequest {
+function buildRequest(values: Record<string, string | boolean | undefined>): RunRequestInput {
   const text = (name: string) => (typeof values[name] === 'string' ? (values[name] as string) : undefined);
   const number = (name: string) => {
     const raw = text(name);
@@ -180,7 +180,7 @@ function buildRequest(values: Record<string, string | boolean | undefined>): Run
   const spec = text('task-spec');
   const split = text('split');
   const index = number('index');
-  let task: RunRequest['task'];
+  let task: RunRequestInput['task'];
   if (spec !== undefined) {
     try {
       task = { spec: JSON.parse(spec) as Record<string, unknown> };

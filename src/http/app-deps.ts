@@ -1,7 +1,7 @@
 import type { ModelRegistry } from '../models/model-registry.js';
+import type { EnvironmentEntry } from '../runs/env-catalog.js';
 import type { RunRegistry } from '../runs/run-registry.js';
 import type { Authenticator } from './authenticate.js';
-import type { EnvironmentEntry } from './environment-directory.js';
 import type { StreamSlots } from './stream-slots.js';
 import type { UiAssets } from './ui-assets.js';
 
@@ -10,7 +10,7 @@ export interface AppDeps {
   registry: RunRegistry;
   models: ModelRegistry;
   authenticator: Authenticator;
-  /** What `GET /v1/environments` lists (an `EnvironmentDirectory` over the ORS client). */
+  /** What `GET /v1/environments` lists (the `EnvCatalog` the runs are checked against). */
   environments: { list(): Promise<EnvironmentEntry[]> };
   /** The built chat page served at `GET /`, or undefined with `RUNBRIDGE_UI=0`. */
   ui: UiAssets | undefined;

@@ -1,5 +1,11 @@
 import type { ChatCompletionRequest, ChatMessage } from '../protocol/chat-completion-request.js';
-import type { InputMessage, RunRequest, Sampling } from '../protocol/run-request.js';
+import {
+  type InputMessage,
+  type RunRequest,
+  type RunRequestInput,
+  RunRequestSchema,
+  type Sampling,
+} from '../protocol/run-request.js';
 
 /**
  * The run a chat completion request asks for: `system` and `developer` messages become the run's
@@ -20,7 +26,7 @@ export function chatRequestToRunRequest(request: ChatCompletionRequest): RunRequ
   if (maxTokens != null) sampling.max_tokens = maxTokens;
   if (request.seed != null) sampling.seed = request.seed;
 
-  const run: RunRequest = {};
+  const run: RunRequestInput = {};
   if (request.env !== undefined) run.env = request.env;
   if (request.task !== undefined) run.task = request.task;
   if (request.model != null) run.model = request.model;
@@ -29,7 +35,8 @@ export function chatRequestToRunRequest(request: ChatCompletionRequest): RunRequ
   if (input.length > 0) run.input = input;
   if (Object.keys(sampling).length > 0) run.sampling = sampling;
   if (request.metadata != null) run.metadata = request.metadata;
-  return run;
+  // Through the run request's schema, so the run gets the same defaults a `POST /v1/runs` would.
+  return RunRequestSchema.parse(run);
 }
 
 function instructionText(message: Extract<ChatMessage, { role: 'system' | 'developer' }>): string {

@@ -1,7 +1,7 @@
 import type { Context, Next } from 'koa';
 import type { z } from 'zod';
 import { CapacityError, RunbridgeError } from '../errors.js';
-import type { ErrorBodySchema } from './openapi/api-schemas.js';
+import type { ErrorBodySchema } from '../protocol/api-answers.js';
 
 /** The error body of docs/protocol.md §2. */
 export type ErrorBody = z.infer<typeof ErrorBodySchema>;

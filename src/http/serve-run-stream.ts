@@ -1,13 +1,19 @@
 import type { Context } from 'koa';
-import type { Run } from '../runs/run.js';
+import type { OpenedRun } from '../runs/run-store.js';
 import type { AppDeps, AppState } from './app-deps.js';
 import type { StreamContext, StreamFormat } from './formats/stream-format.js';
 import { responseSignal } from './response-signal.js';
 import { streamRunEvents } from './stream-run-events.js';
 
 /** What a format may know of `run` when serving it with the request's query `options`. */
-export function streamContextOf(run: Run, options: URLSearchParams): StreamContext {
-  return { runId: run.id, model: run.model, created: Math.floor(run.createdAt / 1000), options, log: run.log.entries };
+export function streamContextOf({ record, log }: OpenedRun, options: URLSearchParams): StreamContext {
+  return {
+    runId: record.id,
+    model: record.model,
+    created: Math.floor(record.createdAt / 1000),
+    options,
+    log: log.entries,
+  };
 }
 
 /**
@@ -22,7 +28,7 @@ export function streamContextOf(run: Run, options: URLSearchParams): StreamConte
 export async function serveRunStream(
   ctx: Context & { state: AppState },
   deps: AppDeps,
-  run: Run,
+  run: OpenedRun,
   format: StreamFormat,
   after: number,
   slot: () => void = deps.streams.acquire(ctx.state.owner),
@@ -32,6 +38,7 @@ export async function serveRunStream(
     ctx.respond = false;
     await streamRunEvents({
       run,
+      runs: deps.registry,
       res: ctx.res,
       format,
       context: streamContextOf(run, new URLSearchParams(ctx.querystring)),
@@ -39,7 +46,6 @@ export async function serveRunStream(
       keepaliveMs: deps.config.keepaliveMs,
       bufferBytes: deps.config.subscriberBufferBytes,
       signal,
-      now: deps.now,
     });
   } finally {
     release();

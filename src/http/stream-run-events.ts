@@ -1,12 +1,14 @@
 import type { ServerResponse } from 'node:http';
 import { LogReader } from '../runs/log-reader.js';
-import type { Run } from '../runs/run.js';
+import type { OpenedRun } from '../runs/run-store.js';
 import { SSE_HEADERS, SSE_KEEPALIVE, SSE_RETRY_LINE } from '../sse/sse-headers.js';
 import type { StreamContext, StreamFormat } from './formats/stream-format.js';
 import { frameBatch } from './frame-batch.js';
 
 export interface StreamOptions {
-  run: Run;
+  run: OpenedRun;
+  /** Counts the subscriber in while it is served, and hears of each keep-alive (a watched run is no orphan). */
+  runs: { watch(id: string): () => void; touch(id: string): Promise<void> };
   res: ServerResponse;
   format: StreamFormat;
   context: StreamContext;
@@ -17,7 +19,6 @@ export interface StreamOptions {
   bufferBytes: number;
   /** Ends the stream early (client gone, server stopping). */
   signal: AbortSignal;
-  now: () => number;
 }
 
 /**
@@ -29,9 +30,10 @@ export interface StreamOptions {
  * still reaches a reader that keeps up); one catching up on a long log is paced by `drain`.
  */
 export async function streamRunEvents(options: StreamOptions): Promise<void> {
-  const { run, res, format, context, keepaliveMs, bufferBytes, signal } = options;
-  const detach = run.attach(options.now);
-  const reader = new LogReader(run.log, keepaliveMs, signal);
+  const { run, runs, res, format, context, keepaliveMs, bufferBytes, signal } = options;
+  const { log } = run;
+  const detach = runs.watch(run.record.id);
+  const reader = new LogReader(log, keepaliveMs, signal);
   try {
     res.writeHead(200, { ...SSE_HEADERS, ...format.headers });
     // Send the headers now: a client must see the stream open even before the first event (a queued
@@ -47,7 +49,7 @@ export async function streamRunEvents(options: StreamOptions): Promise<void> {
       res.write(frames);
     };
     while (!signal.aborted && !res.destroyed) {
-      const entries = run.log.entries;
+      const entries = log.entries;
       if (next < entries.length) {
         // Judged before writing more: a reader still holding over the bound unsent has stopped
         // reading and is cut off (it resumes from its cursor), while an event larger than the bound
@@ -67,7 +69,7 @@ export async function streamRunEvents(options: StreamOptions): Promise<void> {
         if (next < entries.length && res.writableNeedDrain) await drained(res, keepaliveMs, signal);
         continue;
       }
-      const terminal = run.log.terminal;
+      const terminal = log.terminal;
       if (terminal) {
         writeFrames(format.end(terminal, context));
         res.end();
@@ -79,7 +81,7 @@ export async function streamRunEvents(options: StreamOptions): Promise<void> {
       if (woke === 'timeout') {
         res.write(SSE_KEEPALIVE);
         reader.active();
-        run.touch(options.now());
+        void runs.touch(run.record.id).catch(() => undefined);
       }
     }
   } finally {

@@ -1,6 +1,7 @@
 import type { RunEvent } from '../protocol/run-events.js';
-import type { Run } from '../runs/run.js';
-import { StoreUnavailableError } from '../store/store-unavailable-error.js';
+import { waitForAppend } from '../runs/log-reader.js';
+import type { OpenedRun } from '../runs/run-store.js';
+import { StoreUnavailableError } from '../runs/store-unavailable-error.js';
 
 /**
  * Waits until `run` has written its terminal event and returns it, or undefined once `signal`
@@ -8,17 +9,18 @@ import { StoreUnavailableError } from '../store/store-unavailable-error.js';
  * someone is waiting on is never swept as an orphan. `wakeMs` only bounds each wait on the log.
  */
 export async function waitForTerminal(
-  run: Run,
-  options: { signal: AbortSignal; now: () => number; wakeMs: number },
+  { record, log }: OpenedRun,
+  runs: { watch(id: string): () => void },
+  options: { signal: AbortSignal; wakeMs: number },
 ): Promise<RunEvent | undefined> {
-  const detach = run.attach(options.now);
+  const detach = runs.watch(record.id);
   try {
-    while (!run.log.terminal) {
-      const woke = await run.log.waitForAppend(run.log.length, options.wakeMs, options.signal);
+    while (!log.terminal) {
+      const woke = await waitForAppend(log, log.length, options.wakeMs, options.signal);
       if (woke === 'aborted') return undefined;
       if (woke === 'interrupted') throw new StoreUnavailableError();
     }
-    return run.log.terminal;
+    return log.terminal;
   } finally {
     detach();
   }

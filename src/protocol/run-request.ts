@@ -78,11 +78,19 @@ export const TaskRequestSchema = z
   });
 export type TaskRequest = z.infer<typeof TaskRequestSchema>;
 
+/** How a run's tool rewards reduce to its reward; `last` when a request names none. */
 export const RewardReductionSchema = z.enum(['last', 'sum', 'mean', 'max']);
 export type RewardReduction = z.infer<typeof RewardReductionSchema>;
 
+/** `max_turns`: the model turns an episode may take; 20 when a request names none. */
+export const MaxTurnsSchema = z.number().int().min(1).max(1000).default(20);
+
 /** A day: the longest a run waits on a person for one decision or one message. */
 const MAX_WAIT_SECONDS = 86_400;
+
+/** How long a run waits on a person for one decision or one message when the request does not say. */
+export const DEFAULT_WAIT_SECONDS = 600;
+const WaitSecondsSchema = z.number().positive().max(MAX_WAIT_SECONDS);
 
 /**
  * `approval` of `POST /v1/runs` (docs/protocol.md §7): which tool calls wait for a person's decision
@@ -91,13 +99,18 @@ const MAX_WAIT_SECONDS = 86_400;
  */
 export const ApprovalPolicySchema = z.strictObject({
   tools: z.union([z.literal('*'), z.array(z.string().min(1).max(128)).min(1).max(256)]),
-  timeout_seconds: z.number().positive().max(MAX_WAIT_SECONDS).optional(),
-  on_timeout: z.enum(['deny', 'approve']).optional(),
+  timeout_seconds: WaitSecondsSchema.default(DEFAULT_WAIT_SECONDS),
+  on_timeout: z.enum(['deny', 'approve']).default('deny'),
 });
 /** Which tool calls of a run wait for a person's decision, for how long, and what a timeout decides. */
 export type ApprovalPolicy = z.infer<typeof ApprovalPolicySchema>;
 
-/** The body of `POST /v1/runs`, strict at every level: an unknown key fails with an issue naming it. */
+/**
+ * The body of `POST /v1/runs`, strict at every level: an unknown key fails with an issue naming it.
+ * Defaults live here (and so in `/v1/openapi.json`); a parsed request has them filled in, but for
+ * `input_timeout_seconds`, which must stay unset outside chat mode to be refused there (its default,
+ * {@link DEFAULT_WAIT_SECONDS}, is applied where chat mode waits).
+ */
 export const RunRequestSchema = z
   .strictObject({
     env: EnvNameSchema.optional(),
@@ -105,19 +118,19 @@ export const RunRequestSchema = z
     input: z.union([z.string(), z.array(InputMessageSchema).max(1000)]).optional(),
     instructions: z.string().optional(),
     model: ModelRefSchema.optional(),
-    max_turns: z.number().int().min(1).max(1000).optional(),
+    max_turns: MaxTurnsSchema,
     sampling: SamplingSchema.optional(),
     /** Forwarded to ORS `/create`; never logged, echoed or stored in events. */
     secrets: boundedObject('secrets', 8, 64 * 1024).optional(),
     metadata: boundedObject('metadata', 8, 16 * 1024).optional(),
-    /** How per-tool-call rewards reduce to the run's reward; default: the last non-null one. */
-    reward_reduction: RewardReductionSchema.optional(),
+    /** How per-tool-call rewards reduce to the run's reward. */
+    reward_reduction: RewardReductionSchema.default('last'),
     /** Tool calls that wait for a person's decision (docs/protocol.md §7). */
     approval: ApprovalPolicySchema.optional(),
     /** Chat mode: an answer without a tool call waits for the next message instead of ending the run. */
-    await_input: z.boolean().optional(),
-    /** How long chat mode waits for a message before the run completes; default 600. */
-    input_timeout_seconds: z.number().positive().max(MAX_WAIT_SECONDS).optional(),
+    await_input: z.boolean().default(false),
+    /** How long chat mode waits for a message before the run completes. */
+    input_timeout_seconds: WaitSecondsSchema.optional().meta({ default: DEFAULT_WAIT_SECONDS }),
     /** Signed calls to this URL when the run ends or waits on a person (docs/protocol.md §9). */
     webhook: WebhookRequestSchema.optional(),
   })
@@ -125,5 +138,10 @@ export const RunRequestSchema = z
     message: 'input_timeout_seconds applies to chat mode only: send it with await_input: true',
     path: ['input_timeout_seconds'],
   });
-/** A validated `POST /v1/runs` body, every field optional (see docs/api.md for the defaults). */
+/** A validated `POST /v1/runs` body, its defaults filled in (see docs/api.md). */
 export type RunRequest = z.infer<typeof RunRequestSchema>;
+/** A `POST /v1/runs` body as a caller writes it, every field optional. */
+export type RunRequestInput = z.input<typeof RunRequestSchema>;
+
+/** Every default of a run request, read off the schema. */
+export const RUN_REQUEST_DEFAULTS: Readonly<RunRequest> = RunRequestSchema.parse({});

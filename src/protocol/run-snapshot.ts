@@ -17,16 +17,6 @@ export const RunStatusSchema = z.enum([
  */
 export type RunStatus = z.infer<typeof RunStatusSchema>;
 
-/** True once a run can change no more. */
-export function isFinishedStatus(status: RunStatus): boolean {
-  return status === 'completed' || status === 'failed' || status === 'cancelled';
-}
-
-/** True while a run waits on a person: such a run is not orphaned, only its own timeout ends the wait. */
-export function isWaitingStatus(status: RunStatus): boolean {
-  return status === 'requires_action' || status === 'awaiting_input';
-}
-
 /** A tool call waiting for a decision, as the snapshot lists it (the fields of its `tool.approval_required`). */
 export const PendingApprovalSchema = ToolApprovalRequiredEventSchema.pick({
   approval_id: true,

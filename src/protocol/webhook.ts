@@ -51,3 +51,8 @@ export const WebhookStateSchema = z.object({
   deliveries: z.array(WebhookDeliverySchema),
 });
 export type WebhookState = z.infer<typeof WebhookStateSchema>;
+
+/** The events `webhook` is called for: those it names, or every one (docs/protocol.md §9). */
+export function webhookEvents(webhook: WebhookRequest): WebhookEventType[] {
+  return [...new Set(webhook.events ?? DEFAULT_WEBHOOK_EVENTS)];
+}

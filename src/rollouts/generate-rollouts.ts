@@ -6,8 +6,10 @@ import type { Model } from '../models/model.js';
 import type { OrsClient } from '../ors/client/ors-client.js';
 import {
   EnvNameSchema,
+  MaxTurnsSchema,
   type RewardReduction,
   RewardReductionSchema,
+  RUN_REQUEST_DEFAULTS,
   type Sampling,
   SamplingSchema,
 } from '../protocol/run-request.js';
@@ -103,11 +105,11 @@ const SettingsSchema = z.object({
   samples: z.number().int().positive().max(100_000).default(1),
   out: z.string().min(1),
   concurrency: z.number().int().positive().max(100_000).default(8),
-  maxTurns: z.number().int().min(1).max(1000).default(20),
+  maxTurns: MaxTurnsSchema,
   sampling: SamplingSchema.omit({ seed: true }).default({}),
   seed: z.number().int().min(Number.MIN_SAFE_INTEGER).max(Number.MAX_SAFE_INTEGER).default(0),
   instructions: z.string().optional(),
-  rewardReduction: RewardReductionSchema.default('last'),
+  rewardReduction: RewardReductionSchema.default(RUN_REQUEST_DEFAULTS.reward_reduction),
   retries: z.number().int().min(0).max(100).default(2),
   timeoutMs: z
     .number()

@@ -1,6 +1,6 @@
+import { reduceRewards } from '../protocol/reduce-rewards.js';
 import type { RewardReduction, Sampling } from '../protocol/run-request.js';
 import type { ApprovalRecord, EpisodeEnd, EpisodeRecord, EpisodeStep } from '../runs/episode-record.js';
-import { reduceRewards } from '../runs/reduce-rewards.js';
 import type { PlannedRollout } from './rollout-plan.js';
 import { toOpenAiChatMessages, toOpenAiChatTools } from './to-openai-chat.js';
 import {

@@ -6,9 +6,6 @@ import type { ApprovalPolicy } from '../protocol/run-request.js';
 import { parseToolArguments } from './parse-tool-arguments.js';
 import type { RunInbox } from './run-inbox.js';
 
-/** docs/protocol.md §7: a decision may take 600 s unless the request says otherwise. */
-export const DEFAULT_APPROVAL_TIMEOUT_SECONDS = 600;
-
 const newApprovalId = customAlphabet('0123456789abcdefghijklmnopqrstuvwxyz', 20);
 
 /** A tool call the gate holds: the call, its arguments as an object, and its run-wide index. */
@@ -70,8 +67,8 @@ export async function awaitApprovals(
   options: ApprovalGateOptions,
 ): Promise<Map<string, Verdict>> {
   const { policy, inbox, emit, now } = options;
-  const timeoutMs = (policy.timeout_seconds ?? DEFAULT_APPROVAL_TIMEOUT_SECONDS) * 1000;
-  const onTimeout = policy.on_timeout ?? 'deny';
+  const timeoutMs = policy.timeout_seconds * 1000;
+  const onTimeout = policy.on_timeout;
   const deadline = now() + timeoutMs;
   const verdicts = new Map<string, Verdict>();
   const announced = new Map<string, Waiting>();

@@ -1,6 +1,7 @@
 import type { RunEventOf, TerminalEvent } from '../protocol/run-events.js';
 import { isTerminalEvent } from '../protocol/run-events.js';
 import type { EventLog, LoggedEvent } from './event-log.js';
+import { waitForAppend } from './log-reader.js';
 
 /** How an approval stands in a run's log. */
 export type ApprovalState =
@@ -44,6 +45,6 @@ export async function awaitApprovalOutcome(
     const left = deadline - now();
     if (left <= 0) return undefined;
     // Anything but news (the time is up; a log that stopped following its store) ends the wait.
-    if ((await log.waitForAppend(read, left)) !== 'appended') return undefined;
+    if ((await waitForAppend(log, read, left)) !== 'appended') return undefined;
   }
 }

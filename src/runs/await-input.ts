@@ -1,9 +1,6 @@
 import type { RunEventInput } from '../protocol/run-events.js';
 import type { RunInbox } from './run-inbox.js';
 
-/** docs/protocol.md §7: chat mode waits 600 s for a message unless the request says otherwise. */
-export const DEFAULT_INPUT_TIMEOUT_SECONDS = 600;
-
 export interface AwaitInputOptions {
   inbox: RunInbox;
   emit: (event: RunEventInput) => void;

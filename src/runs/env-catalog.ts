@@ -1,35 +1,54 @@
 import { z } from 'zod';
 import { BadRequestError, NotFoundError, OrsError } from '../errors.js';
 import type { OrsClient } from '../ors/client/ors-client.js';
+import type { EnvironmentListSchema } from '../protocol/api-answers.js';
 import type { TaskRef } from '../protocol/run-events.js';
 import type { TaskRequest } from '../protocol/run-request.js';
 
-const TTL_MS = 30_000;
-/**
- * How long one lookup may take, retries included. A request waits on it, and the ORS client's own
- * bounds (30 s per attempt, several retries) would hold a `POST /v1/runs` for minutes.
- */
-const LOOKUP_TIMEOUT_MS = 10_000;
+/** One environment of `GET /v1/environments`: its name, and its splits with their kinds and task counts. */
+export type EnvironmentEntry = z.infer<typeof EnvironmentListSchema>['data'][number];
+
+/** The ORS calls the catalog makes; an `OrsClient` has them. */
+export type EnvironmentSource = Pick<OrsClient, 'listEnvironments' | 'splits' | 'numTasks' | 'taskSchema'>;
+
+/** Settings of an {@link EnvCatalog}; every duration in milliseconds. */
+export interface EnvCatalogOptions {
+  /** How long an ORS answer is reused; default 30 000. An ORS server's catalog rarely changes. */
+  ttlMs?: number;
+  /**
+   * How long one lookup may take, retries included; default 10 000. A request waits on it, and the ORS
+   * client's own bounds (30 s per attempt, several retries) would hold a `POST /v1/runs` for minutes.
+   */
+  timeoutMs?: number;
+  /** The clock, in epoch milliseconds; default `Date.now`. */
+  now?: () => number;
+}
 
 /** A spec check built from an environment's task schema, or undefined when there is none to check against. */
 type SpecCheck = z.ZodType | undefined;
 
 /**
- * Answers "does this environment exist, and is this task in range?" before a run is accepted, so a
- * bad `env` or `task` is a 4xx at `POST /v1/runs` rather than a failed run. A `task.spec` is checked
- * against the environment's task schema where the ORS server publishes one (`GET /{env}/task_schema`,
- * docs/ors.md); on a server that does not, `/create` is the first to judge it. Environment names
- * match without regard to case, as ORS servers match them. ORS answers are cached briefly: the
- * catalog of an ORS server rarely changes, and `POST` must stay fast.
+ * What the ORS server offers, as the bridge asks it: "does this environment exist, and is this task in
+ * range?" before a run is accepted (so a bad `env` or `task` is a 4xx at `POST /v1/runs` rather than a
+ * failed run), and the whole listing of `GET /v1/environments`. A `task.spec` is checked against the
+ * environment's task schema where the ORS server publishes one (`GET /{env}/task_schema`, docs/ors.md);
+ * on a server that does not, `/create` is the first to judge it. Environment names match without regard
+ * to case, as ORS servers match them. Every ORS answer is cached for `ttlMs`, shared by the callers that
+ * ask meanwhile, and bounded by its own time limit; a failed one is not kept, so the next caller asks again.
  */
 export class EnvCatalog {
+  readonly #source: EnvironmentSource;
+  readonly #ttlMs: number;
+  readonly #timeoutMs: number;
+  readonly #now: () => number;
   readonly #cache = new Map<string, { value: Promise<unknown>; expires: number }>();
 
-  constructor(
-    private readonly ors: OrsClient,
-    private readonly now: () => number = Date.now,
-    private readonly lookupTimeoutMs = LOOKUP_TIMEOUT_MS,
-  ) {}
+  constructor(source: EnvironmentSource, options: EnvCatalogOptions = {}) {
+    this.#source = source;
+    this.#ttlMs = options.ttlMs ?? 30_000;
+    this.#timeoutMs = options.timeoutMs ?? 10_000;
+    this.#now = options.now ?? Date.now;
+  }
 
   /**
    * The task to play: `task` checked against the environment — a spec against its schema, a split
@@ -41,7 +60,7 @@ export class EnvCatalog {
       await this.#checkSpec(env, task.spec);
       return { spec: task.spec };
     }
-    const splits = await this.#cached(`splits\0${env}`, (signal) => this.ors.splits(env, signal));
+    const splits = await this.#splits(env);
     const split = task?.split ?? splits[0]?.name;
     if (split === undefined)
       throw new BadRequestError(`Environment "${env}" has no splits; pass task.spec instead.`, {
@@ -50,19 +69,15 @@ export class EnvCatalog {
     if (!splits.some((entry) => entry.name === split)) {
       throw new BadRequestError(
         `Environment "${env}" has no split "${split}". Splits: ${splits.map((entry) => entry.name).join(', ')}.`,
-        {
-          code: 'invalid_task',
-        },
+        { code: 'invalid_task' },
       );
     }
     const index = task?.index ?? 0;
-    const count = await this.#cached(`count\0${env}\0${split}`, (signal) => this.ors.numTasks(env, split, signal));
+    const count = await this.#count(env, split);
     if (index >= count) {
       throw new BadRequestError(
         `Task index ${index} is out of range: split "${split}" of "${env}" has ${count} tasks (0–${count - 1}).`,
-        {
-          code: 'invalid_task',
-        },
+        { code: 'invalid_task' },
       );
     }
     return { split, index };
@@ -70,7 +85,7 @@ export class EnvCatalog {
 
   /** Resolves when the ORS server lists `env` (any case); 404 `unknown_env` naming the ones it has otherwise. */
   async assertKnown(env: string): Promise<void> {
-    const environments = await this.#cached('envs', (signal) => this.ors.listEnvironments(signal));
+    const environments = await this.#environments();
     const wanted = env.toLowerCase();
     if (!environments.some((name) => name.toLowerCase() === wanted)) {
       throw new NotFoundError(
@@ -80,9 +95,38 @@ export class EnvCatalog {
     }
   }
 
+  /**
+   * Every environment, in the ORS server's order, with its splits and how many tasks each holds: what a
+   * client needs to offer a choice of `env` and `task` (docs/api.md). An `OrsError` when the server fails.
+   */
+  async list(): Promise<EnvironmentEntry[]> {
+    const names = await this.#environments();
+    return Promise.all(
+      names.map(async (id) => {
+        const splits = await this.#splits(id);
+        const counted = await Promise.all(
+          splits.map(async ({ name, type }) => ({ name, type, tasks: await this.#count(id, name) })),
+        );
+        return { id, splits: counted };
+      }),
+    );
+  }
+
+  #environments(): Promise<string[]> {
+    return this.#cached('envs', (signal) => this.#source.listEnvironments(signal));
+  }
+
+  #splits(env: string) {
+    return this.#cached(`splits\0${env}`, (signal) => this.#source.splits(env, signal));
+  }
+
+  #count(env: string, split: string): Promise<number> {
+    return this.#cached(`count\0${env}\0${split}`, (signal) => this.#source.numTasks(env, split, signal));
+  }
+
   async #checkSpec(env: string, spec: Record<string, unknown>): Promise<void> {
     const check = await this.#cached(`spec\0${env.toLowerCase()}`, async (signal): Promise<SpecCheck> => {
-      const schema = await this.ors.taskSchema(env, signal);
+      const schema = await this.#source.taskSchema(env, signal);
       if (schema === undefined) return undefined;
       try {
         return z.fromJSONSchema(schema);
@@ -104,27 +148,27 @@ export class EnvCatalog {
   }
 
   /**
-   * The cached answer of `key`, loading it when missing or stale. The load is shared by every request
+   * The cached answer of `key`, loading it when missing or stale. The load is shared by every caller
    * that asks meanwhile, so it is bounded by its own time limit, not by one request's signal.
    */
   async #cached<T>(key: string, load: (signal: AbortSignal) => Promise<T>): Promise<T> {
     const hit = this.#cache.get(key);
-    if (hit && hit.expires > this.now()) return hit.value as Promise<T>;
-    const signal = AbortSignal.timeout(this.lookupTimeoutMs);
+    if (hit && hit.expires > this.#now()) return hit.value as Promise<T>;
+    const signal = AbortSignal.timeout(this.#timeoutMs);
     const value = load(signal).catch((error: unknown) => {
       if (!signal.aborted) throw error;
       throw new OrsError(
-        `The ORS server did not answer within ${this.lookupTimeoutMs / 1000} s while the environment and task were checked; ` +
-          'check that it is running and reachable, then retry.',
+        `The ORS server did not answer within ${this.#timeoutMs / 1000} s; check that it is running and reachable, then retry.`,
         { code: 'ors_unavailable', cause: error },
       );
     });
-    this.#cache.set(key, { value, expires: this.now() + TTL_MS });
+    const entry = { value, expires: this.#now() + this.#ttlMs };
+    this.#cache.set(key, entry);
     try {
       return await value;
     } catch (error) {
-      // A failed lookup is not remembered: the next request asks again.
-      this.#cache.delete(key);
+      // A failed lookup is not remembered: the next caller asks again.
+      if (this.#cache.get(key) === entry) this.#cache.delete(key);
       if (error instanceof OrsError && error.code === 'unknown_env') {
         throw new NotFoundError(`Unknown environment: ${error.message}`, 'unknown_env');
       }

@@ -1,7 +1,8 @@
 import type { Message, ToolCall, ToolDefinition } from '../models/conversation.js';
 import type { EventDetail, RunContext, ToolDetail, TurnDetail } from '../protocol/event-detail.js';
+import { reduceRewards } from '../protocol/reduce-rewards.js';
 import type { RunEvent, RunEventOf, ToolReward, Usage } from '../protocol/run-events.js';
-import type { RewardReduction, Sampling } from '../protocol/run-request.js';
+import { type RewardReduction, RUN_REQUEST_DEFAULTS, type Sampling } from '../protocol/run-request.js';
 import { denialText, editedArgumentsText } from './approval-texts.js';
 import {
   messageFromWire,
@@ -19,7 +20,6 @@ import type {
   UserMessageRecord,
 } from './episode-record.js';
 import { contentToParts } from './ors-conversation.js';
-import { reduceRewards } from './reduce-rewards.js';
 
 /** What the model is told for a call the episode did not send because a tool had already finished it. */
 export const NOT_RUN_TEXT = 'Not run: the episode had already finished.';
@@ -39,7 +39,7 @@ export interface LogEntry {
 export class EpisodeFold {
   #started: RunEventOf<'run.started'> | undefined;
   #sampling: Sampling = {};
-  #reduction: RewardReduction = 'last';
+  #reduction: RewardReduction = RUN_REQUEST_DEFAULTS.reward_reduction;
   #messages: Message[] = [];
   #tools: ToolDefinition[] = [];
   readonly #steps: EpisodeStep[] = [];

@@ -2,7 +2,8 @@ import { RunbridgeError } from '../errors.js';
 import type { EventDetail } from '../protocol/event-detail.js';
 import { RunEventFactory } from '../protocol/event-factory.js';
 import { isTerminalEvent, type RunEvent, type RunEventInput } from '../protocol/run-events.js';
-import { LogReader } from './log-reader.js';
+import { type RewardReduction, RUN_REQUEST_DEFAULTS } from '../protocol/run-request.js';
+import { emptySummary, foldRunEvent, type RunSummary } from '../protocol/run-summary.js';
 
 /**
  * An event as stored: the object, its JSON serialised once so fan-out never re-serialises it, and
@@ -25,10 +26,20 @@ export class EventLogFullError extends RunbridgeError {
   }
 }
 
-export type WaitResult = 'appended' | 'timeout' | 'aborted' | 'interrupted';
+/** Settings of an {@link EventLog}. */
+export interface EventLogOptions {
+  /** Events the log takes before it refuses progress events (`RUNBRIDGE_MAX_EVENTS_PER_RUN`); default no bound. */
+  maxEvents?: number;
+  /** The clock of the events' timestamps, epoch ms; default `Date.now`. */
+  now?: () => number;
+  /** How the run's tool rewards reduce to its reward in the {@link EventLog.summary}; default `last`. */
+  rewardReduction?: RewardReduction;
+}
 
 /**
- * The append-only event log of one run: every subscriber, replay and snapshot is a view of it.
+ * The append-only event log of one run: every subscriber, replay and snapshot is a view of it. It
+ * folds each event into its {@link summary} as it is appended, so status and totals are read off the
+ * log, never kept as a second account.
  * Appends are synchronous and never wait for a reader; readers poll by position and park on
  * {@link waitForAppend}, so a slow reader can never slow the run. Parked readers are woken once per
  * turn of the event loop, after every append of that turn, so a burst of events (several deltas of
@@ -42,6 +53,11 @@ export class EventLog {
   readonly #entries: LoggedEvent[] = [];
   readonly #factory: RunEventFactory;
   readonly #listeners = new Set<(entry: LoggedEvent) => void>();
+  readonly #summary: RunSummary = emptySummary();
+  readonly #maxEvents: number;
+  readonly #reduction: RewardReduction;
+  #bytes = 0;
+  #updatedAt: number | undefined;
   #wake: { promise: Promise<void>; resolve: () => void } = deferred();
   #wakeScheduled = false;
   #terminal: LoggedEvent | undefined;
@@ -49,10 +65,31 @@ export class EventLog {
 
   constructor(
     readonly runId: string,
-    private readonly maxEvents: number = Number.POSITIVE_INFINITY,
-    now: () => number = Date.now,
+    options: EventLogOptions = {},
   ) {
-    this.#factory = new RunEventFactory(runId, now);
+    this.#factory = new RunEventFactory(runId, options.now ?? Date.now);
+    this.#maxEvents = options.maxEvents ?? Number.POSITIVE_INFINITY;
+    this.#reduction = options.rewardReduction ?? RUN_REQUEST_DEFAULTS.reward_reduction;
+  }
+
+  /** Status and totals as the events so far say (docs/protocol.md §2); live, do not mutate it. */
+  get summary(): Readonly<RunSummary> {
+    return this.#summary;
+  }
+
+  /** Epoch ms of the newest event, or undefined while the log is empty. */
+  get updatedAt(): number | undefined {
+    return this.#updatedAt;
+  }
+
+  /** Epoch ms of the terminal event, once written. */
+  get finishedAt(): number | undefined {
+    return this.#terminal === undefined ? undefined : this.#updatedAt;
+  }
+
+  /** Characters of JSON the entries hold, events and details: what the stored-bytes budget counts of them. */
+  get bytes(): number {
+    return this.#bytes;
   }
 
   /** Number of events; also the `seq` the next event gets. */
@@ -91,15 +128,12 @@ export class EventLog {
     }
     const closing =
       input.event === 'tool.completed' || input.event === 'tool.approval_resolved' || isTerminalEvent(input);
-    if (!closing && this.#entries.length >= this.maxEvents) throw new EventLogFullError(this.maxEvents);
+    if (!closing && this.#entries.length >= this.#maxEvents) throw new EventLogFullError(this.#maxEvents);
 
     const event = this.#factory.build(input);
     // One shape for every entry (detail or not), so the code that reads entries stays monomorphic.
     const entry: LoggedEvent = { event, json: JSON.stringify(event), detail, frame: undefined };
-    this.#entries.push(entry);
-    if (isTerminalEvent(event)) this.#terminal = entry;
-    for (const listener of this.#listeners) listener(entry);
-    this.#scheduleWake();
+    this.#add(entry);
     return event;
   }
 
@@ -112,8 +146,16 @@ export class EventLog {
       throw new Error(`run ${this.runId}: stored entry seq ${entry.event.seq} does not follow seq ${this.lastSeq}`);
     }
     this.#factory.continueAt(entry.event.seq + 1);
+    this.#add(entry);
+  }
+
+  #add(entry: LoggedEvent): void {
+    const { event } = entry;
     this.#entries.push(entry);
-    if (isTerminalEvent(entry.event)) this.#terminal = entry;
+    this.#bytes += entry.json.length + (entry.detail === undefined ? 0 : JSON.stringify(entry.detail).length);
+    foldRunEvent(this.#summary, event, this.#reduction);
+    this.#updatedAt = event.timestamp * 1000;
+    if (isTerminalEvent(event)) this.#terminal = entry;
     for (const listener of this.#listeners) listener(entry);
     this.#scheduleWake();
   }
@@ -136,22 +178,6 @@ export class EventLog {
   onAppend(listener: (entry: LoggedEvent) => void): () => void {
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);
-  }
-
-  /**
-   * Resolves once the log holds more than `length` events (`appended`, at once if it already does),
-   * after `timeoutMs` (`timeout`, the caller's cue for a keep-alive), or when `signal` aborts.
-   * A finished log never grows, so waiting on it past its end resolves only by timeout or abort; an
-   * {@link interrupted} one resolves `interrupted` at once. A reader that waits many times keeps a
-   * {@link LogReader} instead.
-   */
-  async waitForAppend(length: number, timeoutMs: number, signal?: AbortSignal): Promise<WaitResult> {
-    const reader = new LogReader(this, timeoutMs, signal);
-    try {
-      return await reader.wait(length);
-    } finally {
-      reader.close();
-    }
   }
 
   /** Resolves at the next wake of the log's readers (see the class doc); never rejects. */

@@ -1,13 +1,21 @@
-import type { EventLog, WaitResult } from './event-log.js';
+/** How a wait on a log ended: it grew, the reader's idle period passed, its signal aborted, or the log stopped following its store. */
+export type WaitResult = 'appended' | 'timeout' | 'aborted' | 'interrupted';
+
+/** What a reader needs of a log (an `EventLog` has it): how long it is, whether it stopped following its store, and its wakes. */
+export interface WakingLog {
+  readonly length: number;
+  readonly interrupted: boolean;
+  nextWake(): Promise<void>;
+}
 
 /**
- * One reader's waits on an {@link EventLog}. A reader that waits again and again (a subscriber, once
+ * One reader's waits on an event log. A reader that waits again and again (a subscriber, once
  * per burst of events) keeps one idle timer and one abort listener for all its waits, instead of
  * setting both up and tearing them down per wait; with many subscribers that per-wait work showed in
  * the fan-out profile (`bench/`, benchmark 1). Both are set up at the first wait that has to park.
  */
 export class LogReader {
-  readonly #log: EventLog;
+  readonly #log: WakingLog;
   readonly #idleMs: number;
   readonly #signal: AbortSignal | undefined;
   #timer: NodeJS.Timeout | undefined;
@@ -15,7 +23,7 @@ export class LogReader {
   #settle: ((result: WaitResult) => void) | undefined;
 
   /** A reader whose idle period is `idleMs`; `close` it when done with it. */
-  constructor(log: EventLog, idleMs: number, signal?: AbortSignal) {
+  constructor(log: WakingLog, idleMs: number, signal?: AbortSignal) {
     this.#log = log;
     this.#idleMs = idleMs;
     this.#signal = signal;
@@ -25,7 +33,7 @@ export class LogReader {
    * Resolves once the log holds more than `length` events (`appended`, at once if it already does),
    * once `idleMs` passed since the first wait or the last {@link active} (`timeout`, the reader's cue
    * for a keep-alive), when the signal aborts (`aborted`), or once the log is
-   * {@link EventLog.interrupted} (`interrupted`). A finished log never grows, so waiting on it past its
+   * interrupted (`interrupted`). A finished log never grows, so waiting on it past its
    * end resolves only by timeout or abort.
    */
   wait(length: number): Promise<WaitResult> {
@@ -71,5 +79,24 @@ export class LogReader {
     const settle = this.#settle;
     this.#settle = undefined;
     settle?.(result);
+  }
+}
+
+/**
+ * Resolves once `log` holds more than `length` events (`appended`, at once if it already does), after
+ * `timeoutMs` (`timeout`), when `signal` aborts, or once the log is interrupted. For one wait; a reader
+ * that waits many times keeps a {@link LogReader}.
+ */
+export async function waitForAppend(
+  log: WakingLog,
+  length: number,
+  timeoutMs: number,
+  signal?: AbortSignal,
+): Promise<WaitResult> {
+  const reader = new LogReader(log, timeoutMs, signal);
+  try {
+    return await reader.wait(length);
+  } finally {
+    reader.close();
   }
 }

@@ -6,7 +6,13 @@ import type { OrsSession } from '../ors/client/ors-session.js';
 import type { ToolOutput } from '../ors/ors-schemas.js';
 import type { EventDetail, RunContext } from '../protocol/event-detail.js';
 import type { FinishReason, RunEvent, RunEventInput, StopReason, TaskRef } from '../protocol/run-events.js';
-import type { ApprovalPolicy, RewardReduction, RunRequest, Sampling } from '../protocol/run-request.js';
+import {
+  type ApprovalPolicy,
+  type RewardReduction,
+  RUN_REQUEST_DEFAULTS,
+  type RunRequest,
+  type Sampling,
+} from '../protocol/run-request.js';
 import { awaitApprovals, type GatedCall, heldCalls, type Verdict } from './approval-gate.js';
 import { awaitInput } from './await-input.js';
 import { CallIndexes } from './call-indexes.js';
@@ -34,6 +40,7 @@ export interface EpisodeOptions {
   instructions?: string;
   sampling?: Sampling;
   maxTurns: number;
+  /** Default: a run request's default, `last`. */
   rewardReduction?: RewardReduction;
   /** Forwarded to ORS `/create` only. */
   secrets?: Record<string, unknown>;
@@ -123,7 +130,7 @@ class Episode {
         tools: specs.map(toolSpecToDefinition).map(toolToWire),
         sampling: o.sampling ?? {},
         max_turns: o.maxTurns,
-        reward_reduction: o.rewardReduction ?? 'last',
+        reward_reduction: o.rewardReduction ?? RUN_REQUEST_DEFAULTS.reward_reduction,
       };
       this.#fold.applyContext(context);
       this.#pendingContext = context;

@@ -5,17 +5,19 @@ import type { OrsClient } from '../ors/client/ors-client.js';
 import type { DecisionRequest } from '../protocol/decision-request.js';
 import type { CancelReason, RunEventOf } from '../protocol/run-events.js';
 import type { MessageContent, RunRequest } from '../protocol/run-request.js';
-import { isFinishedStatus, type RunSnapshot } from '../protocol/run-snapshot.js';
-import type { ControlMessage, RunListQuery, RunPage, RunStats, RunStore } from '../store/run-store.js';
-import { type WebhookDispatcher, webhooksNotConfigured } from '../webhooks/webhook-dispatcher.js';
+import type { RunSnapshot, RunStatus } from '../protocol/run-snapshot.js';
+import { isFinishedStatus } from '../protocol/run-status.js';
 import { approvalState, awaitApprovalOutcome } from './approval-outcome.js';
-import { EnvCatalog } from './env-catalog.js';
+import type { ControlMessage } from './control-message.js';
+import type { EnvCatalog } from './env-catalog.js';
 import { hashRequest } from './hash-request.js';
-import { Run } from './run.js';
 import { MAX_WAITING_MESSAGES } from './run-inbox.js';
+import type { RunRecord } from './run-record.js';
 import { RunRetention } from './run-retention.js';
 import { RunScheduler, type SchedulerLimits } from './run-scheduler.js';
+import type { OpenedRun, RunListQuery, RunPage, RunStats, RunStore } from './run-store.js';
 import { TaskTracker } from './task-tracker.js';
+import { type WebhookSink, webhooksNotConfigured } from './webhook-sink.js';
 
 export interface RunLimits extends SchedulerLimits {
   maxEventsPerRun: number;
@@ -25,11 +27,15 @@ export interface RunRegistryOptions {
   ors: OrsClient;
   models: ModelRegistry;
   store: RunStore;
+  /** The ORS server's environments and tasks, checked before a run is accepted. */
+  catalog: EnvCatalog;
   defaultEnv: string;
   limits: RunLimits;
   now?: () => number;
+  /** How often retention and orphans are swept (`RUNBRIDGE_SWEEP_SECONDS`); default 1000. */
+  sweepMs?: number;
   /** Calls the runs' webhooks; without it a request with `webhook` is refused. */
-  webhooks?: WebhookDispatcher;
+  webhooks?: WebhookSink;
   /** Where a background task's unexpected failure is reported; default `console.error`. */
   log?: (message: string, error?: unknown) => void;
 }
@@ -58,6 +64,13 @@ function runEnded(id: string, status: string): ConflictError {
   return new ConflictError(`Run "${id}" has ended (${status}); start a new run to go on.`, 'run_ended');
 }
 
+/** What {@link RunRegistry.create} answers: the run's record, its status now, and whether this call made it. */
+export interface CreatedRun {
+  record: RunRecord;
+  status: RunStatus;
+  created: boolean;
+}
+
 /** The 404 for a run that is unknown, forgotten, or another key's (we do not say which). */
 function runNotFound(id: string): NotFoundError {
   return new NotFoundError(
@@ -77,7 +90,6 @@ export class RunRegistry {
   readonly #o: RunRegistryOptions;
   readonly #now: () => number;
   readonly #store: RunStore;
-  readonly #catalog: EnvCatalog;
   readonly #tasks: TaskTracker;
   readonly #scheduler: RunScheduler;
   readonly #retention: RunRetention;
@@ -87,7 +99,6 @@ export class RunRegistry {
     this.#o = options;
     this.#now = options.now ?? Date.now;
     this.#store = options.store;
-    this.#catalog = new EnvCatalog(options.ors, this.#now);
     const log = options.log ?? ((message: string, error?: unknown) => console.error(message, error));
     this.#tasks = new TaskTracker((error) => log('background task failed:', error));
     this.#scheduler = new RunScheduler({
@@ -97,7 +108,7 @@ export class RunRegistry {
       limits: options.limits,
       tasks: this.#tasks,
       now: this.#now,
-      onStart: (run) => options.webhooks?.watch(run),
+      onStart: (record, log) => options.webhooks?.watch(record, log),
     });
     this.#store.attach({
       freeSlots: () => (this.#draining ? 0 : this.#scheduler.freeSlots()),
@@ -109,6 +120,7 @@ export class RunRegistry {
       store: this.#store,
       cancelOrphan: (id) => this.#cancel(id, 'orphaned'),
       log,
+      ...(options.sweepMs === undefined ? {} : { intervalMs: options.sweepMs }),
     });
   }
 
@@ -123,10 +135,10 @@ export class RunRegistry {
    * a 409. Throws 503 while draining, 404 for an unknown environment, 400 for a bad task or model,
    * 429 when the run may not wait (queue, the key's quota or the byte budgets full).
    */
-  async create(request: RunRequest, owner: string, idempotencyKey?: string): Promise<{ run: Run; created: boolean }> {
+  async create(request: RunRequest, owner: string, idempotencyKey?: string): Promise<CreatedRun> {
     if (this.#draining) throw new DrainingError();
     if (request.webhook !== undefined) await this.#checkWebhook(request.webhook);
-    if (idempotencyKey === undefined) return { run: await this.#create(request, owner), created: true };
+    if (idempotencyKey === undefined) return { ...(await this.#create(request, owner)), created: true };
 
     const hash = hashRequest(request);
     for (;;) {
@@ -145,11 +157,11 @@ export class RunRegistry {
       const existing = await this.#store.open(claim.runId);
       // Forgotten between the two reads: the key is free again.
       if (!existing) continue;
-      await this.#store.touch(existing.id);
-      return { run: existing, created: false };
+      await this.#store.touch(existing.record.id);
+      return { record: existing.record, status: existing.log.summary.status, created: false };
     }
     try {
-      return { run: await this.#create(request, owner, { key: idempotencyKey, hash }), created: true };
+      return { ...(await this.#create(request, owner, { key: idempotencyKey, hash })), created: true };
     } catch (error) {
       // No run holds the key, so a retry with it must be able to create one.
       await this.#store.releaseKey(owner, idempotencyKey).catch(() => undefined);
@@ -171,58 +183,58 @@ export class RunRegistry {
     };
   }
 
-  async #create(request: RunRequest, owner: string, idempotency?: { key: string; hash: string }): Promise<Run> {
+  async #create(
+    request: RunRequest,
+    owner: string,
+    idempotency?: { key: string; hash: string },
+  ): Promise<Omit<CreatedRun, 'created'>> {
     const model = this.#o.models.resolve(request.model).id;
     const env = request.env ?? this.#o.defaultEnv;
-    const task = await this.#catalog.resolve(env, request.task);
+    const task = await this.#o.catalog.resolve(env, request.task);
     // Checked again after the await: the server may have begun draining meanwhile.
     if (this.#draining) throw new DrainingError();
     const { secrets, ...kept } = request;
-    const run = new Run(
-      { id: `run_${newRunId()}`, owner, env, task, model, request: kept, createdAt: this.#now() },
-      { maxEvents: this.#o.limits.maxEventsPerRun, now: this.#now },
-    );
-    const slot = await this.#scheduler.reserveSoon();
-    // Checked again after the await, as above.
-    if (this.#draining) {
-      slot?.(false);
-      throw new DrainingError();
-    }
-    let admission: Awaited<ReturnType<RunStore['submit']>>;
-    try {
-      admission = await this.#store.submit({
-        run,
-        secrets,
-        requestBytes: JSON.stringify(request).length,
-        ...(idempotency === undefined ? {} : { idempotencyKey: idempotency.key, idempotencyHash: idempotency.hash }),
-        startHere: slot !== undefined,
-      });
-    } catch (error) {
-      slot?.(false);
-      throw error;
-    }
-    if (admission.kind === 'started') {
-      // The run holds its slot before the reservation ends: handed back first, the slot would look free
-      // to the queue's pump for a moment, and it would start one run too many.
-      this.#scheduler.start({ run, secrets });
-      slot?.(true);
-      return run;
-    }
-    slot?.(false);
+    const record: RunRecord = {
+      id: `run_${newRunId()}`,
+      owner,
+      env,
+      task,
+      model,
+      request: kept,
+      createdAt: this.#now(),
+    };
+    const admission = await this.#scheduler.admit({
+      record,
+      secrets,
+      requestBytes: JSON.stringify(request).length,
+      ...(idempotency === undefined ? {} : { idempotency }),
+    });
     if (admission.kind === 'refused') {
       const { queued } = this.#store.localStats();
       throw new CapacityError(admission.message, this.#scheduler.retryAfterSeconds(queued), admission.code);
     }
-    // Queued: the run may start on another instance, so it is followed through the store.
-    return (await this.#store.open(run.id)) ?? run;
+    return { record, status: admission.kind === 'started' ? 'running' : 'queued' };
   }
 
   /** The run `id` with its log, if `owner` may see it (and touches it), else 404. */
-  async open(id: string, owner: string): Promise<Run> {
+  async open(id: string, owner: string): Promise<OpenedRun> {
     const run = await this.#store.open(id);
-    if (!run || run.owner !== owner) throw runNotFound(id);
+    if (!run || run.record.owner !== owner) throw runNotFound(id);
     await this.#store.touch(id);
     return run;
+  }
+
+  /**
+   * Counts a subscriber of run `id` in (a watched run is no orphan; shutdown waits for its subscribers
+   * to read their terminal event); the returned function counts it out.
+   */
+  watch(id: string): () => void {
+    return this.#store.watch(id);
+  }
+
+  /** Records that someone looked at run `id` (a keep-alive written to its subscriber). */
+  touch(id: string): Promise<void> {
+    return this.#store.touch(id);
   }
 
   /** The snapshot of run `id`, if `owner` may see it (and touches it), else 404. */
@@ -270,8 +282,8 @@ export class RunRegistry {
     approvalId: string,
     request: DecisionRequest,
   ): Promise<RunEventOf<'tool.approval_resolved'>> {
-    const run = await this.open(id, owner);
-    const state = approvalState(run.log.entries, approvalId);
+    const { log } = await this.open(id, owner);
+    const state = approvalState(log.entries, approvalId);
     if (state.kind === 'unknown') {
       throw new NotFoundError(
         `Run "${id}" has no approval "${approvalId}"; its pending approvals are in GET /v1/runs/${id} (pending_approvals).`,
@@ -279,7 +291,7 @@ export class RunRegistry {
       );
     }
     if (state.kind === 'resolved') throw approvalResolved(state.resolved);
-    if (state.kind === 'ended') throw runEnded(id, run.status);
+    if (state.kind === 'ended') throw runEnded(id, log.summary.status);
     const decisionId = `dec_${newId()}`;
     await this.#control(id, {
       type: 'approval',
@@ -289,7 +301,7 @@ export class RunRegistry {
       ...(request.reason === undefined ? {} : { reason: request.reason }),
       decision_id: decisionId,
     });
-    const outcome = await awaitApprovalOutcome(run.log, approvalId, state.required.seq, DECISION_CONFIRM_MS, this.#now);
+    const outcome = await awaitApprovalOutcome(log, approvalId, state.required.seq, DECISION_CONFIRM_MS, this.#now);
     if (outcome === undefined) {
       throw new RunbridgeError(
         `The decision was sent, but run "${id}" did not confirm it within ${DECISION_CONFIRM_MS / 1000} s. ` +
@@ -308,9 +320,9 @@ export class RunRegistry {
    * 429 when as many messages wait for the model as may.
    */
   async message(id: string, owner: string, content: MessageContent): Promise<{ message_id: string }> {
-    const run = await this.open(id, owner);
-    if (isFinishedStatus(run.status)) throw runEnded(id, run.status);
-    if (run.status === 'queued') {
+    const { status } = (await this.open(id, owner)).log.summary;
+    if (isFinishedStatus(status)) throw runEnded(id, status);
+    if (status === 'queued') {
       throw new ConflictError(
         `Run "${id}" is still queued; send the message once it is running (its run.started event).`,
         'run_not_started',
@@ -368,6 +380,7 @@ export class RunRegistry {
    */
   async shutdown(graceMs: number): Promise<void> {
     this.#draining = true;
+    this.#scheduler.stopAdmitting();
     for (const queued of await this.#store.abandon().catch(() => [])) this.#scheduler.start(queued, 'shutdown');
     await this.#scheduler.drain(graceMs);
     // Before the store closes: a shared outbox lives on its connection.

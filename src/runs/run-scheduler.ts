@@ -1,13 +1,15 @@
-import { RunbridgeError } from '../errors.js';
+import { DrainingError, RunbridgeError } from '../errors.js';
 import type { ModelRegistry } from '../models/model-registry.js';
 import type { OrsClient } from '../ors/client/ors-client.js';
 import type { CancelReason } from '../protocol/run-events.js';
-import type { ClaimedRun, ControlMessage, RunStore } from '../store/run-store.js';
-import { DEFAULT_INPUT_TIMEOUT_SECONDS } from './await-input.js';
-import type { Run } from './run.js';
+import { DEFAULT_WAIT_SECONDS } from '../protocol/run-request.js';
+import type { ControlMessage } from './control-message.js';
+import type { EventLog } from './event-log.js';
 import { RunCancelledError } from './run-cancelled-error.js';
 import { runEpisode } from './run-episode.js';
 import { RunInbox } from './run-inbox.js';
+import type { RunRecord } from './run-record.js';
+import type { Admission, ClaimedRun, NewRun, RunStore } from './run-store.js';
 import type { TaskTracker } from './task-tracker.js';
 
 export interface SchedulerLimits {
@@ -26,13 +28,11 @@ export interface RunSchedulerOptions {
   tasks: TaskTracker;
   now: () => number;
   /** Hears of every run as it starts here, before its first event (the webhooks watch their events). */
-  onStart?: (run: Run) => void;
+  onStart?: (record: RunRecord, log: EventLog) => void;
 }
 
 /** How long shutdown waits, after the last episode ended, for the store to hold the logs. */
 const STORE_WAIT_MS = 5000;
-/** docs/protocol.md §2: `max_turns` defaults to 20. */
-const DEFAULT_MAX_TURNS = 20;
 
 /**
  * Executes runs on this instance: at most `maxConcurrentRuns` episodes at once, each a tracked
@@ -67,10 +67,38 @@ export class RunScheduler {
   }
 
   /**
+   * Admits a new run (docs/protocol.md §6): reserves a slot of this instance if one is free, asks the
+   * store to start the run in it or queue it, and starts it here when the store says so — the run holds
+   * its slot before the reservation ends, so the queue's pump never sees it free in between. The one
+   * sequence by which a run enters; 503 once draining.
+   */
+  async admit(entry: Omit<NewRun, 'startHere'>): Promise<Admission> {
+    const slot = await this.#reserveSoon();
+    if (this.#stopped) {
+      slot?.(false);
+      throw new DrainingError();
+    }
+    let admission: Admission;
+    try {
+      admission = await this.#o.store.submit({ ...entry, startHere: slot !== undefined });
+    } catch (error) {
+      slot?.(false);
+      throw error;
+    }
+    if (admission.kind === 'started') {
+      this.start({ record: entry.record, secrets: entry.secrets, log: admission.log });
+      slot?.(true);
+    } else {
+      slot?.(false);
+    }
+    return admission;
+  }
+
+  /**
    * Promises a free slot (if any) to a run being created; call the returned function with whether
    * the run took it. Without a free slot it returns undefined.
    */
-  reserve(): ((taken: boolean) => void) | undefined {
+  #reserve(): ((taken: boolean) => void) | undefined {
     if (this.#stopped || this.freeSlots() === 0) return undefined;
     this.#reserved++;
     let settled = false;
@@ -83,17 +111,22 @@ export class RunScheduler {
   }
 
   /**
-   * As {@link reserve}, but when the slots are only held by a claim from the queue in flight, waits
+   * As {@link #reserve}, but when the slots are only held by a claim from the queue in flight, waits
    * for that claim first: a slot it did not use is free again. Without this a run posted while the
    * queue was being polled would queue (and start a moment later) though a slot was free.
    */
-  async reserveSoon(): Promise<((taken: boolean) => void) | undefined> {
+  async #reserveSoon(): Promise<((taken: boolean) => void) | undefined> {
     for (let tries = 0; tries < 3; tries++) {
-      const slot = this.reserve();
+      const slot = this.#reserve();
       if (slot !== undefined || this.#pumping === undefined) return slot;
       await this.#pumping.catch(() => undefined);
     }
-    return this.reserve();
+    return this.#reserve();
+  }
+
+  /** Admits no more runs (shutdown has begun); those running go on until {@link drain}. */
+  stopAdmitting(): void {
+    this.#stopped = true;
   }
 
   /** True while run `id` executes here. */
@@ -102,42 +135,41 @@ export class RunScheduler {
   }
 
   /** Starts a run the store has given to this instance (`cancelled`: end it at once with that reason). */
-  start({ run, secrets }: ClaimedRun, cancelled?: CancelReason): void {
+  start({ record, secrets, log }: ClaimedRun, cancelled?: CancelReason): void {
     const { ors, models, store, limits, now } = this.#o;
+    const { request } = record;
     const controller = new AbortController();
     if (cancelled) controller.abort(new RunCancelledError(cancelled));
     const inbox = new RunInbox();
     inbox.onWait((waiting) => {
       // Shutdown waits for no one: a run that waits on a person is cancelled at once.
-      if (waiting && this.#stopped) this.cancel(run.id, 'shutdown');
+      if (waiting && this.#stopped) this.cancel(record.id, 'shutdown');
       // The time spent waiting on a person does not count towards being orphaned.
-      if (!waiting) run.touch(now());
+      if (!waiting) void store.touch(record.id).catch(() => undefined);
     });
-    this.#active.set(run.id, { controller, inbox });
-    this.#o.onStart?.(run);
+    this.#active.set(record.id, { controller, inbox });
+    this.#o.onStart?.(record, log);
     const timeout = setTimeout(() => controller.abort(new RunCancelledError('timeout')), limits.runTimeoutMs);
     const started = now();
-    const stored = store.track(run);
+    const stored = store.track(record, log);
     const episode = runEpisode({
       ors,
-      model: models.resolve(run.model),
-      env: run.env,
-      task: run.task,
-      input: run.request.input,
-      instructions: run.request.instructions,
-      sampling: run.request.sampling,
-      maxTurns: run.request.max_turns ?? DEFAULT_MAX_TURNS,
-      rewardReduction: run.request.reward_reduction,
+      model: models.resolve(record.model),
+      env: record.env,
+      task: record.task,
+      input: request.input,
+      instructions: request.instructions,
+      sampling: request.sampling,
+      maxTurns: request.max_turns,
+      rewardReduction: request.reward_reduction,
       inbox,
-      approval: run.request.approval,
-      inputTimeoutMs: run.request.await_input
-        ? (run.request.input_timeout_seconds ?? DEFAULT_INPUT_TIMEOUT_SECONDS) * 1000
-        : undefined,
+      approval: request.approval,
+      inputTimeoutMs: request.await_input ? (request.input_timeout_seconds ?? DEFAULT_WAIT_SECONDS) * 1000 : undefined,
       secrets,
       toolOutputEventChars: limits.toolOutputEventChars,
       toolProgressMs: limits.toolProgressMs,
       signal: controller.signal,
-      emit: (event, detail) => run.log.append(event, detail),
+      emit: (event, detail) => log.append(event, detail),
       now,
     });
     this.#episodes.add(episode);
@@ -150,7 +182,7 @@ export class RunScheduler {
         .then(() => stored)
         .finally(() => {
           clearTimeout(timeout);
-          this.#active.delete(run.id);
+          this.#active.delete(record.id);
           const took = now() - started;
           this.#meanRunMs = this.#meanRunMs === 0 ? took : this.#meanRunMs * 0.9 + took * 0.1;
           this.wake();

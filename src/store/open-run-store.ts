@@ -1,6 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { customAlphabet } from 'nanoid';
 import type { Config } from '../config.js';
+import type { RunStore, StoreLimits } from '../runs/run-store.js';
+import { StoreUnavailableError } from '../runs/store-unavailable-error.js';
+import type { WebhookOutbox } from '../webhooks/webhook-outbox.js';
 import { MemoryRunStore } from './memory/memory-run-store.js';
 import { MemoryWebhookOutbox } from './memory/memory-webhook-outbox.js';
 import { RedisConnection } from './redis/redis-connection.js';
@@ -8,9 +11,6 @@ import { RedisKeys } from './redis/redis-keys.js';
 import { RedisRunStore } from './redis/redis-run-store.js';
 import { RedisWebhookOutbox } from './redis/redis-webhook-outbox.js';
 import { SealedSecrets } from './redis/sealed-secrets.js';
-import type { RunStore, StoreLimits } from './run-store.js';
-import { StoreUnavailableError } from './store-unavailable-error.js';
-import type { WebhookOutbox } from './webhook-outbox.js';
 
 /** How long start-up waits for Redis. */
 const CONNECT_TIMEOUT_MS = 30_000;
@@ -27,6 +27,7 @@ export function storeLimits(config: Config): StoreLimits {
     maxStoredBytes: config.maxStoredBytes,
     retentionMs: config.retentionMs,
     orphanTtlMs: config.orphanTtlMs,
+    maxEventsPerRun: config.maxEventsPerRun,
   };
 }
 
@@ -77,7 +78,6 @@ export async function openRunStore(
     instance,
     limits: storeLimits(config),
     leaseMs: config.leaseMs,
-    maxEventsPerRun: config.maxEventsPerRun,
     secrets: new SealedSecrets(secret),
     log,
   });
@@ -87,8 +87,8 @@ export async function openRunStore(
 /** The secret kept in Redis for every instance: the first to start writes it, the others read it. */
 async function sharedSecret(connection: RedisConnection, keys: RedisKeys): Promise<Buffer> {
   const candidate = randomBytes(32).toString('base64');
-  await connection.run(() => connection.command.set(keys.secret, candidate, 'NX'));
-  const kept = await connection.run(() => connection.command.get(keys.secret));
+  await connection.run(() => connection.command.set(keys.fixed('secret'), candidate, 'NX'));
+  const kept = await connection.run(() => connection.command.get(keys.fixed('secret')));
   return Buffer.from(kept ?? candidate, 'base64');
 }
 

@@ -1,11 +1,13 @@
 import { Webhook } from 'standardwebhooks';
 import { BadRequestError } from '../errors.js';
-import type { RunEvent } from '../protocol/run-events.js';
-import type { WebhookDelivery, WebhookRequest } from '../protocol/webhook.js';
-import type { Run } from '../runs/run.js';
-import type { OutboxDelivery, WebhookOutbox } from '../store/webhook-outbox.js';
+import { isTerminalEvent, type RunEvent } from '../protocol/run-events.js';
+import { type WebhookDelivery, type WebhookRequest, webhookEvents } from '../protocol/webhook.js';
+import type { EventLog } from '../runs/event-log.js';
+import type { RunRecord } from '../runs/run-record.js';
+import { snapshotOf } from '../runs/snapshot-of.js';
+import { type WebhookSink, webhooksNotConfigured } from '../runs/webhook-sink.js';
 import { postWebhook } from './post-webhook.js';
-import { webhookEvents } from './webhook-events.js';
+import type { OutboxDelivery, WebhookOutbox } from './webhook-outbox.js';
 import { type HostLookup, resolveWebhookTarget, systemLookup, WebhookTargetError } from './webhook-target.js';
 
 /** The webhook settings of the configuration (docs/configuration.md). */
@@ -46,7 +48,7 @@ const LEASE_MARGIN_MS = 10_000;
  * deliveries — its own, or, with a shared outbox, anyone's — signed per Standard Webhooks, at most
  * `concurrency` at once, retrying with exponential backoff and jitter until `maxAttempts`.
  */
-export class WebhookDispatcher {
+export class WebhookDispatcher implements WebhookSink {
   readonly #o: WebhookDispatcherOptions;
   readonly #now: () => number;
   readonly #signer: Webhook | undefined;
@@ -81,14 +83,14 @@ export class WebhookDispatcher {
     }
   }
 
-  /** Turns run `run`'s webhook events into deliveries as they are appended (a run executing here). */
-  watch(run: Run): void {
-    const webhook = run.request.webhook;
+  /** Turns the webhook events of the run of `record` into deliveries as they are appended to `log` (a run executing here). */
+  watch(record: RunRecord, log: EventLog): void {
+    const webhook = record.request.webhook;
     if (webhook === undefined) return;
     const wanted = new Set<string>(webhookEvents(webhook));
-    const stop = run.log.onAppend(({ event }) => {
-      if (wanted.has(event.event)) this.#track(this.#enqueue(run, webhook.url, event));
-      if (event.event === 'run.completed' || event.event === 'run.failed' || event.event === 'run.cancelled') stop();
+    const stop = log.onAppend(({ event }) => {
+      if (wanted.has(event.event)) this.#track(this.#enqueue(record, log, webhook.url, event));
+      if (isTerminalEvent(event)) stop();
     });
   }
 
@@ -126,18 +128,18 @@ export class WebhookDispatcher {
     clearTimeout(this.#timer);
   }
 
-  async #enqueue(run: Run, url: string, event: RunEvent): Promise<void> {
+  async #enqueue(record: RunRecord, log: EventLog, url: string, event: RunEvent): Promise<void> {
     // The snapshot at the event; its own `webhook` is left out: the receiver is that webhook, and
     // the deliveries' states change after the fact.
-    const { webhook: _webhook, ...snapshot } = run.snapshot();
+    const { webhook: _webhook, ...snapshot } = snapshotOf(record, log);
     const body = JSON.stringify({
       type: event.event,
       timestamp: new Date(event.timestamp * 1000).toISOString(),
       data: { run: snapshot, event },
     });
     await this.#o.outbox.add({
-      id: `msg_${run.id}_${event.seq}`,
-      runId: run.id,
+      id: `msg_${record.id}_${event.seq}`,
+      runId: record.id,
       url,
       event: event.event as OutboxDelivery['event'],
       seq: event.seq,
@@ -251,14 +253,6 @@ export class WebhookDispatcher {
     }
     await this.#o.outbox.settle(settled);
   }
-}
-
-/** The 400 for a run that asks for a webhook on a server that cannot sign one. */
-export function webhooksNotConfigured(): BadRequestError {
-  return new BadRequestError(
-    'This server sends no webhooks: it has no RUNBRIDGE_WEBHOOK_SECRET to sign them with. Ask its operator to set one, or leave out "webhook".',
-    { code: 'webhooks_not_configured' },
-  );
 }
 
 /** The wait after attempt `attempts`: `baseMs` doubled per attempt, times a jitter of 0.5–1, at most `MAX_RETRY_MS`. */

@@ -143,7 +143,7 @@ describe('an AI SDK chat page in Chromium', () => {
       });
       // The run was started with the message as its input, and its stream read once, as ai-sdk.
       const run = await bridge.registry.open(assistant!.id, LOCAL_OWNER);
-      expect(run.request.input).toBe('Please wait.');
+      expect(run.record.request.input).toBe('Please wait.');
       expect(proxy.requests.map((request) => `${request.method} ${request.url} ${request.status}`)).toEqual([
         'POST /v1/runs 202',
         `GET /v1/runs/${assistant!.id}/events?format=ai-sdk 200`,

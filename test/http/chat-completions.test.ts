@@ -172,8 +172,9 @@ describe('POST /v1/chat/completions', () => {
       metadata: { experiment: 'a' },
     });
     const played = await run(response.headers.get('x-run-id')!);
-    expect(played.request.sampling).toEqual({ temperature: 0.2, top_p: 0.9, max_tokens: 50, seed: 7 });
-    expect(played.snapshot()).toMatchObject({ turns: 1, metadata: { experiment: 'a' } });
+    expect(played.record.request.sampling).toEqual({ temperature: 0.2, top_p: 0.9, max_tokens: 50, seed: 7 });
+    expect(played.log.summary.turns).toBe(1);
+    expect(played.record.request.metadata).toEqual({ experiment: 'a' });
     expect(((await response.json()) as { choices: Array<{ finish_reason: string }> }).choices[0]!.finish_reason).toBe(
       'length',
     );
@@ -271,8 +272,8 @@ describe('POST /v1/chat/completions', () => {
       if (frame.data.includes('"role":"assistant"')) break; // leaving the loop closes the connection
     }
     client.abort();
-    await expect.poll(async () => (await run(runId)).subscribers, patiently).toBe(0);
-    expect((await run(runId)).status).toBe('running');
+    await expect.poll(() => bridge.registry.localStats().subscribers, patiently).toBe(0);
+    expect((await run(runId)).log.summary.status).toBe('running');
     held.resolve();
     expect((await bridge.readEvents(runId)).at(-1)).toMatchObject({ event: 'run.completed', output: 'Released.' });
     expect((await (await bridge.fetch(`/v1/runs/${runId}`)).json()) as object).toMatchObject({ status: 'completed' });
@@ -285,11 +286,11 @@ describe('POST /v1/chat/completions', () => {
       { signal: client.signal },
     );
     const runId = await runningRunOf(bridge, 'scripted:hang');
-    await expect.poll(async () => (await run(runId)).subscribers, patiently).toBe(1);
+    await expect.poll(() => bridge.registry.localStats().subscribers, patiently).toBe(1);
     client.abort();
     await expect(answer).rejects.toThrow();
-    await expect.poll(async () => (await run(runId)).subscribers, patiently).toBe(0);
-    expect((await run(runId)).status).toBe('running');
+    await expect.poll(() => bridge.registry.localStats().subscribers, patiently).toBe(0);
+    expect((await run(runId)).log.summary.status).toBe('running');
     await bridge.fetch(`/v1/runs/${runId}/cancel`, { method: 'POST', headers: { 'Content-Type': 'application/json' } });
     expect((await bridge.readEvents(runId)).at(-1)).toMatchObject({ event: 'run.cancelled' });
   });

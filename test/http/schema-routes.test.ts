@@ -11,6 +11,7 @@ import { UiAssets } from '../../src/http/ui-assets.js';
 import { ModelRegistry } from '../../src/models/model-registry.js';
 import { OrsClient } from '../../src/ors/client/ors-client.js';
 import type { RunEvent } from '../../src/protocol/run-events.js';
+import { EnvCatalog } from '../../src/runs/env-catalog.js';
 import { RunRegistry } from '../../src/runs/run-registry.js';
 import { MemoryRunStore } from '../../src/store/memory/memory-run-store.js';
 import { storeLimits } from '../../src/store/open-run-store.js';
@@ -43,6 +44,7 @@ async function appRoutes(): Promise<string[]> {
     ors: new OrsClient({ baseUrl: 'http://127.0.0.1:9' }),
     models: new ModelRegistry([createOfflineProvider()], 'offline'),
     store: new MemoryRunStore(storeLimits(config)),
+    catalog: new EnvCatalog(new OrsClient({ baseUrl: 'http://127.0.0.1:9' })),
     defaultEnv: 'arith',
     limits: { maxConcurrentRuns: 1, maxEventsPerRun: 10, runTimeoutMs: 1000, toolOutputEventChars: 10 },
   });

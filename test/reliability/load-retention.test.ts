@@ -1,7 +1,8 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
-import type { Run } from '../../src/runs/run.js';
+import { waitForAppend } from '../../src/runs/log-reader.js';
+import type { OpenedRun } from '../../src/runs/run-store.js';
 import { startTestBridge, type TestBridge } from '../support/start-test-bridge.js';
 
 /**
@@ -48,8 +49,8 @@ function heapMiB(): number {
   return (usage.heapUsed + usage.external + usage.arrayBuffers) / 2 ** 20;
 }
 
-async function finished(run: Run): Promise<void> {
-  while (!run.log.terminal) await run.log.waitForAppend(run.log.length, 60_000);
+async function finished({ log }: OpenedRun): Promise<void> {
+  while (!log.terminal) await waitForAppend(log, log.length, 60_000);
 }
 
 /** Plays `count` arith runs over HTTP, 50 at a time, each with its own Idempotency-Key, every 100th watched over SSE. */

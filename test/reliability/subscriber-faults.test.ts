@@ -194,7 +194,7 @@ describe('random disconnects and resumes', () => {
       let stalls = 0;
       for (let attempt = 0; ; attempt++) {
         const [bytes, viaHeader] = cutPlan[attempt % cutPlan.length]!;
-        const live = !run.finished;
+        const live = !run.log.terminal;
         // A cut before the first whole event makes no progress; a bigger one next time always does.
         const { status, cut, events } = await readUntilCut(runId, cursor, bytes * 2 ** stalls, viaHeader);
         if (status === 204) break;

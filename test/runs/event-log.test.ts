@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { EventLog, EventLogFullError } from '../../src/runs/event-log.js';
+import { waitForAppend } from '../../src/runs/log-reader.js';
 
 const started = { event: 'run.started', env: 'arith', task: { split: 'train', index: 0 }, model: 'offline' } as const;
 const delta = { event: 'message.delta', delta: 'hi', turn: 1 } as const;
@@ -14,7 +15,7 @@ describe('the event log', () => {
 
   it('wakes a waiting reader as soon as an event is appended', async () => {
     const log = new EventLog('run_1');
-    const waiting = log.waitForAppend(0, 60_000);
+    const waiting = waitForAppend(log, 0, 60_000);
     log.append(started);
     await expect(waiting).resolves.toBe('appended');
   });
@@ -22,7 +23,7 @@ describe('the event log', () => {
   it('wakes a waiting reader once for a burst of appends in one turn of the event loop, with the whole burst in the log', async () => {
     const log = new EventLog('run_1');
     const seenAtWake: number[] = [];
-    const waiting = log.waitForAppend(0, 60_000).then(() => seenAtWake.push(log.length));
+    const waiting = waitForAppend(log, 0, 60_000).then(() => seenAtWake.push(log.length));
     // Appends spread over many microtasks, as a stream of parts arrives within one network read.
     for (let i = 0; i < 3; i++) {
       log.append(i === 0 ? started : delta);
@@ -35,22 +36,22 @@ describe('the event log', () => {
   it('answers at once when the log already holds more than the reader has', async () => {
     const log = new EventLog('run_1');
     log.append(started);
-    await expect(log.waitForAppend(0, 60_000)).resolves.toBe('appended');
+    await expect(waitForAppend(log, 0, 60_000)).resolves.toBe('appended');
   });
 
   it('tells a reader when the keep-alive interval passed with nothing new', async () => {
-    await expect(new EventLog('run_1').waitForAppend(0, 5)).resolves.toBe('timeout');
+    await expect(waitForAppend(new EventLog('run_1'), 0, 5)).resolves.toBe('timeout');
   });
 
   it('stops waiting when the reader goes away', async () => {
     const gone = new AbortController();
-    const waiting = new EventLog('run_1').waitForAppend(0, 60_000, gone.signal);
+    const waiting = waitForAppend(new EventLog('run_1'), 0, 60_000, gone.signal);
     gone.abort();
     await expect(waiting).resolves.toBe('aborted');
   });
 
   it('refuses progress events past its bound but still takes the events that close the run', () => {
-    const log = new EventLog('run_1', 2);
+    const log = new EventLog('run_1', { maxEvents: 2 });
     log.append(started);
     log.append(delta);
     expect(() => log.append(delta)).toThrow(EventLogFullError);
@@ -69,6 +70,62 @@ describe('the event log', () => {
     });
     log.append({ event: 'run.failed', error: 'too many events', code: 'event_log_full' });
     expect(log.terminal?.event).toBe('run.failed');
+  });
+
+  it('folds each event into its summary as it is appended: status, pending approvals, totals, bytes and times', () => {
+    let now = 1_000;
+    const log = new EventLog('run_1', { now: () => now, rewardReduction: 'sum' });
+    expect(log.summary.status).toBe('queued');
+    log.append(started);
+    expect(log.summary.status).toBe('running');
+    log.append({
+      event: 'tool.approval_required',
+      approval_id: 'appr_1',
+      tool: 'submit',
+      tool_call_id: 'c1',
+      arguments: { answer: 3 },
+      turn: 1,
+      call_index: 0,
+      expires_at: 2,
+    });
+    expect(log.summary.status).toBe('requires_action');
+    expect([...log.summary.pendingApprovals.keys()]).toEqual(['appr_1']);
+    log.append({
+      event: 'tool.approval_resolved',
+      approval_id: 'appr_1',
+      tool: 'submit',
+      tool_call_id: 'c1',
+      decision: 'approve',
+      by: 'client',
+      arguments: { answer: 3 },
+      edited: false,
+      turn: 1,
+      call_index: 0,
+    });
+    expect(log.summary.status).toBe('running');
+    expect(log.summary.pendingApprovals.size).toBe(0);
+    for (const reward of [0.5, 0.25]) {
+      log.append({
+        event: 'tool.completed',
+        tool: 'submit',
+        tool_call_id: `c${reward}`,
+        duration: 0.01,
+        error: false,
+        output: 'ok',
+        reward,
+        finished: false,
+        turn: 1,
+        call_index: 0,
+      });
+    }
+    expect(log.summary.reward).toBe(0.75);
+    expect(log.finishedAt).toBeUndefined();
+    now = 5_000;
+    log.append({ event: 'run.cancelled', reason: 'client' });
+    expect(log.summary.status).toBe('cancelled');
+    expect(log.finishedAt).toBe(5_000);
+    expect(log.updatedAt).toBe(5_000);
+    expect(log.bytes).toBe(log.entries.reduce((bytes, entry) => bytes + entry.json.length, 0));
   });
 
   it('refuses anything after the terminal event', () => {

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Model, ModelPart, ModelRequest } from '../../src/models/model.js';
 import { EventDetailSchema } from '../../src/protocol/event-detail.js';
 import { type RunEvent, RunEventSchema } from '../../src/protocol/run-events.js';
+import { ApprovalPolicySchema } from '../../src/protocol/run-request.js';
 import { assertEventOrder } from '../../src/protocol/verify-event-order.js';
 import { foldEpisode, type LogEntry } from '../../src/runs/episode-fold.js';
 import type { EpisodeRecord } from '../../src/runs/episode-record.js';
@@ -66,7 +67,7 @@ describe('runEpisode with a person in the loop', () => {
       maxTurns: 5,
       toolOutputEventChars: 100,
       inbox,
-      approval: { tools: ['look'] },
+      approval: ApprovalPolicySchema.parse({ tools: ['look'] }),
       ...(options.inputTimeoutMs === undefined ? {} : { inputTimeoutMs: options.inputTimeoutMs }),
       signal: options.signal ?? new AbortController().signal,
       emit: (event, detail) => {

@@ -3,6 +3,8 @@ import { ModelRegistry } from '../../src/models/model-registry.js';
 import { OrsClient } from '../../src/ors/client/ors-client.js';
 import { createOrsServer, type OrsServer } from '../../src/ors/server/create-ors-server.js';
 import { isTerminalEvent } from '../../src/protocol/run-events.js';
+import { type RunRequestInput, RunRequestSchema } from '../../src/protocol/run-request.js';
+import { EnvCatalog } from '../../src/runs/env-catalog.js';
 import { RunRegistry, type RunRegistryOptions } from '../../src/runs/run-registry.js';
 import { MemoryRunStore } from '../../src/store/memory/memory-run-store.js';
 import { probeEnvironment } from '../support/probe-environment.js';
@@ -10,6 +12,8 @@ import { scriptedProvider } from '../support/scripted-model.js';
 import { deferred } from '../support/test-environment.js';
 
 const OWNER = 'owner-1';
+/** A run request as `POST /v1/runs` hands it on: validated, its defaults filled in. */
+const request = (body: RunRequestInput = {}) => RunRequestSchema.parse(body);
 /** Waits are ended by events; the bound only stops a broken test. */
 const patiently = { timeout: 20_000 };
 
@@ -42,7 +46,9 @@ describe('RunRegistry', () => {
         maxStoredBytes: 16 * 1024 * 1024,
         orphanTtlMs: 60_000,
         retentionMs: 60_000,
+        maxEventsPerRun: 1000,
       }),
+      catalog: new EnvCatalog(ors),
       defaultEnv: 'probe',
       limits: { maxConcurrentRuns: 4, maxEventsPerRun: 1000, runTimeoutMs: 60_000, toolOutputEventChars: 100 },
       log: () => undefined,
@@ -67,20 +73,20 @@ describe('RunRegistry', () => {
     it('starts one run for two concurrent requests while the catalog lookup is in flight, and answers both with it', async () => {
       const runs = start();
       const catalog = holdCatalog();
-      const first = runs.create({ metadata: { a: 1 } }, OWNER, 'key-1');
-      const second = runs.create({ metadata: { a: 1 } }, OWNER, 'key-1');
+      const first = runs.create(request({ metadata: { a: 1 } }), OWNER, 'key-1');
+      const second = runs.create(request({ metadata: { a: 1 } }), OWNER, 'key-1');
       catalog.release();
       const [a, b] = await Promise.all([first, second]);
       expect(a.created).toBe(true);
-      expect(b).toEqual({ run: a.run, created: false });
-      expect((await runs.list(OWNER, { limit: 100 })).data.map((run) => run.run_id)).toEqual([a.run.id]);
+      expect(b).toEqual({ record: a.record, status: 'running', created: false });
+      expect((await runs.list(OWNER, { limit: 100 })).data.map((run) => run.run_id)).toEqual([a.record.id]);
     });
 
     it('answers 409 for another body while the first request is still being created', async () => {
       const runs = start();
       const catalog = holdCatalog();
-      const first = runs.create({ metadata: { a: 1 } }, OWNER, 'key-1');
-      const other = runs.create({ metadata: { a: 2 } }, OWNER, 'key-1');
+      const first = runs.create(request({ metadata: { a: 1 } }), OWNER, 'key-1');
+      const other = runs.create(request({ metadata: { a: 2 } }), OWNER, 'key-1');
       catalog.release();
       await expect(other).rejects.toMatchObject({ status: 409, code: 'idempotency_conflict' });
       await first;
@@ -90,29 +96,30 @@ describe('RunRegistry', () => {
     it('frees the key of a request that failed, so its retry starts the run', async () => {
       const runs = start();
       const catalog = holdCatalog();
-      const first = runs.create({}, OWNER, 'key-1');
+      const first = runs.create(request(), OWNER, 'key-1');
       catalog.fail(new Error('ORS is down'));
       await expect(first).rejects.toThrow('ORS is down');
-      const retry = await runs.create({}, OWNER, 'key-1');
+      const retry = await runs.create(request(), OWNER, 'key-1');
       expect(retry.created).toBe(true);
     });
 
     it('frees the key of a deleted run, so the key starts a new run', async () => {
       const runs = start();
-      const { run } = await runs.create({}, OWNER, 'key-1');
-      await vi.waitFor(() => expect(run.finished).toBe(true), patiently);
-      await runs.delete(run.id, OWNER);
-      const again = await runs.create({}, OWNER, 'key-1');
+      const { record } = await runs.create(request(), OWNER, 'key-1');
+      const { log } = await runs.open(record.id, OWNER);
+      await vi.waitFor(() => expect(log.terminal).toBeDefined(), patiently);
+      await runs.delete(record.id, OWNER);
+      const again = await runs.create(request(), OWNER, 'key-1');
       expect(again.created).toBe(true);
-      expect(again.run.id).not.toBe(run.id);
+      expect(again.record.id).not.toBe(record.id);
     });
   });
 
   it('refuses with 503 a request (and its waiting duplicate) whose lookup was in flight when shutdown began, and registers no run', async () => {
     const runs = start();
     const catalog = holdCatalog();
-    const first = runs.create({}, OWNER, 'key-1');
-    const duplicate = runs.create({}, OWNER, 'key-1');
+    const first = runs.create(request(), OWNER, 'key-1');
+    const duplicate = runs.create(request(), OWNER, 'key-1');
     await runs.shutdown(0);
     catalog.release();
     await expect(first).rejects.toMatchObject({ status: 503, code: 'draining' });
@@ -124,10 +131,10 @@ describe('RunRegistry', () => {
     const log = vi.fn();
     const consoleError = vi.spyOn(console, 'error').mockImplementation(() => undefined);
     const runs = start({ log });
-    const { run } = await runs.create({}, OWNER);
+    const { record } = await runs.create(request(), OWNER);
     // A listener that throws on the terminal event makes the episode itself reject: a bug, reported.
     const bug = new Error('listener bug');
-    run.log.onAppend(({ event }) => {
+    (await runs.open(record.id, OWNER)).log.onAppend(({ event }) => {
       if (isTerminalEvent(event)) throw bug;
     });
     await vi.waitFor(() => expect(log).toHaveBeenCalledWith('background task failed:', bug), patiently);

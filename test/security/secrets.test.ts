@@ -5,6 +5,7 @@ import { STREAM_FORMATS } from '../../src/http/formats/stream-formats.js';
 import { planRollouts } from '../../src/rollouts/rollout-plan.js';
 import { toTrajectoryRecord } from '../../src/rollouts/to-trajectory-record.js';
 import { foldEpisode } from '../../src/runs/episode-fold.js';
+import { snapshotOf } from '../../src/runs/snapshot-of.js';
 import { scriptedProvider } from '../support/scripted-model.js';
 import { ScriptedOrsServer } from '../support/scripted-ors-server.js';
 import { startTestBridge, type TestBridge } from '../support/start-test-bridge.js';
@@ -99,10 +100,10 @@ async function outputsOf(bridge: TestBridge, runId: string): Promise<Record<stri
   outputs.snapshot = await (await bridge.fetch(`/v1/runs/${runId}`)).text();
   outputs.list = await (await bridge.fetch('/v1/runs?limit=100')).text();
   const run = await bridge.registry.open(runId, new Authenticator(['key-1']).authenticate('Bearer key-1'));
-  outputs['run object'] = asText({ request: run.request, metadata: run.metadata, snapshot: run.snapshot() });
+  outputs['run object'] = asText({ record: run.record, snapshot: snapshotOf(run.record, run.log) });
   const record = foldEpisode(run.log.entries);
   outputs['episode record'] = asText(record);
-  const [rollout] = planRollouts({ env: run.env, split: 'train', indices: [0], samples: 1, masterSeed: 0 });
+  const [rollout] = planRollouts({ env: run.record.env, split: 'train', indices: [0], samples: 1, masterSeed: 0 });
   outputs['trajectory record'] = asText(
     toTrajectoryRecord(record, {
       rolloutId: 'r0',

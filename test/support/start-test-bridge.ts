@@ -1,11 +1,14 @@
 import { inject } from 'vitest';
 import { createOfflineProvider } from '../../adapters/models/offline/offline-provider.js';
 import { loadConfig } from '../../src/config.js';
-import { type Runbridge, type StartOptions, startRunbridge } from '../../src/main.js';
+import { type Runbridge, type StartOptions, startBridge } from '../../src/main.js';
 import type { RunEvent } from '../../src/protocol/run-events.js';
+import type { RunRegistry } from '../../src/runs/run-registry.js';
 import { runEventsOf } from './run-events-of.js';
 
 export interface TestBridge extends Runbridge {
+  /** The runs the bridge holds, to look inside it. */
+  registry: RunRegistry;
   /** fetch against the bridge, with the bearer key when one is configured. */
   fetch(path: string, init?: RequestInit): Promise<Response>;
   /** POST /v1/runs with `body`; returns the run id (throws on a non-2xx answer). */
@@ -37,7 +40,7 @@ export async function startTestBridge(
   options: Omit<StartOptions, 'config'> & { apiKey?: string } = {},
 ): Promise<TestBridge> {
   const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', ...testStoreEnv(), ...env });
-  const bridge = await startRunbridge({
+  const { bridge, registry } = await startBridge({
     log: () => undefined,
     ...options,
     // The offline model is always there, without token delays; tests add scripted or vendor-backed ones.
@@ -52,6 +55,7 @@ export async function startTestBridge(
     });
   return {
     ...bridge,
+    registry,
     fetch: request,
     async startRun(body = {}) {
       const response = await request('/v1/runs', {

@@ -1,15 +1,5 @@
 import { z } from 'zod';
 import { PACKAGE_VERSION } from '../../package-version.js';
-import { ChatCompletionChunkSchema, ChatCompletionSchema } from '../../protocol/chat-completion.js';
-import { ChatCompletionRequestSchema } from '../../protocol/chat-completion-request.js';
-import { DecisionRequestSchema } from '../../protocol/decision-request.js';
-import { MessageRequestSchema } from '../../protocol/message-request.js';
-import { RunEventSchema, ToolApprovalResolvedEventSchema } from '../../protocol/run-events.js';
-import { RunRequestSchema } from '../../protocol/run-request.js';
-import { RunCreatedSchema, RunSnapshotSchema } from '../../protocol/run-snapshot.js';
-import { STREAM_FORMATS } from '../formats/stream-formats.js';
-import { ChatQuerySchema } from '../routes/chat-completions-routes.js';
-import { EventsQuerySchema, ListQuerySchema } from '../routes/runs-routes.js';
 import {
   CancelAnswerSchema,
   EnvironmentListSchema,
@@ -20,7 +10,17 @@ import {
   ModelListSchema,
   RunListSchema,
   StreamTokenAnswerSchema,
-} from './api-schemas.js';
+} from '../../protocol/api-answers.js';
+import { ChatCompletionChunkSchema, ChatCompletionSchema } from '../../protocol/chat-completion.js';
+import { ChatCompletionRequestSchema } from '../../protocol/chat-completion-request.js';
+import { DecisionRequestSchema } from '../../protocol/decision-request.js';
+import { MessageRequestSchema } from '../../protocol/message-request.js';
+import { RunEventSchema, ToolApprovalResolvedEventSchema } from '../../protocol/run-events.js';
+import { RunRequestSchema } from '../../protocol/run-request.js';
+import { RunCreatedSchema, RunSnapshotSchema } from '../../protocol/run-snapshot.js';
+import { STREAM_FORMATS } from '../formats/stream-formats.js';
+import { ChatQuerySchema } from '../routes/chat-completions-routes.js';
+import { EventsQuerySchema, ListQuerySchema } from '../routes/runs-routes.js';
 import { type JsonSchema, namedJsonSchemas, runEventTypes } from './json-schemas.js';
 
 /**

@@ -1,6 +1,6 @@
 import Router from 'koa-router';
 import { ChatCompletionRequestSchema } from '../../protocol/chat-completion-request.js';
-import type { Run } from '../../runs/run.js';
+import type { OpenedRun } from '../../runs/run-store.js';
 import type { AppDeps, AppState } from '../app-deps.js';
 import { chatRequestToRunRequest } from '../chat-run-request.js';
 import { runErrorOf } from '../formats/openai-chunks.js';
@@ -37,14 +37,15 @@ export function chatCompletionsRoutes(deps: AppDeps): Router<AppState> {
     );
     // A stream the caps refuse must not leave a run behind: its slot is taken before the run exists.
     const slot = body.stream ? deps.streams.acquire(ctx.state.owner) : undefined;
-    let run: Run;
+    let run: OpenedRun;
     try {
-      ({ run } = await deps.registry.create(chatRequestToRunRequest(body), ctx.state.owner));
+      const { record } = await deps.registry.create(chatRequestToRunRequest(body), ctx.state.owner);
+      run = await deps.registry.open(record.id, ctx.state.owner);
     } catch (error) {
       slot?.();
       throw error;
     }
-    ctx.set('x-run-id', run.id);
+    ctx.set('x-run-id', run.record.id);
 
     if (slot) {
       await serveRunStream(ctx, deps, run, openaiFormat, -1, slot);
@@ -52,7 +53,7 @@ export function chatCompletionsRoutes(deps: AppDeps): Router<AppState> {
     }
 
     const { signal, release } = responseSignal(ctx.res, deps.shutdownSignal);
-    const terminal = await waitForTerminal(run, { signal, now: deps.now, wakeMs: deps.config.keepaliveMs }).finally(
+    const terminal = await waitForTerminal(run, deps.registry, { signal, wakeMs: deps.config.keepaliveMs }).finally(
       release,
     );
     if (terminal === undefined) {

@@ -1,6 +1,6 @@
 import Router from 'koa-router';
+import type { EnvironmentList } from '../../protocol/api-answers.js';
 import type { AppDeps, AppState } from '../app-deps.js';
-import type { EnvironmentList } from '../environment-directory.js';
 
 /**
  * `GET /v1/environments`: what `env` and `task` of `POST /v1/runs` may name — the ORS server's

@@ -48,14 +48,14 @@ export function runsRoutes(deps: AppDeps): Router<AppState> {
     const body = parseInput(RunRequestSchema, await readJsonBody(ctx.req, config.maxBodyBytes), 'run request');
     const keyHeader = ctx.get('Idempotency-Key');
     const key = keyHeader === '' ? undefined : parseInput(IdempotencyKeySchema, keyHeader, 'Idempotency-Key header');
-    const { run, created } = await registry.create(body, ctx.state.owner, key);
+    const { record, status, created } = await registry.create(body, ctx.state.owner, key);
     ctx.status = created ? 202 : 200;
-    ctx.set('Location', `/v1/runs/${run.id}`);
+    ctx.set('Location', `/v1/runs/${record.id}`);
     ctx.body = {
-      run_id: run.id,
-      status: run.status,
-      events_url: `/v1/runs/${run.id}/events`,
-      created_at: run.createdAt / 1000,
+      run_id: record.id,
+      status,
+      events_url: `/v1/runs/${record.id}/events`,
+      created_at: record.createdAt / 1000,
     } satisfies RunCreated;
   });
 
@@ -92,13 +92,14 @@ export function runsRoutes(deps: AppDeps): Router<AppState> {
 
   router.get('/v1/runs/:id/events', async (ctx) => {
     const run = await registry.open(ctx.params.id!, ctx.state.owner);
+    const { log } = run;
     const query = parseInput(EventsQuerySchema, ctx.query, 'query');
     const lastEventId = ctx.get('Last-Event-ID');
     const cursor = parseCursor(lastEventId === '' ? undefined : lastEventId, query.after);
-    if (cursor > run.log.lastSeq) await logReaching(run.log, cursor, CURSOR_GRACE_MS);
-    if (cursor > run.log.lastSeq) {
+    if (cursor > log.lastSeq) await logReaching(log, cursor, CURSOR_GRACE_MS);
+    if (cursor > log.lastSeq) {
       throw new BadRequestError(
-        `The cursor ${cursor} is beyond the log: the newest event of this run is seq ${run.log.lastSeq}.`,
+        `The cursor ${cursor} is beyond the log: the newest event of this run is seq ${log.lastSeq}.`,
         {
           code: 'invalid_cursor',
         },
@@ -106,14 +107,14 @@ export function runsRoutes(deps: AppDeps): Router<AppState> {
     }
 
     if (wantsJson(ctx.get('Accept'))) {
-      const data = run.log.entries.slice(cursor + 1, cursor + 1 + query.limit).map((entry) => entry.event);
+      const data = log.entries.slice(cursor + 1, cursor + 1 + query.limit).map((entry) => entry.event);
       const last = data.at(-1);
-      const hasMore = last !== undefined && last.seq < run.log.lastSeq;
+      const hasMore = last !== undefined && last.seq < log.lastSeq;
       ctx.body = {
-        run_id: run.id,
-        status: run.status,
+        run_id: run.record.id,
+        status: log.summary.status,
         data,
-        last_seq: run.log.lastSeq,
+        last_seq: log.lastSeq,
         has_more: hasMore,
         next_after: hasMore ? last.seq : null,
       };
@@ -127,7 +128,7 @@ export function runsRoutes(deps: AppDeps): Router<AppState> {
         { code: 'unknown_format' },
       );
     }
-    if (run.finished && cursor >= run.log.lastSeq) {
+    if (log.terminal && cursor >= log.lastSeq) {
       // Nothing left to send: 204 also tells a browser EventSource to stop reconnecting.
       ctx.status = 204;
       return;

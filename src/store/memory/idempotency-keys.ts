@@ -1,4 +1,4 @@
-import type { KeyClaim } from '../run-store.js';
+import type { KeyClaim } from '../../runs/run-store.js';
 
 type KeyState = { hash: string; runId: string } | { hash: string; creating: Promise<void>; settle: () => void };
 

@@ -1,11 +1,13 @@
-import { isWaitingStatus } from '../../protocol/run-snapshot.js';
-import type { Run } from '../../runs/run.js';
+import { isWaitingStatus } from '../../protocol/run-status.js';
+import type { ControlMessage } from '../../runs/control-message.js';
+import type { EventLog } from '../../runs/event-log.js';
+import { newRunLog, type RunRecord, recordBytes } from '../../runs/run-record.js';
 import type {
   Admission,
   ClaimedRun,
-  ControlMessage,
   KeyClaim,
   NewRun,
+  OpenedRun,
   RunExecutor,
   RunListQuery,
   RunPage,
@@ -13,15 +15,19 @@ import type {
   RunStore,
   StoredSnapshot,
   StoreLimits,
-} from '../run-store.js';
+} from '../../runs/run-store.js';
+import { snapshotOf } from '../../runs/snapshot-of.js';
+import { storeFull } from '../refusals.js';
+import { SubscriberCount } from '../subscriber-count.js';
 import { IdempotencyKeys } from './idempotency-keys.js';
-import { RunDirectory } from './run-directory.js';
+import { type MemoryRun, RunDirectory } from './run-directory.js';
 import { RunQueue } from './run-queue.js';
 
 /**
  * The embedded store (the default): every run of this one process, in memory. Nothing to start;
- * nothing survives the process. The log of a run is its `Run`'s own `EventLog`, so appending an
- * event costs nothing beyond the log itself.
+ * nothing survives the process. A run's log is made here when the run is submitted, and the episode
+ * plays into that same log, so appending an event costs nothing beyond the log itself and a
+ * subscriber of a queued run follows it from its first event.
  */
 export class MemoryRunStore implements RunStore {
   readonly #limits: StoreLimits;
@@ -50,21 +56,17 @@ export class MemoryRunStore implements RunStore {
   }
 
   async submit(entry: NewRun): Promise<Admission> {
-    const { run } = entry;
-    this.#makeRoom(run.storedBytes);
+    const { record } = entry;
+    const bytes = recordBytes(record);
+    this.#makeRoom(bytes);
     const held = this.#storedBytes();
-    if (held + run.storedBytes > this.#limits.maxStoredBytes) {
-      return {
-        kind: 'refused',
-        code: 'store_full',
-        message: `Stored runs hold ${held} bytes of the ${this.#limits.maxStoredBytes} allowed (RUNBRIDGE_MAX_STORED_BYTES) and none has finished to make room; retry once some runs have ended, or delete finished ones.`,
-      };
-    }
-    const admission = this.#queue.admit(entry);
+    if (held + bytes > this.#limits.maxStoredBytes) return storeFull(held, this.#limits.maxStoredBytes);
+    const log = newRunLog(record, { maxEvents: this.#limits.maxEventsPerRun, now: this.#now });
+    const admission = this.#queue.admit(entry, log);
     if (admission.kind === 'refused') return admission;
-    this.#directory.add(run);
-    if (entry.idempotencyKey !== undefined) this.#keys.bind(run.owner, entry.idempotencyKey, run.id);
-    return admission;
+    this.#directory.add({ record, log, touchedAt: record.createdAt, subscribers: new SubscriberCount() });
+    if (entry.idempotency !== undefined) this.#keys.bind(record.owner, entry.idempotency.key, record.id);
+    return admission.kind === 'started' ? { kind: 'started', log } : admission;
   }
 
   async claim(max: number): Promise<ClaimedRun[]> {
@@ -75,28 +77,28 @@ export class MemoryRunStore implements RunStore {
     return this.#queue.unqueue(id);
   }
 
-  track(run: Run): Promise<void> {
+  track(record: RunRecord, log: EventLog): Promise<void> {
     return new Promise((resolve) => {
       const done = () => {
-        this.#queue.ended(run.owner);
+        this.#queue.ended(record.owner);
         resolve();
       };
-      if (run.finished) return done();
-      const stop = run.log.onAppend(() => {
-        if (!run.finished) return;
+      if (log.terminal) return done();
+      const stop = log.onAppend(() => {
+        if (!log.terminal) return;
         stop();
         done();
       });
     });
   }
 
-  async open(id: string): Promise<Run | undefined> {
+  async open(id: string): Promise<OpenedRun | undefined> {
     return this.#directory.find(id);
   }
 
   async snapshot(id: string): Promise<StoredSnapshot | undefined> {
     const run = this.#directory.find(id);
-    return run && { owner: run.owner, snapshot: run.snapshot() };
+    return run && { owner: run.record.owner, snapshot: snapshotOf(run.record, run.log) };
   }
 
   async list(owner: string, query: RunListQuery): Promise<RunPage> {
@@ -104,7 +106,19 @@ export class MemoryRunStore implements RunStore {
   }
 
   async touch(id: string): Promise<void> {
-    this.#directory.find(id)?.touch(this.#now());
+    const run = this.#directory.find(id);
+    if (run) touch(run, this.#now());
+  }
+
+  watch(id: string): () => void {
+    const run = this.#directory.find(id);
+    if (!run) return () => undefined;
+    const release = run.subscribers.add();
+    touch(run, this.#now());
+    return () => {
+      release();
+      touch(run, this.#now());
+    };
   }
 
   async forget(id: string): Promise<void> {
@@ -120,10 +134,15 @@ export class MemoryRunStore implements RunStore {
     const { orphanTtlMs, retentionMs } = this.#limits;
     const orphans: string[] = [];
     for (const run of [...this.#directory.values()]) {
-      if (run.finished) {
-        if (now - (run.finishedAt ?? now) >= retentionMs) this.#forget(run.id);
-      } else if (run.subscribers === 0 && !isWaitingStatus(run.status) && now - run.lastTouchedAt >= orphanTtlMs) {
-        orphans.push(run.id);
+      const { log } = run;
+      if (log.terminal) {
+        if (now - (log.finishedAt ?? now) >= retentionMs) this.#forget(run.record.id);
+      } else if (
+        run.subscribers.count === 0 &&
+        !isWaitingStatus(log.summary.status) &&
+        now - run.touchedAt >= orphanTtlMs
+      ) {
+        orphans.push(run.record.id);
       }
     }
     this.#makeRoom(0);
@@ -138,8 +157,8 @@ export class MemoryRunStore implements RunStore {
     let finished = 0;
     let subscribers = 0;
     for (const run of this.#directory.values()) {
-      if (run.finished) finished++;
-      subscribers += run.subscribers;
+      if (run.log.terminal) finished++;
+      subscribers += run.subscribers.count;
     }
     return { running: this.#queue.running, queued: this.#queue.length, finished, subscribers };
   }
@@ -157,7 +176,7 @@ export class MemoryRunStore implements RunStore {
 
   #storedBytes(): number {
     let bytes = 0;
-    for (const run of this.#directory.values()) bytes += run.storedBytes;
+    for (const run of this.#directory.values()) bytes += storedBytes(run);
     return bytes;
   }
 
@@ -166,12 +185,21 @@ export class MemoryRunStore implements RunStore {
     let excess = this.#storedBytes() + bytes - this.#limits.maxStoredBytes;
     if (excess <= 0) return;
     const finished = [...this.#directory.values()]
-      .filter((run) => run.finished)
-      .sort((a, b) => (a.finishedAt ?? 0) - (b.finishedAt ?? 0));
+      .filter((run) => run.log.terminal)
+      .sort((a, b) => (a.log.finishedAt ?? 0) - (b.log.finishedAt ?? 0));
     for (const run of finished) {
       if (excess <= 0) break;
-      excess -= run.storedBytes;
-      this.#forget(run.id);
+      excess -= storedBytes(run);
+      this.#forget(run.record.id);
     }
   }
+}
+
+/** What a run holds: its request and every entry of its log, in characters of JSON (`RUNBRIDGE_MAX_STORED_BYTES`). */
+function storedBytes({ record, log }: MemoryRun): number {
+  return recordBytes(record) + log.bytes;
+}
+
+function touch(run: MemoryRun, now: number): void {
+  run.touchedAt = Math.max(run.touchedAt, now);
 }

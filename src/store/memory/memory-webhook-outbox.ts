@@ -1,4 +1,4 @@
-import type { OutboxDelivery, WebhookOutbox } from '../webhook-outbox.js';
+import type { OutboxDelivery, WebhookOutbox } from '../../webhooks/webhook-outbox.js';
 
 /**
  * Webhook deliveries in this process. A settled delivery is kept for `retentionMs` (as long as a

@@ -1,16 +1,29 @@
 import type { RunSnapshot } from '../../protocol/run-snapshot.js';
-import type { Run } from '../../runs/run.js';
-import { invalidListCursor, type RunListQuery, type RunPage } from '../run-store.js';
+import type { EventLog } from '../../runs/event-log.js';
+import type { RunRecord } from '../../runs/run-record.js';
+import { invalidListCursor, type RunListQuery, type RunPage } from '../../runs/run-store.js';
+import { snapshotOf } from '../../runs/snapshot-of.js';
+import type { SubscriberCount } from '../subscriber-count.js';
+
+/** A run as the memory store keeps it: its record, its log, and who looked at it. */
+export interface MemoryRun {
+  readonly record: RunRecord;
+  readonly log: EventLog;
+  /** Epoch ms of the last touch (a request about it, a subscriber coming or going, a keep-alive). */
+  touchedAt: number;
+  /** Subscribers attached on this process. */
+  readonly subscribers: SubscriberCount;
+}
 
 /** The runs of one process by id, in creation order, and the list pages of `GET /v1/runs`. */
 export class RunDirectory {
-  readonly #runs = new Map<string, Run>();
+  readonly #runs = new Map<string, MemoryRun>();
 
-  add(run: Run): void {
-    this.#runs.set(run.id, run);
+  add(run: MemoryRun): void {
+    this.#runs.set(run.record.id, run);
   }
 
-  find(id: string): Run | undefined {
+  find(id: string): MemoryRun | undefined {
     return this.#runs.get(id);
   }
 
@@ -19,7 +32,7 @@ export class RunDirectory {
   }
 
   /** Every run, oldest first. */
-  values(): IterableIterator<Run> {
+  values(): IterableIterator<MemoryRun> {
     return this.#runs.values();
   }
 
@@ -28,20 +41,20 @@ export class RunDirectory {
     const runs = [...this.#runs.values()].reverse();
     let start = 0;
     if (query.after !== undefined) {
-      const index = runs.findIndex((run) => run.id === query.after && run.owner === owner);
+      const index = runs.findIndex(({ record }) => record.id === query.after && record.owner === owner);
       if (index < 0) throw invalidListCursor(query.after);
       start = index + 1;
     }
     const data: RunSnapshot[] = [];
     let next: string | null = null;
     for (let i = start; i < runs.length; i++) {
-      const run = runs[i]!;
-      if (run.owner !== owner || (query.status && run.status !== query.status)) continue;
+      const { record, log } = runs[i]!;
+      if (record.owner !== owner || (query.status && log.summary.status !== query.status)) continue;
       if (data.length === query.limit) {
         next = data[data.length - 1]!.run_id;
         break;
       }
-      data.push(run.snapshot());
+      data.push(snapshotOf(record, log));
     }
     return { data, next };
   }

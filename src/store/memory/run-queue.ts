@@ -1,8 +1,12 @@
-import type { Admission, ClaimedRun, NewRun, StoreLimits } from '../run-store.js';
+import type { ClaimedRun, NewRun, StoreLimits } from '../../runs/run-store.js';
+import { keyQueueFull, queueBytesFull, queueFull, type Refusal } from '../refusals.js';
 
 interface Waiting extends ClaimedRun {
   requestBytes: number;
 }
+
+/** What {@link RunQueue.admit} decided. */
+export type QueueAdmission = { kind: 'started' } | { kind: 'queued' } | Refusal;
 
 /**
  * The runs of one process waiting for a slot, first in first out, with the counts the quotas need:
@@ -31,37 +35,21 @@ export class RunQueue {
     return this.#running;
   }
 
-  /** Starts `entry`'s run at once when it may, queues it when it may wait, refuses it otherwise. */
-  admit(entry: NewRun): Admission {
-    const { run, secrets, requestBytes, startHere } = entry;
-    const owner = run.owner;
+  /** Starts `entry`'s run at once when it may, queues it (to be played into `log`) when it may wait, refuses it otherwise. */
+  admit(entry: NewRun, log: ClaimedRun['log']): QueueAdmission {
+    const { record, secrets, requestBytes, startHere } = entry;
+    const owner = record.owner;
     const limits = this.#limits;
     if (startHere && count(this.#runningByKey, owner) < limits.maxRunningPerKey) {
       this.#markRunning(owner);
       return { kind: 'started' };
     }
-    if (this.#waiting.length >= limits.maxQueuedRuns) {
-      return {
-        kind: 'refused',
-        code: 'queue_full',
-        message: `Every run slot is busy and the queue holds ${this.#waiting.length} runs (RUNBRIDGE_MAX_QUEUED_RUNS); retry later.`,
-      };
-    }
-    if (count(this.#queuedByKey, owner) >= limits.maxQueuedPerKey) {
-      return {
-        kind: 'refused',
-        code: 'key_queue_full',
-        message: `This key already has ${count(this.#queuedByKey, owner)} runs waiting, its share of the queue (RUNBRIDGE_MAX_QUEUED_PER_KEY); retry once some have started, or cancel some.`,
-      };
-    }
+    if (this.#waiting.length >= limits.maxQueuedRuns) return queueFull(this.#waiting.length);
+    if (count(this.#queuedByKey, owner) >= limits.maxQueuedPerKey) return keyQueueFull(count(this.#queuedByKey, owner));
     if (this.#queuedBytes + requestBytes > limits.maxQueuedBytes) {
-      return {
-        kind: 'refused',
-        code: 'queue_full',
-        message: `The queued requests hold ${this.#queuedBytes} bytes and this one ${requestBytes} more than the ${limits.maxQueuedBytes} allowed (RUNBRIDGE_MAX_QUEUED_BYTES); retry later, or send a smaller input.`,
-      };
+      return queueBytesFull(this.#queuedBytes, requestBytes, limits.maxQueuedBytes);
     }
-    this.#waiting.push({ run, secrets, requestBytes });
+    this.#waiting.push({ record, secrets, log, requestBytes });
     add(this.#queuedByKey, owner, 1);
     this.#queuedBytes += requestBytes;
     return { kind: 'queued' };
@@ -71,7 +59,7 @@ export class RunQueue {
   claim(max: number): ClaimedRun[] {
     const claimed: ClaimedRun[] = [];
     for (let index = 0; index < this.#waiting.length && claimed.length < max; ) {
-      const owner = this.#waiting[index]!.run.owner;
+      const owner = this.#waiting[index]!.record.owner;
       if (count(this.#runningByKey, owner) >= this.#limits.maxRunningPerKey) {
         index++;
         continue;
@@ -84,10 +72,10 @@ export class RunQueue {
 
   /** Takes run `id` out of the queue to be ended by a cancel; it counts as running until it has. */
   unqueue(id: string): ClaimedRun | undefined {
-    const index = this.#waiting.findIndex((entry) => entry.run.id === id);
+    const index = this.#waiting.findIndex((entry) => entry.record.id === id);
     if (index < 0) return undefined;
     const claimed = this.#take(index);
-    this.#markRunning(claimed.run.owner);
+    this.#markRunning(claimed.record.owner);
     return claimed;
   }
 
@@ -96,7 +84,7 @@ export class RunQueue {
     const runs: ClaimedRun[] = [];
     while (this.#waiting.length > 0) {
       const claimed = this.#take(0);
-      this.#markRunning(claimed.run.owner);
+      this.#markRunning(claimed.record.owner);
       runs.push(claimed);
     }
     return runs;
@@ -110,10 +98,10 @@ export class RunQueue {
 
   #take(index: number): ClaimedRun {
     const [entry] = this.#waiting.splice(index, 1);
-    const { run, secrets, requestBytes } = entry!;
-    add(this.#queuedByKey, run.owner, -1);
+    const { record, secrets, log, requestBytes } = entry!;
+    add(this.#queuedByKey, record.owner, -1);
     this.#queuedBytes -= requestBytes;
-    return { run, secrets };
+    return { record, secrets, log };
   }
 
   #markRunning(owner: string): void {

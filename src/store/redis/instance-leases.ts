@@ -1,5 +1,7 @@
 import type { RunEventInput, RunEventOf } from '../../protocol/run-events.js';
-import { Run, type RunRecord } from '../../runs/run.js';
+import type { EventLog } from '../../runs/event-log.js';
+import { newRunLog, type RunRecord } from '../../runs/run-record.js';
+import { snapshotOf } from '../../runs/snapshot-of.js';
 import type { RedisConnection } from './redis-connection.js';
 import type { RedisKeys } from './redis-keys.js';
 import { appendEntries } from './run-mirrors.js';
@@ -58,7 +60,7 @@ export class InstanceLeases {
   async endLostRuns(): Promise<number> {
     const { connection, keys, instance, now } = this.#o;
     if (now() < this.#graceUntil) return 0;
-    const running = await connection.run(() => connection.command.hgetall(`${keys.prefix}running`));
+    const running = await connection.run(() => connection.command.hgetall(keys.fixed('running')));
     const byHolder = new Map<string, string[]>();
     for (const [id, holder] of Object.entries(running)) {
       if (holder === instance) continue;
@@ -87,45 +89,44 @@ export class InstanceLeases {
     );
     if (recordJson === null || recordJson === undefined) return false;
     if (Number(lastSeq) === -1) {
-      const requeued = await connection.script('rbRequeue', keys.prefix, id, holder, keys.lease(holder));
+      const requeued = await connection.script('rbRequeue', keys.prefix, { id, holder, lease: keys.lease(holder) });
       if (requeued === 1) this.#o.log(`run ${id} had not started on lost instance ${holder}; it is queued again.`);
       return requeued === 1;
     }
 
-    const run = new Run(JSON.parse(recordJson) as RunRecord, {
-      maxEvents: Number.POSITIVE_INFINITY,
-      now: this.#o.now,
-    });
+    const record = JSON.parse(recordJson) as RunRecord;
+    const log = newRunLog(record, { maxEvents: Number.POSITIVE_INFINITY, now: this.#o.now });
     const entries = (await connection.run(() => connection.command.xrange(keys.log(id), '-', '+'))) as StreamEntry[];
-    appendEntries(run, entries);
-    if (run.log.terminal) return false;
-    const first = run.log.length;
-    for (const input of closingEvents(run, this.#o.now())) run.log.append(input);
-    const added = run.log.entries.slice(first);
-    const args: Array<string | number> = [
+    appendEntries(log, entries);
+    if (log.terminal) return false;
+    const first = log.length;
+    for (const input of closingEvents(log, this.#o.now())) log.append(input);
+    const added = log.entries.slice(first);
+    const outcome = await connection.script(
+      'rbAppend',
       keys.prefix,
-      id,
-      holder,
-      first,
-      added.length,
-      JSON.stringify(run.snapshot()),
-      run.status,
-      added.reduce((bytes, entry) => bytes + entry.json.length, 0),
-      Math.round(run.finishedAt ?? this.#o.now()),
-      this.#o.expireMs,
-      keys.lease(holder),
-    ];
-    for (const entry of added) args.push(entry.json, '');
-    const outcome = await connection.script('rbAppend', ...args);
+      {
+        id,
+        holder,
+        first,
+        count: added.length,
+        snapshot: JSON.stringify(snapshotOf(record, log)),
+        bytes: added.reduce((bytes, entry) => bytes + entry.json.length, 0),
+        finishedAt: Math.round(log.finishedAt ?? this.#o.now()),
+        expireMs: this.#o.expireMs,
+        lease: keys.lease(holder),
+      },
+      added.flatMap((entry) => [entry.json, '']),
+    );
     if (outcome === 'ok') this.#o.log(`run ${id} was ended with instance_lost: instance ${holder} is gone.`);
     return outcome === 'ok';
   }
 }
 
 /** The events that end a run cut off mid-way: its open tool calls fail, then the run does. */
-function closingEvents(run: Run, now: number): RunEventInput[] {
+function closingEvents(log: EventLog, now: number): RunEventInput[] {
   const open = new Map<string, RunEventOf<'tool.started'>>();
-  for (const { event } of run.log.entries) {
+  for (const { event } of log.entries) {
     if (event.event === 'tool.started') open.set(event.tool_call_id, event);
     else if (event.event === 'tool.completed') open.delete(event.tool_call_id);
   }

@@ -1,5 +1,5 @@
 import type { RunSnapshot } from '../../protocol/run-snapshot.js';
-import { invalidListCursor, type RunListQuery, type RunPage } from '../run-store.js';
+import { invalidListCursor, type RunListQuery, type RunPage } from '../../runs/run-store.js';
 import type { RedisConnection } from './redis-connection.js';
 import type { RedisKeys } from './redis-keys.js';
 

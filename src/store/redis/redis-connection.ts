@@ -1,6 +1,6 @@
 import { Redis, ReplyError } from 'ioredis';
-import { StoreUnavailableError } from '../store-unavailable-error.js';
-import { SCRIPTS, type ScriptName } from './redis-scripts.js';
+import { StoreUnavailableError } from '../../runs/store-unavailable-error.js';
+import { SCRIPTS, type ScriptArgs, type ScriptName, scriptArgv, scriptSource } from './redis-scripts.js';
 
 type ScriptCall = (...args: Array<string | number>) => Promise<unknown>;
 
@@ -29,7 +29,9 @@ export class RedisConnection {
     };
     this.command = new Redis(url, { ...options, connectionName: 'runbridge' });
     this.blocking = new Redis(url, { ...options, connectionName: 'runbridge-blocking' });
-    for (const [name, lua] of Object.entries(SCRIPTS)) this.command.defineCommand(name, { numberOfKeys: 0, lua });
+    for (const [name, spec] of Object.entries(SCRIPTS)) {
+      this.command.defineCommand(name, { numberOfKeys: 0, lua: scriptSource(spec) });
+    }
     for (const client of [this.command, this.blocking]) {
       // Errors are reported through the state listeners and the failing commands; an unhandled
       // 'error' event would be printed by ioredis on every reconnection attempt.
@@ -62,9 +64,15 @@ export class RedisConnection {
     return () => this.#listeners.delete(listener);
   }
 
-  /** Runs one of the store's scripts. */
-  script(name: ScriptName, ...args: Array<string | number>): Promise<unknown> {
-    return this.run(() => (this.command as unknown as Record<ScriptName, ScriptCall>)[name](...args));
+  /** Runs script `name` on the keys under `prefix`, with its named `args` (and the list `rest` after them, for a script that takes one). */
+  script<Name extends ScriptName>(
+    name: Name,
+    prefix: string,
+    args: ScriptArgs<Name>,
+    rest?: ReadonlyArray<string | number>,
+  ): Promise<unknown> {
+    const argv = scriptArgv(name, prefix, args, rest);
+    return this.run(() => (this.command as unknown as Record<ScriptName, ScriptCall>)[name](...argv));
   }
 
   /** Runs `work` on the connections, turning a connection failure into {@link StoreUnavailableError}. */

@@ -1,66 +1,127 @@
 import { createHash } from 'node:crypto';
 
 /**
- * The keys of the Redis store, all under one prefix (`RUNBRIDGE_REDIS_PREFIX`), so several bridges
- * can share one Redis without meeting. `docs/deployment.md` lists what each holds. One Redis, not a
- * Cluster: the scripts touch keys of many runs at once.
+ * Every key of the Redis store, by name: what comes after the prefix (`RUNBRIDGE_REDIS_PREFIX`, so several
+ * bridges can share one Redis without meeting), with `{…}` for the part that varies. The TypeScript side
+ * reads keys through {@link RedisKeys}, the Lua scripts through the functions {@link luaKeyFunctions}
+ * writes from this same table, so a key name is written once. `docs/deployment.md` lists what each holds.
+ * One Redis, not a Cluster: the scripts touch keys of many runs at once.
  */
+export const KEY_LAYOUT = {
+  /** Hash: a run's record, snapshot, queue state, holder, last seq, byte counts and times. */
+  run: 'run:{id}',
+  /** Stream: a run's log, one entry per event (id `0-(seq+1)`, fields `e` event JSON and `d` detail JSON). */
+  log: 'run:{id}:log',
+  /** String: a queued run's sealed secrets, until the run has started. */
+  secrets: 'run:{id}:secrets',
+  /** Sorted set: an owner's runs by creation time. */
+  owner: 'owner:{owner}',
+  /** String: an idempotency key — `pending:<hash>` while its run is created, then `run:<hash>:<id>`. */
+  idempotency: 'idem:{digest}',
+  /** String (with an expiry): an instance's lease; its runs are lost once it is gone. */
+  lease: 'lease:{instance}',
+  /** Stream: control messages for the runs an instance executes. */
+  control: 'ctl:{instance}',
+  /** Sorted set: queued run ids by arrival. */
+  queue: 'queue',
+  /** Counter: the arrival order of the next queued run. */
+  queueOrder: 'queue:seq',
+  /** Hash: runs waiting in the queue, by owner. */
+  queuedByOwner: 'queued:keys',
+  /** Counter: bytes of the queued requests. */
+  queuedBytes: 'queued:bytes',
+  /** Hash: running run id → the instance executing it. */
+  running: 'running',
+  /** Hash: runs running, by owner. */
+  runningByOwner: 'running:keys',
+  /** Sorted set: finished run ids by when they finished. */
+  finished: 'finished',
+  /** Counter: bytes every stored run holds together. */
+  storedBytes: 'bytes',
+  /** Hash: run id → the bytes it holds. */
+  runBytes: 'sizes',
+  /** Sorted set: pending webhook deliveries by when they are due (or their lease ends). */
+  webhooksDue: 'wh:due',
+  /** String: one webhook delivery, JSON (it expires a retention after it settled). */
+  webhook: 'wh:d:{id}',
+  /** List: the ids of a run's webhook deliveries, oldest first. */
+  runWebhooks: 'wh:run:{id}',
+  /** String: the secret shared by every instance when `RUNBRIDGE_SECRET` is not set. */
+  secret: 'secret',
+} as const;
+
+type Layout = typeof KEY_LAYOUT;
+type Fixed = { [K in keyof Layout]: Layout[K] extends `${string}{${string}` ? never : K }[keyof Layout];
+type Varying = Exclude<keyof Layout, Fixed>;
+
+/** The keys of the Redis store under one prefix (see {@link KEY_LAYOUT}). */
 export class RedisKeys {
   constructor(readonly prefix: string) {}
 
-  /** Hash: a run's record, snapshot, status, holder, last seq, byte counts and times. */
+  /** The key `name` of the layout with its varying part `part` (for keys that have one). */
+  #key(name: Varying, part: string): string {
+    return this.prefix + KEY_LAYOUT[name].replace(/\{\w+\}/, part);
+  }
+
+  /** A key of the layout without a varying part. */
+  fixed(name: Fixed): string {
+    return this.prefix + KEY_LAYOUT[name];
+  }
+
   run(id: string): string {
-    return `${this.prefix}run:${id}`;
+    return this.#key('run', id);
   }
 
-  /** Stream: a run's log, one entry per event (id `0-(seq+1)`, fields `e` event JSON and `d` detail JSON). */
   log(id: string): string {
-    return `${this.prefix}run:${id}:log`;
+    return this.#key('log', id);
   }
 
-  /** String: a queued run's sealed secrets, until the run has started. */
   secrets(id: string): string {
-    return `${this.prefix}run:${id}:secrets`;
+    return this.#key('secrets', id);
   }
 
-  /** Sorted set: an owner's runs by creation time. */
   owner(owner: string): string {
-    return `${this.prefix}owner:${owner}`;
+    return this.#key('owner', owner);
   }
 
-  /** String: an idempotency key — `pending:<hash>` while its run is created, then `run:<hash>:<id>`. */
+  /** Hashed: idempotency keys are the caller's text, and a key name must not grow with it. */
   idempotency(owner: string, key: string): string {
-    // Hashed: keys are the caller's text, and a key name must not grow with it.
-    return `${this.prefix}idem:${createHash('sha256').update(`${owner}\0${key}`).digest('base64url')}`;
+    return this.#key('idempotency', createHash('sha256').update(`${owner}\0${key}`).digest('base64url'));
   }
 
-  /** String (with an expiry): an instance's lease; its runs are lost once it is gone. */
   lease(instance: string): string {
-    return `${this.prefix}lease:${instance}`;
+    return this.#key('lease', instance);
   }
 
-  /** Stream: control messages for the runs an instance executes. */
   control(instance: string): string {
-    return `${this.prefix}ctl:${instance}`;
+    return this.#key('control', instance);
   }
 
-  /** Sorted set: pending webhook deliveries by when they are due (or their lease ends). */
-  get webhooksDue(): string {
-    return `${this.prefix}wh:due`;
-  }
-
-  /** String: one webhook delivery, JSON (it expires a retention after it settled). */
   webhook(id: string): string {
-    return `${this.prefix}wh:d:${id}`;
+    return this.#key('webhook', id);
   }
 
-  /** List: the ids of a run's webhook deliveries, oldest first. */
   runWebhooks(runId: string): string {
-    return `${this.prefix}wh:run:${runId}`;
+    return this.#key('runWebhooks', runId);
   }
+}
 
-  /** String: the secret shared by every instance when `RUNBRIDGE_SECRET` is not set. */
-  get secret(): string {
-    return `${this.prefix}secret`;
+/**
+ * The key layout as Lua, for the prelude of every script: `K.queue` for a fixed key, `K.run(id)` for one
+ * that varies, each under the prefix the script is given.
+ */
+export function luaKeyFunctions(prefixVariable: string): string {
+  const lines = ['local K = {}'];
+  for (const [name, layout] of Object.entries(KEY_LAYOUT)) {
+    const parts = layout.split(/\{\w+\}/);
+    if (parts.length === 1) {
+      lines.push(`K.${name} = ${prefixVariable} .. '${layout}'`);
+    } else {
+      const [before, after] = parts as [string, string];
+      lines.push(
+        `K.${name} = function(part) return ${prefixVariable} .. '${before}' .. part${after ? ` .. '${after}'` : ''} end`,
+      );
+    }
   }
+  return lines.join('\n');
 }

@@ -1,11 +1,13 @@
 import type { RunSnapshot } from '../../protocol/run-snapshot.js';
-import { Run, type RunRecord } from '../../runs/run.js';
+import type { ControlMessage } from '../../runs/control-message.js';
+import type { EventLog } from '../../runs/event-log.js';
+import { newRunLog, type RunRecord, recordBytes } from '../../runs/run-record.js';
 import type {
   Admission,
   ClaimedRun,
-  ControlMessage,
   KeyClaim,
   NewRun,
+  OpenedRun,
   RunExecutor,
   RunListQuery,
   RunPage,
@@ -13,12 +15,14 @@ import type {
   RunStore,
   StoredSnapshot,
   StoreLimits,
-} from '../run-store.js';
+} from '../../runs/run-store.js';
+import { snapshotOf } from '../../runs/snapshot-of.js';
+import { keyQueueFull, queueBytesFull, queueFull, type Refusal, storeFull } from '../refusals.js';
+import { SubscriberCount } from '../subscriber-count.js';
 import { InstanceLeases } from './instance-leases.js';
 import { listRuns } from './list-runs.js';
 import type { RedisConnection } from './redis-connection.js';
 import { RedisKeys } from './redis-keys.js';
-import { refusal } from './refusal.js';
 import { RunLogWriter } from './run-log-writer.js';
 import { RunMirrors } from './run-mirrors.js';
 import type { SealedSecrets } from './sealed-secrets.js';
@@ -31,7 +35,8 @@ export interface RedisRunStoreOptions {
   instance: string;
   limits: StoreLimits;
   leaseMs: number;
-  maxEventsPerRun: number;
+  /** How often an instance with free slots looks at the shared queue (`RUNBRIDGE_QUEUE_POLL_SECONDS`); default 200. */
+  queuePollMs?: number;
   /** Seals the secrets of queued runs with the instances' shared secret. */
   secrets: SealedSecrets;
   now?: () => number;
@@ -42,8 +47,6 @@ export interface RedisRunStoreOptions {
 const EXPIRY_MARGIN_MS = 60_000;
 /** How long an idempotency key stays pending while its run is created. */
 const PENDING_KEY_MS = 60_000;
-/** How often an instance with free slots looks for queued runs others could not start. */
-const POLL_MS = 200;
 /** Touches of one run are passed to Redis at most this often from one instance. */
 const TOUCH_EVERY_MS = 1000;
 
@@ -63,8 +66,8 @@ export class RedisRunStore implements RunStore {
   readonly #follower: StreamFollower;
   readonly #mirrors: RunMirrors;
   readonly #leases: InstanceLeases;
-  /** Runs this instance executes, with their writers. */
-  readonly #active = new Map<string, { run: Run; writer: RunLogWriter }>();
+  /** Runs this instance executes, with their writers, their subscribers here and their last touch. */
+  readonly #active = new Map<string, ActiveRun>();
   readonly #touched = new Map<string, number>();
   readonly #poll: NodeJS.Timeout;
   #executor: RunExecutor | undefined;
@@ -81,7 +84,6 @@ export class RedisRunStore implements RunStore {
       keys: this.#keys,
       follower: this.#follower,
       now: this.#now,
-      touch: (id) => void this.touch(id).catch(() => undefined),
     });
     this.#leases = new InstanceLeases({
       connection: this.#connection,
@@ -95,7 +97,7 @@ export class RedisRunStore implements RunStore {
     this.#follower.follow(this.#keys.control(options.instance), '0-0', (entries) => this.#onControl(entries), true);
     this.#poll = setInterval(() => {
       if (this.#executor && this.#executor.freeSlots() > 0) this.#executor.wake();
-    }, POLL_MS);
+    }, options.queuePollMs ?? 200);
     this.#poll.unref();
   }
 
@@ -109,13 +111,11 @@ export class RedisRunStore implements RunStore {
   }
 
   async claimKey(owner: string, key: string, hash: string): Promise<KeyClaim> {
-    const reply = (await this.#connection.script(
-      'rbClaimKey',
-      this.#keys.prefix,
-      this.#keys.idempotency(owner, key),
+    const reply = (await this.#connection.script('rbClaimKey', this.#keys.prefix, {
+      key: this.#keys.idempotency(owner, key),
       hash,
-      PENDING_KEY_MS,
-    )) as string[];
+      pendingMs: PENDING_KEY_MS,
+    })) as string[];
     switch (reply[0]) {
       case 'claimed':
         return { kind: 'claimed' };
@@ -130,82 +130,83 @@ export class RedisRunStore implements RunStore {
   }
 
   async releaseKey(owner: string, key: string): Promise<void> {
-    await this.#connection.script('rbReleaseKey', this.#keys.prefix, this.#keys.idempotency(owner, key));
+    await this.#connection.script('rbReleaseKey', this.#keys.prefix, { key: this.#keys.idempotency(owner, key) });
   }
 
   async submit(entry: NewRun): Promise<Admission> {
-    const { run, secrets, idempotencyKey } = entry;
+    const { record, secrets, idempotency } = entry;
     const { limits } = this.#o;
-    const keyName = idempotencyKey === undefined ? '' : this.#keys.idempotency(run.owner, idempotencyKey);
-    const reply = (await this.#connection.script(
-      'rbSubmit',
-      this.#keys.prefix,
-      run.id,
-      run.owner,
-      JSON.stringify(run.record),
-      JSON.stringify(run.snapshot()),
-      run.createdAt,
-      run.storedBytes,
-      entry.requestBytes,
-      keyName,
-      keyName === '' ? '' : `run:${entry.idempotencyHash}:${run.id}`,
-      entry.startHere ? 1 : 0,
-      this.#o.instance,
-      limits.maxQueuedRuns,
-      limits.maxRunningPerKey,
-      limits.maxQueuedPerKey,
-      limits.maxQueuedBytes,
-      limits.maxStoredBytes,
+    const keyName = idempotency === undefined ? '' : this.#keys.idempotency(record.owner, idempotency.key);
+    const log = this.#newLog(record);
+    const reply = (await this.#connection.script('rbSubmit', this.#keys.prefix, {
+      id: record.id,
+      owner: record.owner,
+      record: JSON.stringify(record),
+      snapshot: JSON.stringify(snapshotOf(record, log)),
+      createdAt: record.createdAt,
+      storedBytes: recordBytes(record),
+      requestBytes: entry.requestBytes,
+      idemKey: keyName,
+      idemValue: idempotency === undefined ? '' : `run:${idempotency.hash}:${record.id}`,
+      startHere: entry.startHere ? 1 : 0,
+      instance: this.#o.instance,
+      maxQueued: limits.maxQueuedRuns,
+      maxRunningPerKey: limits.maxRunningPerKey,
+      maxQueuedPerKey: limits.maxQueuedPerKey,
+      maxQueuedBytes: limits.maxQueuedBytes,
+      maxStoredBytes: limits.maxStoredBytes,
       // Kept until the run has written its first event, so a run whose instance died before that can start elsewhere.
-      secrets === undefined ? '' : this.#o.secrets.seal(run.id, secrets),
-    )) as Array<string | number>;
-    if (reply[0] === 'refused') return refusal(String(reply[1]), Number(reply[2]), Number(reply[3]));
-    return { kind: reply[0] === 'started' ? 'started' : 'queued' };
+      sealedSecrets: secrets === undefined ? '' : this.#o.secrets.seal(record.id, secrets),
+    })) as Array<string | number>;
+    if (reply[0] === 'refused') return this.#refusal(String(reply[1]), Number(reply[2]), entry.requestBytes);
+    return reply[0] === 'started' ? { kind: 'started', log } : { kind: 'queued' };
   }
 
   async claim(max: number): Promise<ClaimedRun[]> {
-    const reply = (await this.#connection.script(
-      'rbClaim',
-      this.#keys.prefix,
-      this.#o.instance,
+    const reply = (await this.#connection.script('rbClaim', this.#keys.prefix, {
+      instance: this.#o.instance,
       max,
-      this.#o.limits.maxRunningPerKey,
-    )) as string[][];
+      maxRunningPerKey: this.#o.limits.maxRunningPerKey,
+    })) as string[][];
     return reply.map((taken) => this.#claimed(taken));
   }
 
   async unqueue(id: string): Promise<ClaimedRun | undefined> {
-    const reply = (await this.#connection.script('rbUnqueue', this.#keys.prefix, id, this.#o.instance)) as string[];
+    const reply = (await this.#connection.script('rbUnqueue', this.#keys.prefix, {
+      id,
+      instance: this.#o.instance,
+    })) as string[];
     return reply.length === 0 ? undefined : this.#claimed(reply);
   }
 
-  track(run: Run): Promise<void> {
-    const writer = new RunLogWriter(run, {
+  track(record: RunRecord, log: EventLog): Promise<void> {
+    const writer = new RunLogWriter(record, log, {
       connection: this.#connection,
       keys: this.#keys,
       instance: this.#o.instance,
       expireMs: this.#expireMs,
       onFenced: (why) => {
-        this.#log(`run ${run.id} was ended elsewhere (${why}); this instance stops it.`);
-        this.#executor?.abandon(run.id);
+        this.#log(`run ${record.id} was ended elsewhere (${why}); this instance stops it.`);
+        this.#executor?.abandon(record.id);
       },
       log: this.#log,
     });
-    this.#active.set(run.id, { run, writer });
+    const active: ActiveRun = { record, log, writer, touchedAt: record.createdAt, subscribers: new SubscriberCount() };
+    this.#active.set(record.id, active);
     return writer.done.then((outcome) => {
-      this.#active.delete(run.id);
+      this.#active.delete(record.id);
       // Only a log the store holds whole is a faithful copy; a refused one ended differently there.
-      if (outcome === 'stored') this.#mirrors.adopt(run);
+      if (outcome === 'stored') this.#mirrors.adopt(record, log, active.subscribers);
     });
   }
 
-  async open(id: string): Promise<Run | undefined> {
-    return this.#active.get(id)?.run ?? this.#mirrors.open(id);
+  async open(id: string): Promise<OpenedRun | undefined> {
+    return this.#active.get(id) ?? this.#mirrors.open(id);
   }
 
   async snapshot(id: string): Promise<StoredSnapshot | undefined> {
-    const active = this.#active.get(id)?.run;
-    if (active) return { owner: active.owner, snapshot: active.snapshot() };
+    const active = this.#active.get(id);
+    if (active) return { owner: active.record.owner, snapshot: snapshotOf(active.record, active.log) };
     const [owner, json] = await this.#connection.run(() =>
       this.#connection.command.hmget(this.#keys.run(id), 'owner', 'snapshot'),
     );
@@ -219,19 +220,33 @@ export class RedisRunStore implements RunStore {
 
   async touch(id: string): Promise<void> {
     const now = this.#now();
-    const active = this.#active.get(id)?.run;
-    if (active) return active.touch(now);
+    const active = this.#active.get(id);
+    if (active) {
+      active.touchedAt = Math.max(active.touchedAt, now);
+      return;
+    }
     // A stream touches its run at every keep-alive; Redis hears of it once a second at most.
     if (now - (this.#touched.get(id) ?? 0) < TOUCH_EVERY_MS) return;
     this.#touched.set(id, now);
-    await this.#connection.script('rbTouch', this.#keys.prefix, id, now);
+    await this.#connection.script('rbTouch', this.#keys.prefix, { id, at: now });
+  }
+
+  watch(id: string): () => void {
+    const touch = () => void this.touch(id).catch(() => undefined);
+    const active = this.#active.get(id);
+    const release = active ? active.subscribers.add() : this.#mirrors.watch(id);
+    touch();
+    return () => {
+      release?.();
+      touch();
+    };
   }
 
   async forget(id: string): Promise<void> {
     // A run that just ended here may still be on its way to Redis, where it still reads as running and
     // the script would keep it: forget it once its whole log is stored.
     await this.#active.get(id)?.writer.done;
-    await this.#connection.script('rbForget', this.#keys.prefix, id);
+    await this.#connection.script('rbForget', this.#keys.prefix, { id });
     this.#mirrors.forget(id);
   }
 
@@ -259,18 +274,22 @@ export class RedisRunStore implements RunStore {
     const { retentionMs, maxStoredBytes } = this.#o.limits;
     this.#mirrors.sweep();
     for (const [id, at] of this.#touched) if (now - at > TOUCH_EVERY_MS) this.#touched.delete(id);
-    await this.#connection.script('rbSweep', this.#keys.prefix, now - retentionMs, maxStoredBytes, 1000);
+    await this.#connection.script('rbSweep', this.#keys.prefix, {
+      finishedBefore: now - retentionMs,
+      maxStoredBytes,
+      most: 1000,
+    });
     await this.#leases.endLostRuns();
     return { orphans: await this.#orphans(now) };
   }
 
   async stats(): Promise<RunStats> {
-    const p = this.#keys.prefix;
+    const keys = this.#keys;
     const [running, queued, finished] = await this.#connection.run(() =>
       Promise.all([
-        this.#connection.command.hlen(`${p}running`),
-        this.#connection.command.zcard(`${p}queue`),
-        this.#connection.command.zcard(`${p}finished`),
+        this.#connection.command.hlen(keys.fixed('running')),
+        this.#connection.command.zcard(keys.fixed('queue')),
+        this.#connection.command.zcard(keys.fixed('finished')),
       ]),
     );
     return { running, queued, finished, subscribers: this.localStats().subscribers };
@@ -278,7 +297,7 @@ export class RedisRunStore implements RunStore {
 
   localStats(): RunStats {
     let subscribers = this.#mirrors.subscribers;
-    for (const { run } of this.#active.values()) subscribers += run.subscribers;
+    for (const active of this.#active.values()) subscribers += active.subscribers.count;
     return { running: this.#active.size, queued: 0, finished: 0, subscribers };
   }
 
@@ -296,9 +315,27 @@ export class RedisRunStore implements RunStore {
     await this.#connection.close();
   }
 
+  #newLog(record: RunRecord): EventLog {
+    return newRunLog(record, { maxEvents: this.#o.limits.maxEventsPerRun, now: this.#now });
+  }
+
+  /** The refusal of the submit script (`code`, and what is held), in the words both stores use. */
+  #refusal(code: string, held: number, requestBytes: number): Refusal {
+    const { limits } = this.#o;
+    switch (code) {
+      case 'store_full':
+        return storeFull(held, limits.maxStoredBytes);
+      case 'key_queue_full':
+        return keyQueueFull(held);
+      case 'queue_bytes':
+        return queueBytesFull(held, requestBytes, limits.maxQueuedBytes);
+      default:
+        return queueFull(held);
+    }
+  }
+
   #claimed([id, recordJson, sealed]: string[]): ClaimedRun {
     const record = JSON.parse(recordJson!) as RunRecord;
-    const run = new Run(record, { maxEvents: this.#o.maxEventsPerRun, now: this.#now });
     let secrets: Record<string, unknown> | undefined;
     try {
       secrets = sealed ? this.#o.secrets.unseal(id!, sealed) : undefined;
@@ -309,7 +346,7 @@ export class RedisRunStore implements RunStore {
         error,
       );
     }
-    return { run, secrets };
+    return { record, secrets, log: this.#newLog(record) };
   }
 
   #onControl(entries: StreamEntry[]): void {
@@ -326,24 +363,29 @@ export class RedisRunStore implements RunStore {
   async #orphans(now: number): Promise<string[]> {
     const ttl = this.#o.limits.orphanTtlMs;
     const orphans: string[] = [];
-    const candidates = [...this.#active.values()]
-      .map(({ run }) => run)
-      .filter((run) => !run.finished && run.subscribers === 0 && now - run.lastTouchedAt >= ttl);
-    const queued = await this.#connection.run(() =>
-      this.#connection.command.zrange(`${this.#keys.prefix}queue`, 0, -1),
+    const candidates = [...this.#active.values()].filter(
+      (active) => !active.log.terminal && active.subscribers.count === 0 && now - active.touchedAt >= ttl,
     );
-    const ids = [...candidates.map((run) => run.id), ...queued];
+    const queued = await this.#connection.run(() => this.#connection.command.zrange(this.#keys.fixed('queue'), 0, -1));
+    const ids = [...candidates.map((active) => active.record.id), ...queued];
     if (ids.length === 0) return orphans;
     const pipeline = this.#connection.command.pipeline();
     for (const id of ids) pipeline.hget(this.#keys.run(id), 'touched_at');
     const replies = (await this.#connection.run(() => pipeline.exec())) ?? [];
     for (const [position, id] of ids.entries()) {
       const touched = Number(replies[position]?.[1] ?? 0);
-      const local = this.#active.get(id)?.run;
+      const local = this.#active.get(id);
       // Another instance's stream or request touched it: it is watched.
-      if (local && touched > local.lastTouchedAt) local.touch(touched);
-      if (now - Math.max(touched, local?.lastTouchedAt ?? 0) >= ttl) orphans.push(id);
+      if (local) local.touchedAt = Math.max(local.touchedAt, touched);
+      if (now - Math.max(touched, local?.touchedAt ?? 0) >= ttl) orphans.push(id);
     }
     return orphans;
   }
+}
+
+/** A run this instance executes: its record, its log, its writer, its subscribers here and its last touch. */
+interface ActiveRun extends OpenedRun {
+  writer: RunLogWriter;
+  touchedAt: number;
+  subscribers: SubscriberCount;
 }

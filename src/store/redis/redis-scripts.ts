@@ -1,13 +1,18 @@
+import { luaKeyFunctions } from './redis-keys.js';
+
 /**
  * The Lua scripts of the Redis store. Each runs atomically in Redis, which is what makes the queue,
- * the quotas, the byte budgets and the fencing of appends hold with any number of instances. Every
- * script takes the key prefix as its first argument; the keys it builds from it are listed in
- * `docs/deployment.md`. Numbers travel as strings and come back as integers.
+ * the quotas, the byte budgets and the fencing of appends hold with any number of instances. A script
+ * names its arguments (`A.id`, `A.owner`, …) in {@link SCRIPTS}; the caller passes them by name
+ * (`RedisConnection.script`), and the prelude written here maps them, so no script reads ARGV by
+ * position. Keys come from the key layout (`K.run(id)`, `K.queue`, see `redis-keys.ts`). A run's
+ * `state` field is where the queue has it — `queued`, `running` or `ended` — for the scripts alone;
+ * its status is in its snapshot, folded from its log by the bridge. Numbers travel as strings and
+ * come back as integers.
  */
 
-/** Helpers shared by the scripts (prepended to each). */
+/** Helpers shared by the scripts (after the prelude). */
 const HELPERS = `
-local p = ARGV[1]
 local function num(value) return tonumber(value or '0') or 0 end
 local function add(hash, field, delta)
   local value = redis.call('HINCRBY', hash, field, delta)
@@ -15,241 +20,300 @@ local function add(hash, field, delta)
 end
 -- Forgets run id: its keys, its place in the indexes, its bytes.
 local function forget(id)
-  local run = p .. 'run:' .. id
+  local run = K.run(id)
   local owner = redis.call('HGET', run, 'owner')
   local idem = redis.call('HGET', run, 'idem')
-  redis.call('DECRBY', p .. 'bytes', num(redis.call('HGET', p .. 'sizes', id)))
-  redis.call('HDEL', p .. 'sizes', id)
-  redis.call('ZREM', p .. 'finished', id)
-  if owner then redis.call('ZREM', p .. 'owner:' .. owner, id) end
+  redis.call('DECRBY', K.storedBytes, num(redis.call('HGET', K.runBytes, id)))
+  redis.call('HDEL', K.runBytes, id)
+  redis.call('ZREM', K.finished, id)
+  if owner then redis.call('ZREM', K.owner(owner), id) end
   if idem and idem ~= '' then redis.call('DEL', idem) end
-  redis.call('DEL', run, run .. ':log', run .. ':secrets')
+  redis.call('DEL', run, K.log(id), K.secrets(id))
 end
 -- Takes queued run id out of the queue for instance: it now runs there. Returns record and secrets.
 local function take(id, owner, instance)
-  local run = p .. 'run:' .. id
-  redis.call('ZREM', p .. 'queue', id)
-  add(p .. 'queued:keys', owner, -1)
-  redis.call('DECRBY', p .. 'queued:bytes', num(redis.call('HGET', run, 'rbytes')))
-  redis.call('HINCRBY', p .. 'running:keys', owner, 1)
-  redis.call('HSET', p .. 'running', id, instance)
-  redis.call('HSET', run, 'status', 'running', 'holder', instance)
-  return { id, redis.call('HGET', run, 'record'), redis.call('GET', run .. ':secrets') or '' }
+  local run = K.run(id)
+  redis.call('ZREM', K.queue, id)
+  add(K.queuedByOwner, owner, -1)
+  redis.call('DECRBY', K.queuedBytes, num(redis.call('HGET', run, 'rbytes')))
+  redis.call('HINCRBY', K.runningByOwner, owner, 1)
+  redis.call('HSET', K.running, id, instance)
+  redis.call('HSET', run, 'state', 'running', 'holder', instance)
+  return { id, redis.call('HGET', run, 'record'), redis.call('GET', K.secrets(id)) or '' }
 end
 `;
 
+/** A script: the names of its arguments, in the order the prelude maps them, and its body. */
+interface ScriptSpec {
+  readonly args: readonly string[];
+  /** A script that also takes a list after its named arguments reads it from `ARGV[REST]` on. */
+  readonly rest?: true;
+  readonly body: string;
+}
+
+const define = <const Args extends readonly string[]>(
+  args: Args,
+  body: string,
+  rest?: true,
+): { args: Args; body: string; rest?: true } => ({ args, body, ...(rest ? { rest } : {}) });
+
 /**
- * Admits a new run. ARGV: prefix, id, owner, record, snapshot, created at, stored bytes, request
- * bytes, idempotency key name (or ''), its value, start here (1/0), instance, max queued, max running
- * per key, max queued per key, max queued bytes, max stored bytes, sealed secrets (or ''). Forgets the
- * longest-finished runs while the byte budget lacks room. Returns `{started}`, `{queued}`, or
- * `{refused, code, held, limit}`.
+ * Admits a new run. Forgets the longest-finished runs while the byte budget lacks room. Returns
+ * `{started}`, `{queued}`, or `{refused, code, held}` (`code`: `store_full`, `queue_full`,
+ * `key_queue_full` or `queue_bytes`).
  */
-export const SUBMIT = `${HELPERS}
-local id, owner, stored = ARGV[2], ARGV[3], num(ARGV[7])
-local held = num(redis.call('GET', p .. 'bytes'))
-while held + stored > num(ARGV[17]) do
-  local oldest = redis.call('ZRANGE', p .. 'finished', 0, 0)
+const SUBMIT = define(
+  [
+    'id',
+    'owner',
+    'record',
+    'snapshot',
+    'createdAt',
+    'storedBytes',
+    'requestBytes',
+    'idemKey',
+    'idemValue',
+    'startHere',
+    'instance',
+    'maxQueued',
+    'maxRunningPerKey',
+    'maxQueuedPerKey',
+    'maxQueuedBytes',
+    'maxStoredBytes',
+    'sealedSecrets',
+  ],
+  `
+local id, owner, stored = A.id, A.owner, num(A.storedBytes)
+local held = num(redis.call('GET', K.storedBytes))
+while held + stored > num(A.maxStoredBytes) do
+  local oldest = redis.call('ZRANGE', K.finished, 0, 0)
   if #oldest == 0 then break end
   forget(oldest[1])
-  held = num(redis.call('GET', p .. 'bytes'))
+  held = num(redis.call('GET', K.storedBytes))
 end
-if held + stored > num(ARGV[17]) then return { 'refused', 'store_full', held, num(ARGV[17]) } end
-local run = p .. 'run:' .. id
+if held + stored > num(A.maxStoredBytes) then return { 'refused', 'store_full', held } end
+local run = K.run(id)
 local kind = 'queued'
-if ARGV[11] == '1' and num(redis.call('HGET', p .. 'running:keys', owner)) < num(ARGV[14]) then
-  redis.call('HINCRBY', p .. 'running:keys', owner, 1)
-  redis.call('HSET', p .. 'running', id, ARGV[12])
-  redis.call('HSET', run, 'status', 'running', 'holder', ARGV[12])
+if A.startHere == '1' and num(redis.call('HGET', K.runningByOwner, owner)) < num(A.maxRunningPerKey) then
+  redis.call('HINCRBY', K.runningByOwner, owner, 1)
+  redis.call('HSET', K.running, id, A.instance)
+  redis.call('HSET', run, 'state', 'running', 'holder', A.instance)
   kind = 'started'
 else
-  local queued = redis.call('ZCARD', p .. 'queue')
-  if queued >= num(ARGV[13]) then return { 'refused', 'queue_full', queued, num(ARGV[13]) } end
-  local mine = num(redis.call('HGET', p .. 'queued:keys', owner))
-  if mine >= num(ARGV[15]) then return { 'refused', 'key_queue_full', mine, num(ARGV[15]) } end
-  local bytes = num(redis.call('GET', p .. 'queued:bytes'))
-  if bytes + num(ARGV[8]) > num(ARGV[16]) then return { 'refused', 'queue_bytes', bytes, num(ARGV[16]) } end
-  local order = redis.call('INCR', p .. 'queue:seq')
-  redis.call('ZADD', p .. 'queue', order, id)
-  redis.call('HINCRBY', p .. 'queued:keys', owner, 1)
-  redis.call('INCRBY', p .. 'queued:bytes', num(ARGV[8]))
-  redis.call('HSET', run, 'status', 'queued', 'holder', '', 'order', order, 'rbytes', num(ARGV[8]))
+  local queued = redis.call('ZCARD', K.queue)
+  if queued >= num(A.maxQueued) then return { 'refused', 'queue_full', queued } end
+  local mine = num(redis.call('HGET', K.queuedByOwner, owner))
+  if mine >= num(A.maxQueuedPerKey) then return { 'refused', 'key_queue_full', mine } end
+  local bytes = num(redis.call('GET', K.queuedBytes))
+  if bytes + num(A.requestBytes) > num(A.maxQueuedBytes) then return { 'refused', 'queue_bytes', bytes } end
+  local order = redis.call('INCR', K.queueOrder)
+  redis.call('ZADD', K.queue, order, id)
+  redis.call('HINCRBY', K.queuedByOwner, owner, 1)
+  redis.call('INCRBY', K.queuedBytes, num(A.requestBytes))
+  redis.call('HSET', run, 'state', 'queued', 'holder', '', 'order', order, 'rbytes', num(A.requestBytes))
 end
-if ARGV[18] ~= '' then redis.call('SET', run .. ':secrets', ARGV[18]) end
-redis.call('HSET', run, 'owner', owner, 'record', ARGV[4], 'snapshot', ARGV[5], 'last_seq', -1,
-  'touched_at', ARGV[6], 'idem', ARGV[9], 'bytes', stored)
-redis.call('ZADD', p .. 'owner:' .. owner, ARGV[6], id)
-redis.call('INCRBY', p .. 'bytes', stored)
-redis.call('HSET', p .. 'sizes', id, stored)
-if ARGV[9] ~= '' then redis.call('SET', ARGV[9], ARGV[10]) end
+if A.sealedSecrets ~= '' then redis.call('SET', K.secrets(id), A.sealedSecrets) end
+redis.call('HSET', run, 'owner', owner, 'record', A.record, 'snapshot', A.snapshot, 'last_seq', -1,
+  'touched_at', A.createdAt, 'idem', A.idemKey, 'bytes', stored)
+redis.call('ZADD', K.owner(owner), A.createdAt, id)
+redis.call('INCRBY', K.storedBytes, stored)
+redis.call('HSET', K.runBytes, id, stored)
+if A.idemKey ~= '' then redis.call('SET', A.idemKey, A.idemValue) end
 return { kind }
-`;
+`,
+);
 
 /**
- * Takes up to ARGV[3] queued runs for instance ARGV[2], oldest first, skipping owners at their
- * running quota ARGV[4]. Returns `{id, record, sealed secrets or ''}` for each.
+ * Takes up to `max` queued runs for `instance`, oldest first, skipping owners at their running quota.
+ * Returns `{id, record, sealed secrets or ''}` for each.
  */
-export const CLAIM = `${HELPERS}
-local max, quota = num(ARGV[3]), num(ARGV[4])
+const CLAIM = define(
+  ['instance', 'max', 'maxRunningPerKey'],
+  `
+local max, quota = num(A.max), num(A.maxRunningPerKey)
 local taken = {}
-for _, id in ipairs(redis.call('ZRANGE', p .. 'queue', 0, -1)) do
+for _, id in ipairs(redis.call('ZRANGE', K.queue, 0, -1)) do
   if #taken >= max then break end
-  local owner = redis.call('HGET', p .. 'run:' .. id, 'owner')
+  local owner = redis.call('HGET', K.run(id), 'owner')
   if not owner then
-    redis.call('ZREM', p .. 'queue', id)
-  elseif num(redis.call('HGET', p .. 'running:keys', owner)) < quota then
-    table.insert(taken, take(id, owner, ARGV[2]))
+    redis.call('ZREM', K.queue, id)
+  elseif num(redis.call('HGET', K.runningByOwner, owner)) < quota then
+    table.insert(taken, take(id, owner, A.instance))
   end
 end
 return taken
-`;
+`,
+);
 
-/** Takes queued run ARGV[2] for instance ARGV[3] (to cancel it); `{}` when it is not queued. */
-export const UNQUEUE = `${HELPERS}
-if not redis.call('ZSCORE', p .. 'queue', ARGV[2]) then return {} end
-return take(ARGV[2], redis.call('HGET', p .. 'run:' .. ARGV[2], 'owner'), ARGV[3])
-`;
+/** Takes queued run `id` for `instance` (to cancel it); `{}` when it is not queued. */
+const UNQUEUE = define(
+  ['id', 'instance'],
+  `
+if not redis.call('ZSCORE', K.queue, A.id) then return {} end
+return take(A.id, redis.call('HGET', K.run(A.id), 'owner'), A.instance)
+`,
+);
 
 /**
- * Appends entries to run ARGV[2]'s log, fenced: only while its holder is ARGV[3], the log ends at
- * seq ARGV[4] - 1, and (for ARGV[11] naming a lease) that lease is gone. ARGV: prefix, id, holder,
- * first seq, count, snapshot, status, added bytes, finished at (or ''), expiry ms, lease (or ''),
- * then event JSON and detail JSON (or '') per entry. A terminal batch (finished at) releases the
- * run's slot and sets the expiry of its keys. Returns `ok`, `gone`, `fenced`, `alive` or `gap`.
+ * Appends entries to run `id`'s log, fenced: only while its holder is `holder`, the log ends at seq
+ * `first` - 1, and (for `lease` naming a lease) that lease is gone. The entries follow the named
+ * arguments: event JSON and detail JSON (or '') per entry. A terminal batch (`finishedAt` set) releases
+ * the run's slot and sets the expiry of its keys. Returns `ok`, `gone`, `fenced`, `alive` or `gap`.
  */
-export const APPEND = `${HELPERS}
-local id, first, n = ARGV[2], num(ARGV[4]), num(ARGV[5])
-local run = p .. 'run:' .. id
+const APPEND = define(
+  ['id', 'holder', 'first', 'count', 'snapshot', 'bytes', 'finishedAt', 'expireMs', 'lease'],
+  `
+local id, first, n = A.id, num(A.first), num(A.count)
+local run = K.run(id)
 local holder = redis.call('HGET', run, 'holder')
 if not holder then return 'gone' end
-if holder ~= ARGV[3] then return 'fenced' end
-if ARGV[11] ~= '' and redis.call('EXISTS', ARGV[11]) == 1 then return 'alive' end
+if holder ~= A.holder then return 'fenced' end
+if A.lease ~= '' and redis.call('EXISTS', A.lease) == 1 then return 'alive' end
 if num(redis.call('HGET', run, 'last_seq')) ~= first - 1 then return 'gap' end
-local log = run .. ':log'
+local log = K.log(id)
 for i = 0, n - 1 do
-  local event, detail = ARGV[12 + 2 * i], ARGV[13 + 2 * i]
+  local event, detail = ARGV[REST + 2 * i], ARGV[REST + 1 + 2 * i]
   if detail == '' then
     redis.call('XADD', log, '0-' .. (first + i + 1), 'e', event)
   else
     redis.call('XADD', log, '0-' .. (first + i + 1), 'e', event, 'd', detail)
   end
 end
-if first == 0 then redis.call('DEL', run .. ':secrets') end
-redis.call('HSET', run, 'last_seq', first + n - 1, 'snapshot', ARGV[6], 'status', ARGV[7])
-redis.call('HINCRBY', run, 'bytes', num(ARGV[8]))
-redis.call('HINCRBY', p .. 'sizes', id, num(ARGV[8]))
-redis.call('INCRBY', p .. 'bytes', num(ARGV[8]))
-if ARGV[9] ~= '' then
-  redis.call('HSET', run, 'holder', '', 'finished_at', ARGV[9])
-  redis.call('HDEL', p .. 'running', id)
-  add(p .. 'running:keys', redis.call('HGET', run, 'owner'), -1)
-  redis.call('ZADD', p .. 'finished', ARGV[9], id)
-  redis.call('PEXPIRE', run, ARGV[10])
-  redis.call('PEXPIRE', log, ARGV[10])
+if first == 0 then redis.call('DEL', K.secrets(id)) end
+redis.call('HSET', run, 'last_seq', first + n - 1, 'snapshot', A.snapshot)
+redis.call('HINCRBY', run, 'bytes', num(A.bytes))
+redis.call('HINCRBY', K.runBytes, id, num(A.bytes))
+redis.call('INCRBY', K.storedBytes, num(A.bytes))
+if A.finishedAt ~= '' then
+  redis.call('HSET', run, 'state', 'ended', 'holder', '', 'finished_at', A.finishedAt)
+  redis.call('HDEL', K.running, id)
+  add(K.runningByOwner, redis.call('HGET', run, 'owner'), -1)
+  redis.call('ZADD', K.finished, A.finishedAt, id)
+  redis.call('PEXPIRE', run, A.expireMs)
+  redis.call('PEXPIRE', log, A.expireMs)
   local idem = redis.call('HGET', run, 'idem')
-  if idem and idem ~= '' then redis.call('PEXPIRE', idem, ARGV[10]) end
+  if idem and idem ~= '' then redis.call('PEXPIRE', idem, A.expireMs) end
 end
 return 'ok'
-`;
+`,
+  true,
+);
 
 /**
- * Puts run ARGV[2], taken by instance ARGV[3] whose lease ARGV[4] is gone before it wrote anything,
- * back in the queue at its old place, to be started elsewhere. Returns 1 when it did.
+ * Puts run `id`, taken by `holder` whose lease `lease` is gone before it wrote anything, back in the
+ * queue at its old place, to be started elsewhere. Returns 1 when it did.
  */
-export const REQUEUE = `${HELPERS}
-local id = ARGV[2]
-local run = p .. 'run:' .. id
-if redis.call('HGET', run, 'holder') ~= ARGV[3] or redis.call('EXISTS', ARGV[4]) == 1 then return 0 end
+const REQUEUE = define(
+  ['id', 'holder', 'lease'],
+  `
+local id = A.id
+local run = K.run(id)
+if redis.call('HGET', run, 'holder') ~= A.holder or redis.call('EXISTS', A.lease) == 1 then return 0 end
 if num(redis.call('HGET', run, 'last_seq')) ~= -1 then return 0 end
 local owner = redis.call('HGET', run, 'owner')
-redis.call('HDEL', p .. 'running', id)
-add(p .. 'running:keys', owner, -1)
-redis.call('ZADD', p .. 'queue', num(redis.call('HGET', run, 'order')), id)
-redis.call('HINCRBY', p .. 'queued:keys', owner, 1)
-redis.call('INCRBY', p .. 'queued:bytes', num(redis.call('HGET', run, 'rbytes')))
-redis.call('HSET', run, 'status', 'queued', 'holder', '')
+redis.call('HDEL', K.running, id)
+add(K.runningByOwner, owner, -1)
+redis.call('ZADD', K.queue, num(redis.call('HGET', run, 'order')), id)
+redis.call('HINCRBY', K.queuedByOwner, owner, 1)
+redis.call('INCRBY', K.queuedBytes, num(redis.call('HGET', run, 'rbytes')))
+redis.call('HSET', run, 'state', 'queued', 'holder', '')
 return 1
-`;
+`,
+);
 
-/** Forgets finished run ARGV[2]; returns 0 (and keeps it) while it is queued or running. */
-export const FORGET = `${HELPERS}
-local run = p .. 'run:' .. ARGV[2]
-local status = redis.call('HGET', run, 'status')
-if status == 'queued' or status == 'running' then return 0 end
-forget(ARGV[2])
+/** Forgets finished run `id`; returns 0 (and keeps it) while it is queued or running. */
+const FORGET = define(
+  ['id'],
+  `
+if redis.call('HGET', K.run(A.id), 'state') ~= 'ended' then return 0 end
+forget(A.id)
 return 1
-`;
+`,
+);
 
 /**
- * Forgets the runs finished before ARGV[2] (retention), then the longest-finished ones while stored
- * runs hold more than ARGV[3] bytes; at most ARGV[4] per call. Returns how many it forgot.
+ * Forgets the runs finished before `finishedBefore` (retention), then the longest-finished ones while
+ * stored runs hold more than `maxStoredBytes`; at most `most` per call. Returns how many it forgot.
  */
-export const SWEEP = `${HELPERS}
-local forgotten = 0
-for _, id in ipairs(redis.call('ZRANGEBYSCORE', p .. 'finished', '-inf', '(' .. ARGV[2], 'LIMIT', 0, num(ARGV[4]))) do
+const SWEEP = define(
+  ['finishedBefore', 'maxStoredBytes', 'most'],
+  `
+local forgotten, most = 0, num(A.most)
+for _, id in ipairs(redis.call('ZRANGEBYSCORE', K.finished, '-inf', '(' .. A.finishedBefore, 'LIMIT', 0, most)) do
   forget(id)
   forgotten = forgotten + 1
 end
-while forgotten < num(ARGV[4]) and num(redis.call('GET', p .. 'bytes')) > num(ARGV[3]) do
-  local oldest = redis.call('ZRANGE', p .. 'finished', 0, 0)
+while forgotten < most and num(redis.call('GET', K.storedBytes)) > num(A.maxStoredBytes) do
+  local oldest = redis.call('ZRANGE', K.finished, 0, 0)
   if #oldest == 0 then break end
   forget(oldest[1])
   forgotten = forgotten + 1
 end
 return forgotten
-`;
+`,
+);
 
 /**
- * Claims idempotency key ARGV[2] for body hash ARGV[3]: `{claimed}` (now pending, for ARGV[4] ms),
+ * Claims idempotency key `key` for body hash `hash`: `{claimed}` (now pending, for `pendingMs`),
  * `{run, id}`, `{conflict}` or `{pending}`. A key naming a run that is gone is claimed afresh.
  */
-export const CLAIM_KEY = `${HELPERS}
-local key, hash = ARGV[2], ARGV[3]
-local value = redis.call('GET', key)
+const CLAIM_KEY = define(
+  ['key', 'hash', 'pendingMs'],
+  `
+local value = redis.call('GET', A.key)
 if value then
   local state, stored, id = string.match(value, '^(%a+):(%x+):?(.*)$')
-  if stored ~= hash then return { 'conflict' } end
+  if stored ~= A.hash then return { 'conflict' } end
   if state == 'pending' then return { 'pending' } end
-  if redis.call('EXISTS', p .. 'run:' .. id) == 1 then return { 'run', id } end
+  if redis.call('EXISTS', K.run(id)) == 1 then return { 'run', id } end
 end
-redis.call('SET', key, 'pending:' .. hash, 'PX', ARGV[4])
+redis.call('SET', A.key, 'pending:' .. A.hash, 'PX', A.pendingMs)
 return { 'claimed' }
-`;
+`,
+);
 
-/** Frees idempotency key ARGV[2] if it is still pending (its creation failed). */
-export const RELEASE_KEY = `${HELPERS}
-local value = redis.call('GET', ARGV[2])
-if value and string.sub(value, 1, 8) == 'pending:' then redis.call('DEL', ARGV[2]) end
+/** Frees idempotency key `key` if it is still pending (its creation failed). */
+const RELEASE_KEY = define(
+  ['key'],
+  `
+local value = redis.call('GET', A.key)
+if value and string.sub(value, 1, 8) == 'pending:' then redis.call('DEL', A.key) end
 return 1
-`;
+`,
+);
 
-/** Records that run ARGV[2] was touched at ARGV[3] (nothing when it is gone). */
-export const TOUCH = `${HELPERS}
-local run = p .. 'run:' .. ARGV[2]
-if redis.call('EXISTS', run) == 1 then redis.call('HSET', run, 'touched_at', ARGV[3]) end
+/** Records that run `id` was touched at `at` (nothing when it is gone). */
+const TOUCH = define(
+  ['id', 'at'],
+  `
+local run = K.run(A.id)
+if redis.call('EXISTS', run) == 1 then redis.call('HSET', run, 'touched_at', A.at) end
 return 1
-`;
+`,
+);
 
 /**
- * Claims webhook deliveries due by ARGV[2] (at most ARGV[3]) for one instance: each is due again at
- * ARGV[4] (the lease), so no other instance takes it while its attempt runs, and one whose instance
- * died is taken again after the lease. Returns the deliveries' records.
+ * Claims webhook deliveries due by `now` (at most `max`) for one instance: each is due again at
+ * `leaseUntil`, so no other instance takes it while its attempt runs, and one whose instance died is
+ * taken again after the lease. Returns the deliveries' records.
  */
-export const CLAIM_WEBHOOKS = `${HELPERS}
-local due = p .. 'wh:due'
-local ids = redis.call('ZRANGEBYSCORE', due, '-inf', ARGV[2], 'LIMIT', 0, tonumber(ARGV[3]))
+const CLAIM_WEBHOOKS = define(
+  ['now', 'max', 'leaseUntil'],
+  `
+local ids = redis.call('ZRANGEBYSCORE', K.webhooksDue, '-inf', A.now, 'LIMIT', 0, num(A.max))
 local records = {}
 for _, id in ipairs(ids) do
-  local record = redis.call('GET', p .. 'wh:d:' .. id)
+  local record = redis.call('GET', K.webhook(id))
   if record then
-    redis.call('ZADD', due, ARGV[4], id)
+    redis.call('ZADD', K.webhooksDue, A.leaseUntil, id)
     table.insert(records, record)
   else
-    redis.call('ZREM', due, id)
+    redis.call('ZREM', K.webhooksDue, id)
   end
 end
 return records
-`;
+`,
+);
 
 /** Every script of the store, by the command name it is defined under. */
 export const SCRIPTS = {
@@ -267,3 +331,35 @@ export const SCRIPTS = {
 } as const;
 
 export type ScriptName = keyof typeof SCRIPTS;
+
+/** The named arguments of script `name`, each a string or a number. */
+export type ScriptArgs<Name extends ScriptName> = Record<(typeof SCRIPTS)[Name]['args'][number], string | number>;
+
+/**
+ * The whole Lua of a script: the prefix from `ARGV[1]`, the key functions, its named arguments from
+ * `ARGV[2]` on (`A.name`), where a list after them starts (`REST`), the helpers, then its body.
+ */
+export function scriptSource(spec: ScriptSpec): string {
+  const names = spec.args.map((name, index) => `${name} = ARGV[${index + 2}]`).join(', ');
+  return [
+    'local p = ARGV[1]',
+    luaKeyFunctions('p'),
+    `local A = { ${names} }`,
+    `local REST = ${spec.args.length + 2}`,
+    HELPERS,
+    spec.body,
+  ].join('\n');
+}
+
+/** `args` in the order script `name` maps them, after `prefix`, followed by `rest`. */
+export function scriptArgv<Name extends ScriptName>(
+  name: Name,
+  prefix: string,
+  args: ScriptArgs<Name>,
+  rest: ReadonlyArray<string | number> = [],
+): Array<string | number> {
+  const spec: ScriptSpec = SCRIPTS[name];
+  if (rest.length > 0 && !spec.rest) throw new Error(`script ${name} takes no list after its arguments`);
+  const named = args as Record<string, string | number>;
+  return [prefix, ...spec.args.map((arg) => named[arg]!), ...rest];
+}

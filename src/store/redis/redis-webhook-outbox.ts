@@ -1,4 +1,4 @@
-import type { OutboxDelivery, WebhookOutbox } from '../webhook-outbox.js';
+import type { OutboxDelivery, WebhookOutbox } from '../../webhooks/webhook-outbox.js';
 import type { RedisConnection } from './redis-connection.js';
 import type { RedisKeys } from './redis-keys.js';
 
@@ -26,7 +26,7 @@ export class RedisWebhookOutbox implements WebhookOutbox {
       this.#connection.command
         .multi()
         .set(keys.webhook(delivery.id), JSON.stringify(delivery))
-        .zadd(keys.webhooksDue, delivery.nextAttemptAt ?? 0, delivery.id)
+        .zadd(keys.fixed('webhooksDue'), delivery.nextAttemptAt ?? 0, delivery.id)
         .rpush(list, delivery.id)
         .pexpire(list, this.#retentionMs)
         .exec(),
@@ -34,13 +34,11 @@ export class RedisWebhookOutbox implements WebhookOutbox {
   }
 
   async claim(max: number, now: number, leaseMs: number): Promise<OutboxDelivery[]> {
-    const records = (await this.#connection.script(
-      'rbClaimWebhooks',
-      this.#keys.prefix,
+    const records = (await this.#connection.script('rbClaimWebhooks', this.#keys.prefix, {
       now,
       max,
-      now + leaseMs,
-    )) as string[];
+      leaseUntil: now + leaseMs,
+    })) as string[];
     return records.map((record) => JSON.parse(record) as OutboxDelivery);
   }
 
@@ -51,9 +49,13 @@ export class RedisWebhookOutbox implements WebhookOutbox {
     await this.#connection.run(() => {
       const batch = this.#connection.command.multi();
       if (delivery.status === 'pending') {
-        batch.set(keys.webhook(delivery.id), record).zadd(keys.webhooksDue, delivery.nextAttemptAt ?? 0, delivery.id);
+        batch
+          .set(keys.webhook(delivery.id), record)
+          .zadd(keys.fixed('webhooksDue'), delivery.nextAttemptAt ?? 0, delivery.id);
       } else {
-        batch.set(keys.webhook(delivery.id), record, 'PX', this.#retentionMs).zrem(keys.webhooksDue, delivery.id);
+        batch
+          .set(keys.webhook(delivery.id), record, 'PX', this.#retentionMs)
+          .zrem(keys.fixed('webhooksDue'), delivery.id);
       }
       return batch.pexpire(list, this.#retentionMs).exec();
     });
@@ -69,7 +71,7 @@ export class RedisWebhookOutbox implements WebhookOutbox {
 
   async nextDue(): Promise<number | undefined> {
     const first = await this.#connection.run(() =>
-      this.#connection.command.zrange(this.#keys.webhooksDue, 0, 0, 'WITHSCORES'),
+      this.#connection.command.zrange(this.#keys.fixed('webhooksDue'), 0, 0, 'WITHSCORES'),
     );
     return first.length < 2 ? undefined : Number(first[1]);
   }

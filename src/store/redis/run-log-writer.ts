@@ -1,7 +1,8 @@
-import { isFinishedStatus } from '../../protocol/run-snapshot.js';
-import type { LoggedEvent } from '../../runs/event-log.js';
-import type { Run } from '../../runs/run.js';
-import { StoreUnavailableError } from '../store-unavailable-error.js';
+import { isFinishedStatus } from '../../protocol/run-status.js';
+import type { EventLog, LoggedEvent } from '../../runs/event-log.js';
+import type { RunRecord } from '../../runs/run-record.js';
+import { snapshotOf } from '../../runs/snapshot-of.js';
+import { StoreUnavailableError } from '../../runs/store-unavailable-error.js';
 import type { RedisConnection } from './redis-connection.js';
 import type { RedisKeys } from './redis-keys.js';
 
@@ -39,7 +40,8 @@ export function detailJson(entry: LoggedEvent): string {
  */
 export class RunLogWriter {
   readonly #o: RunLogWriterOptions;
-  readonly #run: Run;
+  readonly #record: RunRecord;
+  readonly #log: EventLog;
   /** Seq of the first entry not yet stored. */
   #stored = 0;
   #flushing = false;
@@ -51,14 +53,15 @@ export class RunLogWriter {
   #resolve!: (outcome: WriterOutcome) => void;
   readonly #unsubscribe: () => void;
 
-  constructor(run: Run, options: RunLogWriterOptions) {
+  constructor(record: RunRecord, log: EventLog, options: RunLogWriterOptions) {
     this.#o = options;
-    this.#run = run;
+    this.#record = record;
+    this.#log = log;
     this.#done = new Promise((resolve) => {
       this.#resolve = resolve;
     });
-    this.#unsubscribe = run.log.onAppend(() => this.#schedule());
-    if (run.log.length > 0) this.#schedule();
+    this.#unsubscribe = log.onAppend(() => this.#schedule());
+    if (log.length > 0) this.#schedule();
   }
 
   /** Resolves once the terminal event is stored, the store refused the log, or the writer was closed. */
@@ -86,7 +89,7 @@ export class RunLogWriter {
     if (this.#flushing || this.#closed) return;
     this.#flushing = true;
     try {
-      while (!this.#closed && this.#stored < this.#run.log.length) {
+      while (!this.#closed && this.#stored < this.#log.length) {
         const outcome = await this.#appendBatch();
         if (outcome !== 'ok') {
           this.#o.onFenced(outcome);
@@ -95,9 +98,10 @@ export class RunLogWriter {
         }
         this.#retryMs = RETRY_MIN_MS;
       }
-      if (this.#run.log.terminal && this.#stored === this.#run.log.length) this.#finish('stored');
+      if (this.#log.terminal && this.#stored === this.#log.length) this.#finish('stored');
     } catch (error) {
-      if (!(error instanceof StoreUnavailableError)) this.#o.log(`storing the log of ${this.#run.id} failed:`, error);
+      if (!(error instanceof StoreUnavailableError))
+        this.#o.log(`storing the log of ${this.#record.id} failed:`, error);
       this.#retry = setTimeout(() => void this.#flush(), this.#retryMs);
       this.#retryMs = Math.min(RETRY_MAX_MS, this.#retryMs * 2);
     } finally {
@@ -106,26 +110,15 @@ export class RunLogWriter {
   }
 
   async #appendBatch(): Promise<string> {
-    const run = this.#run;
+    const log = this.#log;
     const first = this.#stored;
-    const batch = run.log.entries.slice(first, first + MAX_BATCH);
+    const batch = log.entries.slice(first, first + MAX_BATCH);
     const last = first + batch.length - 1;
-    const terminal = batch.at(-1)?.event === run.log.terminal && run.log.terminal !== undefined;
-    const snapshot = run.snapshot();
+    const terminal = log.terminal !== undefined && batch.at(-1)?.event === log.terminal;
+    const snapshot = snapshotOf(this.#record, log);
     // What Redis shows matches what it holds: a run whose terminal event is still on its way shows as
-    // live — `running`, or waiting on a person (`requires_action`, `awaiting_input`). The record's own
-    // status, which the scripts read, is `running` until the end either way.
-    const status = terminal ? snapshot.status : 'running';
+    // live — `running`, or waiting on a person (`requires_action`, `awaiting_input`).
     const shown = terminal || !isFinishedStatus(snapshot.status) ? snapshot.status : 'running';
-    const args: Array<string | number> = [
-      this.#o.keys.prefix,
-      run.id,
-      this.#o.instance,
-      first,
-      batch.length,
-      JSON.stringify({ ...snapshot, status: shown, last_seq: last }),
-      status,
-    ];
     let bytes = 0;
     const pairs: string[] = [];
     for (const entry of batch) {
@@ -133,8 +126,24 @@ export class RunLogWriter {
       bytes += entry.json.length + detail.length;
       pairs.push(entry.json, detail);
     }
-    args.push(bytes, terminal ? Math.round(run.finishedAt ?? Date.now()) : '', this.#o.expireMs, '', ...pairs);
-    const outcome = String(await this.#o.connection.script('rbAppend', ...args));
+    const outcome = String(
+      await this.#o.connection.script(
+        'rbAppend',
+        this.#o.keys.prefix,
+        {
+          id: this.#record.id,
+          holder: this.#o.instance,
+          first,
+          count: batch.length,
+          snapshot: JSON.stringify({ ...snapshot, status: shown, last_seq: last }),
+          bytes,
+          finishedAt: terminal ? Math.round(log.finishedAt ?? Date.now()) : '',
+          expireMs: this.#o.expireMs,
+          lease: '',
+        },
+        pairs,
+      ),
+    );
     if (outcome === 'ok') this.#stored = last + 1;
     return outcome;
   }

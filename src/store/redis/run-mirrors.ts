@@ -1,7 +1,9 @@
 import type { EventDetail } from '../../protocol/event-detail.js';
 import type { RunEvent } from '../../protocol/run-events.js';
-import type { LoggedEvent } from '../../runs/event-log.js';
-import { Run, type RunRecord } from '../../runs/run.js';
+import type { EventLog, LoggedEvent } from '../../runs/event-log.js';
+import { newRunLog, type RunRecord } from '../../runs/run-record.js';
+import type { OpenedRun } from '../../runs/run-store.js';
+import { SubscriberCount } from '../subscriber-count.js';
 import type { RedisConnection } from './redis-connection.js';
 import type { RedisKeys } from './redis-keys.js';
 import type { StreamEntry, StreamFollower } from './stream-follower.js';
@@ -11,9 +13,10 @@ const PAGE = 1000;
 /** A mirror nobody reads for this long is dropped. */
 const IDLE_MS = 30_000;
 
-interface Mirror {
-  run: Run;
+interface Mirror extends OpenedRun {
   lastUsed: number;
+  /** Subscribers of the run on this instance. */
+  subscribers: SubscriberCount;
   unfollow: (() => void) | undefined;
 }
 
@@ -29,11 +32,11 @@ export function loggedEntry([, fields]: StreamEntry): LoggedEvent {
   return { event: JSON.parse(json) as RunEvent, json, detail, frame: undefined };
 }
 
-/** Adds to `run`'s log the entries it does not hold yet (a range read and a tail may overlap). */
-export function appendEntries(run: Run, entries: readonly StreamEntry[]): void {
+/** Adds to `log` the entries it does not hold yet (a range read and a tail may overlap). */
+export function appendEntries(log: EventLog, entries: readonly StreamEntry[]): void {
   for (const raw of entries) {
     const entry = loggedEntry(raw);
-    if (entry.event.seq === run.log.length) run.log.appendStored(entry);
+    if (entry.event.seq === log.length) log.appendStored(entry);
   }
 }
 
@@ -48,39 +51,30 @@ export class RunMirrors {
   readonly #keys: RedisKeys;
   readonly #follower: StreamFollower;
   readonly #now: () => number;
-  readonly #touch: (id: string) => void;
   readonly #mirrors = new Map<string, Mirror>();
-  readonly #opening = new Map<string, Promise<Run | undefined>>();
+  readonly #opening = new Map<string, Promise<OpenedRun | undefined>>();
 
-  constructor(options: {
-    connection: RedisConnection;
-    keys: RedisKeys;
-    follower: StreamFollower;
-    now: () => number;
-    /** Passes a touch of a mirrored run on to the store. */
-    touch: (id: string) => void;
-  }) {
+  constructor(options: { connection: RedisConnection; keys: RedisKeys; follower: StreamFollower; now: () => number }) {
     this.#connection = options.connection;
     this.#keys = options.keys;
     this.#follower = options.follower;
     this.#now = options.now;
-    this.#touch = options.touch;
   }
 
   /** Mirrored runs' subscribers on this instance. */
   get subscribers(): number {
     let count = 0;
-    for (const { run } of this.#mirrors.values()) count += run.subscribers;
+    for (const mirror of this.#mirrors.values()) count += mirror.subscribers.count;
     return count;
   }
 
   /** The mirror of run `id`, caught up with its Stream; undefined when the run is unknown. */
-  async open(id: string): Promise<Run | undefined> {
+  async open(id: string): Promise<OpenedRun | undefined> {
     const known = this.#mirrors.get(id);
     if (known) {
       known.lastUsed = this.#now();
-      if (!known.run.log.terminal) await this.#catchUp(known.run);
-      return known.run;
+      if (!known.log.terminal) await this.#catchUp(id, known.log);
+      return known;
     }
     let opening = this.#opening.get(id);
     if (!opening) {
@@ -91,8 +85,21 @@ export class RunMirrors {
   }
 
   /** Keeps a whole log this instance wrote (its run just ended here) as a mirror. */
-  adopt(run: Run): void {
-    if (run.log.terminal) this.#mirrors.set(run.id, { run, lastUsed: this.#now(), unfollow: undefined });
+  adopt(record: RunRecord, log: EventLog, subscribers: SubscriberCount): void {
+    if (log.terminal) {
+      this.#mirrors.set(record.id, { record, log, lastUsed: this.#now(), subscribers, unfollow: undefined });
+    }
+  }
+
+  /** Counts a subscriber of mirrored run `id` in; the returned function counts it out. Undefined when `id` has no mirror. */
+  watch(id: string): (() => void) | undefined {
+    const mirror = this.#mirrors.get(id);
+    if (!mirror) return undefined;
+    const release = mirror.subscribers.add();
+    return () => {
+      release();
+      mirror.lastUsed = this.#now();
+    };
   }
 
   forget(id: string): void {
@@ -102,8 +109,8 @@ export class RunMirrors {
   /** Drops the mirrors nobody has read for a while. */
   sweep(): void {
     const now = this.#now();
-    for (const [id, { run, lastUsed }] of this.#mirrors) {
-      if (run.subscribers === 0 && now - Math.max(lastUsed, run.lastTouchedAt) >= IDLE_MS) this.#drop(id);
+    for (const [id, { subscribers, lastUsed }] of this.#mirrors) {
+      if (subscribers.count === 0 && now - lastUsed >= IDLE_MS) this.#drop(id);
     }
   }
 
@@ -112,39 +119,41 @@ export class RunMirrors {
     for (const id of [...this.#mirrors.keys()]) {
       const mirror = this.#mirrors.get(id)!;
       this.#drop(id);
-      if (!mirror.run.log.terminal) mirror.run.log.interrupt();
+      if (!mirror.log.terminal) mirror.log.interrupt();
     }
   }
 
-  async #load(id: string): Promise<Run | undefined> {
+  async #load(id: string): Promise<OpenedRun | undefined> {
     const recordJson = await this.#connection.run(() => this.#connection.command.hget(this.#keys.run(id), 'record'));
     if (recordJson === null) return undefined;
     const record = JSON.parse(recordJson) as RunRecord;
-    const run = new Run(record, {
-      maxEvents: Number.POSITIVE_INFINITY,
-      now: this.#now,
-      onTouch: () => this.#touch(id),
-    });
-    await this.#catchUp(run);
-    const mirror: Mirror = { run, lastUsed: this.#now(), unfollow: undefined };
-    if (!run.log.terminal) {
-      mirror.unfollow = this.#follower.follow(this.#keys.log(id), `0-${run.log.length}`, (entries) => {
-        appendEntries(run, entries);
-        if (run.log.terminal) mirror.unfollow?.();
+    const log = newRunLog(record, { maxEvents: Number.POSITIVE_INFINITY, now: this.#now });
+    await this.#catchUp(id, log);
+    const mirror: Mirror = {
+      record,
+      log,
+      lastUsed: this.#now(),
+      subscribers: new SubscriberCount(),
+      unfollow: undefined,
+    };
+    if (!log.terminal) {
+      mirror.unfollow = this.#follower.follow(this.#keys.log(id), `0-${log.length}`, (entries) => {
+        appendEntries(log, entries);
+        if (log.terminal) mirror.unfollow?.();
       });
     }
     this.#mirrors.set(id, mirror);
-    return run;
+    return mirror;
   }
 
-  /** Reads what the Stream holds beyond the mirror's end. */
-  async #catchUp(run: Run): Promise<void> {
-    const key = this.#keys.log(run.id);
+  /** Reads what run `id`'s Stream holds beyond the end of `log`. */
+  async #catchUp(id: string, log: EventLog): Promise<void> {
+    const key = this.#keys.log(id);
     for (;;) {
       const entries = (await this.#connection.run(() =>
-        this.#connection.command.xrange(key, `(0-${run.log.length}`, '+', 'COUNT', PAGE),
+        this.#connection.command.xrange(key, `(0-${log.length}`, '+', 'COUNT', PAGE),
       )) as StreamEntry[];
-      appendEntries(run, entries);
+      appendEntries(log, entries);
       if (entries.length < PAGE) return;
     }
   }

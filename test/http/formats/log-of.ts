@@ -11,7 +11,7 @@ export const T0 = 1_764_000_000_000;
  */
 export function logOf(inputs: RunEventInput[], query = ''): { log: EventLog; context: StreamContext } {
   let tick = T0;
-  const log = new EventLog('run_test', Number.POSITIVE_INFINITY, () => tick++);
+  const log = new EventLog('run_test', { now: () => tick++ });
   for (const input of inputs) log.append(input);
   return {
     log,

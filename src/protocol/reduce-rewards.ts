@@ -1,14 +1,11 @@
-import type { RewardReduction } from '../protocol/run-request.js';
+import type { RewardReduction } from './run-request.js';
 
 /**
  * Reduces the rewards of a run's tool calls to the run's reward. Null rewards (tools that do not
  * score) are skipped; with no reward at all the result is null. `last` (the default) takes the last
  * non-null reward, which suits environments that score once at `submit`.
  */
-export function reduceRewards(
-  rewards: ReadonlyArray<number | null>,
-  reduction: RewardReduction = 'last',
-): number | null {
+export function reduceRewards(rewards: ReadonlyArray<number | null>, reduction: RewardReduction): number | null {
   const scored = rewards.filter((reward): reward is number => reward !== null);
   if (scored.length === 0) return null;
   switch (reduction) {

@@ -1,12 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { reduceRewards } from '../../src/runs/reduce-rewards.js';
+import { reduceRewards } from '../../src/protocol/reduce-rewards.js';
+import { RUN_REQUEST_DEFAULTS } from '../../src/protocol/run-request.js';
 
 describe('reward reduction', () => {
   const rewards = [null, 0.5, null, 1, 0];
 
-  it('takes the last non-null reward by default', () => {
-    expect(reduceRewards(rewards)).toBe(0);
-    expect(reduceRewards([1, null])).toBe(1);
+  it('takes the last non-null reward with `last`, the default of a run request', () => {
+    expect(reduceRewards(rewards, RUN_REQUEST_DEFAULTS.reward_reduction)).toBe(0);
+    expect(reduceRewards([1, null], 'last')).toBe(1);
   });
 
   it('sums, averages or maximises the non-null rewards on request', () => {
@@ -17,6 +18,6 @@ describe('reward reduction', () => {
 
   it('is null when no tool call was scored', () => {
     expect(reduceRewards([null, null], 'sum')).toBeNull();
-    expect(reduceRewards([])).toBeNull();
+    expect(reduceRewards([], 'last')).toBeNull();
   });
 });

@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { RunEventSchema } from '../../protocol/run-events.js';
-import { RunSnapshotSchema, RunStatusSchema } from '../../protocol/run-snapshot.js';
+import { RunEventSchema } from './run-events.js';
+import { RunSnapshotSchema, RunStatusSchema } from './run-snapshot.js';
 
 /**
- * Schemas of the HTTP answers that have no schema of their own in `src/protocol/` (their routes
+ * Schemas of the HTTP answers that have no schema of their own elsewhere in `src/protocol/` (their routes
  * build them inline). They describe those answers in the OpenAPI document; the schema-routes tests
  * validate the real answers against them, so a route that changes its answer breaks a test instead
  * of leaving the document wrong.
@@ -74,6 +74,8 @@ export const EnvironmentListSchema = z.object({
     }),
   ),
 });
+/** The answer of `GET /v1/environments`. */
+export type EnvironmentList = z.infer<typeof EnvironmentListSchema>;
 
 /** `GET /health`. */
 export const HealthSchema = z.object({

@@ -1,14 +1,15 @@
 import { BadRequestError } from '../errors.js';
-import type { ApprovalDecision, CancelReason } from '../protocol/run-events.js';
-import type { MessageContent } from '../protocol/run-request.js';
 import type { RunSnapshot, RunStatus } from '../protocol/run-snapshot.js';
-import type { Run } from '../runs/run.js';
+import type { ControlMessage } from './control-message.js';
+import type { EventLog } from './event-log.js';
+import type { RunRecord } from './run-record.js';
 
 /**
  * Where runs live (docs/protocol.md §8): their records, event logs, idempotency keys, the queue with its
- * quotas, and the messages that steer a run. Two implementations: in memory (one process, the
- * default) and Redis (any number of instances sharing one Redis). The registry and the scheduler
- * in `src/runs/` are written against this interface only.
+ * quotas, and the messages that steer a run. The runs own this interface; two stores implement it:
+ * in memory (one process, the default, `src/store/memory/`) and Redis (any number of instances
+ * sharing one Redis, `src/store/redis/`). A store takes and gives records and logs of logged events,
+ * never the objects that execute a run; `RunStoreContract` (test/store/) holds both to the same answers.
  */
 
 /** The bounds a store enforces when it admits, queues and keeps runs (`docs/configuration.md`). */
@@ -27,33 +28,43 @@ export interface StoreLimits {
   retentionMs: number;
   /** A run nobody watched or asked about for this long is cancelled as orphaned. */
   orphanTtlMs: number;
+  /** Events a run's log takes (`RUNBRIDGE_MAX_EVENTS_PER_RUN`). */
+  maxEventsPerRun: number;
 }
 
-/** A new run as the registry hands it to the store. */
+/** A new run as the scheduler hands it to the store. */
 export interface NewRun {
-  run: Run;
+  record: RunRecord;
   /** Forwarded to ORS `/create` when the run starts; never in the record, events or snapshots. */
   secrets: Record<string, unknown> | undefined;
   /** Bytes of the request while it waits (secrets and input included). */
   requestBytes: number;
   /** The caller's `Idempotency-Key`, claimed with {@link RunStore.claimKey} before, and the hash of the body it is bound to. */
-  idempotencyKey?: string;
-  idempotencyHash?: string;
+  idempotency?: { key: string; hash: string };
   /** This instance has a slot free: start the run here at once if its key's running quota allows. */
   startHere: boolean;
 }
 
 /** What {@link RunStore.submit} decided. */
 export type Admission =
-  | { kind: 'started' }
+  /** The run holds a slot of this instance: play it into `log`. */
+  | { kind: 'started'; log: EventLog }
   | { kind: 'queued' }
   /** `code`: `queue_full`, `key_queue_full` or `store_full`; `message` says which bound and what to do. */
   | { kind: 'refused'; code: string; message: string };
 
-/** A run this instance is to execute, with what it needs to start it. */
+/** A run this instance is to execute, with what it needs to start it: its record, secrets, and the log to play it into. */
 export interface ClaimedRun {
-  run: Run;
+  record: RunRecord;
   secrets: Record<string, unknown> | undefined;
+  /** The run's log, empty: every reader of the run follows this one (in memory) or what it is stored as. */
+  log: EventLog;
+}
+
+/** A run as a store hands it out to read: its record and its log, live while the run goes on. */
+export interface OpenedRun {
+  record: RunRecord;
+  log: EventLog;
 }
 
 /** What {@link RunStore.claimKey} found. */
@@ -66,25 +77,6 @@ export type KeyClaim =
   | { kind: 'conflict' }
   /** Another request is creating the run right now: ask again once `settled` resolves. */
   | { kind: 'pending'; settled: Promise<void> };
-
-/**
- * A message that steers a run from wherever the request arrived to the instance executing it: a
- * cancel, a decision about an approval, or a person's message (docs/protocol.md §7). Plain JSON, so a
- * shared store carries it as it is.
- */
-export type ControlMessage =
-  | { type: 'cancel'; reason: CancelReason }
-  | {
-      type: 'approval';
-      approval_id: string;
-      decision: ApprovalDecision;
-      /** Edited arguments (approve only). */
-      arguments?: Record<string, unknown>;
-      reason?: string;
-      /** Names this decision: the run writes it beside its `tool.approval_resolved`, so the sender learns whether it won. */
-      decision_id: string;
-    }
-  | { type: 'message'; message_id: string; content: MessageContent };
 
 export interface RunListQuery {
   status?: RunStatus;
@@ -154,23 +146,31 @@ export interface RunStore {
   claim(max: number): Promise<ClaimedRun[]>;
   /** Takes run `id` out of the queue for this instance to end (a cancel); undefined when it is not queued. */
   unqueue(id: string): Promise<ClaimedRun | undefined>;
-  /** Starts persisting the log of a run this instance executes; resolves once its terminal event is stored and its slot freed. */
-  track(run: Run): Promise<void>;
+  /**
+   * Keeps the log of a run this instance executes (the one `submit`, `claim` or `unqueue` handed out)
+   * as the episode writes it; resolves once its terminal event is stored and its slot freed.
+   */
+  track(record: RunRecord, log: EventLog): Promise<void>;
 
   /** The run `id` with its log, to stream or page (undefined when unknown). */
-  open(id: string): Promise<Run | undefined>;
+  open(id: string): Promise<OpenedRun | undefined>;
   /** The snapshot of run `id` and its owner (undefined when unknown). */
   snapshot(id: string): Promise<StoredSnapshot | undefined>;
   /** `owner`'s runs, newest first; a cursor naming no run of theirs is a 400 `invalid_cursor`. */
   list(owner: string, query: RunListQuery): Promise<RunPage>;
   /** Records that a caller looked at run `id` (runs nobody touches are orphans). */
   touch(id: string): Promise<void>;
+  /**
+   * Counts a subscriber of run `id` on this instance in (a run watched is no orphan) and touches it; the
+   * returned function counts it out and touches it again.
+   */
+  watch(id: string): () => void;
   /** Forgets a finished run and frees its idempotency key. */
   forget(id: string): Promise<void>;
   /** Sends `message` to the instance executing run `id`. */
   control(id: string, message: ControlMessage): Promise<void>;
 
-  /** Upkeep, every second: forgets runs past retention or over the byte budget, finds orphans (and lost instances). */
+  /** Upkeep, every `RUNBRIDGE_SWEEP_SECONDS`: forgets runs past retention or over the byte budget, finds orphans (and lost instances). */
   sweep(): Promise<{ orphans: string[] }>;
   stats(): Promise<RunStats>;
   /** Counts of this instance alone, without asking anyone (shutdown waits on them). */

@@ -1,0 +1,27 @@
+import type { TaskRef } from '../protocol/run-events.js';
+import type { RunRequest } from '../protocol/run-request.js';
+import { EventLog } from './event-log.js';
+
+/** What a run is made of before anything happens to it: who asked for what, and when. Plain JSON. */
+export interface RunRecord {
+  id: string;
+  owner: string;
+  env: string;
+  task: TaskRef;
+  /** `provider:name` as resolved at creation. */
+  model: string;
+  /** The request without `secrets`, which are never stored with the run. */
+  request: Omit<RunRequest, 'secrets'>;
+  /** Epoch milliseconds. */
+  createdAt: number;
+}
+
+/** Characters of JSON a record holds: what the stored-bytes budget counts of it beside its log. */
+export function recordBytes(record: RunRecord): number {
+  return JSON.stringify(record.request).length;
+}
+
+/** A new, empty log for the run of `record`, its summary folded with the record's reward reduction. */
+export function newRunLog(record: RunRecord, options: { maxEvents: number; now: () => number }): EventLog {
+  return new EventLog(record.id, { ...options, rewardReduction: record.request.reward_reduction });
+}

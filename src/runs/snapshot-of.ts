@@ -1,0 +1,34 @@
+import type { RunSnapshot } from '../protocol/run-snapshot.js';
+import { type WebhookRequest, webhookEvents } from '../protocol/webhook.js';
+import type { EventLog } from './event-log.js';
+import type { RunRecord } from './run-record.js';
+
+/**
+ * The snapshot of the run made from `record` whose log is `log` (docs/protocol.md §2): a view of the
+ * log's summary, never a second account. The webhook's deliveries are left empty: they change after
+ * the log does, and the registry fills them in.
+ */
+export function snapshotOf(record: RunRecord, log: EventLog): RunSnapshot {
+  const summary = log.summary;
+  const webhook: WebhookRequest | undefined = record.request.webhook;
+  return {
+    run_id: record.id,
+    status: summary.status,
+    created_at: record.createdAt / 1000,
+    updated_at: (log.updatedAt ?? record.createdAt) / 1000,
+    env: record.env,
+    task: record.task,
+    model: record.model,
+    metadata: record.request.metadata ?? {},
+    turns: summary.turns,
+    usage: summary.usage,
+    reward: summary.reward,
+    finished: summary.finished,
+    output: summary.output,
+    error: summary.error,
+    stop_reason: summary.stopReason,
+    pending_approvals: [...summary.pendingApprovals.values()].map((entry) => ({ ...entry })),
+    last_seq: log.lastSeq,
+    ...(webhook === undefined ? {} : { webhook: { url: webhook.url, events: webhookEvents(webhook), deliveries: [] } }),
+  };
+}
