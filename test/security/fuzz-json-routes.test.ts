@@ -139,7 +139,7 @@ const weirdKey = fc.oneof(
   fc.constantFrom('__proto__', 'constructor', 'prototype', 'toString', '', ' env', 'ENV', 'env\u0000'),
 );
 
-/** A body that deviates from `valid` in one way that the contract must refuse, as JSON text. */
+/** A body that deviates from `valid` in one way that the route must refuse, as JSON text. */
 function mutated(valid: fc.Arbitrary<Record<string, unknown>>, fields: readonly string[]): fc.Arbitrary<string> {
   return fc.oneof(
     // An unknown key, at the top or inside a nested object.
