@@ -2,7 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 /**
- * The API contract tests, run a second time with every bridge on a shared Redis store
+ * The tests of the HTTP API's behaviour, run a second time with every bridge on a shared Redis store
  * (`RUNBRIDGE_TEST_STORE=redis`, see test/support/start-test-bridge.ts), so both stores answer alike.
  */
 const CONTRACT_TESTS = [

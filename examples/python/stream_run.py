@@ -4,8 +4,8 @@
     python3 examples/python/stream_run.py [ENV]
 
 RUNBRIDGE_URL (default http://127.0.0.1:8080) says where the bridge is, RUNBRIDGE_API_KEY (optional)
-which key to send. This reads the default event stream the way clients of the original /v1/runs
-design do: every `data:` line is one JSON event, and its `event` field names it. Text and reasoning
+which key to send. This reads the default event stream the way any plain SSE client can: every
+`data:` line is one JSON event, and its `event` field names it. Text and reasoning
 deltas are streamed inline, one line per stretch; every other event gets a line of its own.
 """
 import http.client

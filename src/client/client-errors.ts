@@ -98,7 +98,7 @@ export class UnexpectedResponseError extends RunbridgeClientError {}
 
 /**
  * The error for an answer with a non-2xx status: its error body's message and code when it has the
- * contract's error body, else a message naming the status and what came instead. `request` names the
+ * bridge's error body (docs/protocol.md §2), else a message naming the status and what came instead. `request` names the
  * request (e.g. `POST /v1/runs`) in that fallback message.
  */
 export async function apiErrorOf(response: Response, request: string): Promise<ApiError> {
@@ -142,7 +142,7 @@ function errorClassFor(status: number): typeof ApiError {
   }
 }
 
-/** The `error` of a contract error body, or undefined when `text` is not one. */
+/** The `error` of the bridge's error body, or undefined when `text` is not one. */
 function parseErrorBody(text: string): { code: string; message: string; details?: unknown } | undefined {
   let body: unknown;
   try {

@@ -15,7 +15,7 @@ const ANSWERS: Record<string, [number, string, string]> = {
 /**
  * The `clientError` handler of the bridge's HTTP server: a request Node's parser refuses before the
  * app sees it (control characters in a header, a malformed request line, headers too large) gets
- * the contract's error body instead of Node's bare status line, and the connection is closed. When
+ * the error body (docs/protocol.md §2) instead of Node's bare status line, and the connection is closed. When
  * the bad bytes follow a good request on the same connection (a header value with CR LF in it ends
  * the headers early), the good request's answer goes out first and the error after it, in order.
  * A socket already reset is only closed.

@@ -6,7 +6,7 @@ import type { ErrorBodySchema } from '../protocol/api-answers.js';
 /** The error body of docs/protocol.md §2. */
 export type ErrorBody = z.infer<typeof ErrorBodySchema>;
 
-/** The contract's error body of `error`: its code and message, and its details when it has any. */
+/** The error body (docs/protocol.md §2) of `error`: its code and message, and its details when it has any. */
 export function errorBody(error: RunbridgeError): ErrorBody {
   const body: ErrorBody = { error: { code: error.code, message: error.message } };
   if (error.details !== undefined) body.error.details = error.details;
@@ -14,7 +14,7 @@ export function errorBody(error: RunbridgeError): ErrorBody {
 }
 
 /**
- * Turns any error thrown before the response started into the contract's error body with the
+ * Turns any error thrown before the response started into the error body with the
  * right status (and `Retry-After` for 429). Unknown errors are a 500 with a generic message: their
  * text may hold internals, so it goes to the log, not the caller. After the first byte of a
  * response (an SSE stream) there is nothing to answer; the stream's own code ends it.

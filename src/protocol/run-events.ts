@@ -4,8 +4,8 @@ import { MessageContentSchema } from './run-request.js';
 
 /**
  * The typed run events of docs/protocol.md §3.1. Every event is an envelope (`event`, `seq`, `run_id`,
- * `timestamp`) plus its own fields; the union is discriminated by `event`. Field names follow the
- * original `/v1/runs` design so its clients keep working.
+ * `timestamp`) plus its own fields; the union is discriminated by `event`. Types and field names are
+ * what clients read (docs/events.md), so a change here is a change to every client.
  */
 
 export const UsageSchema = z.object({

@@ -10,7 +10,7 @@ const DELTAS = new Set(['message.delta', 'reasoning.delta']);
 
 /**
  * `examples/python/stream_run.py` — standard-library Python reading `data:` lines and `json.loads`
- * on each, the way clients of the original `/v1/runs` design read it — against the default format.
+ * on each, the way a plain SSE client reads it — against the default format.
  */
 describe('a Python standard-library client', () => {
   let bridge: TestBridge;

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assertEventOrder } from '../../src/protocol/verify-event-order.js';
 import { startTestBridge, type TestBridge } from '../support/start-test-bridge.js';
 
-/** Bodies of POST /v1/runs that must each get a 4xx with the contract's error body. */
+/** Bodies of POST /v1/runs that must each get a 4xx with the error body (docs/protocol.md §2). */
 const BAD_BODIES: Array<[string, string, string?]> = [
   ['not JSON', '{'],
   ['trailing garbage', '{"env":"arith"} x'],

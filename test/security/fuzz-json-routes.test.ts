@@ -12,9 +12,9 @@ import { startTestBridge, type TestBridge } from '../support/start-test-bridge.j
 
 /**
  * Property-based fuzzing of every JSON route (docs/protocol.md §2, §6 "Bad input of any shape gets a 4xx
- * with a clear message and never crashes the server or another run"): malformed JSON, wrong types,
+ * with a clear message and never crashes the server or disturbs another run"): malformed JSON, wrong types,
  * huge strings, deep nesting, unknown keys, wrong content types, oversize bodies, bad cursors, bad
- * ids, hostile headers. Every answer is below 500, every 4xx carries the contract's error body, a
+ * ids, hostile headers. Every answer is below 500, every 4xx carries the error body of §2, a
  * 2xx only ever answers input the route's schema accepts, and runs started meanwhile complete.
  */
 
@@ -72,7 +72,10 @@ async function send(path: string, init: RequestInit = {}): Promise<Answer> {
   return { status: response.status, contentType: response.headers.get('content-type') ?? '', text };
 }
 
-/** The contract for any answer to hostile input: no 5xx, and a JSON error body on every 4xx. */
+/**
+ * The contract every answer to hostile input keeps (the tests below name it "the contract"): no 5xx,
+ * and the error body of docs/protocol.md §2 on every 4xx.
+ */
 function expectContractAnswer(answer: Answer, what: unknown): void {
   const label = JSON.stringify(what)?.slice(0, 300);
   expect(answer.status, label).toBeLessThan(500);
@@ -136,7 +139,7 @@ const weirdKey = fc.oneof(
   fc.constantFrom('__proto__', 'constructor', 'prototype', 'toString', '', ' env', 'ENV', 'env\u0000'),
 );
 
-/** A body that deviates from `valid` in one way that the contract must refuse, as JSON text. */
+/** A body that deviates from `valid` in one way that the route must refuse, as JSON text. */
 function mutated(valid: fc.Arbitrary<Record<string, unknown>>, fields: readonly string[]): fc.Arbitrary<string> {
   return fc.oneof(
     // An unknown key, at the top or inside a nested object.

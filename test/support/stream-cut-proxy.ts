@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
  * What the proxy does to one request: forward it whole (`undefined`); stop its answer after `bytes`
  * bytes of body (0: right after the headers) or after `frames` whole SSE frames, by cutting the
  * connection or, with `end`, by ending the body cleanly; `reset` the connection before any answer;
- * or answer `status` itself with the contract's error body (and `Retry-After` when given).
+ * or answer `status` itself with the bridge's error body (and `Retry-After` when given).
  */
 export type Cut =
   | undefined

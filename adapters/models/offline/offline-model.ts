@@ -71,7 +71,7 @@ export class OfflineModel implements Model {
     try {
       await delay(this.#tokenDelayMs * tokens, undefined, { signal });
     } catch (error) {
-      // timers/promises rejects with its own AbortError; the contract wants the signal's reason.
+      // timers/promises rejects with its own AbortError; the `Model` contract wants the signal's reason.
       throw signal.aborted ? signal.reason : error;
     }
   }

@@ -5,7 +5,7 @@ import { DONE_FRAME } from './openai-format.js';
 import type { StreamFormat } from './stream-format.js';
 
 /**
- * `format=combined` (docs/protocol.md §3.3, REM's layout): every event as in `format=events` — `id:`,
+ * `format=combined` (docs/protocol.md §3.3): every event as in `format=events` — `id:`,
  * `event:` and the typed JSON — except the answer's text: a `message.delta` is an unnamed
  * `chat.completion.chunk` frame with the text in `delta.content` (as in `format=openai`, a blank line
  * between turns). `data: [DONE]` comes last. In a browser, `onmessage` gets the text and

@@ -182,7 +182,7 @@ export function runErrorOf(event: RunEvent): RunbridgeError | undefined {
 }
 
 /**
- * The contract's error body of {@link runErrorOf}, for a run that did not complete; undefined for
+ * The error body (docs/protocol.md §2) of {@link runErrorOf}, for a run that did not complete; undefined for
  * every other event. OpenAI SDKs raise it as an `APIError`.
  */
 export function errorBodyOf(event: RunEvent): ErrorBody | undefined {

@@ -82,7 +82,7 @@ function queryParameters(schema: z.ZodObject, descriptions: Record<string, strin
   }));
 }
 
-/** Error answers by status, each with the contract's error body. */
+/** Error answers by status, each with the error body of docs/protocol.md §2. */
 function errors(statuses: Record<number, string>): Record<string, unknown> {
   return Object.fromEntries(
     Object.entries(statuses).map(([status, description]) => [status, { description, content: json('ErrorBody') }]),
