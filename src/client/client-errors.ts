@@ -1,4 +1,4 @@
-import { parseRetryAfterMs } from '../ors/client/backoff.js';
+import { parseRetryAfterMs } from '../http-client/backoff.js';
 
 /**
  * The errors `runbridge/client` throws. One base class, {@link RunbridgeClientError}; below it, the

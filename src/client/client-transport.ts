@@ -1,4 +1,4 @@
-import { describeFailure } from '../ors/client/network-failure.js';
+import { describeFailure } from '../http-client/network-failure.js';
 import { apiErrorOf, ConnectionError, UnexpectedResponseError } from './client-errors.js';
 
 /** Where and how the client sends its requests; made once by `createClient`. */

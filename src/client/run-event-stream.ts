@@ -1,4 +1,4 @@
-import { backoffDelayMs, sleep } from '../ors/client/backoff.js';
+import { backoffDelayMs, sleep } from '../http-client/backoff.js';
 import { readSseEvents } from '../sse/read-sse-events.js';
 import { ApiError, ConnectionError, StreamInterruptedError, UnexpectedResponseError } from './client-errors.js';
 import { type ClientTransport, segment, send } from './client-transport.js';

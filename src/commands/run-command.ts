@@ -1,6 +1,6 @@
 import { loadConfig } from '../config.js';
+import { describeFailure } from '../http-client/network-failure.js';
 import { type Runbridge, startRunbridge } from '../main.js';
-import { describeFailure } from '../ors/client/network-failure.js';
 import { isTerminalEvent, type RunEvent, RunEventSchema } from '../protocol/run-events.js';
 import type { RunRequestInput } from '../protocol/run-request.js';
 import { readSseEvents } from '../sse/read-sse-events.js';

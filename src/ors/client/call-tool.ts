@@ -1,9 +1,9 @@
 import { OrsError } from '../../errors.js';
+import { backoffDelayMs, parseRetryAfterMs, sleep } from '../../http-client/backoff.js';
+import { describeFailure, isConnectionRefused } from '../../http-client/network-failure.js';
 import { ParseError, readSseEvents } from '../../sse/read-sse-events.js';
 import { RunToolResultSchema, type ToolOutput } from '../ors-schemas.js';
 import { AbortScope } from './abort-scope.js';
-import { backoffDelayMs, parseRetryAfterMs, sleep } from './backoff.js';
-import { describeFailure, isConnectionRefused } from './network-failure.js';
 import type { OrsHttpResponse } from './ors-http.js';
 import {
   isServerFailure,

@@ -1,9 +1,9 @@
 import type { z } from 'zod';
 import { OrsError } from '../../errors.js';
+import { backoffDelayMs, parseRetryAfterMs, type RetryPolicy, sleep } from '../../http-client/backoff.js';
+import { describeFailure, isConnectionRefused } from '../../http-client/network-failure.js';
 import { AbortScope } from './abort-scope.js';
-import { backoffDelayMs, parseRetryAfterMs, type RetryPolicy, sleep } from './backoff.js';
 import { describeZodError } from './describe-zod-error.js';
-import { describeFailure, isConnectionRefused } from './network-failure.js';
 import type { OrsHttp, OrsHttpResponse } from './ors-http.js';
 import type { Redactor } from './redactor.js';
 import { type EndpointKind, readErrorDetail, statusError } from './status-error.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { backoffDelayMs, parseRetryAfterMs, sleep } from '../../../src/ors/client/backoff.js';
-import { trackSourceTimers } from '../../support/track-source-timers.js';
+import { backoffDelayMs, parseRetryAfterMs, sleep } from '../../src/http-client/backoff.js';
+import { trackSourceTimers } from '../support/track-source-timers.js';
 
 const policy = { retries: 4, baseDelayMs: 200, maxDelayMs: 5_000 };
 

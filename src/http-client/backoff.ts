@@ -1,4 +1,4 @@
-/** How often and how patiently a failed ORS request is tried again. */
+/** How often and how patiently a failed request is tried again (an ORS request, a client's reconnect). */
 export interface RetryPolicy {
   /** Attempts after the first; 0 disables retrying. */
   retries: number;
