@@ -14,22 +14,31 @@ export interface FrameBatch {
 }
 
 interface KeptBatch extends FrameBatch {
-  readonly format: StreamFormat;
   /** The batch stopped at {@link REPLAY_BATCH_BYTES}, not at the end of the log it was built from. */
   readonly full: boolean;
 }
 
 /**
- * The newest batches, by log, query and cursor, oldest first, {@link KEPT_BYTES} at most. A log only
- * grows and its frames depend only on the events up to them and the query (`StreamFormat`), so a
- * batch stays right for whoever reads the same log the same way from the same cursor.
+ * The newest batches, by log, format, the format's variant and cursor, oldest first, {@link KEPT_BYTES}
+ * at most. A log only grows and its frames depend only on the events up to them, the format and what of
+ * the request shapes that format's bytes (`StreamFormat.variant`) — never on a token or a cursor in the
+ * query — so a batch stays right for whoever reads the same log the same way from the same cursor.
  */
 const kept = new Map<string, KeptBatch>();
 let keptBytes = 0;
 
-/** A number per log for the keys of {@link kept}. */
-const logNumbers = new WeakMap<readonly LoggedEvent[], number>();
-let lastLogNumber = 0;
+/** A number per log and per format for the keys of {@link kept}. */
+const numbers = new WeakMap<object, number>();
+let lastNumber = 0;
+
+function numberOf(thing: object): number {
+  let number = numbers.get(thing);
+  if (number === undefined) {
+    number = ++lastNumber;
+    numbers.set(thing, number);
+  }
+  return number;
+}
 
 /**
  * The next batch for a subscriber at `from` in `format`: the frames of the events from there up to
@@ -44,16 +53,10 @@ export function frameBatch(
   context: StreamContext,
   from: number,
 ): FrameBatch {
-  let log = logNumbers.get(entries);
-  if (log === undefined) {
-    log = ++lastLogNumber;
-    logNumbers.set(entries, log);
-  }
-  const key = `${log}\n${context.options.toString()}\n${from}`;
+  const key = `${numberOf(entries)}\n${numberOf(format)}\n${format.variant?.(context.options) ?? ''}\n${from}`;
   const batch = kept.get(key);
-  // The batch this reader would build: the same format, as far as the log goes now (or as far as a
-  // batch may go).
-  if (batch?.format === format && (batch.full || batch.to === entries.length)) {
+  // The batch this reader would build: as far as the log goes now (or as far as a batch may go).
+  if (batch !== undefined && (batch.full || batch.to === entries.length)) {
     kept.delete(key);
     kept.set(key, batch);
     return batch;
@@ -64,7 +67,7 @@ export function frameBatch(
     text += format.frame(entries[to]!, context);
     to++;
   }
-  const built: KeptBatch = { to, bytes: Buffer.from(text), format, full: to < entries.length };
+  const built: KeptBatch = { to, bytes: Buffer.from(text), full: to < entries.length };
   keep(key, built);
   return built;
 }

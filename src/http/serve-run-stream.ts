@@ -1,12 +1,12 @@
 import type { Context } from 'koa';
 import type { OpenedRun } from '../runs/run-store.js';
 import type { AppDeps, AppState } from './app-deps.js';
-import type { StreamContext, StreamFormat } from './formats/stream-format.js';
+import type { FormatOptions, StreamContext, StreamFormat } from './formats/stream-format.js';
 import { responseSignal } from './response-signal.js';
 import { streamRunEvents } from './stream-run-events.js';
 
-/** What a format may know of `run` when serving it with the request's query `options`. */
-export function streamContextOf({ record, log }: OpenedRun, options: URLSearchParams): StreamContext {
+/** What a format may know of `run` when serving it with the request's `options`. */
+export function streamContextOf({ record, log }: OpenedRun, options: FormatOptions): StreamContext {
   return {
     runId: record.id,
     model: record.model,
@@ -30,6 +30,7 @@ export async function serveRunStream(
   deps: AppDeps,
   run: OpenedRun,
   format: StreamFormat,
+  options: FormatOptions,
   after: number,
   slot: () => void = deps.streams.acquire(ctx.state.owner),
 ): Promise<void> {
@@ -41,7 +42,7 @@ export async function serveRunStream(
       runs: deps.registry,
       res: ctx.res,
       format,
-      context: streamContextOf(run, new URLSearchParams(ctx.querystring)),
+      context: streamContextOf(run, options),
       after,
       keepaliveMs: deps.config.keepaliveMs,
       bufferBytes: deps.config.subscriberBufferBytes,

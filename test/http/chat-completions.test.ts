@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ModelError } from '../../src/errors.js';
 import { LOCAL_OWNER } from '../../src/http/authenticate.js';
 import { openaiFormat } from '../../src/http/formats/openai-format.js';
+import { DEFAULT_FORMAT_OPTIONS } from '../../src/http/formats/stream-format.js';
 import { streamContextOf } from '../../src/http/serve-run-stream.js';
 import { ChatCompletionSchema } from '../../src/protocol/chat-completion.js';
 import { RunSnapshotSchema } from '../../src/protocol/run-snapshot.js';
@@ -93,7 +94,7 @@ describe('POST /v1/chat/completions', () => {
     const runId = response.headers.get('x-run-id')!;
     const text = await response.text();
     const played = await run(runId);
-    const context = streamContextOf(played, new URLSearchParams());
+    const context = streamContextOf(played, DEFAULT_FORMAT_OPTIONS);
     expect(text).toBe(
       `retry: 3000\n${played.log.entries.map((entry) => openaiFormat.frame(entry, context)).join('')}data: [DONE]\n\n`,
     );
@@ -110,7 +111,7 @@ describe('POST /v1/chat/completions', () => {
     expect(response.headers.get('x-accel-buffering')).toBe('no');
     const text = await response.text();
     const played = await run(response.headers.get('x-run-id')!);
-    const context = streamContextOf(played, new URLSearchParams('agent_events=1'));
+    const context = streamContextOf(played, { agentEvents: true });
     expect(text).toBe(
       `retry: 3000\n${played.log.entries.map((entry) => openaiFormat.frame(entry, context)).join('')}data: [DONE]\n\n`,
     );

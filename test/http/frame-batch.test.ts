@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { eventsFormat } from '../../src/http/formats/events-format.js';
-import type { StreamContext, StreamFormat } from '../../src/http/formats/stream-format.js';
+import { openaiFormat } from '../../src/http/formats/openai-format.js';
+import {
+  DEFAULT_FORMAT_OPTIONS,
+  type FormatOptions,
+  type StreamContext,
+  type StreamFormat,
+} from '../../src/http/formats/stream-format.js';
 import { frameBatch, REPLAY_BATCH_BYTES } from '../../src/http/frame-batch.js';
 import { EventLog } from '../../src/runs/event-log.js';
 
@@ -15,8 +21,8 @@ function counting(format: StreamFormat): StreamFormat & { calls: number } {
   return counted;
 }
 
-function contextOf(log: EventLog, query = ''): StreamContext {
-  return { runId: log.runId, model: 'offline', created: 0, options: new URLSearchParams(query), log: log.entries };
+function contextOf(log: EventLog, options: FormatOptions = DEFAULT_FORMAT_OPTIONS): StreamContext {
+  return { runId: log.runId, model: 'offline', created: 0, options, log: log.entries };
 }
 
 /** Subscribers at the same cursor share one batch of frames, built and encoded once. */
@@ -33,17 +39,27 @@ describe('the batches of frames subscribers share', () => {
     expect(first.bytes.toString()).toBe(log.entries.map((entry) => eventsFormat.frame(entry, contextOf(log))).join(''));
   });
 
-  it('builds a new batch for another cursor, another query, or a log that has grown since', () => {
+  it('builds a new batch for another cursor, another format, another variant of one, or a log that has grown since', () => {
     const log = new EventLog('run_1');
     log.append(delta('a'));
     log.append(delta('b'));
     const format = counting(eventsFormat);
     const batch = frameBatch(log.entries, format, contextOf(log), 0);
     expect(frameBatch(log.entries, format, contextOf(log), 1)).toMatchObject({ to: 2 });
-    expect(frameBatch(log.entries, format, contextOf(log, 'agent_events=false'), 1)).not.toBe(batch);
+    expect(frameBatch(log.entries, openaiFormat, contextOf(log), 0)).not.toBe(batch);
+    const plain = frameBatch(log.entries, openaiFormat, contextOf(log), 0);
+    expect(frameBatch(log.entries, openaiFormat, contextOf(log, { agentEvents: true }), 0)).not.toBe(plain);
     log.append(delta('c'));
     // A subscriber arriving now reads to the end of the log, not only as far as the earlier batch.
     expect(frameBatch(log.entries, format, contextOf(log), 0)).toMatchObject({ to: 3 });
+  });
+
+  it("shares a batch between requests that differ only in what does not shape the format's bytes", () => {
+    const log = new EventLog('run_1');
+    log.append(delta('a'));
+    // `agent_events` shapes only format=openai's frames: for format=events both requests read the same bytes.
+    const batch = frameBatch(log.entries, eventsFormat, contextOf(log), 0);
+    expect(frameBatch(log.entries, eventsFormat, contextOf(log, { agentEvents: true }), 0)).toBe(batch);
   });
 
   it('never hands one log the batch of another, whatever their run ids', () => {

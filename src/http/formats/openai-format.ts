@@ -1,19 +1,13 @@
 import type { RunEvent } from '../../protocol/run-events.js';
 import { formatSseFrame } from '../../sse/format-sse-frame.js';
 import { agentEventChunk, chunksOf, errorBodyOf } from './openai-chunks.js';
-import type { StreamContext, StreamFormat } from './stream-format.js';
+import type { StreamFormat } from './stream-format.js';
 
 /** The frame after the terminal event of every OpenAI-shaped stream: OpenAI SDKs stop reading at it. */
 export const DONE_FRAME = formatSseFrame({ data: '[DONE]' });
 
 /** Events whose whole content is in their chunks, so they do not ride along as agent events. */
 const WHOLE_IN_CHUNKS = new Set<RunEvent['event']>(['message.delta', 'reasoning.delta', 'tool.arguments.delta']);
-
-/** True when the request asked for the typed events to ride along (`?agent_events=1`). */
-function wantsAgentEvents(context: StreamContext): boolean {
-  const value = context.options.get('agent_events');
-  return value === '1' || value === 'true';
-}
 
 /**
  * `format=openai` (docs/protocol.md §3.2): only `chat.completion.chunk` frames, as unnamed `data:` lines
@@ -24,9 +18,10 @@ function wantsAgentEvents(context: StreamContext): boolean {
  * chunk with `choices: []` and an `agent_event` field holding the typed event. Resume with `?after=`.
  */
 export const openaiFormat: StreamFormat = {
+  variant: (options) => (options.agentEvents ? 'agent_events' : ''),
   frame({ event }, context) {
     let frames = '';
-    if (wantsAgentEvents(context) && !WHOLE_IN_CHUNKS.has(event.event)) {
+    if (context.options.agentEvents && !WHOLE_IN_CHUNKS.has(event.event)) {
       frames += formatSseFrame({ data: JSON.stringify(agentEventChunk(event, context)) });
     }
     for (const chunk of chunksOf(event, context)) frames += formatSseFrame({ data: JSON.stringify(chunk) });

@@ -6,6 +6,7 @@ import { chatRequestToRunRequest } from '../chat-run-request.js';
 import { runErrorOf } from '../formats/openai-chunks.js';
 import { chatCompletionOf } from '../formats/openai-completion.js';
 import { openaiFormat } from '../formats/openai-format.js';
+import { DEFAULT_FORMAT_OPTIONS, formatOptionsOf } from '../formats/stream-format.js';
 import { parseInput } from '../parse-input.js';
 import { readJsonBody } from '../read-json-body.js';
 import { responseSignal } from '../response-signal.js';
@@ -29,7 +30,7 @@ export function chatCompletionsRoutes(deps: AppDeps): Router<AppState> {
   const router = new Router<AppState>();
 
   router.post('/v1/chat/completions', async (ctx) => {
-    parseInput(ChatQuerySchema, ctx.query, 'query');
+    const query = parseInput(ChatQuerySchema, ctx.query, 'query');
     const body = parseInput(
       ChatCompletionRequestSchema,
       await readJsonBody(ctx.req, deps.config.maxBodyBytes),
@@ -48,7 +49,7 @@ export function chatCompletionsRoutes(deps: AppDeps): Router<AppState> {
     ctx.set('x-run-id', run.record.id);
 
     if (slot) {
-      await serveRunStream(ctx, deps, run, openaiFormat, -1, slot);
+      await serveRunStream(ctx, deps, run, openaiFormat, formatOptionsOf(query), -1, slot);
       return;
     }
 
@@ -62,7 +63,7 @@ export function chatCompletionsRoutes(deps: AppDeps): Router<AppState> {
       return;
     }
     if (terminal.event !== 'run.completed') throw runErrorOf(terminal);
-    ctx.body = chatCompletionOf(streamContextOf(run, new URLSearchParams()), terminal);
+    ctx.body = chatCompletionOf(streamContextOf(run, DEFAULT_FORMAT_OPTIONS), terminal);
   });
 
   return router;

@@ -8,6 +8,7 @@ import { type RunCreated, RunStatusSchema } from '../../protocol/run-snapshot.js
 import type { EventLog } from '../../runs/event-log.js';
 import { LogReader } from '../../runs/log-reader.js';
 import type { AppDeps, AppState } from '../app-deps.js';
+import { formatOptionsOf } from '../formats/stream-format.js';
 import { STREAM_FORMATS, streamFormatNamed } from '../formats/stream-formats.js';
 import { parseCursor } from '../parse-cursor.js';
 import { parseInput } from '../parse-input.js';
@@ -134,7 +135,7 @@ export function runsRoutes(deps: AppDeps): Router<AppState> {
       return;
     }
 
-    await serveRunStream(ctx, deps, run, format, cursor);
+    await serveRunStream(ctx, deps, run, format, formatOptionsOf(query), cursor);
   });
 
   return router;

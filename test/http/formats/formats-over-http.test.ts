@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOCAL_OWNER } from '../../../src/http/authenticate.js';
+import { DEFAULT_FORMAT_OPTIONS } from '../../../src/http/formats/stream-format.js';
 import { STREAM_FORMATS } from '../../../src/http/formats/stream-formats.js';
 import { streamContextOf } from '../../../src/http/serve-run-stream.js';
 import { startTestBridge, type TestBridge } from '../../support/start-test-bridge.js';
@@ -18,10 +19,10 @@ describe('the stream formats over HTTP', () => {
   afterAll(() => bridge.shutdown());
 
   /** What format `name` says about the run's events after `after`, computed in-process from its log. */
-  async function projection(name: string, after: number, query = ''): Promise<string> {
+  async function projection(name: string, after: number, options = DEFAULT_FORMAT_OPTIONS): Promise<string> {
     const run = await bridge.registry.open(runId, LOCAL_OWNER);
     const format = STREAM_FORMATS[name]!;
-    const context = streamContextOf(run, new URLSearchParams(query));
+    const context = streamContextOf(run, options);
     return (
       run.log.entries
         .slice(after + 1)
@@ -76,7 +77,7 @@ describe('the stream formats over HTTP', () => {
   it('lets the typed events ride along in format=openai with ?agent_events=1', async () => {
     const response = await bridge.fetch(`/v1/runs/${runId}/events?format=openai&agent_events=1`);
     const text = await response.text();
-    expect(text).toBe(RETRY_LINE + (await projection('openai', -1, 'agent_events=1')));
+    expect(text).toBe(RETRY_LINE + (await projection('openai', -1, { agentEvents: true })));
     expect(text).toContain('"agent_event":{"event":"tool.completed"');
   });
 

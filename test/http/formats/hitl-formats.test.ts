@@ -6,6 +6,7 @@ import { aiSdkFormat } from '../../../src/http/formats/ai-sdk-format.js';
 import { combinedFormat } from '../../../src/http/formats/combined-format.js';
 import { openaiFormat } from '../../../src/http/formats/openai-format.js';
 import type { StreamFormat } from '../../../src/http/formats/stream-format.js';
+import { DEFAULT_FORMAT_OPTIONS } from '../../../src/http/formats/stream-format.js';
 import { parseSseText } from '../../support/parse-sse-text.js';
 import { hitlEpisode } from './hitl-episode.js';
 import { logOf } from './log-of.js';
@@ -18,8 +19,8 @@ import { logOf } from './log-of.js';
 
 type Frame = Record<string, unknown> & { type: string };
 
-function framesOf(format: StreamFormat, query = ''): string[] {
-  const { log, context } = logOf(hitlEpisode, query);
+function framesOf(format: StreamFormat, options = DEFAULT_FORMAT_OPTIONS): string[] {
+  const { log, context } = logOf(hitlEpisode, options);
   const text = log.entries.map((entry) => format.frame(entry, context)).join('') + format.end(log.terminal!, context);
   return parseSseText(text).map((message) => message.data);
 }
@@ -201,7 +202,7 @@ describe('format=ai-sdk with a person in the loop', () => {
 
 describe('format=openai and format=combined with a person in the loop', () => {
   it('lists every call the model made in delta.tool_calls (the denied one too) and, with agent_events=1, carries the new events', () => {
-    const chunks = framesOf(openaiFormat, 'agent_events=1')
+    const chunks = framesOf(openaiFormat, { agentEvents: true })
       .filter((data) => data !== '[DONE]')
       .map((data) => JSON.parse(data) as Record<string, unknown>);
     const calls = chunks.flatMap((chunk) => {

@@ -1,4 +1,8 @@
-import type { StreamContext } from '../../../src/http/formats/stream-format.js';
+import {
+  DEFAULT_FORMAT_OPTIONS,
+  type FormatOptions,
+  type StreamContext,
+} from '../../../src/http/formats/stream-format.js';
 import type { RunEventInput } from '../../../src/protocol/run-events.js';
 import { EventLog } from '../../../src/runs/event-log.js';
 
@@ -7,9 +11,12 @@ export const T0 = 1_764_000_000_000;
 
 /**
  * A real event log holding `inputs` (one millisecond apart, from {@link T0}) and the stream context
- * a format sees for it, with `query` as the request's query string.
+ * a format sees for it, with `options` as the request's format options.
  */
-export function logOf(inputs: RunEventInput[], query = ''): { log: EventLog; context: StreamContext } {
+export function logOf(
+  inputs: RunEventInput[],
+  options: FormatOptions = DEFAULT_FORMAT_OPTIONS,
+): { log: EventLog; context: StreamContext } {
   let tick = T0;
   const log = new EventLog('run_test', { now: () => tick++ });
   for (const input of inputs) log.append(input);
@@ -19,7 +26,7 @@ export function logOf(inputs: RunEventInput[], query = ''): { log: EventLog; con
       runId: 'run_test',
       model: 'scripted:test',
       created: T0 / 1000,
-      options: new URLSearchParams(query),
+      options,
       log: log.entries,
     },
   };

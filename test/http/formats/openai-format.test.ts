@@ -1,13 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { openaiFormat } from '../../../src/http/formats/openai-format.js';
+import { DEFAULT_FORMAT_OPTIONS } from '../../../src/http/formats/stream-format.js';
 import { type ChatCompletionChunk, ChatCompletionChunkSchema } from '../../../src/protocol/chat-completion.js';
 import type { RunEventInput } from '../../../src/protocol/run-events.js';
 import { parseSseText } from '../../support/parse-sse-text.js';
 import { logOf, streamedCallsEpisode, T0, twoTurnEpisode } from './log-of.js';
 
 /** Every frame of the log in format=openai, then the end, as SSE text. */
-function stream(inputs: RunEventInput[], query = ''): string {
-  const { log, context } = logOf(inputs, query);
+function stream(inputs: RunEventInput[], options = DEFAULT_FORMAT_OPTIONS): string {
+  const { log, context } = logOf(inputs, options);
   return (
     log.entries.map((entry) => openaiFormat.frame(entry, context)).join('') + openaiFormat.end(log.terminal!, context)
   );
@@ -20,8 +21,8 @@ function payloads(text: string): unknown[] {
     .map((message) => JSON.parse(message.data) as unknown);
 }
 
-function chunks(inputs: RunEventInput[], query = ''): ChatCompletionChunk[] {
-  return payloads(stream(inputs, query)).map((payload) => ChatCompletionChunkSchema.parse(payload));
+function chunks(inputs: RunEventInput[], options = DEFAULT_FORMAT_OPTIONS): ChatCompletionChunk[] {
+  return payloads(stream(inputs, options)).map((payload) => ChatCompletionChunkSchema.parse(payload));
 }
 
 const deltas = (list: ChatCompletionChunk[]) => list.flatMap((chunk) => chunk.choices.map((choice) => choice.delta));
@@ -96,7 +97,7 @@ describe('format=openai', () => {
   });
 
   it('with agent_events=1, lets tool.progress ride along but not the argument pieces, which are in the chunks', () => {
-    const carried = chunks(streamedCallsEpisode, 'agent_events=1').flatMap((chunk) =>
+    const carried = chunks(streamedCallsEpisode, { agentEvents: true }).flatMap((chunk) =>
       chunk.agent_event ? [chunk.agent_event.event] : [],
     );
     expect(carried).toContain('tool.progress');
@@ -152,7 +153,7 @@ describe('format=openai', () => {
 
   it('with agent_events=1, lets every event but the deltas ride along first, as a choices: [] chunk holding the typed event', () => {
     const { log } = logOf(twoTurnEpisode);
-    const all = chunks(twoTurnEpisode, 'agent_events=1');
+    const all = chunks(twoTurnEpisode, { agentEvents: true });
     const carried = all.filter((chunk) => chunk.agent_event !== undefined);
     expect(carried.every((chunk) => chunk.choices.length === 0)).toBe(true);
     expect(carried.map((chunk) => chunk.agent_event)).toEqual(
