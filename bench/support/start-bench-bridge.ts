@@ -1,4 +1,4 @@
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/index.js';
 import { configuredProviders, type Runbridge, startRunbridge } from '../../src/main.js';
 import type { ModelProvider } from '../../src/models/model.js';
 import { BENCH_ENV } from '../fakes/bench-environment.js';

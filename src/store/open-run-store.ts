@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { customAlphabet } from 'nanoid';
-import type { Config } from '../config.js';
+import type { Config } from '../config/index.js';
 import { MemoryRunStore } from './memory/memory-run-store.js';
 import { MemoryWebhookOutbox } from './memory/memory-webhook-outbox.js';
 import { RedisConnection } from './redis/redis-connection.js';

@@ -1,4 +1,5 @@
 import { Webhook } from 'standardwebhooks';
+import type { WebhookSettings } from '../config/index.js';
 import { BadRequestError } from '../errors.js';
 import type { RunEvent } from '../protocol/run-events.js';
 import type { WebhookDelivery, WebhookRequest } from '../protocol/webhook.js';
@@ -7,22 +8,6 @@ import type { OutboxDelivery, WebhookOutbox } from '../store/webhook-outbox.js';
 import { postWebhook } from './post-webhook.js';
 import { webhookEvents } from './webhook-events.js';
 import { type HostLookup, resolveWebhookTarget, systemLookup, WebhookTargetError } from './webhook-target.js';
-
-/** The webhook settings of the configuration (docs/configuration.md). */
-export interface WebhookSettings {
-  /** `whsec_…`: signs every delivery; without it a request with `webhook` is refused. */
-  secret: string | undefined;
-  /** Hosts that may resolve to loopback or private addresses (the SSRF guard lets them through). */
-  allowedHosts: string[];
-  /** How long one attempt may take, connecting included. */
-  timeoutMs: number;
-  /** Attempts before a delivery is given up as failed. */
-  maxAttempts: number;
-  /** The wait before the first retry; each next one doubles it (with jitter), up to `MAX_RETRY_MS`. */
-  retryMs: number;
-  /** Attempts in flight at once on this instance. */
-  concurrency: number;
-}
 
 export interface WebhookDispatcherOptions {
   outbox: WebhookOutbox;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../src/config.js';
+import { ConfigError, loadConfig } from '../../src/config/index.js';
 
 describe('loadConfig', () => {
   it('reads durations in seconds as milliseconds, down to one millisecond', () => {
