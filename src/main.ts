@@ -101,6 +101,7 @@ export async function startRunbridge(options: StartOptions): Promise<Runbridge> 
     webhooks: new WebhookDispatcher({ outbox, settings: config.webhooks, log }),
     log,
     defaultEnv: config.defaultEnv,
+    sweepMs: config.sweepMs,
     limits: {
       maxConcurrentRuns: config.maxConcurrentRuns,
       maxEventsPerRun: config.maxEventsPerRun,

@@ -123,7 +123,14 @@ export const settings = {
   retentionMs: setting({
     variable: 'RUNBRIDGE_RETENTION_SECONDS',
     ...seconds(3600),
-    description: 'finished runs are forgotten after this',
+    description: 'finished runs are forgotten after this (at the next sweep)',
+  }),
+  sweepMs: setting({
+    variable: 'RUNBRIDGE_SWEEP_SECONDS',
+    ...seconds(1),
+    description:
+      'how often this instance forgets the finished runs past their retention or over the stored bytes, cancels ' +
+      'orphans and, on Redis, ends the runs of lost instances',
   }),
   shutdownGraceMs: setting({
     variable: 'RUNBRIDGE_SHUTDOWN_GRACE_SECONDS',
@@ -247,6 +254,11 @@ export const settings = {
       'an instance renews its lease three times per period; once it is gone this long, another instance ends its ' +
       'runs with `instance_lost` (at its next sweep)',
   }),
+  queuePollMs: setting({
+    variable: 'RUNBRIDGE_QUEUE_POLL_SECONDS',
+    ...seconds(0.2),
+    description: 'with Redis, how often an instance with free slots looks for queued runs that others could not start',
+  }),
   secret: setting({
     variable: 'RUNBRIDGE_SECRET',
     schema: optionalText.pipe(z.string().min(16, 'must be at least 16 characters').optional()),
@@ -289,6 +301,13 @@ export const settings = {
       variable: 'RUNBRIDGE_WEBHOOK_CONCURRENCY',
       ...wholeNumber(16),
       description: 'delivery attempts in flight at once per instance',
+    }),
+    pollMs: setting({
+      variable: 'RUNBRIDGE_WEBHOOK_POLL_SECONDS',
+      ...seconds(0.25),
+      description:
+        'how often an instance looks for deliveries that came due (retries, and those of other instances) when ' +
+        'nothing woke it sooner',
     }),
   },
   openai: {

@@ -27,6 +27,8 @@ export interface RunRegistryOptions {
   store: RunStore;
   defaultEnv: string;
   limits: RunLimits;
+  /** How often orphans and expired runs are swept. */
+  sweepMs: number;
   now?: () => number;
   /** Calls the runs' webhooks; without it a request with `webhook` is refused. */
   webhooks?: WebhookDispatcher;
@@ -109,6 +111,7 @@ export class RunRegistry {
       store: this.#store,
       cancelOrphan: (id) => this.#cancel(id, 'orphaned'),
       log,
+      intervalMs: options.sweepMs,
     });
   }
 
@@ -340,7 +343,7 @@ export class RunRegistry {
     await this.#store.forget(id);
   }
 
-  /** Cancels orphaned runs and forgets finished runs past their retention or the byte budget (also run every second). */
+  /** Cancels orphaned runs and forgets finished runs past their retention or the byte budget (also run every `RUNBRIDGE_SWEEP_SECONDS`). */
   sweep(): Promise<void> {
     return this.#retention.sweep();
   }

@@ -77,6 +77,7 @@ export async function openRunStore(
     instance,
     limits: storeLimits(config),
     leaseMs: config.leaseMs,
+    queuePollMs: config.queuePollMs,
     maxEventsPerRun: config.maxEventsPerRun,
     secrets: new SealedSecrets(secret),
     log,

@@ -170,7 +170,7 @@ export interface RunStore {
   /** Sends `message` to the instance executing run `id`. */
   control(id: string, message: ControlMessage): Promise<void>;
 
-  /** Upkeep, every second: forgets runs past retention or over the byte budget, finds orphans (and lost instances). */
+  /** Upkeep, every `RUNBRIDGE_SWEEP_SECONDS`: forgets runs past retention or over the byte budget, finds orphans (and lost instances). */
   sweep(): Promise<{ orphans: string[] }>;
   stats(): Promise<RunStats>;
   /** Counts of this instance alone, without asking anyone (shutdown waits on them). */

@@ -20,8 +20,6 @@ export interface WebhookDispatcherOptions {
 
 /** The longest wait between two attempts. */
 const MAX_RETRY_MS = 10 * 60_000;
-/** How often the outbox is asked for due deliveries when nothing woke the dispatcher sooner. */
-const POLL_MS = 250;
 /** What an attempt may take beyond its timeout (resolving, recording) before another instance may take it. */
 const LEASE_MARGIN_MS = 10_000;
 
@@ -147,7 +145,8 @@ export class WebhookDispatcher {
     // Without a secret no webhook is accepted here, so there is nothing to deliver.
     if (this.#stopped || this.#signer === undefined) return;
     clearTimeout(this.#timer);
-    this.#timer = setTimeout(() => this.#wake(), POLL_MS);
+    // How often the outbox is asked for due deliveries when nothing woke the dispatcher sooner.
+    this.#timer = setTimeout(() => this.#wake(), this.#o.settings.pollMs);
     this.#timer.unref();
   }
 

@@ -58,6 +58,7 @@ describe('loadConfig', () => {
       maxAttempts: 8,
       retryMs: 2000,
       concurrency: 16,
+      pollMs: 250,
     });
     expect(loadConfig({}).webhooks.secret).toBeUndefined();
     for (const bad of ['hunter2hunter2hunter2', `whsec_${Buffer.alloc(8, 1).toString('base64')}`, 'whsec_!!!']) {

@@ -44,6 +44,7 @@ async function appRoutes(): Promise<string[]> {
     models: new ModelRegistry([createOfflineProvider()], 'offline'),
     store: new MemoryRunStore(storeLimits(config)),
     defaultEnv: 'arith',
+    sweepMs: config.sweepMs,
     limits: { maxConcurrentRuns: 1, maxEventsPerRun: 10, runTimeoutMs: 1000, toolOutputEventChars: 10 },
   });
   try {

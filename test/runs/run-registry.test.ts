@@ -44,6 +44,7 @@ describe('RunRegistry', () => {
         retentionMs: 60_000,
       }),
       defaultEnv: 'probe',
+      sweepMs: 1000,
       limits: { maxConcurrentRuns: 4, maxEventsPerRun: 1000, runTimeoutMs: 60_000, toolOutputEventChars: 100 },
       log: () => undefined,
       ...options,

@@ -31,6 +31,8 @@ export interface RedisRunStoreOptions {
   instance: string;
   limits: StoreLimits;
   leaseMs: number;
+  /** `RUNBRIDGE_QUEUE_POLL_SECONDS`: how often an instance with free slots looks for queued runs others could not start. */
+  queuePollMs: number;
   maxEventsPerRun: number;
   /** Seals the secrets of queued runs with the instances' shared secret. */
   secrets: SealedSecrets;
@@ -42,8 +44,6 @@ export interface RedisRunStoreOptions {
 const EXPIRY_MARGIN_MS = 60_000;
 /** How long an idempotency key stays pending while its run is created. */
 const PENDING_KEY_MS = 60_000;
-/** How often an instance with free slots looks for queued runs others could not start. */
-const POLL_MS = 200;
 /** Touches of one run are passed to Redis at most this often from one instance. */
 const TOUCH_EVERY_MS = 1000;
 
@@ -95,7 +95,7 @@ export class RedisRunStore implements RunStore {
     this.#follower.follow(this.#keys.control(options.instance), '0-0', (entries) => this.#onControl(entries), true);
     this.#poll = setInterval(() => {
       if (this.#executor && this.#executor.freeSlots() > 0) this.#executor.wake();
-    }, POLL_MS);
+    }, options.queuePollMs);
     this.#poll.unref();
   }
 
