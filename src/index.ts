@@ -3,7 +3,7 @@
  * and the run event and request schemas. The HTTP client is `runbridge/client`; the ORS client and
  * the framework for writing environments are `runbridge/ors`. See docs/api.md.
  */
-export { type Config, ConfigError, loadConfig } from './config.js';
+export { type Config, ConfigError, loadConfig } from './config/index.js';
 export { RunbridgeError } from './errors.js';
 export {
   configuredProviders,

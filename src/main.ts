@@ -7,8 +7,7 @@ import { createAnthropicProvider } from '../adapters/models/anthropic/anthropic-
 import { createOfflineProvider } from '../adapters/models/offline/offline-provider.js';
 import { createOpenAiChatProvider } from '../adapters/models/openai-chat/openai-chat-provider.js';
 import { createOpenAiResponsesProvider } from '../adapters/models/openai-responses/openai-responses-provider.js';
-import type { Config } from './config.js';
-import { ConfigError } from './config.js';
+import { type Config, ConfigError } from './config/index.js';
 import { NotFoundError } from './errors.js';
 import { answerClientError } from './http/answer-client-error.js';
 import { Authenticator } from './http/authenticate.js';
@@ -109,6 +108,7 @@ export async function startBridge(options: StartOptions): Promise<{ bridge: Runb
     webhooks: new WebhookDispatcher({ outbox, settings: config.webhooks, log }),
     log,
     defaultEnv: config.defaultEnv,
+    sweepMs: config.sweepMs,
     limits: {
       maxConcurrentRuns: config.maxConcurrentRuns,
       maxEventsPerRun: config.maxEventsPerRun,

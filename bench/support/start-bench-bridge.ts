@@ -1,4 +1,4 @@
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/index.js';
 import { configuredProviders, type Runbridge, startBridge } from '../../src/main.js';
 import type { RunRegistry } from '../../src/runs/run-registry.js';
 

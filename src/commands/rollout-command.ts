@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { type Config, ConfigError, loadConfig } from '../config.js';
+import { type Config, ConfigError, loadConfig } from '../config/index.js';
 import { RunbridgeError } from '../errors.js';
 import { configuredProviders, connectOrs, PROVIDER_SETUP } from '../main.js';
 import type { Model, ModelProvider } from '../models/model.js';

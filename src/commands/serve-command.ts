@@ -1,4 +1,4 @@
-import { loadConfig } from '../config.js';
+import { loadConfig } from '../config/index.js';
 import { startRunbridge } from '../main.js';
 import { nextStopSignal } from './on-stop-signal.js';
 import { parseFlags } from './parse-flags.js';

@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { ConfigError } from '../config.js';
+import { ConfigError } from '../config/index.js';
 
 /** How many connections and event streams the server holds at most (docs/security.md, "Caps"). */
 export interface ConnectionLimits {

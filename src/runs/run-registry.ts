@@ -31,9 +31,9 @@ export interface RunRegistryOptions {
   catalog: EnvCatalog;
   defaultEnv: string;
   limits: RunLimits;
+  /** How often retention and orphans are swept (`RUNBRIDGE_SWEEP_SECONDS`). */
+  sweepMs: number;
   now?: () => number;
-  /** How often retention and orphans are swept (`RUNBRIDGE_SWEEP_SECONDS`); default 1000. */
-  sweepMs?: number;
   /** Calls the runs' webhooks; without it a request with `webhook` is refused. */
   webhooks?: WebhookSink;
   /** Where a background task's unexpected failure is reported; default `console.error`. */
@@ -120,7 +120,7 @@ export class RunRegistry {
       store: this.#store,
       cancelOrphan: (id) => this.#cancel(id, 'orphaned'),
       log,
-      ...(options.sweepMs === undefined ? {} : { intervalMs: options.sweepMs }),
+      intervalMs: options.sweepMs,
     });
   }
 
@@ -357,7 +357,7 @@ export class RunRegistry {
     await this.#store.forget(id);
   }
 
-  /** Cancels orphaned runs and forgets finished runs past their retention or the byte budget (also run every second). */
+  /** Cancels orphaned runs and forgets finished runs past their retention or the byte budget (also run every `RUNBRIDGE_SWEEP_SECONDS`). */
   sweep(): Promise<void> {
     return this.#retention.sweep();
   }

@@ -6,12 +6,12 @@ export interface RunRetentionOptions {
   cancelOrphan: (id: string) => Promise<void>;
   /** Where a sweep that failed is reported (e.g. the store is unreachable); the next sweep tries again. */
   log: (message: string, error?: unknown) => void;
-  /** How often orphans and expired runs are swept (`RUNBRIDGE_SWEEP_SECONDS`); default 1000. */
-  intervalMs?: number;
+  /** `RUNBRIDGE_SWEEP_SECONDS`: how often orphans and expired runs are swept. */
+  intervalMs: number;
 }
 
 /**
- * Keeps what the server holds in bounds (docs/protocol.md §6), once a second by default: the store forgets finished
+ * Keeps what the server holds in bounds (docs/protocol.md §6), once per interval: the store forgets finished
  * runs past their retention or over the stored-bytes budget (and, when shared, ends the runs of
  * lost instances), and every run it names as orphaned — running, but untouched by any subscriber
  * or request within the orphan TTL — is cancelled with `reason: "orphaned"`.
@@ -23,7 +23,7 @@ export class RunRetention {
 
   constructor(options: RunRetentionOptions) {
     this.#o = options;
-    this.#timer = setInterval(() => void this.sweep(), options.intervalMs ?? 1000);
+    this.#timer = setInterval(() => void this.sweep(), options.intervalMs);
     // The sweeper must not keep a finished process alive; `stop` clears it anyway.
     this.#timer.unref();
   }

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { customAlphabet } from 'nanoid';
-import type { Config } from '../config.js';
+import type { Config } from '../config/index.js';
 import type { RunStore, StoreLimits } from '../runs/run-store.js';
 import { StoreUnavailableError } from '../runs/store-unavailable-error.js';
 import type { WebhookOutbox } from '../webhooks/webhook-outbox.js';
@@ -78,6 +78,7 @@ export async function openRunStore(
     instance,
     limits: storeLimits(config),
     leaseMs: config.leaseMs,
+    queuePollMs: config.queuePollMs,
     secrets: new SealedSecrets(secret),
     log,
   });

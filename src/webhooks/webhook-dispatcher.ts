@@ -1,4 +1,5 @@
 import { Webhook } from 'standardwebhooks';
+import type { WebhookSettings } from '../config/index.js';
 import { BadRequestError } from '../errors.js';
 import { isTerminalEvent, type RunEvent } from '../protocol/run-events.js';
 import { type WebhookDelivery, type WebhookRequest, webhookEvents } from '../protocol/webhook.js';
@@ -9,22 +10,6 @@ import { type WebhookSink, webhooksNotConfigured } from '../runs/webhook-sink.js
 import { postWebhook } from './post-webhook.js';
 import type { OutboxDelivery, WebhookOutbox } from './webhook-outbox.js';
 import { type HostLookup, resolveWebhookTarget, systemLookup, WebhookTargetError } from './webhook-target.js';
-
-/** The webhook settings of the configuration (docs/configuration.md). */
-export interface WebhookSettings {
-  /** `whsec_…`: signs every delivery; without it a request with `webhook` is refused. */
-  secret: string | undefined;
-  /** Hosts that may resolve to loopback or private addresses (the SSRF guard lets them through). */
-  allowedHosts: string[];
-  /** How long one attempt may take, connecting included. */
-  timeoutMs: number;
-  /** Attempts before a delivery is given up as failed. */
-  maxAttempts: number;
-  /** The wait before the first retry; each next one doubles it (with jitter), up to `MAX_RETRY_MS`. */
-  retryMs: number;
-  /** Attempts in flight at once on this instance. */
-  concurrency: number;
-}
 
 export interface WebhookDispatcherOptions {
   outbox: WebhookOutbox;
@@ -37,8 +22,6 @@ export interface WebhookDispatcherOptions {
 
 /** The longest wait between two attempts. */
 const MAX_RETRY_MS = 10 * 60_000;
-/** How often the outbox is asked for due deliveries when nothing woke the dispatcher sooner. */
-const POLL_MS = 250;
 /** What an attempt may take beyond its timeout (resolving, recording) before another instance may take it. */
 const LEASE_MARGIN_MS = 10_000;
 
@@ -164,7 +147,8 @@ export class WebhookDispatcher implements WebhookSink {
     // Without a secret no webhook is accepted here, so there is nothing to deliver.
     if (this.#stopped || this.#signer === undefined) return;
     clearTimeout(this.#timer);
-    this.#timer = setTimeout(() => this.#wake(), POLL_MS);
+    // How often the outbox is asked for due deliveries when nothing woke the dispatcher sooner.
+    this.#timer = setTimeout(() => this.#wake(), this.#o.settings.pollMs);
     this.#timer.unref();
   }
 

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it, vi } from 'vitest';
 import { DEFAULT_ORS_PORT, type OrsCommandIo, orsCommand, runOrsCommand } from '../../src/commands/ors-command.js';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/index.js';
 import { send } from '../ors/server/ors-test-client.js';
 import { spawnRunbridge } from '../support/spawn-runbridge.js';
 import { createTestEnvironment, deferred } from '../support/test-environment.js';

@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from '../../src/config.js';
+import { ConfigError } from '../../src/config/index.js';
 import { connectionLimits, openFileLimit } from '../../src/http/connection-limits.js';
 
 const defaults = { maxConnections: undefined, maxStreams: undefined, maxStreamsPerKey: 1000 };

@@ -309,7 +309,12 @@ describe('runs that wait on slow tools', () => {
 describe('orphaned runs', () => {
   it('cancels a run nobody watches or asks about within the orphan TTL', async () => {
     const bridge = await startTestBridge(
-      { RUNBRIDGE_ORPHAN_TTL_SECONDS: '0.2', RUNBRIDGE_DEFAULT_ENV: 'probe', RUNBRIDGE_MODEL: 'scripted:stuck' },
+      {
+        RUNBRIDGE_ORPHAN_TTL_SECONDS: '0.2',
+        RUNBRIDGE_SWEEP_SECONDS: '0.05',
+        RUNBRIDGE_DEFAULT_ENV: 'probe',
+        RUNBRIDGE_MODEL: 'scripted:stuck',
+      },
       {
         environments: [probeEnvironment],
         providers: [scriptedProvider({ stuck: [{ toolCalls: [{ name: 'sleep', arguments: '{"ms":600000}' }] }] })],

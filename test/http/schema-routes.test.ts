@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { builtinEnvironments } from '../../adapters/environments/builtin-environments.js';
 import { createOfflineProvider } from '../../adapters/models/offline/offline-provider.js';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/index.js';
 import { Authenticator } from '../../src/http/authenticate.js';
 import { createApp } from '../../src/http/create-app.js';
 import { StreamSlots } from '../../src/http/stream-slots.js';
@@ -46,6 +46,7 @@ async function appRoutes(): Promise<string[]> {
     store: new MemoryRunStore(storeLimits(config)),
     catalog: new EnvCatalog(new OrsClient({ baseUrl: 'http://127.0.0.1:9' })),
     defaultEnv: 'arith',
+    sweepMs: config.sweepMs,
     limits: { maxConcurrentRuns: 1, maxEventsPerRun: 10, runTimeoutMs: 1000, toolOutputEventChars: 10 },
   });
   try {

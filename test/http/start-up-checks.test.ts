@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import { type AddressInfo, createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from '../../src/config.js';
+import { ConfigError } from '../../src/config/index.js';
 import { startTestBridge } from '../support/start-test-bridge.js';
 
 /** What start-up checks before the bridge listens (docs/configuration.md). */

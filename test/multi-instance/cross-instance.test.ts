@@ -16,6 +16,14 @@ import {
  * Three `runbridge serve` processes on one Redis (docs/protocol.md §8): any instance answers any route for
  * any run — start on one, stream, resume, cancel or list on another.
  */
+/** The ids of the cancelled runs `instance` lists (listing touches no run). */
+async function cancelledOn(instance: Instance): Promise<string[]> {
+  const page = (await (await fetch(`${instance.url}/v1/runs?status=cancelled&limit=100`)).json()) as {
+    data: Array<{ run_id: string }>;
+  };
+  return page.data.map((run) => run.run_id);
+}
+
 describe('three instances on one Redis', () => {
   let cluster: Cluster;
   beforeAll(async () => {
@@ -113,13 +121,16 @@ describe('three instances on one Redis', () => {
       const watching = new AbortController();
       const response = await fetch(`${b.url}/v1/runs/${runId}/events`, { signal: watching.signal });
       expect(response.status).toBe(200);
-      // Twice the orphan TTL with only B's subscriber touching the run: A keeps it.
-      await new Promise((resolve) => setTimeout(resolve, 6000));
+      // Only B's subscriber touches the run. The control: a run started on A later that nobody watches.
+      // Once it is cancelled as orphaned, a sweep has judged the watched run, touched at the start only
+      // were it not for B, past the TTL too (and would have cancelled it first: A judges its runs in the
+      // order they started). The test looks by listing, which touches no run.
+      const control = await postRun(a, { env: 'arith' });
+      await eventually(async () => (await cancelledOn(b)).includes(control.runId) || undefined, 'the control orphaned');
       expect(await snapshotOf(a, runId)).toMatchObject({ status: 'running' });
       watching.abort();
-      // Asked once, after the TTL and a sweep: every request touches the run, and would keep it.
-      await new Promise((resolve) => setTimeout(resolve, 5000));
-      expect(await snapshotOf(b, runId)).toMatchObject({ status: 'cancelled' });
+      // Untouched now: orphaned after the TTL, on the sweep after it.
+      await eventually(async () => (await cancelledOn(b)).includes(runId) || undefined, 'the orphan cancelled');
       expect((await readEvents(b, runId)).at(-1)).toMatchObject({ event: 'run.cancelled', reason: 'orphaned' });
     } finally {
       pair.ors.release();

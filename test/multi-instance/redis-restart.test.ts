@@ -17,10 +17,13 @@ import {
  * `store_unavailable`, nothing crashes, streams served from Redis end so their clients resume, and
  * every instance recovers by itself — with the runs it executed meanwhile stored whole.
  */
+/** Short, so that Redis can be down for longer than the lease without a long test. */
+const LEASE_SECONDS = 1;
+
 describe('Redis restarting under two instances', () => {
   let cluster: Cluster;
   beforeAll(async () => {
-    cluster = await startCluster(2, { RUNBRIDGE_LEASE_SECONDS: '2' });
+    cluster = await startCluster(2, { RUNBRIDGE_LEASE_SECONDS: String(LEASE_SECONDS) });
   }, 60_000);
   afterAll(() => cluster?.stop());
 
@@ -64,7 +67,8 @@ describe('Redis restarting under two instances', () => {
     // The run goes on on A meanwhile.
     cluster.ors.holding.delete('arith');
     cluster.ors.release();
-    await new Promise((resolve) => setTimeout(resolve, 3000));
+    // Longer than the lease: every lease has expired by the time Redis is back.
+    await new Promise((resolve) => setTimeout(resolve, LEASE_SECONDS * 1500));
     await cluster.redis.start();
 
     // Back: the client resumes on B from the last event it saw, and gets exactly the rest.

@@ -107,7 +107,7 @@ export async function startInstance(name: string, env: Record<string, string>): 
 
 /**
  * Starts a Redis, a held ORS front and `count` instances sharing them (`A`, `B`, `C`, …), with a
- * short lease so a lost instance is noticed quickly, and `env` on top.
+ * short lease and a frequent sweep so a lost instance or an orphan is noticed quickly, and `env` on top.
  */
 export async function startCluster(count: number, env: Record<string, string> = {}): Promise<Cluster> {
   const redis = await startTestRedis();
@@ -119,6 +119,7 @@ export async function startCluster(count: number, env: Record<string, string> = 
     RUNBRIDGE_REDIS_URL: redis.url,
     RUNBRIDGE_REDIS_PREFIX: redis.prefix(),
     RUNBRIDGE_LEASE_SECONDS: '2',
+    RUNBRIDGE_SWEEP_SECONDS: '0.1',
     RUNBRIDGE_KEEPALIVE_SECONDS: '1',
     RUNBRIDGE_SHUTDOWN_GRACE_SECONDS: '2',
     ...env,

@@ -50,6 +50,7 @@ describe('RunRegistry', () => {
       }),
       catalog: new EnvCatalog(ors),
       defaultEnv: 'probe',
+      sweepMs: 1000,
       limits: { maxConcurrentRuns: 4, maxEventsPerRun: 1000, runTimeoutMs: 60_000, toolOutputEventChars: 100 },
       log: () => undefined,
       ...options,

@@ -1,7 +1,7 @@
 import * as crypto from 'node:crypto';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { ConfigError } from '../../src/config.js';
+import { ConfigError } from '../../src/config/index.js';
 import { UnauthorizedError } from '../../src/errors.js';
 import { Authenticator } from '../../src/http/authenticate.js';
 import { startTestBridge } from '../support/start-test-bridge.js';

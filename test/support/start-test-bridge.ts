@@ -1,6 +1,6 @@
 import { inject } from 'vitest';
 import { createOfflineProvider } from '../../adapters/models/offline/offline-provider.js';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/index.js';
 import { type Runbridge, type StartOptions, startBridge } from '../../src/main.js';
 import type { RunEvent } from '../../src/protocol/run-events.js';
 import type { RunRegistry } from '../../src/runs/run-registry.js';

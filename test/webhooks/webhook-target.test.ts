@@ -86,6 +86,7 @@ describe('the webhook target guard', () => {
         maxAttempts: 5,
         retryMs: 10,
         concurrency: 1,
+        pollMs: 10,
       },
       log: () => undefined,
       lookup: async () => {

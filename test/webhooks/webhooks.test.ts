@@ -36,7 +36,10 @@ async function receiver(reply?: (n: number) => Reply, holdMs?: number): Promise<
   return started;
 }
 
-/** A bridge that signs with SECRET and lets webhooks reach its loopback receiver, with fast retries. */
+/**
+ * A bridge that signs with SECRET and lets webhooks reach its loopback receiver, with fast retries
+ * that are picked up as soon as they are due.
+ */
 async function bridge(
   env: Record<string, string> = {},
   options: Parameters<typeof startTestBridge>[1] = {},
@@ -46,6 +49,7 @@ async function bridge(
       RUNBRIDGE_WEBHOOK_SECRET: SECRET,
       RUNBRIDGE_WEBHOOK_ALLOWED_HOSTS: '127.0.0.1',
       RUNBRIDGE_WEBHOOK_RETRY_SECONDS: '0.05',
+      RUNBRIDGE_WEBHOOK_POLL_SECONDS: '0.02',
       ...env,
     },
     options,
@@ -218,6 +222,7 @@ describe('a bridge shutting down', () => {
         RUNBRIDGE_WEBHOOK_SECRET: SECRET,
         RUNBRIDGE_WEBHOOK_ALLOWED_HOSTS: '127.0.0.1',
         RUNBRIDGE_WEBHOOK_RETRY_SECONDS: '0.3',
+        RUNBRIDGE_WEBHOOK_POLL_SECONDS: '0.02',
         RUNBRIDGE_SHUTDOWN_GRACE_SECONDS: '1',
       });
       const runId = await target.startRun({

@@ -35,8 +35,8 @@ export interface RedisRunStoreOptions {
   instance: string;
   limits: StoreLimits;
   leaseMs: number;
-  /** How often an instance with free slots looks at the shared queue (`RUNBRIDGE_QUEUE_POLL_SECONDS`); default 200. */
-  queuePollMs?: number;
+  /** `RUNBRIDGE_QUEUE_POLL_SECONDS`: how often an instance with free slots looks for queued runs others could not start. */
+  queuePollMs: number;
   /** Seals the secrets of queued runs with the instances' shared secret. */
   secrets: SealedSecrets;
   now?: () => number;
@@ -97,7 +97,7 @@ export class RedisRunStore implements RunStore {
     this.#follower.follow(this.#keys.control(options.instance), '0-0', (entries) => this.#onControl(entries), true);
     this.#poll = setInterval(() => {
       if (this.#executor && this.#executor.freeSlots() > 0) this.#executor.wake();
-    }, options.queuePollMs ?? 200);
+    }, options.queuePollMs);
     this.#poll.unref();
   }
 

@@ -1,0 +1,121 @@
+import { z } from 'zod';
+import type { Setting } from './setting.js';
+
+/**
+ * The kinds of value a setting takes: each reads the variable's text with its bounds and default,
+ * and says what it accepts and what the default is, so the table states each of those once.
+ */
+export type Kind<T> = Pick<Setting<T>, 'schema' | 'accepts' | 'default' | 'secret'>;
+
+/** Node's timers hold at most 2^31 - 1 ms. */
+const MAX_TIMER_SECONDS = Math.floor((2 ** 31 - 1) / 1000);
+
+const code = (value: string | number) => `\`${value}\``;
+
+/**
+ * A duration in seconds, read as whole milliseconds: at least 1 ms (0 would spin a timer) and at
+ * most Node's longest timer, about 24.8 days (a longer one fires after 1 ms instead).
+ */
+export function seconds(fallback: number): Kind<number> {
+  return {
+    schema: z.coerce
+      .number()
+      .min(0.001, 'must be at least 0.001 (one millisecond)')
+      .max(MAX_TIMER_SECONDS, `must be at most ${MAX_TIMER_SECONDS} (Node's longest timer)`)
+      .default(fallback)
+      .transform((value) => Math.round(value * 1000)),
+    accepts: `seconds, 0.001 to ${MAX_TIMER_SECONDS}`,
+    default: code(fallback),
+  };
+}
+
+/** A whole number from `min` (1 unless said) to `max`. */
+export function wholeNumber(fallback: number, { min = 1, max }: { min?: number; max?: number } = {}): Kind<number> {
+  const bounded = z.coerce.number().int().min(min);
+  return {
+    schema: (max === undefined ? bounded : bounded.max(max)).default(fallback),
+    accepts: max === undefined ? `a whole number, at least ${min}` : `a whole number, ${min} to ${max}`,
+    default: code(fallback),
+  };
+}
+
+/** A count of bytes (at least 1); the page shows a default of whole mebibytes in MiB too. */
+export function bytes(fallback: number): Kind<number> {
+  const mebibytes = fallback / 2 ** 20;
+  return {
+    ...wholeNumber(fallback),
+    accepts: 'bytes, at least 1',
+    default: Number.isInteger(mebibytes) ? `${code(fallback)} (${mebibytes} MiB)` : code(fallback),
+  };
+}
+
+/** Text, trimmed; unset or blank is `undefined`. */
+export const optionalText = z
+  .string()
+  .optional()
+  .transform((value) => (value === undefined || value.trim() === '' ? undefined : value.trim()));
+
+/** Text of at least one character. */
+export function text(fallback: string): Kind<string> {
+  return { schema: z.string().min(1).default(fallback), accepts: 'text', default: code(fallback) };
+}
+
+/** Text without a default, `undefined` when unset or blank. */
+export function optional(accepts = 'text'): Kind<string | undefined> {
+  return { schema: optionalText, accepts, default: '—' };
+}
+
+/** A whole number from `min` without a default, `undefined` when unset or blank (the loader derives one). */
+export function optionalWholeNumber(min = 1): Kind<number | undefined> {
+  return {
+    schema: optionalText.pipe(z.coerce.number<string>().int().min(min).optional()),
+    accepts: `a whole number, at least ${min}`,
+    default: '—',
+  };
+}
+
+/** Comma-separated items, trimmed, blanks dropped; unset is none. */
+export const commaList = optionalText.transform((value) =>
+  (value ?? '')
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item !== ''),
+);
+
+/** A {@link commaList} of what `accepts` says. */
+export function list(accepts: string): Kind<string[]> {
+  return { schema: commaList, accepts, default: '—' };
+}
+
+/**
+ * A URL whose scheme `protocol` matches (any scheme when not given), `undefined` when unset or blank;
+ * `base` drops trailing slashes, for a URL that paths are joined onto.
+ */
+export function optionalUrl(
+  accepts: string,
+  { protocol, base = false }: { protocol?: RegExp; base?: boolean } = {},
+): Kind<string | undefined> {
+  const url = optionalText.pipe((protocol === undefined ? z.url() : z.url({ protocol })).optional());
+  return {
+    schema: base ? url.transform((value) => value?.replace(/\/+$/, '')) : url,
+    accepts,
+    default: '—',
+  };
+}
+
+const ON = ['1', 'true', 'on', 'yes'] as const;
+const OFF = ['0', 'false', 'off', 'no'] as const;
+
+/** A switch: `1`/`true`/`on`/`yes` or `0`/`false`/`off`/`no`, in any case; unset or empty is `fallback`. */
+export function flag(fallback: boolean): Kind<boolean> {
+  return {
+    schema: z
+      .string()
+      .optional()
+      .transform((value) => value?.trim().toLowerCase() || undefined)
+      .pipe(z.enum([...ON, ...OFF], 'must be 1 or 0 (or true/false, on/off)').optional())
+      .transform((value) => (value === undefined ? fallback : (ON as readonly string[]).includes(value))),
+    accepts: '`1` or `0` (also `true`/`false`, `on`/`off`, `yes`/`no`)',
+    default: code(fallback ? 1 : 0),
+  };
+}

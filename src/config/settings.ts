@@ -1,0 +1,355 @@
+import { z } from 'zod';
+import { corsOrigins } from './cors-origins.js';
+import { type SettingValues, setting } from './setting.js';
+import {
+  bytes,
+  flag,
+  list,
+  optional,
+  optionalText,
+  optionalUrl,
+  optionalWholeNumber,
+  seconds,
+  text,
+  wholeNumber,
+} from './setting-kinds.js';
+import { webhookSecret } from './webhook-secret.js';
+
+/**
+ * Every setting of the bridge (docs/protocol.md §6), one entry each: its environment variable, what
+ * it accepts and its default (the kind), what it does. {@link Config} is inferred from this table,
+ * `loadConfig` reads it, and `npm run docs` writes docs/configuration.md from it, in this order.
+ */
+export const settings = {
+  port: setting({
+    variable: 'PORT',
+    ...wholeNumber(8080, { min: 0, max: 65535 }),
+    description: 'port the API listens on; `0` takes a free one (`runbridge serve --port` overrides it)',
+  }),
+  host: setting({
+    variable: 'HOST',
+    ...text('127.0.0.1'),
+    description:
+      'address the API listens on (`runbridge serve --host` overrides it). Without API keys start-up refuses any ' +
+      'but a loopback address (`127.0.0.1`, `::1`, `localhost`)',
+  }),
+  orsUrl: setting({
+    variable: 'ORS_URL',
+    ...optionalUrl('an `http://` or `https://` URL', { protocol: /^https?$/, base: true }),
+    default: '— (the built-in server)',
+    description:
+      'a remote ORS server; unset starts the built-in one on a free loopback port (`runbridge rollout --ors-url` ' +
+      'overrides it)',
+  }),
+  defaultEnv: setting({
+    variable: 'RUNBRIDGE_DEFAULT_ENV',
+    ...text('arith'),
+    description:
+      'environment of requests that name none (any case). Checked at start-up once the ORS server answers: one it ' +
+      'does not list stops start-up; a server that does not answer yet is not judged, and the log says so',
+  }),
+  apiKeys: setting({
+    variable: 'RUNBRIDGE_API_KEYS',
+    ...list('comma-separated keys'),
+    default: '— (no authentication, loopback only)',
+    secret: true,
+    description: 'bearer keys; each run belongs to the key that made it',
+  }),
+  defaultModel: setting({
+    variable: 'RUNBRIDGE_MODEL',
+    ...optional('`provider` or `provider:name`'),
+    default: '`openai` with `OPENAI_API_KEY`, else `anthropic` with `ANTHROPIC_API_KEY`, else `offline`',
+    derive: (
+      own,
+      { openai, anthropic }: { openai: { apiKey: string | undefined }; anthropic: { apiKey: string | undefined } },
+    ) => own ?? (openai.apiKey ? 'openai' : anthropic.apiKey ? 'anthropic' : 'offline'),
+    description: 'model of requests that name none ([models](models.md)); one this server cannot serve stops start-up',
+  }),
+  keepaliveMs: setting({
+    variable: 'RUNBRIDGE_KEEPALIVE_SECONDS',
+    ...seconds(10),
+    description: 'keep-alive comment interval on event streams',
+  }),
+  maxConcurrentRuns: setting({
+    variable: 'RUNBRIDGE_MAX_CONCURRENT_RUNS',
+    ...wholeNumber(64),
+    description: 'runs playing at once on this instance; the rest queue',
+  }),
+  maxQueuedRuns: setting({
+    variable: 'RUNBRIDGE_MAX_QUEUED_RUNS',
+    ...wholeNumber(1000, { min: 0 }),
+    description:
+      'queue bound (one queue shared by every instance on one Redis); past it `POST /v1/runs` answers 429 `queue_full`',
+  }),
+  maxRunningPerKey: setting({
+    variable: 'RUNBRIDGE_MAX_RUNNING_PER_KEY',
+    ...optionalWholeNumber(1),
+    default: 'with two or more API keys: half of `RUNBRIDGE_MAX_CONCURRENT_RUNS` (at least 1); otherwise no bound',
+    derive: (own, { apiKeys, maxConcurrentRuns }: { apiKeys: string[]; maxConcurrentRuns: number }) =>
+      own ?? perKeyShare(apiKeys, maxConcurrentRuns, 1),
+    description:
+      "runs of one key running at once, counted over every instance; the key's further runs wait in the queue even " +
+      'while slots are free, so one key cannot take every slot',
+  }),
+  maxQueuedPerKey: setting({
+    variable: 'RUNBRIDGE_MAX_QUEUED_PER_KEY',
+    ...optionalWholeNumber(0),
+    default: 'with two or more API keys: half of `RUNBRIDGE_MAX_QUEUED_RUNS`; otherwise no bound',
+    derive: (own, { apiKeys, maxQueuedRuns }: { apiKeys: string[]; maxQueuedRuns: number }) =>
+      own ?? perKeyShare(apiKeys, maxQueuedRuns, 0),
+    description: 'runs of one key waiting in the queue; past it 429 `key_queue_full`, so one key cannot fill the queue',
+  }),
+  maxQueuedBytes: setting({
+    variable: 'RUNBRIDGE_MAX_QUEUED_BYTES',
+    ...bytes(64 * 1024 * 1024),
+    description:
+      'bytes of JSON the waiting requests hold together (inputs and secrets included); past it 429 `queue_full`',
+  }),
+  maxStoredBytes: setting({
+    variable: 'RUNBRIDGE_MAX_STORED_BYTES',
+    ...bytes(256 * 1024 * 1024),
+    description:
+      'bytes of JSON the stored runs hold (requests, events and their stored details); past it the longest-finished ' +
+      'runs are forgotten first, before their retention; when no finished run is left to forget, new runs get 429 ' +
+      '`store_full`',
+  }),
+  orphanTtlMs: setting({
+    variable: 'RUNBRIDGE_ORPHAN_TTL_SECONDS',
+    ...seconds(300),
+    description:
+      'a queued or running run no subscriber or request touched for this long is cancelled (`orphaned`); a run ' +
+      'waiting on a person (`requires_action`, `awaiting_input`) is never, and its clock starts again when the wait ends',
+  }),
+  retentionMs: setting({
+    variable: 'RUNBRIDGE_RETENTION_SECONDS',
+    ...seconds(3600),
+    description: 'finished runs are forgotten after this (at the next sweep)',
+  }),
+  sweepMs: setting({
+    variable: 'RUNBRIDGE_SWEEP_SECONDS',
+    ...seconds(1),
+    description:
+      'how often this instance forgets the finished runs past their retention or over the stored bytes, cancels ' +
+      'orphans and, on Redis, ends the runs of lost instances',
+  }),
+  shutdownGraceMs: setting({
+    variable: 'RUNBRIDGE_SHUTDOWN_GRACE_SECONDS',
+    ...seconds(30),
+    description:
+      'on SIGTERM/SIGINT, running runs get this long to finish before they are cancelled; a run that waits on a ' +
+      'person is cancelled at once',
+  }),
+  runTimeoutMs: setting({
+    variable: 'RUNBRIDGE_RUN_TIMEOUT_SECONDS',
+    ...seconds(3600),
+    description:
+      'a run longer than this is cancelled (`timeout`), time spent waiting on a person included: raise it for long chats',
+  }),
+  maxBodyBytes: setting({
+    variable: 'RUNBRIDGE_MAX_BODY_BYTES',
+    ...bytes(1024 * 1024),
+    description: 'request body limit (413)',
+  }),
+  maxEventsPerRun: setting({
+    variable: 'RUNBRIDGE_MAX_EVENTS_PER_RUN',
+    ...wholeNumber(100_000),
+    description: 'event log bound; a run that reaches it fails with `event_log_full`',
+  }),
+  subscriberBufferBytes: setting({
+    variable: 'RUNBRIDGE_SUBSCRIBER_BUFFER_BYTES',
+    ...bytes(1024 * 1024),
+    description: 'a subscriber whose unsent bytes pass this is disconnected (it resumes from its cursor)',
+  }),
+  toolOutputEventChars: setting({
+    variable: 'RUNBRIDGE_TOOL_OUTPUT_EVENT_CHARS',
+    ...wholeNumber(8192),
+    description: 'characters of tool output kept in `tool.completed`; the rest is cut',
+  }),
+  toolProgressMs: setting({
+    variable: 'RUNBRIDGE_TOOL_PROGRESS_SECONDS',
+    ...seconds(5),
+    description: 'period of `tool.progress` while a tool call runs',
+  }),
+  orsPingMs: setting({
+    variable: 'RUNBRIDGE_ORS_PING_SECONDS',
+    ...seconds(10),
+    description: 'session ping interval (client) and call ping interval (built-in server)',
+  }),
+  orsCallSilenceMs: setting({
+    variable: 'RUNBRIDGE_ORS_CALL_SILENCE_SECONDS',
+    ...seconds(30),
+    description:
+      'a tool-call stream that sends no byte this long (not even a `: ping`) counts as dropped: resumed by its ' +
+      "`task_id`, or `ors_call_interrupted` before the id is known. Keep it above the ORS server's ping period.",
+  }),
+  streamTokenTtlMs: setting({
+    variable: 'RUNBRIDGE_STREAM_TOKEN_TTL_SECONDS',
+    ...seconds(60),
+    description: "how long a stream token opens its run's events",
+  }),
+  ui: {
+    enabled: setting({
+      variable: 'RUNBRIDGE_UI',
+      ...flag(true),
+      description: 'the [chat page](ui.md) at `GET /`; off, `/` and `/ui/*` are 404s',
+    }),
+  },
+  corsOrigins: setting({
+    variable: 'RUNBRIDGE_CORS_ORIGINS',
+    ...corsOrigins(),
+    description:
+      'origins allowed by CORS, matched exactly (a trailing `/` is ignored); `*` allows any. Each must be written ' +
+      'as a browser sends `Origin` — scheme, host, port; http(s) in lower case without the default port — or ' +
+      'start-up stops and says how to write it (`localhost:3000` → `http://localhost:3000`)',
+  }),
+  maxConnections: setting({
+    variable: 'RUNBRIDGE_MAX_CONNECTIONS',
+    ...optionalWholeNumber(1),
+    default: '¾ of `ulimit -n`, at least 256 kept back',
+    description:
+      'connections the server holds; past it Node closes new ones at once. Above that ceiling start-up stops',
+  }),
+  maxStreams: setting({
+    variable: 'RUNBRIDGE_MAX_STREAMS',
+    ...optionalWholeNumber(1),
+    default: '9/10 of the connections, at most 10 000',
+    description: 'open event streams in total; past it 429 `too_many_streams`',
+  }),
+  maxStreamsPerKey: setting({
+    variable: 'RUNBRIDGE_MAX_STREAMS_PER_KEY',
+    ...wholeNumber(1000),
+    description: 'open event streams of one key (without keys, of the local owner); past it 429 `too_many_streams`',
+  }),
+  orsMaxSessions: setting({
+    variable: 'RUNBRIDGE_ORS_MAX_SESSIONS',
+    ...wholeNumber(1024),
+    description: 'sessions the built-in ORS server holds at once; past it its `/create` answers 429',
+  }),
+  orsMaxSessionBytes: setting({
+    variable: 'RUNBRIDGE_ORS_MAX_SESSION_BYTES',
+    ...bytes(64 * 1024 * 1024),
+    description: 'request bytes one session of the built-in ORS server may receive (its tool inputs); past it 413',
+  }),
+  redisUrl: setting({
+    variable: 'RUNBRIDGE_REDIS_URL',
+    ...optionalUrl('a `redis://` or `rediss://` URL', { protocol: /^rediss?$/ }),
+    default: '— (runs kept in this process)',
+    description:
+      'a Redis shared by any number of instances ([deployment](deployment.md)); start-up waits up to 30 s for it',
+  }),
+  redisPrefix: setting({
+    variable: 'RUNBRIDGE_REDIS_PREFIX',
+    schema: z
+      .string()
+      .regex(/^[A-Za-z0-9:_.-]{1,64}$/, 'use 1–64 letters, digits, ":", "_", "." or "-"')
+      .default('runbridge:'),
+    accepts: '1–64 letters, digits, `:`, `_`, `.` or `-`',
+    default: '`runbridge:`',
+    description: 'prefix of every key the bridge writes, so several bridges can share one Redis',
+  }),
+  leaseMs: setting({
+    variable: 'RUNBRIDGE_LEASE_SECONDS',
+    ...seconds(15),
+    description:
+      'an instance renews its lease three times per period; once it is gone this long, another instance ends its ' +
+      'runs with `instance_lost` (at its next sweep)',
+  }),
+  queuePollMs: setting({
+    variable: 'RUNBRIDGE_QUEUE_POLL_SECONDS',
+    ...seconds(0.2),
+    description: 'with Redis, how often an instance with free slots looks for queued runs that others could not start',
+  }),
+  secret: setting({
+    variable: 'RUNBRIDGE_SECRET',
+    schema: optionalText.pipe(z.string().min(16, 'must be at least 16 characters').optional()),
+    accepts: 'text, at least 16 characters',
+    default: '— (one kept in Redis, or one per process)',
+    secret: true,
+    description:
+      'the same on every instance: seals stream tokens and the secrets of queued runs. Unset: one is kept in Redis ' +
+      '(written by the first instance), or without Redis one per process (tokens die with it)',
+  }),
+  webhooks: {
+    secret: setting({
+      variable: 'RUNBRIDGE_WEBHOOK_SECRET',
+      ...webhookSecret(),
+      description:
+        'signs every [webhook](webhooks.md) delivery; the receivers verify with it. Make one with ' +
+        '`whsec_$(openssl rand -base64 32)`',
+    }),
+    allowedHosts: setting({
+      variable: 'RUNBRIDGE_WEBHOOK_ALLOWED_HOSTS',
+      ...list('comma-separated host names or addresses'),
+      description: 'hosts webhooks may reach although they resolve to loopback or private addresses',
+    }),
+    timeoutMs: setting({
+      variable: 'RUNBRIDGE_WEBHOOK_TIMEOUT_SECONDS',
+      ...seconds(10),
+      description: "one delivery attempt's limit, connecting included",
+    }),
+    maxAttempts: setting({
+      variable: 'RUNBRIDGE_WEBHOOK_MAX_ATTEMPTS',
+      ...wholeNumber(8),
+      description: 'attempts before a delivery is `failed`',
+    }),
+    retryMs: setting({
+      variable: 'RUNBRIDGE_WEBHOOK_RETRY_SECONDS',
+      ...seconds(2),
+      description: 'the wait before the first retry; doubled per attempt, times a random 0.5–1, at most 10 minutes',
+    }),
+    concurrency: setting({
+      variable: 'RUNBRIDGE_WEBHOOK_CONCURRENCY',
+      ...wholeNumber(16),
+      description: 'delivery attempts in flight at once per instance',
+    }),
+    pollMs: setting({
+      variable: 'RUNBRIDGE_WEBHOOK_POLL_SECONDS',
+      ...seconds(0.25),
+      description:
+        'how often an instance looks for deliveries that came due (retries, and those of other instances) when ' +
+        'nothing woke it sooner',
+    }),
+  },
+  openai: {
+    apiKey: setting({
+      variable: 'OPENAI_API_KEY',
+      ...optional(),
+      secret: true,
+      description: 'enables the `openai` and `openai-responses` [models](models.md)',
+    }),
+    baseUrl: setting({
+      variable: 'OPENAI_BASE_URL',
+      ...optionalUrl('a URL'),
+      description: 'an OpenAI-compatible server (vLLM, SGLang, Ollama) instead of OpenAI; enables them without a key',
+    }),
+  },
+  anthropic: {
+    apiKey: setting({
+      variable: 'ANTHROPIC_API_KEY',
+      ...optional(),
+      secret: true,
+      description: 'enables the `anthropic` [model](models.md)',
+    }),
+    baseUrl: setting({
+      variable: 'ANTHROPIC_BASE_URL',
+      ...optionalUrl('a URL'),
+      description: "another endpoint for Anthropic's API (with `ANTHROPIC_API_KEY`)",
+    }),
+  },
+};
+
+/** The bridge's settings, read and checked from environment variables by `loadConfig`. */
+export type Config = SettingValues<typeof settings>;
+
+/** The webhook settings (docs/webhooks.md). */
+export type WebhookSettings = Config['webhooks'];
+
+/**
+ * A per-key quota of `total`: half of it (at least `minimum`) when several keys share the server, so
+ * one key cannot lock the others out; none when one caller has it all (the quotas count runs on
+ * every instance together, so a bound taken from one instance's would hold a single key to one
+ * instance's slots).
+ */
+function perKeyShare(apiKeys: string[], total: number, minimum: number): number {
+  return apiKeys.length >= 2 ? Math.max(minimum, Math.ceil(total / 2)) : Number.MAX_SAFE_INTEGER;
+}
