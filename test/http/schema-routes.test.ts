@@ -11,6 +11,7 @@ import { UiAssets } from '../../src/http/ui-assets.js';
 import { ModelRegistry } from '../../src/models/model-registry.js';
 import { OrsClient } from '../../src/ors/client/ors-client.js';
 import type { RunEvent } from '../../src/protocol/run-events.js';
+import { DEFAULT_WAIT_SECONDS, RUN_REQUEST_DEFAULTS } from '../../src/protocol/run-request.js';
 import { EnvCatalog } from '../../src/runs/env-catalog.js';
 import { RunRegistry } from '../../src/runs/run-registry.js';
 import { MemoryRunStore } from '../../src/store/memory/memory-run-store.js';
@@ -160,6 +161,21 @@ describe('GET /v1/openapi.json', () => {
       chatRequest.safeParse({ model: 'offline', messages: [{ role: 'user', content: 'hi' }], stream: true }).success,
     ).toBe(true);
     expect(chatRequest.safeParse({ messages: [{ role: 'user', content: 'hi' }], tools: [] }).success).toBe(false);
+  });
+
+  it('shows every default of a run request, on fields a client may leave out', () => {
+    const runRequest = document.components.schemas.RunRequest as {
+      required?: string[];
+      properties: Record<string, { default?: unknown; properties?: Record<string, { default?: unknown }> }>;
+    };
+    expect(runRequest.required ?? []).toEqual([]);
+    const { properties } = runRequest;
+    expect(properties.max_turns?.default).toBe(RUN_REQUEST_DEFAULTS.max_turns);
+    expect(properties.reward_reduction?.default).toBe('last');
+    expect(properties.await_input?.default).toBe(false);
+    expect(properties.input_timeout_seconds?.default).toBe(DEFAULT_WAIT_SECONDS);
+    expect(properties.approval?.properties?.timeout_seconds?.default).toBe(DEFAULT_WAIT_SECONDS);
+    expect(properties.approval?.properties?.on_timeout?.default).toBe('deny');
   });
 
   it("takes the query parameters from the routes' own query schemas", () => {

@@ -42,21 +42,24 @@ function eventComponentName(type: string): string {
 }
 
 function components(): Record<string, JsonSchema> {
-  const entries: Array<readonly [string, z.ZodType]> = [
+  // Bodies a client sends are described as it writes them: a field with a default is optional there.
+  const requests: Array<readonly [string, z.ZodType]> = [
     ['RunRequest', RunRequestSchema],
+    ['DecisionRequest', DecisionRequestSchema],
+    ['MessageRequest', MessageRequestSchema],
+    ['ChatCompletionRequest', ChatCompletionRequestSchema],
+  ];
+  const answers: Array<readonly [string, z.ZodType]> = [
     ['RunCreated', RunCreatedSchema],
     ['RunSnapshot', RunSnapshotSchema],
     ['RunList', RunListSchema],
     ['EventsPage', EventsPageSchema],
     ['CancelAnswer', CancelAnswerSchema],
     ['StreamTokenAnswer', StreamTokenAnswerSchema],
-    ['DecisionRequest', DecisionRequestSchema],
     ['ApprovalResolved', ToolApprovalResolvedEventSchema],
-    ['MessageRequest', MessageRequestSchema],
     ['MessageAccepted', MessageAcceptedSchema],
     ['RunEvent', RunEventSchema],
     ...runEventTypes().map(([type, schema]) => [eventComponentName(type), schema] as const),
-    ['ChatCompletionRequest', ChatCompletionRequestSchema],
     ['ChatCompletion', ChatCompletionSchema],
     ['ChatCompletionChunk', ChatCompletionChunkSchema],
     ['ModelList', ModelListSchema],
@@ -64,7 +67,8 @@ function components(): Record<string, JsonSchema> {
     ['Health', HealthSchema],
     ['ErrorBody', ErrorBodySchema],
   ];
-  return namedJsonSchemas(entries, (name) => `#/components/schemas/${name}`);
+  const uri = (name: string) => `#/components/schemas/${name}`;
+  return { ...namedJsonSchemas(requests, uri, 'input'), ...namedJsonSchemas(answers, uri) };
 }
 
 /** Query parameters from a route's own (strict) query schema, as the client writes them. */
