@@ -1,3 +1,4 @@
+import type { ErrorCode } from '../protocol/error-codes.js';
 import type { RunEvent, StopReason, ToolReward, Usage } from '../protocol/run-events.js';
 import type { RewardReduction } from '../protocol/run-request.js';
 import type { PendingApproval, RunStatus } from '../protocol/run-snapshot.js';
@@ -99,7 +100,7 @@ export function applyEvent(summary: RunSummary, event: RunEvent, reduction: Rewa
     case 'run.cancelled':
       summary.pendingApprovals = [];
       summary.status = 'cancelled';
-      summary.error = { code: 'cancelled', message: `Cancelled (${event.reason}).` };
+      summary.error = { code: 'cancelled' satisfies ErrorCode, message: `Cancelled (${event.reason}).` };
       break;
     default:
       break;

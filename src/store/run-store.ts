@@ -47,8 +47,8 @@ export interface NewRun {
 export type Admission =
   | { kind: 'started' }
   | { kind: 'queued' }
-  /** `code`: `queue_full`, `key_queue_full` or `store_full`; `message` says which bound and what to do. */
-  | { kind: 'refused'; code: string; message: string };
+  /** `message` says which bound and what to do. */
+  | { kind: 'refused'; code: 'queue_full' | 'key_queue_full' | 'store_full'; message: string };
 
 /** A run this instance is to execute, with what it needs to start it. */
 export interface ClaimedRun {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ErrorCodeSchema } from '../../protocol/error-codes.js';
 import { RunEventSchema } from '../../protocol/run-events.js';
 import { RunSnapshotSchema, RunStatusSchema } from '../../protocol/run-snapshot.js';
 
@@ -12,7 +13,7 @@ import { RunSnapshotSchema, RunStatusSchema } from '../../protocol/run-snapshot.
 /** The error body of docs/protocol.md §2, for every 4xx and 5xx. */
 export const ErrorBodySchema = z.object({
   error: z.object({
-    code: z.string(),
+    code: ErrorCodeSchema,
     message: z.string(),
     details: z.unknown().optional(),
   }),

@@ -1,3 +1,4 @@
+import type { ErrorCode } from '../../protocol/error-codes.js';
 import type { RunEventInput, RunEventOf } from '../../protocol/run-events.js';
 import { Run, type RunRecord } from '../../runs/run.js';
 import type { RedisConnection } from './redis-connection.js';
@@ -142,6 +143,6 @@ function closingEvents(run: Run, now: number): RunEventInput[] {
     turn: started.turn,
     call_index: started.call_index,
   }));
-  closing.push({ event: 'run.failed', error: LOST_MESSAGE, code: 'instance_lost' });
+  closing.push({ event: 'run.failed', error: LOST_MESSAGE, code: 'instance_lost' satisfies ErrorCode });
   return closing;
 }
