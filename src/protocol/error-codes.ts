@@ -3,8 +3,9 @@ import { z } from 'zod';
 /**
  * Where a code shows. `http`: the error body of an HTTP answer (`{"error": {code, message}}`,
  * docs/api.md). `run`: how a run ended — the `code` of `run.failed`, and the `error.code` of the run's
- * snapshot and of its rollout record. `cli`: the error a command stops with (`runbridge serve`,
- * `rollout`, `rollout export`), thrown as well by the library functions behind them (`generateRollouts`).
+ * snapshot and of its rollout record. `cli`: an error of the rollout commands' own (`runbridge rollout`,
+ * `rollout export`, and `generateRollouts` behind the first), which also stop with the codes a run's
+ * request can get (`invalid_task`, `unknown_env`, `ors_unavailable`, …).
  */
 export type ErrorCodeWhere = 'http' | 'run' | 'cli';
 
@@ -33,9 +34,9 @@ export interface ErrorCodeEntry {
 export const ERROR_CODES = {
   invalid_request: {
     status: 400,
-    where: ['http', 'cli'],
+    where: ['http'],
     meaning:
-      'the body, query or a header fails validation (`details` lists each field); any other 4xx Koa refuses a request with keeps its own status; for a command, a bad option',
+      "the body, query or a header fails validation (`details` lists each field); a request Koa itself refuses keeps Koa's 4xx",
   },
   invalid_json: { status: 400, where: ['http'], meaning: 'the body is not JSON' },
   unsupported_media_type: {
@@ -75,13 +76,13 @@ export const ERROR_CODES = {
   webhook_unresolved: { status: 400, where: ['http'], meaning: 'a `webhook` host that does not resolve' },
   unknown_model: {
     status: 400,
-    where: ['http', 'cli'],
+    where: ['http'],
     meaning:
       'an unknown or unconfigured provider, or a model name without its provider (the message says which to write or set)',
   },
   invalid_task: {
     status: 400,
-    where: ['http', 'run', 'cli'],
+    where: ['http', 'run'],
     meaning:
       'a split or index the environment does not have, or a `task.spec` that does not fit its task schema (each field named); in a run, the ORS server refused the task',
   },
@@ -99,11 +100,11 @@ export const ERROR_CODES = {
   run_not_found: {
     status: 404,
     where: ['http'],
-    meaning: 'no such run: it never existed, was forgotten, or is another key’s',
+    meaning: "no such run: it never existed, was forgotten, or is another key's",
   },
   unknown_env: {
     status: 404,
-    where: ['http', 'run', 'cli'],
+    where: ['http', 'run'],
     meaning: 'no such environment on the ORS server',
   },
   approval_not_found: {
@@ -116,7 +117,7 @@ export const ERROR_CODES = {
   approval_resolved: {
     status: 409,
     where: ['http'],
-    meaning: 'a decision after the first one (or the timeout, or the run’s end)',
+    meaning: "a decision after the first one (or the timeout, or the run's end)",
   },
   run_ended: { status: 409, where: ['http'], meaning: 'a decision or message for a run that has ended' },
   run_not_started: { status: 409, where: ['http'], meaning: 'a message for a run still queued' },
@@ -124,12 +125,12 @@ export const ERROR_CODES = {
     status: 409,
     where: ['http', 'run'],
     meaning:
-      'the run was cancelled: `POST /v1/chat/completions` without `stream` answers it (`details.reason`); a cancelled run’s snapshot and rollout record carry it as `error.code`',
+      "the run was cancelled: `POST /v1/chat/completions` without `stream` answers it (`details.reason`); a cancelled run's snapshot and rollout record carry it as `error.code`",
   },
   too_many_messages: {
     status: 429,
     where: ['http'],
-    meaning: '16 messages already wait for the run’s next turn',
+    meaning: "16 messages already wait for the run's next turn",
   },
   queue_full: {
     status: 429,
@@ -154,7 +155,7 @@ export const ERROR_CODES = {
   },
   ors_unavailable: {
     status: 502,
-    where: ['http', 'run', 'cli'],
+    where: ['http', 'run'],
     meaning: 'the ORS server could not be reached (after retries), or did not answer in time',
   },
   ors_server_error: {
@@ -180,7 +181,7 @@ export const ERROR_CODES = {
   draining: { status: 503, where: ['http'], meaning: 'the server is shutting down' },
   store_unavailable: {
     status: 503,
-    where: ['http', 'cli'],
+    where: ['http'],
     meaning: 'the shared store (Redis) cannot be reached; streams it fed end, so their clients resume once it is back',
   },
   internal_error: {
@@ -197,7 +198,7 @@ export const ERROR_CODES = {
     status: 502,
     where: ['run'],
     meaning:
-      'the model provider is busy or down (408, 409, 429, 5xx, no connection) after its SDK’s own retries — the bridge never stacks a second retry layer on top',
+      "the model provider is busy or down (408, 409, 429, 5xx, no connection) after its SDK's own retries — the bridge never stacks a second retry layer on top",
   },
   model_bad_request: {
     status: 502,
@@ -208,13 +209,13 @@ export const ERROR_CODES = {
   model_stream_interrupted: {
     status: 502,
     where: ['run'],
-    meaning: 'the model’s stream broke off before the turn was complete',
+    meaning: "the model's stream broke off before the turn was complete",
   },
   model_error: { status: 502, where: ['run'], meaning: 'anything else the model provider reports' },
   ors_session_lost: {
     status: 502,
     where: ['run'],
-    meaning: 'the ORS server no longer has the episode’s session (it expired or was deleted)',
+    meaning: "the ORS server no longer has the episode's session (it expired or was deleted)",
   },
   ors_session_closed: {
     status: 502,
@@ -230,7 +231,7 @@ export const ERROR_CODES = {
   ors_result_lost: {
     status: 502,
     where: ['run'],
-    meaning: 'after a reconnect, the ORS server no longer knows the tool call’s task',
+    meaning: "after a reconnect, the ORS server no longer knows the tool call's task",
   },
   event_log_full: {
     status: 500,
@@ -274,7 +275,7 @@ export const ERROR_CODES = {
     meaning:
       'the export inputs overlap, or mix models, sampling settings or reward reductions where the format needs one',
   },
-  export_output_is_input: { status: 400, where: ['cli'], meaning: 'the export’s `--out` is one of its inputs' },
+  export_output_is_input: { status: 400, where: ['cli'], meaning: "the export's `--out` is one of its inputs" },
   export_output_not_directory: {
     status: 400,
     where: ['cli'],
@@ -285,7 +286,7 @@ export const ERROR_CODES = {
     where: ['cli'],
     meaning: 'the `--out` of a one-file export is a directory',
   },
-  export_output_unwritable: { status: 500, where: ['cli'], meaning: 'the export’s `--out` cannot be written' },
+  export_output_unwritable: { status: 500, where: ['cli'], meaning: "the export's `--out` cannot be written" },
 } as const satisfies Record<string, ErrorCodeEntry>;
 
 /** A runbridge error code: a key of {@link ERROR_CODES}. */
