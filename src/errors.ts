@@ -4,7 +4,7 @@ import { ERROR_CODES, type ErrorCode, type ErrorCodeOfStatus } from './protocol/
  * The error hierarchy of runbridge. Every error carries a machine-readable `code` from the table of
  * src/protocol/error-codes.ts (the same string clients see in `{"error": {"code"}}` bodies and
  * `run.failed` events) and the HTTP `status` the table gives it. Subclasses are named for what went
- * wrong, not where; each takes only codes of its own status.
+ * wrong, not where; those named for a status (not found, conflict, …) take only codes of that status.
  */
 export class RunbridgeError extends Error {
   /** Machine-readable code, stable across releases. */
