@@ -10,7 +10,7 @@ import { z } from 'zod';
 export type ErrorCodeWhere = 'http' | 'run' | 'cli';
 
 /** What the table says of one code. */
-export interface ErrorCodeEntry {
+interface ErrorCodeEntry {
   /**
    * The HTTP status an answer with this code has. A code that never answers a request keeps the status
    * its error carries, which still decides a command's exit code (400 and 404 are the caller's mistake).
@@ -24,9 +24,10 @@ export interface ErrorCodeEntry {
 
 /**
  * Every error code of runbridge: the one place a code is defined. The server throws with these codes
- * (a code not listed here does not compile), docs/api.md's error tables and the `enum` of the
- * OpenAPI document's `ErrorBody` are generated from this table, and `runbridge/client` exports the
- * union of its keys. Codes are snake_case and stable across releases; a new one is added here first.
+ * (a code not listed here does not compile); the error tables of docs/api.md and docs/rollouts.md
+ * (`npm run docs:errors`) and the `enum` of the OpenAPI document's `ErrorBody` are generated from this
+ * table, and `runbridge/client` exports the union of its keys. Codes are snake_case and stable across
+ * releases; a new one is added here first.
  *
  * The codes of the ORS server's own answers are not here: that is another API, whose bodies carry
  * only a `detail` (src/ors/server/ors-server-error-codes.ts).
@@ -299,7 +300,7 @@ export const ERROR_CODE_NAMES = Object.keys(ERROR_CODES) as ErrorCode[];
 export const ErrorCodeSchema = z.enum(ERROR_CODE_NAMES);
 
 /** The status the table gives `code`. */
-export type ErrorCodeStatus<Code extends ErrorCode> = (typeof ERROR_CODES)[Code]['status'];
+type ErrorCodeStatus<Code extends ErrorCode> = (typeof ERROR_CODES)[Code]['status'];
 
 /** The codes whose status is one of `Status`: what an error class named for a status may carry. */
 export type ErrorCodeOfStatus<Status extends number> = {
