@@ -16,6 +16,7 @@ export {
 export type { ContentPart, Message, ReasoningBlock, ToolCall, ToolDefinition } from './models/conversation.js';
 export type { Model, ModelPart, ModelProvider, ModelRequest, ModelUsage, TokenData } from './models/model.js';
 export { ModelRegistry } from './models/model-registry.js';
+export type { ErrorCode } from './protocol/error-codes.js';
 export {
   type CancelReason,
   type FinishReason,

@@ -1,4 +1,5 @@
 import { parseRetryAfterMs } from '../http-client/backoff.js';
+import type { ErrorCode } from '../protocol/error-codes.js';
 
 /**
  * The errors `runbridge/client` throws. One base class, {@link RunbridgeClientError}; below it, the
@@ -15,12 +16,20 @@ export class RunbridgeClientError extends Error {
   }
 }
 
+/**
+ * The `code` of an {@link ApiError}: one of the bridge's codes ({@link ErrorCode}, listed in
+ * docs/api.md), or a string this client does not know — a code a newer server added, or
+ * `http_<status>` for an answer without the bridge's error body. A `switch` on it narrows to the
+ * codes it names; give it a `default` for the rest.
+ */
+export type ApiErrorCode = ErrorCode | (string & {});
+
 /** What an {@link ApiError} is built from: the answer's status, its error body and its `Retry-After`. */
 export interface ApiErrorInit {
   /** The answer's HTTP status. */
   status: number;
   /** The error body's code, or `http_<status>` without one. */
-  code: string;
+  code: ApiErrorCode;
   /** The error body's `details`, if any. */
   details?: unknown;
   /** Seconds from the answer's `Retry-After` header, if it had one. */
@@ -36,7 +45,7 @@ export class ApiError extends RunbridgeClientError {
   /** The HTTP status of the answer. */
   readonly status: number;
   /** The machine-readable snake_case code of the error body, e.g. `unknown_model` or `queue_full`. */
-  readonly code: string;
+  readonly code: ApiErrorCode;
   /** The error body's `details` (e.g. the validation issues of a 400), or undefined when it had none. */
   readonly details: unknown;
   /** Seconds the answer's `Retry-After` header asks to wait (429 and 503), or undefined without one. */

@@ -3,6 +3,7 @@
  * eventsource-parser, no server code. See docs/client.md.
  */
 
+export type { ErrorCode } from '../protocol/error-codes.js';
 export type {
   ApprovalDecider,
   ApprovalDecision,
@@ -21,6 +22,7 @@ export type { PendingApproval, RunCreated, RunSnapshot, RunStatus } from '../pro
 export type { EnvironmentsApi, ModelsApi } from './catalog-api.js';
 export {
   ApiError,
+  type ApiErrorCode,
   type ApiErrorInit,
   AuthenticationError,
   ConflictError,

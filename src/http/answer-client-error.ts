@@ -1,15 +1,15 @@
 import { type ServerResponse, STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
+import { ERROR_CODES, type ErrorCode } from '../protocol/error-codes.js';
 import type { ErrorBody } from './error-middleware.js';
 
-/** What Node's HTTP parser reports, and how each answers: the status and our error code and message. */
-const ANSWERS: Record<string, [number, string, string]> = {
+/** What Node's HTTP parser reports, and how each answers: our error code (which gives the status) and message. */
+const ANSWERS: Record<string, [ErrorCode, string]> = {
   HPE_HEADER_OVERFLOW: [
-    431,
     'headers_too_large',
     'The request line and headers are larger than the server accepts (16 KiB); send a shorter URL or fewer headers.',
   ],
-  ERR_HTTP_REQUEST_TIMEOUT: [408, 'request_timeout', 'The request was not received in time; send it again.'],
+  ERR_HTTP_REQUEST_TIMEOUT: ['request_timeout', 'The request was not received in time; send it again.'],
 };
 
 /**
@@ -34,11 +34,11 @@ export function answerClientError(error: Error & { code?: string }, socket: Dupl
     });
     return;
   }
-  const [status, code, message] = ANSWERS[error.code ?? ''] ?? [
-    400,
+  const [code, message] = ANSWERS[error.code ?? ''] ?? [
     'malformed_request',
     `The request is not valid HTTP/1.1 (${error.code ?? 'parse error'}); check the request line and the headers (a header value may hold no control character such as NUL, CR or LF).`,
   ];
+  const { status } = ERROR_CODES[code];
   const body = JSON.stringify({ error: { code, message } } satisfies ErrorBody);
   socket.end(
     `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +

@@ -2,6 +2,7 @@ import type { Context, Next } from 'koa';
 import type { z } from 'zod';
 import { CapacityError, RunbridgeError } from '../errors.js';
 import type { ErrorBodySchema } from '../protocol/api-answers.js';
+import { ERROR_CODES } from '../protocol/error-codes.js';
 
 /** The error body of docs/protocol.md §2. */
 export type ErrorBody = z.infer<typeof ErrorBodySchema>;
@@ -24,7 +25,7 @@ export function errorMiddleware(log: (error: unknown) => void) {
     try {
       await next();
       if (ctx.status === 404 && ctx.body === undefined && ctx.respond !== false) {
-        answer(ctx, 404, {
+        answer(ctx, {
           error: { code: 'not_found', message: `No route ${ctx.method} ${ctx.path}. See GET /v1/openapi.json.` },
         });
       }
@@ -41,23 +42,24 @@ export function errorMiddleware(log: (error: unknown) => void) {
         // Only our own failures go to the log: a 502 (a run's model or ORS server failed) or a 503
         // (draining) is an expected answer, already told to the caller and kept in the run's log.
         if (error.status === 500) log(error);
-        answer(ctx, error.status, errorBody(error));
+        answer(ctx, errorBody(error), error.status);
         return;
       }
       const status = httpStatusOf(error);
       if (status !== undefined && status < 500) {
-        answer(ctx, status, { error: { code: 'invalid_request', message: (error as Error).message } });
+        // Koa's own refusals keep their status (`invalid_request` is otherwise a 400).
+        answer(ctx, { error: { code: 'invalid_request', message: (error as Error).message } }, status);
         return;
       }
       log(error);
-      answer(ctx, 500, {
+      answer(ctx, {
         error: { code: 'internal_error', message: 'Internal server error; the details are in the server log.' },
       });
     }
   };
 }
 
-function answer(ctx: Context, status: number, body: ErrorBody): void {
+function answer(ctx: Context, body: ErrorBody, status: number = ERROR_CODES[body.error.code].status): void {
   ctx.status = status;
   ctx.body = body;
 }

@@ -21,14 +21,14 @@ export function loopbackOnly() {
       throw new RunbridgeError(
         `Host "${host.slice(0, 100)}" is not a loopback name. Without API keys the bridge answers only requests ` +
           'addressed to localhost, 127.0.0.1 or [::1] (a guard against DNS rebinding); set RUNBRIDGE_API_KEYS to serve others.',
-        { code: 'host_not_allowed', status: 403 },
+        { code: 'host_not_allowed' },
       );
     }
     if (ctx.method === 'POST' && !JSON_CONTENT_TYPE.test(ctx.get('Content-Type'))) {
       throw new RunbridgeError(
         'Send every POST with "Content-Type: application/json", an empty body included: without API keys that ' +
           'is what keeps other web pages from posting here (CSRF).',
-        { code: 'unsupported_media_type', status: 415 },
+        { code: 'unsupported_media_type' },
       );
     }
     await next();

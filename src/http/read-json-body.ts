@@ -34,10 +34,7 @@ export async function readJsonBody(req: IncomingMessage, limitBytes: number): Pr
   if (!JSON_CONTENT_TYPE.test(type)) {
     throw new BadRequestError(
       `Send the body as JSON with "Content-Type: application/json" (got "${type.slice(0, 100)}").`,
-      {
-        code: 'unsupported_media_type',
-        status: 415,
-      },
+      { code: 'unsupported_media_type' },
     );
   }
   const text = Buffer.concat(chunks).toString('utf8');
@@ -51,6 +48,5 @@ export async function readJsonBody(req: IncomingMessage, limitBytes: number): Pr
 function tooLarge(limitBytes: number): BadRequestError {
   return new BadRequestError(`The body is larger than ${limitBytes} bytes (RUNBRIDGE_MAX_BODY_BYTES).`, {
     code: 'body_too_large',
-    status: 413,
   });
 }

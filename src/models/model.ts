@@ -74,9 +74,8 @@ export interface ModelRequest {
 
 /**
  * The narrow contract between orchestration and a provider. `stream` yields {@link ModelPart}s and
- * throws a `ModelError` (code `model_auth`, `model_unavailable`, `model_stream_interrupted`,
- * `model_bad_request`, `model_error`) when the provider fails after its retries, or the signal's
- * abort reason when aborted. It never yields vendor types.
+ * throws a `ModelError` (a `model_…` code of src/protocol/error-codes.ts) when the provider fails
+ * after its retries, or the signal's abort reason when aborted. It never yields vendor types.
  */
 export interface Model {
   /** `provider:name` as the caller asked for it, e.g. `openai:gpt-4.1-mini`. */

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ErrorCodeSchema } from './error-codes.js';
 import { RunEventSchema } from './run-events.js';
 import { RunSnapshotSchema, RunStatusSchema } from './run-snapshot.js';
 
@@ -12,7 +13,9 @@ import { RunSnapshotSchema, RunStatusSchema } from './run-snapshot.js';
 /** The error body of docs/protocol.md §2, for every 4xx and 5xx. */
 export const ErrorBodySchema = z.object({
   error: z.object({
-    code: z.string(),
+    code: ErrorCodeSchema.describe(
+      'What went wrong, one of the codes of src/protocol/error-codes.ts; docs/api.md (Errors) says when and with which status each is given. A client should take a code it does not know as the status says: a newer server may add codes.',
+    ),
     message: z.string(),
     details: z.unknown().optional(),
   }),

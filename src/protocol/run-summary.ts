@@ -1,3 +1,4 @@
+import type { ErrorCode } from './error-codes.js';
 import { reduceRewards } from './reduce-rewards.js';
 import type { RunEvent, StopReason, ToolReward, Usage } from './run-events.js';
 import type { RewardReduction } from './run-request.js';
@@ -76,7 +77,7 @@ export function foldRunEvent(summary: RunSummary, event: RunEvent, reduction: Re
       summary.error = { code: event.code, message: event.error };
       return;
     case 'run.cancelled':
-      summary.error = { code: 'cancelled', message: `Cancelled (${event.reason}).` };
+      summary.error = { code: 'cancelled' satisfies ErrorCode, message: `Cancelled (${event.reason}).` };
       return;
     default:
       return;

@@ -1,3 +1,4 @@
+import type { ErrorCode } from '../protocol/error-codes.js';
 import { reduceRewards } from '../protocol/reduce-rewards.js';
 import type { RewardReduction, Sampling } from '../protocol/run-request.js';
 import type { ApprovalRecord, EpisodeEnd, EpisodeRecord, EpisodeStep } from '../runs/episode-record.js';
@@ -155,7 +156,7 @@ function endFields(end: EpisodeEnd, timeoutMs: number): Pick<TrajectoryRecord, '
           status: 'failed',
           stop_reason: 'timeout',
           error: {
-            code: 'rollout_timeout',
+            code: 'rollout_timeout' satisfies ErrorCode,
             message: `The episode did not end within its time limit of ${timeoutMs / 1000} s, so it was cancelled; raise the limit (--timeout-seconds) if episodes need longer.`,
           },
         };
@@ -163,7 +164,7 @@ function endFields(end: EpisodeEnd, timeoutMs: number): Pick<TrajectoryRecord, '
       return {
         status: 'failed',
         stop_reason: 'error',
-        error: { code: 'cancelled', message: `The episode was cancelled (${end.reason}).` },
+        error: { code: 'cancelled' satisfies ErrorCode, message: `The episode was cancelled (${end.reason}).` },
       };
   }
 }

@@ -1,4 +1,5 @@
 import { isAbortError, RunbridgeError } from '../errors.js';
+import type { ErrorCode } from '../protocol/error-codes.js';
 import type { RunEventInput } from '../protocol/run-events.js';
 import type { EpisodeFold } from './episode-fold.js';
 import type { EpisodeEnd } from './episode-record.js';
@@ -18,7 +19,7 @@ export function endFromError(error: unknown, runSignal: AbortSignal): EpisodeEnd
   if (runSignal.aborted && isAbortError(error)) return { status: 'cancelled', reason: 'client' };
   if (error instanceof RunbridgeError) return { status: 'failed', code: error.code, message: error.message };
   const message = error instanceof Error ? error.message : String(error);
-  return { status: 'failed', code: 'internal_error', message: `Internal error: ${message}` };
+  return { status: 'failed', code: 'internal_error' satisfies ErrorCode, message: `Internal error: ${message}` };
 }
 
 /** The terminal event of an episode that ended as `end`; a completed one reports the fold's `totals`. */

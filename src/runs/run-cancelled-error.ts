@@ -11,6 +11,6 @@ const MESSAGES: Record<CancelReason, string> = {
 /** The abort reason of a cancelled run; `reason` is what `run.cancelled` reports. */
 export class RunCancelledError extends RunbridgeError {
   constructor(readonly reason: CancelReason) {
-    super(MESSAGES[reason], { code: 'cancelled', status: 409 });
+    super(MESSAGES[reason], { code: 'cancelled' });
   }
 }

@@ -342,7 +342,7 @@ class Episode {
             // The tool may have run, but its result is gone; calling it again could run it twice.
             throw new RunbridgeError(
               `The result of ${call.name} was lost: the ORS server no longer knows task ${outcome.taskId} after a reconnect.`,
-              { code: 'ors_result_lost', status: 502 },
+              { code: 'ors_result_lost' },
             );
         }
       }

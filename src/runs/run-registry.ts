@@ -306,7 +306,7 @@ export class RunRegistry {
       throw new RunbridgeError(
         `The decision was sent, but run "${id}" did not confirm it within ${DECISION_CONFIRM_MS / 1000} s. ` +
           'Read its events or snapshot to see whether it took effect before sending it again.',
-        { code: 'decision_unconfirmed', status: 503 },
+        { code: 'decision_unconfirmed' },
       );
     }
     if (outcome.kind === 'ended') throw runEnded(id, outcome.terminal.event.replace('run.', ''));

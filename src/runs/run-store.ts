@@ -50,8 +50,8 @@ export type Admission =
   /** The run holds a slot of this instance: play it into `log`. */
   | { kind: 'started'; log: EventLog }
   | { kind: 'queued' }
-  /** `code`: `queue_full`, `key_queue_full` or `store_full`; `message` says which bound and what to do. */
-  | { kind: 'refused'; code: string; message: string };
+  /** `message` says which bound and what to do. */
+  | { kind: 'refused'; code: 'queue_full' | 'key_queue_full' | 'store_full'; message: string };
 
 /** A run this instance is to execute, with what it needs to start it: its record, secrets, and the log to play it into. */
 export interface ClaimedRun {

@@ -7,7 +7,7 @@ export class StoreUnavailableError extends RunbridgeError {
       message ??
         'The run store (Redis) cannot be reached right now; retry in a few seconds. Open streams of runs ' +
           'are ended so their clients resume once it is back.',
-      { code: 'store_unavailable', status: 503, cause },
+      { code: 'store_unavailable', cause },
     );
   }
 }

@@ -10,6 +10,7 @@ import { StreamSlots } from '../../src/http/stream-slots.js';
 import { UiAssets } from '../../src/http/ui-assets.js';
 import { ModelRegistry } from '../../src/models/model-registry.js';
 import { OrsClient } from '../../src/ors/client/ors-client.js';
+import { ERROR_CODE_NAMES } from '../../src/protocol/error-codes.js';
 import type { RunEvent } from '../../src/protocol/run-events.js';
 import { DEFAULT_WAIT_SECONDS, RUN_REQUEST_DEFAULTS } from '../../src/protocol/run-request.js';
 import { EnvCatalog } from '../../src/runs/env-catalog.js';
@@ -150,6 +151,11 @@ describe('GET /v1/openapi.json', () => {
     const chunks = await (await bridge.fetch(`/v1/runs/${runId}/events?format=openai&agent_events=1`)).text();
     for (const line of chunks.split('\n').filter((candidate) => candidate.startsWith('data: {')))
       check('ChatCompletionChunk', JSON.parse(line.slice(6)));
+  });
+
+  it("lists the codes of the error table, and only those, as the enum of an error body's code", () => {
+    const error = document.components.schemas.ErrorBody!.properties!.error as JsonSchema;
+    expect((error.properties!.code as JsonSchema).enum).toEqual(ERROR_CODE_NAMES);
   });
 
   it('describes the request bodies with the schemas the server validates them with', () => {

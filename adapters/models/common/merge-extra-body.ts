@@ -21,7 +21,7 @@ export function mergeExtraBody<T extends object>(
     throw new ModelError(
       `sampling.extra_body sets ${clash.map((key) => `"${key}"`).join(', ')}, which the bridge sets itself for ${vendor.name} ` +
         `(reserved: ${reserved.join(', ')}). Remove ${clash.length === 1 ? 'it' : 'them'} from extra_body.`,
-      { code: 'model_bad_request', status: 400, details: { vendor: vendor.name, reserved_keys: clash } },
+      { code: 'model_bad_request', details: { vendor: vendor.name, reserved_keys: clash } },
     );
   }
   return { ...params, ...extraBody };

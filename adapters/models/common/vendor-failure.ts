@@ -1,12 +1,4 @@
-import { ModelError } from '../../../src/errors.js';
-
-/** The `ModelError` codes an adapter produces (the `Model` contract lists them). */
-export type ModelErrorCode =
-  | 'model_auth'
-  | 'model_unavailable'
-  | 'model_bad_request'
-  | 'model_stream_interrupted'
-  | 'model_error';
+import { ModelError, type ModelErrorCode } from '../../../src/errors.js';
 
 /** Who failed, for messages: the vendor's name and the variable that holds its key. */
 export interface VendorInfo {

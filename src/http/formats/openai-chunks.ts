@@ -6,6 +6,7 @@ import type {
   ChatToolCallDelta,
   ChatUsage,
 } from '../../protocol/chat-completion.js';
+import { isErrorCode } from '../../protocol/error-codes.js';
 import type { RunEvent, RunEventOf, StopReason, Usage } from '../../protocol/run-events.js';
 import { RunCancelledError } from '../../runs/run-cancelled-error.js';
 import { type ErrorBody, errorBody } from '../error-middleware.js';
@@ -168,15 +169,17 @@ export function agentEventChunk(event: RunEvent, context: StreamContext): ChatCo
  * undefined for every other event.
  */
 export function runErrorOf(event: RunEvent): RunbridgeError | undefined {
-  if (event.event === 'run.failed')
-    return new RunbridgeError(event.error, { code: event.code, status: event.code === 'internal_error' ? 500 : 502 });
+  if (event.event === 'run.failed') {
+    // Only the table's codes are written to a log; one this release does not know (written by a newer
+    // instance sharing the store) is, to this server, an internal error.
+    const code = isErrorCode(event.code) ? event.code : 'internal_error';
+    // The request was fine, the episode failed: 502 (500 for a bug), whatever status the code has
+    // when it refuses a request before a run starts (`invalid_task` is a 400 then).
+    return new RunbridgeError(event.error, { code, status: code === 'internal_error' ? 500 : 502 });
+  }
   if (event.event === 'run.cancelled') {
     const cancelled = new RunCancelledError(event.reason);
-    return new RunbridgeError(cancelled.message, {
-      code: cancelled.code,
-      status: cancelled.status,
-      details: { reason: event.reason },
-    });
+    return new RunbridgeError(cancelled.message, { code: cancelled.code, details: { reason: event.reason } });
   }
   return undefined;
 }

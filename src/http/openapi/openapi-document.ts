@@ -120,7 +120,7 @@ const startErrors = {
   413: 'The body is larger than RUNBRIDGE_MAX_BODY_BYTES.',
   415: 'The body is not sent as JSON; without API keys, a POST of any kind without a JSON content type, an empty one included (`unsupported_media_type`).',
   429: 'The run may not wait: the queue or the queued bytes are full (`queue_full`), the key holds its share of the queue (`key_queue_full`), or stored runs hold their byte budget (`store_full`); see `Retry-After`.',
-  502: 'The ORS server could not be reached, failed, or answered nonsense, while the environment and task were checked (`ors_unavailable`, `ors_server_error`, `ors_bad_response`).',
+  502: 'The ORS server could not be reached, failed, refused the request, or answered nonsense, while the environment and task were checked (`ors_unavailable`, `ors_server_error`, `ors_request_rejected`, `ors_bad_response`).',
   503: 'The server is shutting down (`draining`), or its shared store (Redis) cannot be reached (`store_unavailable`).',
 };
 

@@ -40,8 +40,8 @@ export class Redactor {
   }
 
   /**
-   * `error` with its text redacted: an `OrsError` comes back as a new one with the same code and
-   * status and its message and details scrubbed; anything else (an abort reason, say) is ours, holds
+   * `error` with its text redacted: an `OrsError` comes back as a new one with the same code (and so
+   * status) and its message and details scrubbed; anything else (an abort reason, say) is ours, holds
    * no server text, and comes back as it is.
    */
   error(error: unknown): unknown {
@@ -49,7 +49,7 @@ export class Redactor {
     const message = this.text(error.message);
     const details = this.#value(error.details);
     if (message === error.message && details === error.details) return error;
-    return new OrsError(message, { code: error.code, status: error.status, details, cause: error.cause });
+    return new OrsError(message, { code: error.code, details, cause: error.cause });
   }
 
   /** `value` with every string inside it redacted; the same value when nothing changed. */

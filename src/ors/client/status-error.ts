@@ -56,21 +56,21 @@ export function statusError(
     return new OrsError(
       `${endpoint}: the ORS server does not know this environment (${answered}). ` +
         'GET /list_environments lists the ones it serves.',
-      { code: 'unknown_env', status: 404, details },
+      { code: 'unknown_env', details },
     );
   }
   if (status === 400 && kind === 'task') {
     return new OrsError(
       `${endpoint}: the ORS server rejected the task (${answered}). ` +
         "Check the split name and that the index is below the split's task count.",
-      { code: 'invalid_task', status: 400, details },
+      { code: 'invalid_task', details },
     );
   }
   if (status === 400 && kind === 'spec') {
     return new OrsError(
       `${endpoint}: the ORS server rejected the task spec (${answered}). ` +
         'Check task.spec against what the environment expects (docs/ors.md lists it for the built-in ones).',
-      { code: 'invalid_task', status: 400, details },
+      { code: 'invalid_task', details },
     );
   }
   if ((status === 404 || status === 410) && kind === 'session') {

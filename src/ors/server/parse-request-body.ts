@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { z } from 'zod';
-import { BadRequestError } from '../../errors.js';
 import { requestValidationFailed } from './ors-http-errors.js';
+import { OrsServerError } from './ors-server-error.js';
 import { jsonInvalidIssue, validationIssues } from './validation-detail.js';
 
 /** Bodies past this are refused with 413; a task spec or tool input of this size is a client bug. */
@@ -33,8 +33,8 @@ export async function readBodyText(req: IncomingMessage): Promise<string> {
       chunks.push(chunk);
     }
   } catch (error) {
-    if (error instanceof BadRequestError) throw error;
-    throw new BadRequestError(`The request body was cut off (${(error as Error).message}); send the request again.`, {
+    if (error instanceof OrsServerError) throw error;
+    throw new OrsServerError(`The request body was cut off (${(error as Error).message}); send the request again.`, {
       code: 'body_incomplete',
     });
   }
@@ -59,12 +59,9 @@ function parseJson(text: string): unknown {
   }
 }
 
-function tooLarge(): BadRequestError {
-  return new BadRequestError(
+function tooLarge(): OrsServerError {
+  return new OrsServerError(
     `The request body is larger than ${MAX_BODY_BYTES} bytes; send a smaller task spec or tool input.`,
-    {
-      code: 'body_too_large',
-      status: 413,
-    },
+    { code: 'body_too_large' },
   );
 }

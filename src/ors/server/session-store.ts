@@ -1,5 +1,4 @@
 import { performance } from 'node:perf_hooks';
-import { BadRequestError, RunbridgeError } from '../../errors.js';
 import type { ServedEnvironment } from './environment-registry.js';
 import {
   sessionBytesExceeded,
@@ -9,6 +8,7 @@ import {
   setupFailed,
   tooManySessions,
 } from './ors-http-errors.js';
+import { OrsServerError } from './ors-server-error.js';
 
 /** A session whose `setup` has finished successfully: what tool calls and prompts run against. */
 export interface ReadySession {
@@ -122,23 +122,18 @@ export class SessionStore {
    */
   assertCreatable(id: string): void {
     if (this.#closed) {
-      throw new RunbridgeError(
+      throw new OrsServerError(
         'The ORS server is shutting down and takes no new sessions; retry against a running server.',
-        {
-          code: 'draining',
-          status: 503,
-        },
+        { code: 'draining' },
       );
     }
     if (this.#sessions.size >= this.#options.maxSessions && !this.#sessions.has(id)) {
       throw tooManySessions(this.#options.maxSessions);
     }
     if (this.#sessions.has(id)) {
-      throw new BadRequestError(
+      throw new OrsServerError(
         `Session already exists: "${id}" was created before; get a fresh id from POST /create_session.`,
-        {
-          code: 'session_exists',
-        },
+        { code: 'session_exists' },
       );
     }
   }
@@ -229,7 +224,7 @@ export class SessionStore {
     throw sessionNotFound(id);
   }
 
-  #gone(id: string): RunbridgeError {
+  #gone(id: string): OrsServerError {
     return sessionGone(id, this.#tombstones.get(id)?.why ?? 'was deleted');
   }
 

@@ -1,8 +1,8 @@
 import type { z } from 'zod';
-import { BadRequestError } from '../../errors.js';
 import type { CreateRequestSchema } from '../ors-schemas.js';
 import type { ServedEnvironment } from './environment-registry.js';
 import { invalidIndex, invalidSplit } from './ors-http-errors.js';
+import { OrsServerError } from './ors-server-error.js';
 import { resolveTaskIndex } from './task-indices.js';
 
 /** The number of tasks in `split`; throws 400 when the environment has no such split. */
@@ -28,12 +28,12 @@ export function taskForCreate(served: ServedEnvironment, body: z.output<typeof C
   const hasSpec = body.task_spec !== undefined;
   const hasSplitIndex = body.split !== undefined && body.index !== undefined;
   if (hasSpec === hasSplitIndex) {
-    throw new BadRequestError('Provide either task_spec or both split and index, not both/neither.', {
+    throw new OrsServerError('Provide either task_spec or both split and index, not both/neither.', {
       code: 'invalid_task',
     });
   }
   if ((body.split === undefined) !== (body.index === undefined)) {
-    throw new BadRequestError('split and index must both be provided together (or send task_spec alone).', {
+    throw new OrsServerError('split and index must both be provided together (or send task_spec alone).', {
       code: 'invalid_task',
     });
   }
@@ -43,7 +43,7 @@ export function taskForCreate(served: ServedEnvironment, body: z.output<typeof C
     const problems = parsed.error.issues
       .map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`)
       .join('; ');
-    throw new BadRequestError(`task_spec does not fit environment "${served.definition.name}": ${problems}.`, {
+    throw new OrsServerError(`task_spec does not fit environment "${served.definition.name}": ${problems}.`, {
       code: 'invalid_task',
     });
   }

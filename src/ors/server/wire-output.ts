@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { RunbridgeError } from '../../errors.js';
 import { type Block, BlocksSchema, type ToolOutput, ToolOutputSchema } from '../ors-schemas.js';
+import { OrsServerError } from './ors-server-error.js';
 
 /**
  * What an environment returns is checked and normalised here before it goes on the wire: every key is
@@ -29,13 +29,10 @@ function wireBlock(block: Block): Block {
     : { data: block.data, mimeType: block.mimeType, detail: block.detail ?? null, type: 'image' };
 }
 
-function invalidOutput(what: string, error: z.ZodError): RunbridgeError {
+function invalidOutput(what: string, error: z.ZodError): OrsServerError {
   // A bug in the environment, not in the request: a server-level failure (500 / `event: error`).
-  return new RunbridgeError(
+  return new OrsServerError(
     `${what} is not valid ORS output (${z.prettifyError(error).replace(/\n/g, ' ')}); fix the environment.`,
-    {
-      code: 'invalid_environment_output',
-      status: 500,
-    },
+    { code: 'invalid_environment_output' },
   );
 }

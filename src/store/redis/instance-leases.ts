@@ -1,3 +1,4 @@
+import type { ErrorCode } from '../../protocol/error-codes.js';
 import type { RunEventInput, RunEventOf } from '../../protocol/run-events.js';
 import type { EventLog } from '../../runs/event-log.js';
 import { newRunLog, type RunRecord } from '../../runs/run-record.js';
@@ -143,6 +144,6 @@ function closingEvents(log: EventLog, now: number): RunEventInput[] {
     turn: started.turn,
     call_index: started.call_index,
   }));
-  closing.push({ event: 'run.failed', error: LOST_MESSAGE, code: 'instance_lost' });
+  closing.push({ event: 'run.failed', error: LOST_MESSAGE, code: 'instance_lost' satisfies ErrorCode });
   return closing;
 }
