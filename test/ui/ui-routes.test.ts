@@ -7,7 +7,10 @@ import { buildUi } from '../../scripts/build-ui.mjs';
 import { startTestBridge, type TestBridge } from '../support/start-test-bridge.js';
 import { type BuiltPage, buildPage } from './support/build-page.js';
 
-/** The modules the page may be built from: its own sources, the client and what the client uses, Preact, the font. */
+/**
+ * The modules the page may be built from: its own sources, the client and what the client uses,
+ * Preact, the Markdown parser, sanitiser and highlighter (the core and the languages it registers), the font.
+ */
 const PAGE_SIDE = [
   /^src\/ui\//,
   /^src\/client\/[\w-]+\.ts$/,
@@ -15,6 +18,9 @@ const PAGE_SIDE = [
   /^src\/ors\/client\/(backoff|network-failure)\.ts$/,
   /^node_modules\/eventsource-parser\//,
   /^node_modules\/preact\//,
+  /^node_modules\/marked\//,
+  /^node_modules\/dompurify\//,
+  /^node_modules\/highlight\.js\/(es|lib)\/(core|languages\/[\w-]+)\.js$/,
   /^node_modules\/@fontsource-variable\/inter\/files\/inter-latin(-ext)?-wght-normal\.woff2$/,
 ];
 
