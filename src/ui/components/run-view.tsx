@@ -27,8 +27,8 @@ export interface RunViewProps {
 }
 
 /**
- * One run: its heading and status, a Cancel button while it runs, the transcript as it streams — with
- * the questions of calls waiting for a decision — a message box while it runs, and its outcome.
+ * One run: its heading and status, the transcript as it streams — with the questions of calls waiting
+ * for a decision — then, while it runs, a message box and a Stop button (which cancels it), and its outcome.
  */
 export function RunView({ client, runId, announce, onEnd, onAuthError, focus }: RunViewProps) {
   const { transcript, snapshot, failure, resume } = useRunStream(client, runId, announce, onEnd);
@@ -89,13 +89,7 @@ export function RunView({ client, runId, announce, onEnd, onAuthError, focus }: 
             <code class="run-id">{runId}</code>
           </p>
         </div>
-        {active ? (
-          <button type="button" class="button button-danger" onClick={cancel} disabled={cancelling}>
-            {cancelling ? 'Cancelling…' : 'Cancel run'}
-          </button>
-        ) : null}
       </header>
-      {cancelNotice ? <ErrorNoticeView notice={cancelNotice} /> : null}
 
       <ol class="transcript" aria-label="Transcript">
         {input === undefined ? null : (
@@ -116,8 +110,18 @@ export function RunView({ client, runId, announce, onEnd, onAuthError, focus }: 
         {active ? <Activity status={status} transcript={transcript} /> : null}
       </ol>
 
-      {talking ? (
-        <MessageComposer send={sendMessage} awaited={status === 'awaiting_input'} onAuthError={onAuthError} />
+      {active ? (
+        // Kept in view at the bottom of the window while the transcript grows above it.
+        <div class="run-dock">
+          {talking ? (
+            <MessageComposer send={sendMessage} awaited={status === 'awaiting_input'} onAuthError={onAuthError} />
+          ) : null}
+          <button type="button" class="button button-danger stop-button" onClick={cancel} disabled={cancelling}>
+            <span class="stop-icon" aria-hidden="true" />
+            {cancelling ? 'Stopping…' : 'Stop'}
+          </button>
+          {cancelNotice ? <ErrorNoticeView notice={cancelNotice} /> : null}
+        </div>
       ) : null}
       {transcript.outcome ? <RunOutcomeView outcome={transcript.outcome} /> : null}
       {notice ? (
