@@ -87,6 +87,19 @@ describe('Markdown as it streams', () => {
     }
   });
 
+  it('gives the same blocks for the same text without lexing it again', () => {
+    const blocks = new MarkdownBlocks();
+    const text = '# Title\n\nA paragraph.\n\n- a list';
+    const first = blocks.update(text);
+    const lexer = vi.spyOn(Lexer, 'lex');
+    try {
+      expect(blocks.update(text)).toBe(first);
+      expect(lexer).not.toHaveBeenCalled();
+    } finally {
+      lexer.mockRestore();
+    }
+  });
+
   it('lexes the whole text again once a link reference definition appears, since it changes links before it', () => {
     const blocks = new MarkdownBlocks();
     blocks.update('See [the docs].\n\nMore text.\n\n');

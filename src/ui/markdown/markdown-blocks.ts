@@ -17,12 +17,21 @@ export class MarkdownBlocks {
   #settled: Token[] = [];
   /** A link reference definition was seen: lex the whole text each time. */
   #whole = false;
+  /** The last text given and its blocks: the page draws every turn again when one of them changes. */
+  #last: { text: string; blocks: Token[] } | undefined;
 
   /**
    * The blocks of `text` that draw something, in order (blank lines and link definitions left
    * out). `text` is usually the last one given plus what streamed since; any other text starts over.
    */
   update(text: string): Token[] {
+    if (this.#last?.text === text) return this.#last.blocks;
+    const blocks = this.#blocks(text);
+    this.#last = { text, blocks };
+    return blocks;
+  }
+
+  #blocks(text: string): Token[] {
     // marked reads \r\n and \r as \n; so does the settled text, to stay a prefix of what it lexes.
     const source = text.includes('\r') ? text.replace(/\r\n?/g, '\n') : text;
     if (this.#whole || !source.startsWith(this.#settledText)) {
