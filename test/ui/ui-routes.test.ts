@@ -1,6 +1,7 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // @ts-expect-error: the build script is plain JavaScript, run by `npm run build` too.
 import { buildUi } from '../../scripts/build-ui.mjs';
@@ -24,6 +25,9 @@ const PAGE_SIDE = [
   /^node_modules\/@fontsource-variable\/inter\/files\/inter-latin(-ext)?-wght-normal\.woff2$/,
 ];
 
+/** What the page's JavaScript may weigh gzipped, fonts left out (docs/ui.md says what it weighs now). */
+const SCRIPT_BUDGET_GZIPPED = 120 * 1024;
+
 describe('the chat page build', () => {
   let page: BuiltPage;
   beforeAll(async () => {
@@ -34,6 +38,11 @@ describe('the chat page build', () => {
   it('bundles the page from its sources and runbridge/client, with no server code and nothing from dist/', () => {
     expect(page.inputs).toEqual(expect.arrayContaining(['src/ui/main.tsx', 'src/client/index.ts']));
     expect(page.inputs.filter((input) => !PAGE_SIDE.some((allowed) => allowed.test(input)))).toEqual([]);
+  });
+
+  it('keeps its JavaScript within its budget: 120 KB gzipped', async () => {
+    const gzipped = gzipSync(await readFile(join(page.dir, 'app.js'))).length;
+    expect(gzipped).toBeLessThanOrEqual(SCRIPT_BUDGET_GZIPPED);
   });
 });
 
