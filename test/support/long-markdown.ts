@@ -1,7 +1,11 @@
+/** The last line of every {@link longMarkdownAnswer}: once it shows, the whole answer is on the page. */
+export const LONG_ANSWER_LAST_LINE = 'That is the whole answer.';
+
 /**
  * A long answer in the Markdown models write — headings, paragraphs with emphasis, links and inline
  * code, nested lists, task lists, tables, fenced code in several languages, quotes — about `chars`
- * characters long, the same every time. For the chat page's streaming tests and benchmark.
+ * characters long, the same every time, ending with {@link LONG_ANSWER_LAST_LINE}. For the chat
+ * page's streaming tests and benchmark.
  */
 export function longMarkdownAnswer(chars: number): string {
   const sections: string[] = [];
@@ -11,7 +15,7 @@ export function longMarkdownAnswer(chars: number): string {
     sections.push(section);
     length += section.length + 2;
   }
-  return sections.join('\n\n');
+  return [...sections, LONG_ANSWER_LAST_LINE].join('\n\n');
 }
 
 /**

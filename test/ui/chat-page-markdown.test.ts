@@ -4,7 +4,7 @@ import { arithEnvironment } from '../../adapters/environments/arith/arith-enviro
 import { createWorkspaceEnvironment } from '../../adapters/environments/workspace/workspace-environment.js';
 import type { ModelPart } from '../../src/models/model.js';
 import type { LaunchedChromium } from '../support/launch-chromium.js';
-import { cutIntoDeltas, longMarkdownAnswer } from '../support/long-markdown.js';
+import { cutIntoDeltas, LONG_ANSWER_LAST_LINE, longMarkdownAnswer } from '../support/long-markdown.js';
 import { type LoopbackServer, serveLoopback } from '../support/loopback-server.js';
 import { scriptedProvider, singleModelProvider } from '../support/scripted-model.js';
 import type { TestBridge } from '../support/start-test-bridge.js';
@@ -37,7 +37,7 @@ function hostileAnswer(listener: string): string {
 }
 
 /** The long answer of the streaming tests, and how many deltas it streams in. */
-const LONG_ANSWER = `${longMarkdownAnswer(20_000)}\n\nThe end of the long answer.`;
+const LONG_ANSWER = longMarkdownAnswer(20_000);
 const DELTAS = 5_000;
 
 /**
@@ -197,7 +197,7 @@ describe('the chat page draws Markdown, safely', () => {
     const streamed = await openChatPage(browser, bridge.url, { hash: `#/runs/${dripping}` });
 
     await one.tab.locator('.outcome').waitFor(PATIENCE);
-    const end = streamed.tab.locator('.assistant-text p', { hasText: 'The end of the long answer.' });
+    const end = streamed.tab.locator('.assistant-text p', { hasText: LONG_ANSWER_LAST_LINE });
     await end.waitFor(PATIENCE);
     const drawn = (tab: Page) => tab.locator('.assistant-text').evaluate((element) => element.innerHTML);
     expect(await drawn(streamed.tab)).toBe(await drawn(one.tab));
