@@ -128,7 +128,9 @@ describe('the chat page plays episodes', () => {
     await expect.poll(seconds, PATIENCE).toBeGreaterThan(first + 0.3);
     await expect(tab.locator('.tool-running .tool-name').textContent()).resolves.toBe('search');
     await expect(tab.locator('.tool-running .tool-args').textContent()).resolves.toContain('"deep": true');
-    await snap(tab, 'slow-tool-running', { fullPage: true });
+    // The window's worth at the end of the transcript: the running call above the message box and Stop.
+    await tab.evaluate('window.scrollTo(0, document.documentElement.scrollHeight)');
+    await snap(tab, 'slow-tool-running');
 
     await tab.locator('.outcome').waitFor();
     const log = await bridge.readEvents(runId);
