@@ -5,6 +5,7 @@ import { benchAdapterCost } from './benchmarks/adapter-cost.js';
 import { benchColdStart } from './benchmarks/cold-start.js';
 import { benchFanOut } from './benchmarks/fan-out.js';
 import { benchHttpClient } from './benchmarks/http-client.js';
+import { benchMarkdownStreaming } from './benchmarks/markdown-streaming.js';
 import { benchOrchestratorOverhead } from './benchmarks/orchestrator-overhead.js';
 import { benchRedisStore } from './benchmarks/redis-store.js';
 import { benchRolloutThroughput } from './benchmarks/rollout-throughput.js';
@@ -26,6 +27,7 @@ const BENCHMARKS: ReadonlyArray<{ id: string; run: (ctx: BenchContext) => Promis
   { id: 'rollouts', run: benchRolloutThroughput },
   { id: 'cold-start', run: benchColdStart },
   { id: 'redis', run: benchRedisStore },
+  { id: 'markdown', run: benchMarkdownStreaming },
 ];
 
 const USAGE = `npm run bench -- [--quick] [--only id,id] [--out FILE]

@@ -14,22 +14,27 @@ import { build } from 'esbuild';
 const root = fileURLToPath(new URL('..', import.meta.url));
 const require = createRequire(import.meta.url);
 
+/** How the page's sources are compiled for browsers: for the page, and for what measures its parts (bench/). */
+export const UI_ESBUILD_OPTIONS = {
+  absWorkingDir: root,
+  bundle: true,
+  format: 'esm',
+  platform: 'browser',
+  // What the page needs (native <dialog>, CSS nesting is not used): browsers of the last two years.
+  target: ['chrome110', 'firefox115', 'safari16'],
+  jsx: 'automatic',
+  jsxImportSource: 'preact',
+  minify: true,
+};
+
 /** Builds the page into `outdir` (emptied first); resolves to esbuild's metafile. */
 export async function buildUi(outdir) {
   rmSync(outdir, { recursive: true, force: true });
   mkdirSync(outdir, { recursive: true });
   const result = await build({
-    absWorkingDir: root,
+    ...UI_ESBUILD_OPTIONS,
     entryPoints: { app: 'src/ui/main.tsx' },
     outdir,
-    bundle: true,
-    format: 'esm',
-    platform: 'browser',
-    // What the page needs (native <dialog>, CSS nesting is not used): browsers of the last two years.
-    target: ['chrome110', 'firefox115', 'safari16'],
-    jsx: 'automatic',
-    jsxImportSource: 'preact',
-    minify: true,
     sourcemap: 'linked',
     // Fonts keep their names, so the folder stays flat and its files are served under /ui/.
     loader: { '.woff2': 'file' },

@@ -1,16 +1,21 @@
 import type { RunEvent } from './run-events.js';
 import type { PendingApproval, RunStatus } from './run-snapshot.js';
 
-/** Where a run stands: its status, and the tool calls waiting for a decision by approval id, oldest first. */
+/** Where a run stands: its status, and the tool calls waiting for a decision. */
 export interface RunStanding {
   status: RunStatus;
-  /** Indexed by approval id, so a decision costs the same however many wait (a model may ask for thousands). */
-  pendingApprovals: Map<string, PendingApproval>;
+  /**
+   * The calls waiting for a decision by approval id, oldest first: keyed, so a decision costs the same
+   * however many wait (a model may ask for thousands), and plain JSON, so the chat page can keep it.
+   */
+  pendingApprovals: Record<string, PendingApproval>;
+  /** How many calls wait for a decision. */
+  pendingCount: number;
 }
 
 /** The standing of a run whose log is still empty: queued. */
 export function queuedStanding(): RunStanding {
-  return { status: 'queued', pendingApprovals: new Map() };
+  return { status: 'queued', pendingApprovals: {}, pendingCount: 0 };
 }
 
 /**
@@ -26,7 +31,8 @@ export function foldRunStatus(standing: RunStanding, event: RunEvent): void {
       return;
     case 'tool.approval_required': {
       const { approval_id, tool, tool_call_id, arguments: args, turn, call_index, expires_at } = event;
-      standing.pendingApprovals.set(approval_id, {
+      if (!Object.hasOwn(standing.pendingApprovals, approval_id)) standing.pendingCount++;
+      standing.pendingApprovals[approval_id] = {
         approval_id,
         tool,
         tool_call_id,
@@ -34,13 +40,16 @@ export function foldRunStatus(standing: RunStanding, event: RunEvent): void {
         turn,
         call_index,
         expires_at,
-      });
+      };
       standing.status = 'requires_action';
       return;
     }
     case 'tool.approval_resolved':
-      standing.pendingApprovals.delete(event.approval_id);
-      if (standing.pendingApprovals.size === 0) standing.status = 'running';
+      if (Object.hasOwn(standing.pendingApprovals, event.approval_id)) {
+        delete standing.pendingApprovals[event.approval_id];
+        standing.pendingCount--;
+      }
+      if (standing.pendingCount === 0) standing.status = 'running';
       return;
     case 'run.awaiting_input':
       standing.status = 'awaiting_input';
@@ -51,7 +60,8 @@ export function foldRunStatus(standing: RunStanding, event: RunEvent): void {
     case 'run.completed':
     case 'run.failed':
     case 'run.cancelled':
-      standing.pendingApprovals.clear();
+      standing.pendingApprovals = {};
+      standing.pendingCount = 0;
       standing.status =
         event.event === 'run.completed' ? 'completed' : event.event === 'run.failed' ? 'failed' : 'cancelled';
       return;

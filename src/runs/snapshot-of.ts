@@ -27,7 +27,7 @@ export function snapshotOf(record: RunRecord, log: EventLog): RunSnapshot {
     output: summary.output,
     error: summary.error,
     stop_reason: summary.stopReason,
-    pending_approvals: [...summary.pendingApprovals.values()].map((entry) => ({ ...entry })),
+    pending_approvals: Object.values(summary.pendingApprovals).map((entry) => ({ ...entry })),
     last_seq: log.lastSeq,
     ...(webhook === undefined ? {} : { webhook: { url: webhook.url, events: webhookEvents(webhook), deliveries: [] } }),
   };

@@ -12,7 +12,7 @@ const BUILD_CLIENT = fileURLToPath(new URL('../../scripts/build-browser-client.m
 const CLIENT_SIDE = [
   /^src\/client\/[\w-]+\.ts$/,
   /^src\/sse\/read-sse-events\.ts$/,
-  /^src\/ors\/client\/(backoff|network-failure)\.ts$/,
+  /^src\/http-client\/(backoff|network-failure)\.ts$/,
   /^node_modules\/eventsource-parser\//,
 ];
 

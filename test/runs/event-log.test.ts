@@ -89,7 +89,7 @@ describe('the event log', () => {
       expires_at: 2,
     });
     expect(log.summary.status).toBe('requires_action');
-    expect([...log.summary.pendingApprovals.keys()]).toEqual(['appr_1']);
+    expect(Object.keys(log.summary.pendingApprovals)).toEqual(['appr_1']);
     log.append({
       event: 'tool.approval_resolved',
       approval_id: 'appr_1',
@@ -103,7 +103,7 @@ describe('the event log', () => {
       call_index: 0,
     });
     expect(log.summary.status).toBe('running');
-    expect(log.summary.pendingApprovals.size).toBe(0);
+    expect(log.summary.pendingCount).toBe(0);
     for (const reward of [0.5, 0.25]) {
       log.append({
         event: 'tool.completed',

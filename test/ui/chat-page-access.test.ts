@@ -84,7 +84,7 @@ describe('the chat page is accessible', () => {
     await tab.waitForURL(/#\/runs\/run_\w+$/);
     // Opening the run moves the focus to its heading, where a screen reader starts reading.
     await expect.poll(() => focused(tab), PATIENCE).toBe('run-title');
-    await tabTo(tab, 'button:Cancel run');
+    await tabTo(tab, 'button:Stop');
     await tab.keyboard.press('Enter');
     await tab.locator('.outcome-cancelled').waitFor();
     const cancelled = /#\/runs\/(run_\w+)$/.exec(tab.url())![1]!;
@@ -154,9 +154,9 @@ describe('the chat page is accessible', () => {
       expect(await accessibilityViolations(tab), `${colorScheme}: a completed run`).toEqual([]);
       if (colorScheme === 'dark') await snap(tab, 'dark', { fullPage: true });
       await startRunFromForm(await newForm(tab), { env: 'arith', model: 'scripted:hang' });
-      await tab.getByRole('button', { name: 'Cancel run' }).waitFor();
+      await tab.getByRole('button', { name: 'Stop' }).waitFor();
       expect(await accessibilityViolations(tab), `${colorScheme}: a running run`).toEqual([]);
-      await tab.getByRole('button', { name: 'Cancel run' }).click();
+      await tab.getByRole('button', { name: 'Stop' }).click();
       await tab.locator('.outcome-cancelled').waitFor();
       expect(await accessibilityViolations(tab), `${colorScheme}: a cancelled run`).toEqual([]);
       expect(problems).toEqual([]);
@@ -190,7 +190,7 @@ describe('the chat page is accessible', () => {
     expect(await tab.getByRole('navigation', { name: 'Runs' }).count()).toBe(1);
     expect(await tab.getByRole('main').count()).toBe(1);
     const runId = await startRunFromForm(tab, { env: 'arith', model: 'scripted:hang' });
-    await tab.getByRole('button', { name: 'Cancel run' }).click();
+    await tab.getByRole('button', { name: 'Stop' }).click();
     await expect.poll(() => live.textContent(), PATIENCE).toContain('Run cancelled.');
     expect(await tab.getByRole('list', { name: 'Transcript' }).count()).toBe(1);
     expect((await bridge.readEvents(runId)).at(-1)?.event).toBe('run.cancelled');

@@ -128,7 +128,9 @@ describe('the chat page plays episodes', () => {
     await expect.poll(seconds, PATIENCE).toBeGreaterThan(first + 0.3);
     await expect(tab.locator('.tool-running .tool-name').textContent()).resolves.toBe('search');
     await expect(tab.locator('.tool-running .tool-args').textContent()).resolves.toContain('"deep": true');
-    await snap(tab, 'slow-tool-running', { fullPage: true });
+    // The window's worth at the end of the transcript: the running call above the message box and Stop.
+    await tab.evaluate('window.scrollTo(0, document.documentElement.scrollHeight)');
+    await snap(tab, 'slow-tool-running');
 
     await tab.locator('.outcome').waitFor();
     const log = await bridge.readEvents(runId);
@@ -234,13 +236,13 @@ describe('the chat page plays episodes', () => {
     await tab.close();
   });
 
-  it('cancels a running run with its Cancel button', async () => {
+  it('cancels a running run with its Stop button', async () => {
     const { tab, problems } = await openChatPage(browser, bridge.url);
     const runId = await startRunFromForm(tab, { env: 'arith', model: 'scripted:hang' });
-    await tab.getByRole('button', { name: 'Cancel run' }).click();
+    await tab.getByRole('button', { name: 'Stop' }).click();
     await tab.locator('.outcome-cancelled').waitFor();
     expect(await tab.locator('.outcome').textContent()).toBe('CancelledA client cancelled it (this page or the API).');
-    expect(await tab.getByRole('button', { name: 'Cancel run' }).count()).toBe(0);
+    expect(await tab.getByRole('button', { name: 'Stop' }).count()).toBe(0);
     expect((await bridge.readEvents(runId)).at(-1)).toMatchObject({ event: 'run.cancelled', reason: 'client' });
     await snap(tab, 'cancelled');
     expect(problems).toEqual([]);

@@ -1,10 +1,11 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { AuthenticationError, type RunbridgeClient, type RunSnapshot } from 'runbridge/client';
+import { AuthenticationError, type RunbridgeClient, type RunSnapshot, type RunStatus } from 'runbridge/client';
+import { isFinishedStatus } from '../../protocol/run-status.js';
 import { useNow } from '../hooks/use-now.js';
 import { useRunStream } from '../hooks/use-run-stream.js';
 import { describeError, type ErrorNotice } from '../state/describe-error.js';
 import { formatTask } from '../state/format.js';
-import { hasRunningTool, pendingApprovals, type RunTranscript } from '../state/run-transcript.js';
+import { hasRunningTool, type RunTranscript } from '../state/run-transcript.js';
 import { uiInputOf } from '../state/ui-metadata.js';
 import type { ApprovalActions } from './approval-panel.js';
 import { ErrorNoticeView } from './error-notice.js';
@@ -27,8 +28,8 @@ export interface RunViewProps {
 }
 
 /**
- * One run: its heading and status, a Cancel button while it runs, the transcript as it streams — with
- * the questions of calls waiting for a decision — a message box while it runs, and its outcome.
+ * One run: its heading and status, the transcript as it streams — with the questions of calls waiting
+ * for a decision — then, while it runs, a message box and a Stop button (which cancels it), and its outcome.
  */
 export function RunView({ client, runId, announce, onEnd, onAuthError, focus }: RunViewProps) {
   const { transcript, snapshot, failure, resume } = useRunStream(client, runId, announce, onEnd);
@@ -36,7 +37,7 @@ export function RunView({ client, runId, announce, onEnd, onAuthError, focus }: 
   const [cancelNotice, setCancelNotice] = useState<ErrorNotice>();
   const heading = useRef<HTMLHeadingElement>(null);
   const status = statusOf(transcript, snapshot);
-  const active = !transcript.outcome && ACTIVE.has(status);
+  const active = !transcript.outcome && status !== 'loading' && !isFinishedStatus(status);
   // Messages can reach a run once it has started (a queued one answers 409 run_not_started).
   const talking = active && status !== 'queued' && transcript.started !== undefined;
   const now = useNow(hasRunningTool(transcript));
@@ -89,13 +90,7 @@ export function RunView({ client, runId, announce, onEnd, onAuthError, focus }: 
             <code class="run-id">{runId}</code>
           </p>
         </div>
-        {active ? (
-          <button type="button" class="button button-danger" onClick={cancel} disabled={cancelling}>
-            {cancelling ? 'Cancelling…' : 'Cancel run'}
-          </button>
-        ) : null}
       </header>
-      {cancelNotice ? <ErrorNoticeView notice={cancelNotice} /> : null}
 
       <ol class="transcript" aria-label="Transcript">
         {input === undefined ? null : (
@@ -116,8 +111,18 @@ export function RunView({ client, runId, announce, onEnd, onAuthError, focus }: 
         {active ? <Activity status={status} transcript={transcript} /> : null}
       </ol>
 
-      {talking ? (
-        <MessageComposer send={sendMessage} awaited={status === 'awaiting_input'} onAuthError={onAuthError} />
+      {active ? (
+        // Kept in view at the bottom of the window while the transcript grows above it.
+        <div class="run-dock">
+          {talking ? (
+            <MessageComposer send={sendMessage} awaited={status === 'awaiting_input'} onAuthError={onAuthError} />
+          ) : null}
+          <button type="button" class="button button-danger stop-button" onClick={cancel} disabled={cancelling}>
+            <span class="stop-icon" aria-hidden="true" />
+            {cancelling ? 'Stopping…' : 'Stop'}
+          </button>
+          {cancelNotice ? <ErrorNoticeView notice={cancelNotice} /> : null}
+        </div>
       ) : null}
       {transcript.outcome ? <RunOutcomeView outcome={transcript.outcome} /> : null}
       {notice ? (
@@ -158,20 +163,11 @@ function Activity({ status, transcript }: { status: string; transcript: RunTrans
   );
 }
 
-/** The statuses of a run that has not ended. */
-const ACTIVE = new Set(['queued', 'running', 'requires_action', 'awaiting_input']);
-
 /**
- * The run's status as the page knows it: from its terminal event once folded in; then from what it
- * waits for (a decision, a message); before that the snapshot's (a finished run being replayed, or
- * one still queued), else running.
+ * The run's status as the page knows it: as its events say (the server's own fold) once it has any;
+ * before that the snapshot's (a run still queued), or `loading`.
  */
-function statusOf(transcript: RunTranscript, snapshot: RunSnapshot | undefined): string {
-  if (transcript.outcome) return transcript.outcome.kind;
-  if (pendingApprovals(transcript).length > 0) return 'requires_action';
-  if (transcript.awaitingInput) return 'awaiting_input';
-  if (snapshot === undefined) return 'loading';
-  if (snapshot.status === 'queued' && transcript.started === undefined) return 'queued';
-  if (snapshot.status === 'queued' || (ACTIVE.has(snapshot.status) && transcript.lastSeq >= 0)) return 'running';
-  return snapshot.status;
+function statusOf(transcript: RunTranscript, snapshot: RunSnapshot | undefined): RunStatus | 'loading' {
+  if (transcript.lastSeq >= 0) return transcript.standing.status;
+  return snapshot?.status ?? 'loading';
 }

@@ -57,6 +57,8 @@ export function StartRunForm({ client, catalog, reloadCatalog, onStarted, onAuth
 
   const submit = async (event: Event) => {
     event.preventDefault();
+    // Enter in the message box submits even while the button is disabled: start one run, and only once ready.
+    if (sending || catalog.state !== 'ready') return;
     setSending(true);
     setNotice(undefined);
     const request: RunRequest = {
@@ -181,12 +183,15 @@ export function StartRunForm({ client, catalog, reloadCatalog, onStarted, onAuth
             placeholder="Anything to add to the task…"
             onInput={(event) => setMessage(event.currentTarget.value)}
             onKeyDown={(event) => {
-              // Ctrl+Enter (⌘+Enter) sends, as in most chat boxes; Enter alone is a new line.
-              if (event.key === 'Enter' && (event.ctrlKey || event.metaKey)) event.currentTarget.form?.requestSubmit();
+              // As in the message box under a run: Enter (or Ctrl+Enter) starts, Shift+Enter is a new line.
+              if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
+                event.preventDefault();
+                event.currentTarget.form?.requestSubmit();
+              }
             }}
           />
           <p id="message-hint" class="hint">
-            Sent as a user turn after the environment's prompt. Ctrl+Enter starts the run.
+            Sent as a user turn after the environment's prompt. Enter starts the run, Shift+Enter starts a new line.
           </p>
         </div>
         <fieldset class="field-group field-options">

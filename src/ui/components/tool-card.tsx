@@ -1,11 +1,7 @@
-import { useState } from 'preact/hooks';
 import { formatReward, formatSeconds, formatTimer } from '../state/format.js';
 import { type ToolPart, toolElapsed } from '../state/run-transcript.js';
 import { type ApprovalActions, ApprovalPanel, approvalVerdict } from './approval-panel.js';
-
-/** Output longer than this many lines or characters is shown cut, with a button to see it all. */
-const PREVIEW_LINES = 8;
-const PREVIEW_CHARS = 600;
+import { ToolOutput } from './tool-output.js';
 
 /**
  * One tool call as a card: its name and arguments (streaming in while the model writes them), a
@@ -100,41 +96,4 @@ function argumentsText(value: Record<string, unknown>): string {
   // JSON.stringify escapes line breaks inside strings, so every line break here is indentation.
   const line = JSON.stringify(value, null, 1).replace(/\n\s*/g, ' ');
   return line.length <= ONE_LINE_ARGUMENTS ? line : JSON.stringify(value, null, 2);
-}
-
-/** The output, cut to a preview when long; the button shows it all (and says so to screen readers). */
-function ToolOutput({ id, output, truncated }: { id: string; output: string; truncated: boolean }) {
-  const [expanded, setExpanded] = useState(false);
-  const lines = output.split('\n');
-  const long = lines.length > PREVIEW_LINES || output.length > PREVIEW_CHARS;
-  const shown = long && !expanded ? preview(lines) : output;
-  return (
-    <div class="tool-output">
-      <div class="tool-output-label">Output</div>
-      <pre id={id} class={long && !expanded ? 'is-cut' : undefined}>
-        {shown}
-      </pre>
-      {truncated ? <p class="tool-note">The bridge cut this output (RUNBRIDGE_TOOL_OUTPUT_EVENT_CHARS).</p> : null}
-      {long ? (
-        <button
-          type="button"
-          class="link-button"
-          aria-expanded={expanded}
-          aria-controls={id}
-          onClick={() => setExpanded(!expanded)}
-        >
-          {expanded
-            ? 'Show less'
-            : lines.length > PREVIEW_LINES
-              ? `Show all ${lines.length} lines`
-              : `Show all ${output.length} characters`}
-        </button>
-      ) : null}
-    </div>
-  );
-}
-
-function preview(lines: string[]): string {
-  const text = lines.slice(0, PREVIEW_LINES).join('\n');
-  return text.length > PREVIEW_CHARS ? `${text.slice(0, PREVIEW_CHARS)}…` : `${text}\n…`;
 }

@@ -1,6 +1,8 @@
 import { useState } from 'preact/hooks';
 import type { TurnEntry } from '../state/run-transcript.js';
 import type { ApprovalActions } from './approval-panel.js';
+import { CopyButton } from './copy-button.js';
+import { MarkdownView } from './markdown-view.js';
 import { ToolCard } from './tool-card.js';
 
 /** How much of the reasoning shows under its folded block while it streams. */
@@ -56,16 +58,25 @@ function TurnEntryView({
       {turn.reasoning ? <Reasoning text={turn.reasoning.text} complete={turn.reasoning.complete} /> : null}
       {turn.parts.map((part, index) =>
         part.kind === 'text' ? (
-          <p key={`text-${index}`} class="assistant-text">
-            {part.text}
-            {streaming && index === lastText && index === turn.parts.length - 1 ? (
-              <span class="caret" aria-hidden="true" />
-            ) : null}
-          </p>
+          <MarkdownView
+            key={`text-${index}`}
+            text={part.text}
+            // The caret (drawn by CSS after the last block) marks the text still arriving.
+            class={
+              streaming && index === lastText && index === turn.parts.length - 1
+                ? 'assistant-text is-streaming'
+                : 'assistant-text'
+            }
+          />
         ) : (
           <ToolCard key={part.id} part={part} now={now} actions={actions} />
         ),
       )}
+      {lastText >= 0 && !streaming ? (
+        <div class="turn-actions">
+          <CopyButton text={markdownOf(turn)} what={`the answer of turn ${turn.turn} as Markdown`} />
+        </div>
+      ) : null}
     </li>
   );
 }
@@ -80,7 +91,7 @@ function Reasoning({ text, complete }: { text: string; complete: boolean }) {
           Reasoning
           <span class="reasoning-meta">{complete ? ` · ${countWords(text)} words` : ' · thinking…'}</span>
         </summary>
-        <p class="reasoning-text">{text}</p>
+        <MarkdownView class="reasoning-text" text={text} />
       </details>
       {open || complete ? null : (
         <p class="reasoning-preview" aria-hidden="true">
@@ -89,6 +100,11 @@ function Reasoning({ text, complete }: { text: string; complete: boolean }) {
       )}
     </div>
   );
+}
+
+/** The Markdown the model wrote in `turn`: its texts, a blank line between two that a tool call parted. */
+function markdownOf(turn: TurnEntry): string {
+  return turn.parts.flatMap((part) => (part.kind === 'text' ? [part.text] : [])).join('\n\n');
 }
 
 function countWords(text: string): number {

@@ -1,7 +1,8 @@
 import { useCallback, useEffect, useState } from 'preact/hooks';
 import type { RunbridgeClient, RunSnapshot } from 'runbridge/client';
+import { isFinishedStatus } from '../../protocol/run-status.js';
 
-/** While a listed run is queued or running, the list asks again this often, so its status stays current. */
+/** While a listed run has not ended, the list asks again this often, so its status stays current. */
 const POLL_MS = 5000;
 
 /** The caller's runs, newest first, as `GET /v1/runs` pages them. */
@@ -38,7 +39,7 @@ export function useRunList(client: RunbridgeClient): RunList {
     return () => controller.abort();
   }, [client, version]);
 
-  const active = runs.some((run) => run.status === 'queued' || run.status === 'running');
+  const active = runs.some((run) => !isFinishedStatus(run.status));
   useEffect(() => {
     if (!active) return;
     const timer = setInterval(() => {

@@ -1,5 +1,6 @@
 import type { AnyRunEvent, CancelReason, MessageContent, StopReason, TaskRef, Usage } from 'runbridge/client';
 import { isKnownRunEvent } from 'runbridge/client';
+import { foldRunStatus, queuedStanding, type RunStanding } from '../../protocol/run-status.js';
 
 /**
  * What the page shows of one run: a fold over the run's events (docs/events.md), the same fold every
@@ -12,6 +13,8 @@ export interface RunTranscript {
   runId: string;
   /** The seq of the last event folded in; -1 before the first. */
   lastSeq: number;
+  /** The run's status as its events say, folded by the server's own rule (`foldRunStatus`). */
+  standing: RunStanding;
   /** From `run.started`: what the run plays. */
   started: { env: string; task: TaskRef; model: string } | undefined;
   /** The model's turns, in order. */
@@ -113,7 +116,15 @@ export type RunOutcome =
 
 /** The transcript of `runId` before any event. */
 export function emptyTranscript(runId: string): RunTranscript {
-  return { runId, lastSeq: -1, started: undefined, turns: [], outcome: undefined, awaitingInput: undefined };
+  return {
+    runId,
+    lastSeq: -1,
+    standing: queuedStanding(),
+    started: undefined,
+    turns: [],
+    outcome: undefined,
+    awaitingInput: undefined,
+  };
 }
 
 /**
@@ -126,6 +137,7 @@ export function foldRunEvent(transcript: RunTranscript, event: AnyRunEvent, rece
   // Whatever follows `run.awaiting_input` means the wait is over.
   const next = { ...transcript, lastSeq: event.seq, awaitingInput: undefined };
   if (!isKnownRunEvent(event)) return next;
+  next.standing = standingAfter(transcript.standing, event);
   switch (event.event) {
     case 'run.started':
       return { ...next, started: { env: event.env, task: event.task, model: event.model } };
@@ -221,6 +233,25 @@ export function foldRunEvent(transcript: RunTranscript, event: AnyRunEvent, rece
 }
 
 /** The running timer of a tool part at local time `now` (epoch ms), in seconds. */
+/**
+ * `standing` with `event` folded in, as a new value (the transcript is one). The calls waiting for a
+ * decision are copied only when an event changes them.
+ */
+function standingAfter(standing: RunStanding, event: Parameters<typeof foldRunStatus>[1]): RunStanding {
+  const touchesApprovals =
+    event.event === 'tool.approval_required' ||
+    event.event === 'tool.approval_resolved' ||
+    event.event === 'run.completed' ||
+    event.event === 'run.failed' ||
+    event.event === 'run.cancelled';
+  const next = {
+    ...standing,
+    pendingApprovals: touchesApprovals ? { ...standing.pendingApprovals } : standing.pendingApprovals,
+  };
+  foldRunStatus(next, event);
+  return next;
+}
+
 export function toolElapsed(part: ToolPart, now: number): number {
   if (part.result) return part.result.duration;
   if (!part.clock) return 0;

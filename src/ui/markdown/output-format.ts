@@ -1,0 +1,32 @@
+import type { Token } from 'marked';
+import { lexMarkdown } from './markdown-lexer.js';
+
+/** How a tool's output is shown: as Markdown, as JSON (`text` is then indented), or as it came. */
+export interface OutputFormat {
+  kind: 'markdown' | 'json' | 'text';
+  text: string;
+}
+
+/**
+ * How to show `output`, a tool's result text: a JSON object or array pretty-printed; Markdown drawn
+ * when it plainly is Markdown — a table, a fenced code block, or a heading together with a list —
+ * since plain output often has a stray `#` or `-` line (a shell comment, a file list) that should
+ * stay as written; anything else as it came.
+ */
+export function outputFormat(output: string): OutputFormat {
+  const trimmed = output.trim();
+  if (/^[[{]/.test(trimmed)) {
+    try {
+      return { kind: 'json', text: JSON.stringify(JSON.parse(trimmed), null, 2) };
+    } catch {
+      // Not JSON after all: shown as text or Markdown, as below.
+    }
+  }
+  const kinds = new Set(lexMarkdown(output).map(blockKind));
+  const markdown = kinds.has('table') || kinds.has('fence') || (kinds.has('heading') && kinds.has('list'));
+  return { kind: markdown ? 'markdown' : 'text', text: output };
+}
+
+function blockKind(token: Token): string {
+  return token.type === 'code' && token.codeBlockStyle !== 'indented' ? 'fence' : token.type;
+}
