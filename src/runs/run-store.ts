@@ -165,7 +165,7 @@ export interface RunStore {
    * returned function counts it out and touches it again.
    */
   watch(id: string): () => void;
-  /** Forgets a finished run and frees its idempotency key. */
+  /** Forgets a finished run and frees its idempotency key; a queued or running run is kept. */
   forget(id: string): Promise<void>;
   /** Sends `message` to the instance executing run `id`. */
   control(id: string, message: ControlMessage): Promise<void>;

@@ -244,8 +244,10 @@ export class RedisRunStore implements RunStore {
 
   async forget(id: string): Promise<void> {
     // A run that just ended here may still be on its way to Redis, where it still reads as running and
-    // the script would keep it: forget it once its whole log is stored.
-    await this.#active.get(id)?.writer.done;
+    // the script would keep it: forget it once its whole log is stored. One still running here stays.
+    const active = this.#active.get(id);
+    if (active && !active.log.terminal) return;
+    await active?.writer.done;
     await this.#connection.script('rbForget', this.#keys.prefix, { id });
     this.#mirrors.forget(id);
   }
