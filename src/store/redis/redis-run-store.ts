@@ -277,7 +277,7 @@ export class RedisRunStore implements RunStore {
     this.#mirrors.sweep();
     for (const [id, at] of this.#touched) if (now - at > TOUCH_EVERY_MS) this.#touched.delete(id);
     await this.#connection.script('rbSweep', this.#keys.prefix, {
-      finishedBefore: now - retentionMs,
+      finishedBy: now - retentionMs,
       maxStoredBytes,
       most: 1000,
     });
