@@ -1,4 +1,5 @@
 import type { RunSnapshot } from '../../protocol/run-snapshot.js';
+import { isWaitingStatus } from '../../protocol/run-status.js';
 import type { ControlMessage } from '../../runs/control-message.js';
 import type { EventLog } from '../../runs/event-log.js';
 import { newRunLog, type RunRecord, recordBytes } from '../../runs/run-record.js';
@@ -361,12 +362,16 @@ export class RedisRunStore implements RunStore {
     }
   }
 
-  /** Runs nobody watched or asked about within the orphan TTL: queued ones, and those running here. */
+  /**
+   * Runs nobody watched or asked about within the orphan TTL: queued ones, and those running here but
+   * for those waiting on a person (only their own timeout ends that wait).
+   */
   async #orphans(now: number): Promise<string[]> {
     const ttl = this.#o.limits.orphanTtlMs;
     const orphans: string[] = [];
     const candidates = [...this.#active.values()].filter(
-      (active) => !active.log.terminal && active.subscribers.count === 0 && now - active.touchedAt >= ttl,
+      ({ log, subscribers, touchedAt }) =>
+        !log.terminal && !isWaitingStatus(log.summary.status) && subscribers.count === 0 && now - touchedAt >= ttl,
     );
     const queued = await this.#connection.run(() => this.#connection.command.zrange(this.#keys.fixed('queue'), 0, -1));
     const ids = [...candidates.map((active) => active.record.id), ...queued];
