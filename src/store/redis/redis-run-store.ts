@@ -283,6 +283,9 @@ export class RedisRunStore implements RunStore {
       most: 1000,
     });
     await this.#leases.endLostRuns();
+    // A run watched here is no orphan, wherever it runs or waits: its touch tells every instance so,
+    // however long the streams' keep-alive period (RUNBRIDGE_KEEPALIVE_SECONDS) is.
+    await Promise.all(this.#mirrors.watched().map((id) => this.touch(id)));
     return { orphans: await this.#orphans(now) };
   }
 
