@@ -9,16 +9,10 @@ export function admissionContract(h: StoreHarness): void {
   describe('admits a run', () => {
     it('starting it at once when this instance has a slot and its key may run another, with an empty log to play it into', async () => {
       const here = await h.open();
-      const run = h.newRun('alpha');
-      const admission = await here.store.submit(run);
-      expect(admission).toMatchObject({ kind: 'started' });
-      const { log } = admission as { log: { length: number; runId: string } };
+      const { record, log } = await h.start(here, 'alpha');
       expect(log.length).toBe(0);
-      expect(log.runId).toBe(run.record.id);
-      expect((await here.store.snapshot(run.record.id))?.snapshot).toMatchObject({
-        run_id: run.record.id,
-        last_seq: -1,
-      });
+      expect(log.runId).toBe(record.id);
+      expect((await here.store.snapshot(record.id))?.snapshot).toMatchObject({ run_id: record.id, last_seq: -1 });
       expect(await here.store.stats()).toMatchObject({ running: 1, queued: 0 });
     });
 
