@@ -9,7 +9,8 @@ import type { RunRecord } from './run-record.js';
  * quotas, and the messages that steer a run. The runs own this interface; two stores implement it:
  * in memory (one process, the default, `src/store/memory/`) and Redis (any number of instances
  * sharing one Redis, `src/store/redis/`). A store takes and gives records and logs of logged events,
- * never the objects that execute a run; `RunStoreContract` (test/store/) holds both to the same answers.
+ * never the objects that execute a run; one suite of tests (test/store/run-store-contract.ts) holds
+ * both to the same answers.
  */
 
 /** The bounds a store enforces when it admits, queues and keeps runs (`docs/configuration.md`). */
@@ -165,7 +166,7 @@ export interface RunStore {
    * returned function counts it out and touches it again.
    */
   watch(id: string): () => void;
-  /** Forgets a finished run and frees its idempotency key. */
+  /** Forgets a finished run and frees its idempotency key; a queued or running run is kept. */
   forget(id: string): Promise<void>;
   /** Sends `message` to the instance executing run `id`. */
   control(id: string, message: ControlMessage): Promise<void>;

@@ -3,7 +3,8 @@ import type { WebhookEventType } from '../protocol/webhook.js';
 /**
  * Where webhook deliveries wait until they are delivered or given up (docs/protocol.md §9): in memory
  * (they die with the process) or in Redis (any instance delivers them, so a restart loses none). The
- * dispatcher in `src/webhooks/` is written against this interface only.
+ * dispatcher in `src/webhooks/` is written against this interface only; one suite of tests
+ * (test/store/webhook-outbox-contract.ts) holds both outboxes to the same answers.
  */
 
 /** One delivery: what to send, and how its attempts went. Times are epoch milliseconds. */

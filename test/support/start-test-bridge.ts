@@ -1,4 +1,3 @@
-import { inject } from 'vitest';
 import { createOfflineProvider } from '../../adapters/models/offline/offline-provider.js';
 import { loadConfig } from '../../src/config/index.js';
 import { type Runbridge, type StartOptions, startBridge } from '../../src/main.js';
@@ -17,20 +16,6 @@ export interface TestBridge extends Runbridge {
   readEvents(runId: string, options?: { after?: number; headers?: Record<string, string> }): Promise<RunEvent[]>;
 }
 
-let prefixes = 0;
-
-/**
- * The store settings of the test project: none (memory) by default; in the `redis` project
- * (vitest.config.ts), its shared Redis under a key prefix of this bridge's own.
- */
-function testStoreEnv(): Record<string, string> {
-  if (process.env.RUNBRIDGE_TEST_STORE !== 'redis') return {};
-  return {
-    RUNBRIDGE_REDIS_URL: inject('testRedisUrl'),
-    RUNBRIDGE_REDIS_PREFIX: `b${process.pid}-${++prefixes}-${Date.now().toString(36)}:`,
-  };
-}
-
 /**
  * Starts a whole bridge on loopback — built-in ORS server, offline model without token delays, plus
  * any `providers` given — with `env` overriding configuration variables. Stop it with `shutdown()`.
@@ -39,7 +24,7 @@ export async function startTestBridge(
   env: Record<string, string> = {},
   options: Omit<StartOptions, 'config'> & { apiKey?: string } = {},
 ): Promise<TestBridge> {
-  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', ...testStoreEnv(), ...env });
+  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', ...env });
   const { bridge, registry } = await startBridge({
     log: () => undefined,
     ...options,

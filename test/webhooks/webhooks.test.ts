@@ -214,34 +214,31 @@ describe('a webhook delivery', () => {
 describe('a bridge shutting down', () => {
   // In memory, pending deliveries die with the process; a shared store keeps them for another instance
   // (test/multi-instance/webhook-restart.test.ts).
-  it.skipIf(process.env.RUNBRIDGE_TEST_STORE === 'redis')(
-    'delivers the end of the runs it cancelled before it stops, retries included',
-    async () => {
-      const hooks = await receiver((n) => (n === 0 ? 503 : 204));
-      const target = await startTestBridge({
-        RUNBRIDGE_WEBHOOK_SECRET: SECRET,
-        RUNBRIDGE_WEBHOOK_ALLOWED_HOSTS: '127.0.0.1',
-        RUNBRIDGE_WEBHOOK_RETRY_SECONDS: '0.3',
-        RUNBRIDGE_WEBHOOK_POLL_SECONDS: '0.02',
-        RUNBRIDGE_SHUTDOWN_GRACE_SECONDS: '1',
-      });
-      const runId = await target.startRun({
-        webhook: { url: hooks.url, events: ['run.cancelled'] },
-        approval: { tools: '*' },
-      });
-      const deadline = Date.now() + 10_000;
-      while (((await (await target.fetch(`/v1/runs/${runId}`)).json()) as RunSnapshot).status !== 'requires_action') {
-        if (Date.now() > deadline) throw new Error('the run never waited for a decision');
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-      await target.shutdown();
-      // The first attempt got a 503; the retry, due after the runs ended, went out before the bridge stopped.
-      expect(hooks.received).toHaveLength(2);
-      const payload = JSON.parse(hooks.received[1]?.body ?? '{}') as WebhookPayload;
-      expect(payload).toMatchObject({ type: 'run.cancelled', data: { run: { run_id: runId, status: 'cancelled' } } });
-      expect(payload.data.event).toMatchObject({ event: 'run.cancelled', reason: 'shutdown' });
-    },
-  );
+  it('delivers the end of the runs it cancelled before it stops, retries included', async () => {
+    const hooks = await receiver((n) => (n === 0 ? 503 : 204));
+    const target = await startTestBridge({
+      RUNBRIDGE_WEBHOOK_SECRET: SECRET,
+      RUNBRIDGE_WEBHOOK_ALLOWED_HOSTS: '127.0.0.1',
+      RUNBRIDGE_WEBHOOK_RETRY_SECONDS: '0.3',
+      RUNBRIDGE_WEBHOOK_POLL_SECONDS: '0.02',
+      RUNBRIDGE_SHUTDOWN_GRACE_SECONDS: '1',
+    });
+    const runId = await target.startRun({
+      webhook: { url: hooks.url, events: ['run.cancelled'] },
+      approval: { tools: '*' },
+    });
+    const deadline = Date.now() + 10_000;
+    while (((await (await target.fetch(`/v1/runs/${runId}`)).json()) as RunSnapshot).status !== 'requires_action') {
+      if (Date.now() > deadline) throw new Error('the run never waited for a decision');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    await target.shutdown();
+    // The first attempt got a 503; the retry, due after the runs ended, went out before the bridge stopped.
+    expect(hooks.received).toHaveLength(2);
+    const payload = JSON.parse(hooks.received[1]?.body ?? '{}') as WebhookPayload;
+    expect(payload).toMatchObject({ type: 'run.cancelled', data: { run: { run_id: runId, status: 'cancelled' } } });
+    expect(payload.data.event).toMatchObject({ event: 'run.cancelled', reason: 'shutdown' });
+  });
 });
 
 describe('the events a webhook is called for', () => {

@@ -122,7 +122,8 @@ export class MemoryRunStore implements RunStore {
   }
 
   async forget(id: string): Promise<void> {
-    this.#forget(id);
+    // A queued or running run stays: its executor still writes to it, and its slot is still counted.
+    if (this.#directory.find(id)?.log.terminal) this.#forget(id);
   }
 
   async control(id: string, message: ControlMessage): Promise<void> {

@@ -1,4 +1,5 @@
 import type { RunSnapshot } from '../../protocol/run-snapshot.js';
+import { isWaitingStatus } from '../../protocol/run-status.js';
 import type { ControlMessage } from '../../runs/control-message.js';
 import type { EventLog } from '../../runs/event-log.js';
 import { newRunLog, type RunRecord, recordBytes } from '../../runs/run-record.js';
@@ -244,8 +245,10 @@ export class RedisRunStore implements RunStore {
 
   async forget(id: string): Promise<void> {
     // A run that just ended here may still be on its way to Redis, where it still reads as running and
-    // the script would keep it: forget it once its whole log is stored.
-    await this.#active.get(id)?.writer.done;
+    // the script would keep it: forget it once its whole log is stored. One still running here stays.
+    const active = this.#active.get(id);
+    if (active && !active.log.terminal) return;
+    await active?.writer.done;
     await this.#connection.script('rbForget', this.#keys.prefix, { id });
     this.#mirrors.forget(id);
   }
@@ -275,11 +278,14 @@ export class RedisRunStore implements RunStore {
     this.#mirrors.sweep();
     for (const [id, at] of this.#touched) if (now - at > TOUCH_EVERY_MS) this.#touched.delete(id);
     await this.#connection.script('rbSweep', this.#keys.prefix, {
-      finishedBefore: now - retentionMs,
+      finishedBy: now - retentionMs,
       maxStoredBytes,
       most: 1000,
     });
     await this.#leases.endLostRuns();
+    // A run watched here is no orphan, wherever it runs or waits: its touch tells every instance so,
+    // however long the streams' keep-alive period (RUNBRIDGE_KEEPALIVE_SECONDS) is.
+    await Promise.all(this.#mirrors.watched().map((id) => this.touch(id)));
     return { orphans: await this.#orphans(now) };
   }
 
@@ -359,12 +365,16 @@ export class RedisRunStore implements RunStore {
     }
   }
 
-  /** Runs nobody watched or asked about within the orphan TTL: queued ones, and those running here. */
+  /**
+   * Runs nobody watched or asked about within the orphan TTL: queued ones, and those running here but
+   * for those waiting on a person (only their own timeout ends that wait).
+   */
   async #orphans(now: number): Promise<string[]> {
     const ttl = this.#o.limits.orphanTtlMs;
     const orphans: string[] = [];
     const candidates = [...this.#active.values()].filter(
-      (active) => !active.log.terminal && active.subscribers.count === 0 && now - active.touchedAt >= ttl,
+      ({ log, subscribers, touchedAt }) =>
+        !log.terminal && !isWaitingStatus(log.summary.status) && subscribers.count === 0 && now - touchedAt >= ttl,
     );
     const queued = await this.#connection.run(() => this.#connection.command.zrange(this.#keys.fixed('queue'), 0, -1));
     const ids = [...candidates.map((active) => active.record.id), ...queued];

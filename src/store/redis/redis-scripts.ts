@@ -232,14 +232,15 @@ return 1
 );
 
 /**
- * Forgets the runs finished before `finishedBefore` (retention), then the longest-finished ones while
- * stored runs hold more than `maxStoredBytes`; at most `most` per call. Returns how many it forgot.
+ * Forgets the runs finished at or before `finishedBy` (a run is kept for its retention, then forgotten,
+ * as in memory), then the longest-finished ones while stored runs hold more than `maxStoredBytes`; at
+ * most `most` per call. Returns how many it forgot.
  */
 const SWEEP = define(
-  ['finishedBefore', 'maxStoredBytes', 'most'],
+  ['finishedBy', 'maxStoredBytes', 'most'],
   `
 local forgotten, most = 0, num(A.most)
-for _, id in ipairs(redis.call('ZRANGEBYSCORE', K.finished, '-inf', '(' .. A.finishedBefore, 'LIMIT', 0, most)) do
+for _, id in ipairs(redis.call('ZRANGEBYSCORE', K.finished, '-inf', A.finishedBy, 'LIMIT', 0, most)) do
   forget(id)
   forgotten = forgotten + 1
 end

@@ -68,6 +68,11 @@ export class RunMirrors {
     return count;
   }
 
+  /** The ids of the mirrored runs that have subscribers on this instance. */
+  watched(): string[] {
+    return [...this.#mirrors].flatMap(([id, mirror]) => (mirror.subscribers.count > 0 ? [id] : []));
+  }
+
   /** The mirror of run `id`, caught up with its Stream; undefined when the run is unknown. */
   async open(id: string): Promise<OpenedRun | undefined> {
     const known = this.#mirrors.get(id);

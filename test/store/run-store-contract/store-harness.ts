@@ -1,0 +1,210 @@
+import { afterEach, beforeEach, expect } from 'vitest';
+import type { RunEvent, RunEventInput } from '../../../src/protocol/run-events.js';
+import { type RunRequestInput, RunRequestSchema } from '../../../src/protocol/run-request.js';
+import type { ControlMessage } from '../../../src/runs/control-message.js';
+import type { EventLog } from '../../../src/runs/event-log.js';
+import { hashRequest } from '../../../src/runs/hash-request.js';
+import { newRunLog, type RunRecord, recordBytes } from '../../../src/runs/run-record.js';
+import type { Admission, NewRun, RunExecutor, RunStore, StoreLimits } from '../../../src/runs/run-store.js';
+
+/** A kind of store the contract is run against, as its test file opens it. */
+export interface StoreKind {
+  /**
+   * True when instances share the store (Redis): each sees every run, and the queue is everyone's.
+   * False for a store of one process alone (memory): the contract then opens one instance per test.
+   */
+  shared: boolean;
+  /** Opens an instance on the current test's data: instances opened in one test share it when `shared`. */
+  open(options: { limits: StoreLimits; now: () => number }): Promise<RunStore>;
+}
+
+/** Small bounds, so a test reaches each of them with a few runs. */
+export const LIMITS: StoreLimits = {
+  maxQueuedRuns: 3,
+  maxRunningPerKey: 1,
+  maxQueuedPerKey: 2,
+  maxQueuedBytes: 100_000,
+  maxStoredBytes: 1_000_000,
+  retentionMs: 60_000,
+  orphanTtlMs: 10_000,
+  maxEventsPerRun: 50,
+};
+
+/** Hashes of two request bodies, as an `Idempotency-Key` is bound to them. */
+export const BODY = hashRequest(RunRequestSchema.parse({ input: 'one body' }));
+export const OTHER_BODY = hashRequest(RunRequestSchema.parse({ input: 'another body' }));
+
+/** The executor of a test instance: it executes nothing, and records what the store tells it. */
+export class RecordingExecutor implements RunExecutor {
+  readonly controls: Array<{ runId: string; message: ControlMessage }> = [];
+  readonly abandoned: string[] = [];
+  /** No free slot, so a shared store's queue poll never wakes it. */
+  freeSlots(): number {
+    return 0;
+  }
+  control(runId: string, message: ControlMessage): void {
+    this.controls.push({ runId, message });
+  }
+  abandon(runId: string): void {
+    this.abandoned.push(runId);
+  }
+  wake(): void {}
+}
+
+/** One instance of the store under test, with its executor. */
+export interface Instance {
+  store: RunStore;
+  executor: RecordingExecutor;
+}
+
+/** A run this instance executes: its record, the log it plays into, and the store's `track` of it. */
+export interface ExecutedRun {
+  record: RunRecord;
+  log: EventLog;
+  /** Resolves once the store holds the terminal event and freed the run's slot. */
+  tracked: Promise<void>;
+}
+
+/** Whole seconds, so an event's timestamp (epoch seconds) turns back into exactly the ms it was written at. */
+const START = 1_700_000_000_000;
+let runs = 0;
+
+/**
+ * What every contract test works with: a clock it moves by hand (so retention and orphans need no
+ * sleeping), instances of the store attached to recording executors (closed after the test), and
+ * runs made and played as the scheduler makes and plays them.
+ */
+export class StoreHarness {
+  readonly kind: StoreKind;
+  #now = START;
+  #instances: Instance[] = [];
+
+  constructor(kind: StoreKind) {
+    this.kind = kind;
+    beforeEach(() => {
+      this.#now = START;
+    });
+    afterEach(async () => {
+      const open = this.#instances;
+      this.#instances = [];
+      for (const { store } of open) await store.close();
+    });
+  }
+
+  /** The clock every instance and log of the test reads. */
+  readonly now = (): number => this.#now;
+
+  /** Moves the clock on by `ms`. */
+  advance(ms: number): void {
+    this.#now += ms;
+  }
+
+  /** Opens an instance of the store with {@link LIMITS} changed by `limits`, attached to a new {@link RecordingExecutor}. */
+  async open(limits: Partial<StoreLimits> = {}): Promise<Instance> {
+    const store = await this.kind.open({ limits: { ...LIMITS, ...limits }, now: this.now });
+    const executor = new RecordingExecutor();
+    store.attach(executor);
+    const instance = { store, executor };
+    this.#instances.push(instance);
+    return instance;
+  }
+
+  /** Closes `instance` before the test ends (the others are closed after it). */
+  async close(instance: Instance): Promise<void> {
+    this.#instances = this.#instances.filter((open) => open !== instance);
+    await instance.store.close();
+  }
+
+  /** A new run of `owner` as the scheduler hands it to `submit`, created now. */
+  newRun(
+    owner: string,
+    options: {
+      request?: RunRequestInput;
+      secrets?: Record<string, unknown>;
+      idempotency?: { key: string; hash: string };
+      startHere?: boolean;
+    } = {},
+  ): NewRun {
+    const request = RunRequestSchema.parse(options.request ?? {});
+    const record: RunRecord = {
+      id: `run_${String(++runs).padStart(6, '0')}`,
+      owner,
+      env: 'arith',
+      task: { split: 'train', index: 0 },
+      model: 'offline',
+      request,
+      createdAt: this.#now,
+    };
+    const requestBytes = JSON.stringify(
+      options.secrets === undefined ? request : { ...request, secrets: options.secrets },
+    ).length;
+    return {
+      record,
+      secrets: options.secrets,
+      requestBytes,
+      ...(options.idempotency === undefined ? {} : { idempotency: options.idempotency }),
+      startHere: options.startHere ?? true,
+    };
+  }
+
+  /** Submits a run of `owner` that `instance` has a slot for, expects it started, and tracks it as the scheduler does. */
+  async start(instance: Instance, owner: string, options: Parameters<StoreHarness['newRun']>[1] = {}) {
+    const run = this.newRun(owner, { ...options, startHere: true });
+    const admission = await instance.store.submit(run);
+    expect(admission.kind).toBe('started');
+    const { log } = admission as Extract<Admission, { kind: 'started' }>;
+    return { record: run.record, log, tracked: instance.store.track(run.record, log) } satisfies ExecutedRun;
+  }
+
+  /** Submits a run of `owner` that no instance has a slot for, and expects it queued. */
+  async queue(instance: Instance, owner: string, options: Parameters<StoreHarness['newRun']>[1] = {}) {
+    const run = this.newRun(owner, { ...options, startHere: false });
+    expect(await instance.store.submit(run)).toEqual({ kind: 'queued' });
+    return run.record;
+  }
+
+  /** Starts a run on `instance` and plays it to its end; resolves once the store holds it whole. */
+  async finished(instance: Instance, owner: string, options: Parameters<StoreHarness['newRun']>[1] = {}) {
+    const run = await this.start(instance, owner, options);
+    play(run.log, started(run.record), completed());
+    await run.tracked;
+    return run;
+  }
+
+  /** The bytes a run made by {@link newRun} and played as {@link finished} plays it holds, were it finished now. */
+  finishedBytes(owner: string, options: Parameters<StoreHarness['newRun']>[1] = {}): number {
+    const { record } = this.newRun(owner, options);
+    const log = newRunLog(record, { maxEvents: LIMITS.maxEventsPerRun, now: this.now });
+    play(log, started(record), completed());
+    return recordBytes(record) + log.bytes;
+  }
+}
+
+/** Appends `inputs` to `log`, as an episode writes them. */
+export function play(log: EventLog, ...inputs: RunEventInput[]): RunEvent[] {
+  return inputs.map((input) => log.append(input));
+}
+
+/** A run's first event. */
+export function started(record: RunRecord): RunEventInput {
+  return { event: 'run.started', env: record.env, task: record.task, model: record.model };
+}
+
+/** A run's last event, when it completes. */
+export function completed(): RunEventInput {
+  return {
+    event: 'run.completed',
+    output: 'Done.',
+    usage: { input_tokens: 10, output_tokens: 2, total_tokens: 12 },
+    reward: 1,
+    rewards: [],
+    finished: true,
+    turns: 1,
+    stop_reason: 'finished',
+  };
+}
+
+/** Resolves once `log` holds its terminal event (a log read from a shared store fills in as it is written). */
+export async function untilTerminal(log: EventLog): Promise<void> {
+  while (!log.terminal) await log.nextWake();
+}
