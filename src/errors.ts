@@ -13,17 +13,23 @@ export class RunbridgeError extends Error {
   readonly status: number;
   /** Extra structured detail, safe to show to the caller (never secrets). */
   readonly details: unknown;
+  /** When the caller may try again, in seconds (`Retry-After`): set on the refusals that pass. */
+  readonly retryAfterSeconds: number | undefined;
 
   /**
    * `status` defaults to the table's; pass it only where the same code answers with another one (a
    * failed run's code, which `POST /v1/chat/completions` answers with 502).
    */
-  constructor(message: string, options: { code: ErrorCode; status?: number; details?: unknown; cause?: unknown }) {
+  constructor(
+    message: string,
+    options: { code: ErrorCode; status?: number; details?: unknown; cause?: unknown; retryAfterSeconds?: number },
+  ) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = new.target.name;
     this.code = options.code;
     this.status = options.status ?? ERROR_CODES[options.code].status;
     this.details = options.details;
+    this.retryAfterSeconds = options.retryAfterSeconds;
   }
 }
 
@@ -57,11 +63,10 @@ export class ConflictError extends RunbridgeError {
 
 /** A bound was hit; `retryAfterSeconds` tells the caller when to come back. */
 export class CapacityError extends RunbridgeError {
-  readonly retryAfterSeconds: number;
+  declare readonly retryAfterSeconds: number;
 
   constructor(message: string, retryAfterSeconds: number, code: ErrorCodeOfStatus<429> = 'queue_full') {
-    super(message, { code });
-    this.retryAfterSeconds = retryAfterSeconds;
+    super(message, { code, retryAfterSeconds });
   }
 }
 

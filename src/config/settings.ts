@@ -247,6 +247,13 @@ export const settings = {
     default: '`runbridge:`',
     description: 'prefix of every key the bridge writes, so several bridges can share one Redis',
   }),
+  redisCommandTimeoutMs: setting({
+    variable: 'RUNBRIDGE_REDIS_COMMAND_TIMEOUT_SECONDS',
+    ...seconds(2),
+    description:
+      'with Redis, how long one command may take (connecting included) before it fails and the request that needed ' +
+      'it answers 503 `store_unavailable` with `Retry-After`: a Redis that stalls makes the bridge say so, not hang',
+  }),
   leaseMs: setting({
     variable: 'RUNBRIDGE_LEASE_SECONDS',
     ...seconds(15),

@@ -1,6 +1,6 @@
 import type { Context, Next } from 'koa';
 import type { z } from 'zod';
-import { CapacityError, RunbridgeError } from '../errors.js';
+import { RunbridgeError } from '../errors.js';
 import type { ErrorBodySchema } from '../protocol/api-answers.js';
 import { ERROR_CODES } from '../protocol/error-codes.js';
 
@@ -16,7 +16,7 @@ export function errorBody(error: RunbridgeError): ErrorBody {
 
 /**
  * Turns any error thrown before the response started into the error body with the
- * right status (and `Retry-After` for 429). Unknown errors are a 500 with a generic message: their
+ * right status (and `Retry-After` where the error says when to come back: a 429, a 503). Unknown errors are a 500 with a generic message: their
  * text may hold internals, so it goes to the log, not the caller. After the first byte of a
  * response (an SSE stream) there is nothing to answer; the stream's own code ends it.
  */
@@ -38,7 +38,7 @@ export function errorMiddleware(log: (error: unknown) => void) {
       // ends after the answer, so the rest of the body is not read for nothing.
       if (!ctx.req.complete) ctx.set('Connection', 'close');
       if (error instanceof RunbridgeError) {
-        if (error instanceof CapacityError) ctx.set('Retry-After', String(error.retryAfterSeconds));
+        if (error.retryAfterSeconds !== undefined) ctx.set('Retry-After', String(error.retryAfterSeconds));
         // Only our own failures go to the log: a 502 (a run's model or ORS server failed) or a 503
         // (draining) is an expected answer, already told to the caller and kept in the run's log.
         if (error.status === 500) log(error);

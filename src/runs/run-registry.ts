@@ -16,6 +16,7 @@ import type { RunRecord } from './run-record.js';
 import { RunRetention } from './run-retention.js';
 import { RunScheduler, type SchedulerLimits } from './run-scheduler.js';
 import type { OpenedRun, RunListQuery, RunPage, RunStats, RunStore } from './run-store.js';
+import { StoreUnavailableError } from './store-unavailable-error.js';
 import { TaskTracker } from './task-tracker.js';
 import { type WebhookSink, webhooksNotConfigured } from './webhook-sink.js';
 
@@ -282,6 +283,7 @@ export class RunRegistry {
     approvalId: string,
     request: DecisionRequest,
   ): Promise<RunEventOf<'tool.approval_resolved'>> {
+    const sentBy = this.#now() + DECISION_CONFIRM_MS;
     const { log } = await this.open(id, owner);
     const state = approvalState(log.entries, approvalId);
     if (state.kind === 'unknown') {
@@ -293,22 +295,29 @@ export class RunRegistry {
     if (state.kind === 'resolved') throw approvalResolved(state.resolved);
     if (state.kind === 'ended') throw runEnded(id, log.summary.status);
     const decisionId = `dec_${newId()}`;
-    await this.#control(id, {
-      type: 'approval',
-      approval_id: approvalId,
-      decision: request.decision,
-      ...(request.arguments === undefined ? {} : { arguments: request.arguments }),
-      ...(request.reason === undefined ? {} : { reason: request.reason }),
-      decision_id: decisionId,
-    });
-    const outcome = await awaitApprovalOutcome(log, approvalId, state.required.seq, DECISION_CONFIRM_MS, this.#now);
-    if (outcome === undefined) {
-      throw new RunbridgeError(
+    const unconfirmed = (cause?: unknown) =>
+      new RunbridgeError(
         `The decision was sent, but run "${id}" did not confirm it within ${DECISION_CONFIRM_MS / 1000} s. ` +
           'Read its events or snapshot to see whether it took effect before sending it again.',
-        { code: 'decision_unconfirmed' },
+        { code: 'decision_unconfirmed', cause },
       );
+    try {
+      await this.#control(id, {
+        type: 'approval',
+        approval_id: approvalId,
+        decision: request.decision,
+        ...(request.arguments === undefined ? {} : { arguments: request.arguments }),
+        ...(request.reason === undefined ? {} : { reason: request.reason }),
+        decision_id: decisionId,
+      });
+    } catch (error) {
+      // A command that timed out may still reach Redis once it answers again: the decision may yet take effect.
+      if (error instanceof StoreUnavailableError) throw unconfirmed(error);
+      throw error;
     }
+    const left = Math.max(0, sentBy - this.#now());
+    const outcome = await awaitApprovalOutcome(log, approvalId, state.required.seq, left, this.#now);
+    if (outcome === undefined) throw unconfirmed();
     if (outcome.kind === 'ended') throw runEnded(id, outcome.terminal.event.replace('run.', ''));
     if (outcome.decisionId !== decisionId) throw approvalResolved(outcome.resolved);
     return outcome.resolved;
@@ -365,6 +374,11 @@ export class RunRegistry {
   /** Counts for `/health`. */
   stats(): Promise<RunStats> {
     return this.#store.stats();
+  }
+
+  /** Resolves when the store answers now; 503 `store_unavailable` otherwise (`/health`, `/ready`). */
+  pingStore(): Promise<void> {
+    return this.#store.ping();
   }
 
   /** The counts this instance knows without asking anyone (shutdown waits on its subscribers). */

@@ -174,6 +174,8 @@ export interface RunStore {
   /** Upkeep, every `RUNBRIDGE_SWEEP_SECONDS`: forgets runs past retention or over the byte budget, finds orphans (and lost instances). */
   sweep(): Promise<{ orphans: string[] }>;
   stats(): Promise<RunStats>;
+  /** Resolves when the store answers now (with Redis: a PING within about a second); `store_unavailable` otherwise. */
+  ping(): Promise<void>;
   /** Counts of this instance alone, without asking anyone (shutdown waits on them). */
   localStats(): RunStats;
   /**

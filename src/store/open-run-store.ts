@@ -59,7 +59,7 @@ export async function openRunStore(
       outbox: new MemoryWebhookOutbox(config.retentionMs),
     };
   }
-  const connection = new RedisConnection(config.redisUrl);
+  const connection = new RedisConnection(config.redisUrl, { commandTimeoutMs: config.redisCommandTimeoutMs });
   try {
     await connection.connect(CONNECT_TIMEOUT_MS);
   } catch (error) {

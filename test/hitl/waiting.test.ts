@@ -23,7 +23,8 @@ beforeAll(async () => {
     {
       RUNBRIDGE_DEFAULT_ENV: 'hitl',
       RUNBRIDGE_API_KEYS: 'alpha,beta',
-      RUNBRIDGE_ORPHAN_TTL_SECONDS: '0.2',
+      // Long enough that a run just started is watched before it could pass for an orphan on a busy machine.
+      RUNBRIDGE_ORPHAN_TTL_SECONDS: '1',
       RUNBRIDGE_SWEEP_SECONDS: '0.05',
       RUNBRIDGE_KEEPALIVE_SECONDS: '0.05',
       RUNBRIDGE_MAX_CONCURRENT_RUNS: '2',
@@ -38,8 +39,11 @@ describe('a run waiting on a person', () => {
   it('is not orphaned while nobody watches, gets keep-alives, and goes on when the person answers', async () => {
     const approving = await bridge.startRun({ model: 'scripted:one', approval: { tools: ['echo'] } });
     const chatting = await bridge.startRun({ model: 'chat', await_input: true });
-    const [required] = await eventsMatching(bridge, approving, ofType('tool.approval_required'));
-    await eventsMatching(bridge, chatting, ofType('run.awaiting_input'));
+    // Both watched from the start, until each waits on a person.
+    const [[required]] = await Promise.all([
+      eventsMatching(bridge, approving, ofType('tool.approval_required')),
+      eventsMatching(bridge, chatting, ofType('run.awaiting_input')),
+    ]);
 
     // The control: a run started later that nobody watches and that waits on nobody (queued, both slots
     // being taken). Once a sweep has cancelled it as orphaned, that sweep judged the two waiting runs,

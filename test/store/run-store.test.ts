@@ -29,7 +29,7 @@ runStoreContract('RedisRunStore', () => {
   return {
     shared: true,
     async open({ limits, now }) {
-      const connection = new RedisConnection(redis.url);
+      const connection = new RedisConnection(redis.url, { commandTimeoutMs: 2000 });
       await connection.connect(10_000);
       return new RedisRunStore({
         connection,

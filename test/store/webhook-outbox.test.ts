@@ -25,7 +25,7 @@ webhookOutboxContract('RedisWebhookOutbox', () => {
   return {
     durable: true,
     async open(retentionMs) {
-      const connection = new RedisConnection(redis.url);
+      const connection = new RedisConnection(redis.url, { commandTimeoutMs: 2000 });
       await connection.connect(10_000);
       return {
         outbox: new RedisWebhookOutbox(connection, new RedisKeys(prefix), retentionMs),

@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,6 +18,12 @@ export interface TestRedis {
   kill(): Promise<void>;
   /** Starts a killed server again. */
   start(): Promise<void>;
+  /** Freezes the server (SIGSTOP): its connections stay open, and nothing it is sent is answered until {@link thaw}. */
+  freeze(): void;
+  /** Lets a frozen server go on (SIGCONT). */
+  thaw(): void;
+  /** Kills the server and starts it again on the same port with nothing: its data is lost. */
+  wipe(): Promise<void>;
   /** Stops the server and deletes its directory. */
   stop(): Promise<void>;
 }
@@ -102,6 +108,14 @@ export async function startTestRedis(options: { fsync?: 'always' | 'everysec' } 
     },
     kill,
     start,
+    freeze: () => child?.kill('SIGSTOP'),
+    thaw: () => child?.kill('SIGCONT'),
+    async wipe() {
+      await kill();
+      await rm(dir, { recursive: true, force: true });
+      await mkdir(dir, { recursive: true });
+      await start();
+    },
     async stop() {
       await kill();
       await rm(dir, { recursive: true, force: true });

@@ -150,6 +150,8 @@ export class MemoryRunStore implements RunStore {
     return { orphans };
   }
 
+  async ping(): Promise<void> {}
+
   async stats(): Promise<RunStats> {
     return this.localStats();
   }

@@ -7,6 +7,9 @@ type ScriptCall = (...args: Array<string | number>) => Promise<unknown>;
 /** Longest wait between reconnection attempts: the instance is back within this of Redis returning. */
 const MAX_RECONNECT_DELAY_MS = 1000;
 
+/** How long one blocking stream read waits before it is sent again (a bound only; new entries end it at once). */
+export const READ_BLOCK_MS = 5000;
+
 /**
  * The store's connections to one Redis: `command` for everything that answers at once, with the
  * store's scripts defined on it, and `blocking` for the blocking stream reads (a blocked connection
@@ -18,17 +21,30 @@ export class RedisConnection {
   readonly command: Redis;
   readonly blocking: Redis;
   readonly #listeners = new Set<(up: boolean) => void>();
+  /** How long a health check waits for PING: about a second, never more than a command may take. */
+  readonly #pingMs: number;
 
-  constructor(url: string) {
-    const options = {
+  /**
+   * `commandTimeoutMs` bounds every command and each connection attempt: a Redis that stalls (frozen,
+   * or a network that drops packets) fails the command, so the request behind it answers 503 instead of
+   * hanging until Redis wakes. A blocking read is given its own block time on top.
+   */
+  constructor(url: string, options: { commandTimeoutMs: number }) {
+    this.#pingMs = Math.min(1000, options.commandTimeoutMs);
+    const common = {
       enableOfflineQueue: false,
       maxRetriesPerRequest: 0,
       retryStrategy: (times: number) => Math.min(times * 50, MAX_RECONNECT_DELAY_MS),
+      connectTimeout: options.commandTimeoutMs,
       // Connected by `connect`, which waits for Redis at start-up.
       lazyConnect: true,
     };
-    this.command = new Redis(url, { ...options, connectionName: 'runbridge' });
-    this.blocking = new Redis(url, { ...options, connectionName: 'runbridge-blocking' });
+    this.command = new Redis(url, { ...common, commandTimeout: options.commandTimeoutMs, connectionName: 'runbridge' });
+    this.blocking = new Redis(url, {
+      ...common,
+      commandTimeout: READ_BLOCK_MS + options.commandTimeoutMs,
+      connectionName: 'runbridge-blocking',
+    });
     for (const [name, spec] of Object.entries(SCRIPTS)) {
       this.command.defineCommand(name, { numberOfKeys: 0, lua: scriptSource(spec) });
     }
@@ -73,6 +89,19 @@ export class RedisConnection {
   ): Promise<unknown> {
     const argv = scriptArgv(name, prefix, args, rest);
     return this.run(() => (this.command as unknown as Record<ScriptName, ScriptCall>)[name](...argv));
+  }
+
+  /** Answers once Redis answers a PING within about a second; a {@link StoreUnavailableError} otherwise. */
+  async ping(): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_resolve, reject) => {
+      timer = setTimeout(() => reject(new Error(`no answer to PING within ${this.#pingMs} ms`)), this.#pingMs);
+    });
+    try {
+      await this.run(() => Promise.race([this.command.ping(), late]));
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   /** Runs `work` on the connections, turning a connection failure into {@link StoreUnavailableError}. */

@@ -289,6 +289,10 @@ export class RedisRunStore implements RunStore {
     return { orphans: await this.#orphans(now) };
   }
 
+  ping(): Promise<void> {
+    return this.#connection.ping();
+  }
+
   async stats(): Promise<RunStats> {
     const keys = this.#keys;
     const [running, queued, finished] = await this.#connection.run(() =>

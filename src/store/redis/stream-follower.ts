@@ -1,10 +1,8 @@
-import type { RedisConnection } from './redis-connection.js';
+import { READ_BLOCK_MS, type RedisConnection } from './redis-connection.js';
 
 /** One entry of a Redis Stream as XREAD and XRANGE return it: its id and its field/value list. */
 export type StreamEntry = [id: string, fields: string[]];
 
-/** How long one blocking read waits before it is sent again (a bound only; new entries end it at once). */
-const BLOCK_MS = 5000;
 /** Most entries one read takes from one stream. */
 const COUNT = 1000;
 
@@ -81,7 +79,7 @@ export class StreamFollower {
           'COUNT',
           COUNT,
           'BLOCK',
-          BLOCK_MS,
+          READ_BLOCK_MS,
           'STREAMS',
           ...keys,
           ...ids,

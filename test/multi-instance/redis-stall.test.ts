@@ -1,0 +1,98 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunSnapshot } from '../../src/protocol/run-snapshot.js';
+import { probeEnvironment } from '../support/probe-environment.js';
+import { startTestRedis, type TestRedis } from '../support/redis-server.js';
+import { scriptedProvider } from '../support/scripted-model.js';
+import { startTestBridge, type TestBridge } from '../support/start-test-bridge.js';
+
+/**
+ * Redis frozen (SIGSTOP) under two instances (docs/deployment.md): every route answers within its bound —
+ * 503 `store_unavailable` with `Retry-After` where it needs Redis — nothing waits for Redis to wake, and
+ * nothing asked meanwhile takes effect behind the caller's back once it does.
+ */
+/** Generous against a busy machine, yet far below what waiting out the freeze would take. */
+const BOUND_MS = 10_000;
+
+describe('Redis frozen under two instances', () => {
+  let redis: TestRedis;
+  let a: TestBridge;
+  let b: TestBridge;
+
+  beforeAll(async () => {
+    redis = await startTestRedis();
+    const env = {
+      RUNBRIDGE_REDIS_URL: redis.url,
+      RUNBRIDGE_REDIS_PREFIX: redis.prefix(),
+      RUNBRIDGE_REDIS_COMMAND_TIMEOUT_SECONDS: '0.5',
+      RUNBRIDGE_DEFAULT_ENV: 'probe',
+      // Runs start on A; B only serves them.
+    };
+    const options = {
+      environments: [probeEnvironment],
+      providers: [scriptedProvider({ asking: [{ toolCalls: [{ name: 'echo', arguments: '{"text":"hi"}' }] }] })],
+    };
+    a = await startTestBridge(env, options);
+    b = await startTestBridge({ ...env, RUNBRIDGE_MAX_CONCURRENT_RUNS: '1' }, options);
+  });
+  afterAll(async () => {
+    redis?.thaw();
+    await a?.shutdown();
+    await b?.shutdown();
+    await redis?.stop();
+  });
+
+  /** `path` on `bridge`, failing the test if it takes longer than the bound instead of hanging with Redis. */
+  const within = (bridge: TestBridge, path: string, init?: RequestInit) =>
+    bridge.fetch(path, { ...init, signal: AbortSignal.timeout(BOUND_MS) });
+
+  it('answers 503 with Retry-After instead of hanging, applies no decision late, and recovers once Redis is back', async () => {
+    const runId = await a.startRun({ model: 'scripted:asking', approval: { tools: '*' } });
+    let snapshot: RunSnapshot | undefined;
+    for (const started = Date.now(); snapshot?.status !== 'requires_action'; ) {
+      if (Date.now() - started > BOUND_MS) throw new Error('the run never asked for a decision');
+      snapshot = (await (await b.fetch(`/v1/runs/${runId}`)).json()) as RunSnapshot;
+    }
+    const approvalId = snapshot.pending_approvals[0]!.approval_id;
+
+    redis.freeze();
+    for (const bridge of [a, b]) {
+      const health = await within(bridge, '/health');
+      expect(health.status).toBe(503);
+      expect(health.headers.get('retry-after')).toBe('2');
+      expect(await health.json()).toMatchObject({ error: { code: 'store_unavailable' } });
+      for (const [path, init] of [
+        ['/v1/runs', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{}' }],
+        ['/v1/runs?limit=5', {}],
+      ] as const) {
+        const answer = await within(bridge, path, init);
+        expect(answer.status, `${init.method ?? 'GET'} ${path}`).toBe(503);
+        expect(answer.headers.get('retry-after')).toBeTruthy();
+      }
+    }
+    // B must ask Redis where the run is: the decision is refused, not sent.
+    const refused = await within(b, `/v1/runs/${runId}/approvals/${approvalId}`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ decision: 'deny' }),
+    });
+    expect(refused.status).toBe(503);
+    expect(((await refused.json()) as { error: { code: string } }).error.code).toMatch(
+      /^(store_unavailable|decision_unconfirmed)$/,
+    );
+
+    redis.thaw();
+    for (const started = Date.now(); (await b.fetch('/health')).status !== 200; ) {
+      if (Date.now() - started > BOUND_MS) throw new Error('B never found Redis again');
+    }
+    // Nothing was decided behind the caller's back: the approval still waits, and the decision sent now wins.
+    const pending = (await (await b.fetch(`/v1/runs/${runId}`)).json()) as RunSnapshot;
+    expect(pending.pending_approvals.map((entry) => entry.approval_id)).toEqual([approvalId]);
+    const decided = await b.fetch(`/v1/runs/${runId}/approvals/${approvalId}`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ decision: 'approve' }),
+    });
+    expect(decided.status).toBe(200);
+    expect((await b.readEvents(runId)).at(-1)?.event).toBe('run.completed');
+  });
+});
