@@ -88,6 +88,7 @@ const KNOWN_EVENT_TYPES: Readonly<Record<RunEventType, true>> = {
   'tool.approval_required': true,
   'tool.approval_resolved': true,
   'message.received': true,
+  'message.dropped': true,
   'run.awaiting_input': true,
   'run.completed': true,
   'run.failed': true,

@@ -62,6 +62,8 @@ export class RunRenderer {
         return `${this.#leave()}${this.#paint('bold', '  you:')} ${oneLine(messageText(event.content), 200)}\n`;
       case 'run.awaiting_input':
         return `${this.#leave()}${this.#paint('dim', '  (waiting for your message)')}\n`;
+      case 'message.dropped':
+        return `${this.#leave()}${this.#paint('yellow', '  (a message of yours was not read: the run ended first)')}\n`;
       case 'turn.completed':
       case 'tool.arguments.delta':
       case 'tool.progress':

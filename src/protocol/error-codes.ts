@@ -245,6 +245,12 @@ export const ERROR_CODES = {
     meaning:
       'the instance executing the run died or lost Redis for longer than `RUNBRIDGE_LEASE_SECONDS`; another instance ended the run',
   },
+  store_lost: {
+    status: 500,
+    where: ['run'],
+    meaning:
+      "the store lost the run's record (Redis restarted without its data); the instance executing the run ended it",
+  },
   rollout_timeout: {
     status: 409,
     where: ['run'],

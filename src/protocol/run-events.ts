@@ -228,6 +228,18 @@ export const MessageReceivedEventSchema = z.object({
   turn,
 });
 
+/**
+ * A person's message the run accepted (202) but the model never read: the run ended first (at
+ * `max_turns`, cancelled, failed). Written just before the terminal event, one per message, so its
+ * sender learns it was not read.
+ */
+export const MessageDroppedEventSchema = z.object({
+  event: z.literal('message.dropped'),
+  ...envelope,
+  message_id: z.string(),
+  reason: z.literal('run_ended'),
+});
+
 export const RunAwaitingInputEventSchema = z.object({
   event: z.literal('run.awaiting_input'),
   ...envelope,
@@ -250,6 +262,7 @@ export const RunEventSchema = z.discriminatedUnion('event', [
   ToolApprovalRequiredEventSchema,
   ToolApprovalResolvedEventSchema,
   MessageReceivedEventSchema,
+  MessageDroppedEventSchema,
   RunAwaitingInputEventSchema,
   RunCompletedEventSchema,
   RunFailedEventSchema,

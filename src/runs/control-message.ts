@@ -19,3 +19,10 @@ export type ControlMessage =
       decision_id: string;
     }
   | { type: 'message'; message_id: string; content: MessageContent };
+
+/**
+ * What became of a control message: `sent` to the instance executing the run (which takes it), `full`
+ * (a person's message refused: as many wait for the model as may, counted where the run executes), or
+ * `gone` (the run executes nowhere: it ended, or its record was lost).
+ */
+export type ControlOutcome = 'sent' | 'full' | 'gone';

@@ -143,6 +143,10 @@ class Episode {
         await this.#timed('envMs', () => open.close());
       }
     }
+    // Messages accepted but never read: their senders learn it before the run ends.
+    for (const message of o.inbox?.takeMessages() ?? []) {
+      this.#emit({ event: 'message.dropped', message_id: message.messageId, reason: 'run_ended' });
+    }
     // A run cancelled before it began (e.g. in the queue) spent no time anywhere.
     const timing = began ? { timing: { model_ms: this.#timing.modelMs, env_ms: this.#timing.envMs } } : undefined;
     this.#emit(

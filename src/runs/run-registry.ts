@@ -8,7 +8,7 @@ import type { MessageContent, RunRequest } from '../protocol/run-request.js';
 import type { RunSnapshot, RunStatus } from '../protocol/run-snapshot.js';
 import { isFinishedStatus } from '../protocol/run-status.js';
 import { approvalState, awaitApprovalOutcome } from './approval-outcome.js';
-import type { ControlMessage } from './control-message.js';
+import type { ControlOutcome } from './control-message.js';
 import type { EnvCatalog } from './env-catalog.js';
 import { hashRequest } from './hash-request.js';
 import { MAX_WAITING_MESSAGES } from './run-inbox.js';
@@ -65,6 +65,14 @@ function runEnded(id: string, status: string): ConflictError {
   return new ConflictError(`Run "${id}" has ended (${status}); start a new run to go on.`, 'run_ended');
 }
 
+/** The 409 for a message or decision to a run that executes nowhere any more (it ended, or the store lost it). */
+function runGone(id: string): ConflictError {
+  return new ConflictError(
+    `Run "${id}" is no longer running on any instance (it ended, or the store lost it); read its snapshot, or start a new run.`,
+    'run_ended',
+  );
+}
+
 /** What {@link RunRegistry.create} answers: the run's record, its status now, and whether this call made it. */
 export interface CreatedRun {
   record: RunRecord;
@@ -114,7 +122,7 @@ export class RunRegistry {
     this.#store.attach({
       freeSlots: () => (this.#draining ? 0 : this.#scheduler.freeSlots()),
       control: (id, message) => this.#scheduler.control(id, message),
-      abandon: (id) => this.#scheduler.abandon(id),
+      abandon: (id, why) => this.#scheduler.abandon(id, why),
       wake: () => this.#scheduler.wake(),
     });
     this.#retention = new RunRetention({
@@ -267,6 +275,7 @@ export class RunRegistry {
     if (this.#scheduler.holds(id)) return this.#scheduler.cancel(id, reason);
     const queued = await this.#store.unqueue(id);
     if (queued) return this.#scheduler.start(queued, reason);
+    // A run that executes nowhere any more has ended already: there is nothing left to cancel.
     await this.#store.control(id, { type: 'cancel', reason });
   }
 
@@ -301,8 +310,9 @@ export class RunRegistry {
           'Read its events or snapshot to see whether it took effect before sending it again.',
         { code: 'decision_unconfirmed', cause },
       );
+    let sent: ControlOutcome;
     try {
-      await this.#control(id, {
+      sent = await this.#store.control(id, {
         type: 'approval',
         approval_id: approvalId,
         decision: request.decision,
@@ -315,6 +325,7 @@ export class RunRegistry {
       if (error instanceof StoreUnavailableError) throw unconfirmed(error);
       throw error;
     }
+    if (sent === 'gone') throw runGone(id);
     const left = Math.max(0, sentBy - this.#now());
     const outcome = await awaitApprovalOutcome(log, approvalId, state.required.seq, left, this.#now);
     if (outcome === undefined) throw unconfirmed();
@@ -337,22 +348,17 @@ export class RunRegistry {
         'run_not_started',
       );
     }
-    if (!this.#scheduler.acceptsMessage(id)) {
+    const messageId = `msg_${newId()}`;
+    const outcome = await this.#store.control(id, { type: 'message', message_id: messageId, content });
+    if (outcome === 'full') {
       throw new CapacityError(
         `Run "${id}" already holds ${MAX_WAITING_MESSAGES} messages the model has not read yet; send this one once it has read them (message.received).`,
         1,
         'too_many_messages',
       );
     }
-    const messageId = `msg_${newId()}`;
-    await this.#control(id, { type: 'message', message_id: messageId, content });
+    if (outcome === 'gone') throw runGone(id);
     return { message_id: messageId };
-  }
-
-  /** Sends `message` to run `id` where it executes: here, or through the store on another instance. */
-  async #control(id: string, message: ControlMessage): Promise<void> {
-    if (this.#scheduler.holds(id)) return this.#scheduler.control(id, message);
-    await this.#store.control(id, message);
   }
 
   /** Forgets a finished run of `owner`; 409 while it is still queued or running. */

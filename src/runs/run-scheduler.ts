@@ -3,7 +3,7 @@ import type { ModelRegistry } from '../models/model-registry.js';
 import type { OrsClient } from '../ors/client/ors-client.js';
 import type { CancelReason } from '../protocol/run-events.js';
 import { DEFAULT_WAIT_SECONDS } from '../protocol/run-request.js';
-import type { ControlMessage } from './control-message.js';
+import type { ControlMessage, ControlOutcome } from './control-message.js';
 import type { EventLog } from './event-log.js';
 import { RunCancelledError } from './run-cancelled-error.js';
 import { runEpisode } from './run-episode.js';
@@ -30,6 +30,13 @@ export interface RunSchedulerOptions {
   /** Hears of every run as it starts here, before its first event (the webhooks watch their events). */
   onStart?: (record: RunRecord, log: EventLog) => void;
 }
+
+/** Why a run the store no longer keeps was stopped, as its `run.failed` says. */
+const ABANDONED = {
+  instance_lost: 'Another instance ended this run while this one could not reach the store.',
+  store_lost:
+    "The store lost this run's record (Redis restarted without its data), so the run was ended; start it again.",
+} as const;
 
 /** How long shutdown waits, after the last episode ended, for the store to hold the logs. */
 const STORE_WAIT_MS = 5000;
@@ -196,14 +203,14 @@ export class RunScheduler {
     if (controller && !controller.signal.aborted) controller.abort(new RunCancelledError(reason));
   }
 
-  /** Delivers a control message to a run executing here (docs/protocol.md §7); unknown runs are ignored. */
-  control(id: string, message: ControlMessage): void {
+  /** Delivers a control message to a run executing here (docs/protocol.md §7); `gone` for any other run. */
+  control(id: string, message: ControlMessage): ControlOutcome {
     const active = this.#active.get(id);
-    if (!active) return;
+    if (!active) return 'gone';
     switch (message.type) {
       case 'cancel':
         this.cancel(id, message.reason);
-        return;
+        return 'sent';
       case 'approval':
         active.inbox.decide({
           approvalId: message.approval_id,
@@ -212,32 +219,19 @@ export class RunScheduler {
           ...(message.reason === undefined ? {} : { reason: message.reason }),
           decisionId: message.decision_id,
         });
-        return;
+        return 'sent';
       case 'message':
-        // Refused only past the bound that a request on this instance checks first (`acceptsMessage`).
-        active.inbox.post({ messageId: message.message_id, content: message.content });
-        return;
+        return active.inbox.post({ messageId: message.message_id, content: message.content }) ? 'sent' : 'full';
     }
-  }
-
-  /** False when run `id` executes here and already holds as many waiting messages as it may. */
-  acceptsMessage(id: string): boolean {
-    return !this.#active.get(id)?.inbox.full;
   }
 
   /**
    * Stops a run the store no longer lets this instance write (another instance ended it as lost):
    * its episode ends and closes its ORS session; what it writes from here on stays here.
    */
-  abandon(id: string): void {
+  abandon(id: string, why: 'instance_lost' | 'store_lost'): void {
     const controller = this.#active.get(id)?.controller;
-    if (controller && !controller.signal.aborted) {
-      controller.abort(
-        new RunbridgeError('Another instance ended this run while this one could not reach the store.', {
-          code: 'instance_lost',
-        }),
-      );
-    }
+    if (controller && !controller.signal.aborted) controller.abort(new RunbridgeError(ABANDONED[why], { code: why }));
   }
 
   /** Takes queued runs from the store while slots are free; runs of overlapping calls are folded into one. */

@@ -1,6 +1,6 @@
 import { BadRequestError } from '../errors.js';
 import type { RunSnapshot, RunStatus } from '../protocol/run-snapshot.js';
-import type { ControlMessage } from './control-message.js';
+import type { ControlMessage, ControlOutcome } from './control-message.js';
 import type { EventLog } from './event-log.js';
 import type { RunRecord } from './run-record.js';
 
@@ -119,10 +119,13 @@ export interface RunStats {
 export interface RunExecutor {
   /** Free slots on this instance right now. */
   freeSlots(): number;
-  /** Delivers a control message for a run this instance executes (unknown runs are ignored). */
-  control(runId: string, message: ControlMessage): void;
-  /** The store ended a run this instance executes (it was taken for lost): stop it, writing nothing more. */
-  abandon(runId: string): void;
+  /** Delivers a control message for a run this instance executes; `gone` for a run it does not execute. */
+  control(runId: string, message: ControlMessage): ControlOutcome;
+  /**
+   * The store can no longer keep a run this instance executes — another instance ended it as lost
+   * (`instance_lost`), or its record vanished from the store (`store_lost`): stop it, writing nothing more.
+   */
+  abandon(runId: string, why: 'instance_lost' | 'store_lost'): void;
   /** Wakes the executor: queued runs may have become claimable. */
   wake(): void;
 }
@@ -168,8 +171,12 @@ export interface RunStore {
   watch(id: string): () => void;
   /** Forgets a finished run and frees its idempotency key; a queued or running run is kept. */
   forget(id: string): Promise<void>;
-  /** Sends `message` to the instance executing run `id`. */
-  control(id: string, message: ControlMessage): Promise<void>;
+  /**
+   * Sends `message` to the instance executing run `id` (this one or another). A person's message is
+   * counted where the run executes, so every instance refuses the one past the bound alike (`full`);
+   * the count falls as the run takes them (`message.received`).
+   */
+  control(id: string, message: ControlMessage): Promise<ControlOutcome>;
 
   /** Upkeep, every `RUNBRIDGE_SWEEP_SECONDS`: forgets runs past retention or over the byte budget, finds orphans (and lost instances). */
   sweep(): Promise<{ orphans: string[] }>;

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { customAlphabet } from 'nanoid';
 import type { Config } from '../config/index.js';
 import type { RunStore, StoreLimits } from '../runs/run-store.js';
@@ -11,6 +10,7 @@ import { RedisKeys } from './redis/redis-keys.js';
 import { RedisRunStore } from './redis/redis-run-store.js';
 import { RedisWebhookOutbox } from './redis/redis-webhook-outbox.js';
 import { SealedSecrets } from './redis/sealed-secrets.js';
+import { SharedSecret } from './redis/shared-secret.js';
 
 /** How long start-up waits for Redis. */
 const CONNECT_TIMEOUT_MS = 30_000;
@@ -70,7 +70,8 @@ export async function openRunStore(
     );
   }
   const keys = new RedisKeys(config.redisPrefix);
-  const secret = configured ?? (await sharedSecret(connection, keys));
+  const shared = configured === undefined ? await SharedSecret.open(connection, keys, log) : undefined;
+  const secret = configured ?? shared!.value;
   const instance = `i_${newInstanceId()}`;
   const store = new RedisRunStore({
     connection,
@@ -80,17 +81,10 @@ export async function openRunStore(
     leaseMs: config.leaseMs,
     queuePollMs: config.queuePollMs,
     secrets: new SealedSecrets(secret),
+    ...(shared === undefined ? {} : { sharedSecret: shared }),
     log,
   });
   return { store, secret, instance, outbox: new RedisWebhookOutbox(connection, keys, config.retentionMs) };
-}
-
-/** The secret kept in Redis for every instance: the first to start writes it, the others read it. */
-async function sharedSecret(connection: RedisConnection, keys: RedisKeys): Promise<Buffer> {
-  const candidate = randomBytes(32).toString('base64');
-  await connection.run(() => connection.command.set(keys.fixed('secret'), candidate, 'NX'));
-  const kept = await connection.run(() => connection.command.get(keys.fixed('secret')));
-  return Buffer.from(kept ?? candidate, 'base64');
 }
 
 /** The URL without its password, for messages. */

@@ -159,6 +159,26 @@ describe('a message posted into a running run', () => {
     expect(ended.body).toMatchObject({ error: { code: 'run_ended' } });
     expect((await sendMessage(bridge, 'run_unknown', 'hi')).status).toBe(404);
   });
+
+  it('tells the sender of each message the run accepted but ended before reading (message.dropped)', async () => {
+    modelGate = deferred();
+    modelCalled = deferred();
+    // One turn only: the turn the messages arrive in is the last.
+    const runId = await bridge.startRun({ model: 'held', max_turns: 1 });
+    await modelCalled.promise;
+    const posted = [await sendMessage(bridge, runId, 'one'), await sendMessage(bridge, runId, 'two')];
+    expect(posted.map((answer) => answer.status)).toEqual([202, 202]);
+    modelGate.resolve();
+
+    const events = await bridge.readEvents(runId);
+    assertEventOrder(events);
+    expect(events.filter(ofType('message.received'))).toEqual([]);
+    expect(events.slice(-3)).toMatchObject([
+      { event: 'message.dropped', message_id: posted[0]!.body.message_id, reason: 'run_ended' },
+      { event: 'message.dropped', message_id: posted[1]!.body.message_id, reason: 'run_ended' },
+      { event: 'run.completed', stop_reason: 'no_tool_calls' },
+    ]);
+  });
 });
 
 describe('chat mode (await_input)', () => {

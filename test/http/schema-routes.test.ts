@@ -233,6 +233,7 @@ describe('GET /v1/schema/events', () => {
     expect(schema.$schema).toBe('https://json-schema.org/draft/2020-12/schema');
     expect(Object.keys(schema.$defs).sort()).toEqual([
       'message.delta',
+      'message.dropped',
       'message.received',
       'reasoning.available',
       'reasoning.delta',
@@ -249,7 +250,7 @@ describe('GET /v1/schema/events', () => {
       'tool.started',
       'turn.completed',
     ]);
-    expect(schema.oneOf).toHaveLength(16);
+    expect(schema.oneOf).toHaveLength(17);
   });
 
   it('accepts every event of real runs that complete, fail and are cancelled, and refuses malformed ones', async () => {

@@ -117,6 +117,26 @@ describe('a person in the loop, across instances', () => {
     expect(resolved[0]).toMatchObject({ decision: winner.body.decision });
   });
 
+  it('counts unread messages where the run executes: posted on the other instance, the 17th is refused, none is lost', async () => {
+    const runId = await a.startRun({ model: 'scripted:one', approval: { tools: ['echo'] } });
+    const { required, other } = await waitingApproval(runId);
+    // While the run waits for the decision, no message is read: a burst on the instance that does not execute it.
+    const answers = await Promise.all(Array.from({ length: 30 }, (_, index) => sendMessage(other, runId, `m${index}`)));
+    const accepted = answers.filter((answer) => answer.status === 202);
+    expect(accepted).toHaveLength(16);
+    expect(answers.filter((answer) => answer.status === 429)).toHaveLength(14);
+    for (const answer of answers.filter((each) => each.status === 429)) {
+      expect(answer.body).toMatchObject({ error: { code: 'too_many_messages' } });
+    }
+    expect((await decide(other, runId, required.approval_id, { decision: 'approve' })).status).toBe(200);
+    const events = await other.readEvents(runId);
+    expect(events.filter(ofType('message.received')).map((event) => event.message_id).sort()).toEqual(
+      accepted.map((answer) => answer.body.message_id).sort(),
+    );
+    // Read, the messages free their places again.
+    expect(events.filter(ofType('message.dropped'))).toEqual([]);
+  });
+
   it('continues a chat waiting on one instance with a message posted on the other', async () => {
     const runId = await a.startRun({ model: 'chat', await_input: true, input: 'Hello.' });
     await eventsMatching(a, runId, ofType('run.awaiting_input'));

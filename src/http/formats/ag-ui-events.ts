@@ -280,7 +280,8 @@ function ownEvents(event: RunEvent, context: StreamContext, timestamp: number): 
       ];
     }
     case 'tool.progress':
-      return [{ type: 'CUSTOM', timestamp, name: 'tool.progress', value: event }];
+    case 'message.dropped':
+      return [{ type: 'CUSTOM', timestamp, name: event.event, value: event }];
     case 'run.failed':
       return [{ type: 'RUN_ERROR', timestamp, message: event.error, code: event.code }];
     case 'run.cancelled':

@@ -31,6 +31,7 @@ import { callsNeverStartedBefore, isFirstPiece } from './streamed-tool-calls.js'
  *   `tool.approval_resolved` → `data-runbridge-approval` (`approved` or `denied`, by whom, the
  *   arguments as run) and, for a denied call, `tool-output-denied`;
  * - `message.received` → `data-runbridge-message` (a person's message, with its id and turn);
+ *   `message.dropped` → `data-runbridge-message-dropped` (one the run ended before reading);
  *   `run.awaiting_input` → `data-runbridge-run` with status `awaiting_input`, and the message that
  *   ends the wait sets it back to `running`;
  * - a terminal event closes what is open, ends each call that was announced but never ran (nor was
@@ -60,6 +61,7 @@ export type AiSdkChunk =
   | { type: 'data-runbridge-tool'; id: string; data: RunbridgeToolData }
   | { type: 'data-runbridge-approval'; id: string; data: RunbridgeApprovalData }
   | { type: 'data-runbridge-message'; id: string; data: RunbridgeMessageData }
+  | { type: 'data-runbridge-message-dropped'; id: string; data: RunbridgeDroppedData }
   | { type: 'finish'; finishReason: 'stop' | 'length' }
   | { type: 'error'; errorText: string }
   | { type: 'abort'; reason: string };
@@ -97,6 +99,9 @@ export type RunbridgeApprovalData = Pick<
 
 /** `data-runbridge-message`: a message a person sent into the run, as the model reads it in `turn`. */
 export type RunbridgeMessageData = Pick<RunEventOf<'message.received'>, 'message_id' | 'content' | 'turn'>;
+
+/** `data-runbridge-message-dropped`: a message a person sent that the run accepted, but ended before reading. */
+export type RunbridgeDroppedData = Pick<RunEventOf<'message.dropped'>, 'message_id' | 'reason'>;
 
 /** Id of the text part of `turn`. */
 const textId = (turn: number) => `turn-${turn}-text`;
@@ -168,6 +173,15 @@ export function aiSdkChunksOf(event: RunEvent, context: StreamContext): AiSdkChu
         ...chunks,
         ...stepBoundary(event, log),
         runData(event, { status: 'awaiting_input', turn: event.turn, expires_at: event.expires_at }),
+      ];
+    case 'message.dropped':
+      return [
+        ...chunks,
+        {
+          type: 'data-runbridge-message-dropped',
+          id: event.message_id,
+          data: { message_id: event.message_id, reason: event.reason },
+        },
       ];
     default:
       // A terminal event: what the last step left open is closed before the step and the message end.

@@ -1,5 +1,5 @@
 import { isWaitingStatus } from '../../protocol/run-status.js';
-import type { ControlMessage } from '../../runs/control-message.js';
+import type { ControlMessage, ControlOutcome } from '../../runs/control-message.js';
 import type { EventLog } from '../../runs/event-log.js';
 import { newRunLog, type RunRecord, recordBytes } from '../../runs/run-record.js';
 import type {
@@ -126,8 +126,8 @@ export class MemoryRunStore implements RunStore {
     if (this.#directory.find(id)?.log.terminal) this.#forget(id);
   }
 
-  async control(id: string, message: ControlMessage): Promise<void> {
-    this.#executor?.control(id, message);
+  async control(id: string, message: ControlMessage): Promise<ControlOutcome> {
+    return this.#executor?.control(id, message) ?? 'gone';
   }
 
   async sweep(): Promise<{ orphans: string[] }> {

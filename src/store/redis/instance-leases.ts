@@ -18,6 +18,8 @@ export interface InstanceLeasesOptions {
   expireMs: number;
   now: () => number;
   log: (message: string, error?: unknown) => void;
+  /** Called after each renewal: the lease holds, so what the instance executes can be checked against the store. */
+  onRenewed?: () => Promise<void>;
 }
 
 const LOST_MESSAGE =
@@ -51,10 +53,11 @@ export class InstanceLeases {
     });
   }
 
-  /** Renews this instance's lease. */
+  /** Renews this instance's lease, then lets the store check its runs (`onRenewed`). */
   async renew(): Promise<void> {
     const { connection, keys, instance, leaseMs } = this.#o;
     await connection.run(() => connection.command.set(keys.lease(instance), '1', 'PX', leaseMs));
+    await this.#o.onRenewed?.();
   }
 
   /** Ends (or puts back in the queue) the runs of instances whose lease is gone; returns how many. */
@@ -116,6 +119,7 @@ export class InstanceLeases {
         finishedAt: Math.round(log.finishedAt ?? this.#o.now()),
         expireMs: this.#o.expireMs,
         lease: keys.lease(holder),
+        messagesTaken: 0,
       },
       added.flatMap((entry) => [entry.json, '']),
     );

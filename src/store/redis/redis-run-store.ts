@@ -1,7 +1,8 @@
 import type { RunSnapshot } from '../../protocol/run-snapshot.js';
 import { isWaitingStatus } from '../../protocol/run-status.js';
-import type { ControlMessage } from '../../runs/control-message.js';
+import type { ControlMessage, ControlOutcome } from '../../runs/control-message.js';
 import type { EventLog } from '../../runs/event-log.js';
+import { MAX_WAITING_MESSAGES } from '../../runs/run-inbox.js';
 import { newRunLog, type RunRecord, recordBytes } from '../../runs/run-record.js';
 import type {
   Admission,
@@ -18,6 +19,7 @@ import type {
   StoreLimits,
 } from '../../runs/run-store.js';
 import { snapshotOf } from '../../runs/snapshot-of.js';
+import { StoreUnavailableError } from '../../runs/store-unavailable-error.js';
 import { keyQueueFull, queueBytesFull, queueFull, type Refusal, storeFull } from '../refusals.js';
 import { SubscriberCount } from '../subscriber-count.js';
 import { InstanceLeases } from './instance-leases.js';
@@ -27,6 +29,7 @@ import { RedisKeys } from './redis-keys.js';
 import { RunLogWriter } from './run-log-writer.js';
 import { RunMirrors } from './run-mirrors.js';
 import type { SealedSecrets } from './sealed-secrets.js';
+import type { SharedSecret } from './shared-secret.js';
 import { type StreamEntry, StreamFollower } from './stream-follower.js';
 
 export interface RedisRunStoreOptions {
@@ -40,6 +43,8 @@ export interface RedisRunStoreOptions {
   queuePollMs: number;
   /** Seals the secrets of queued runs with the instances' shared secret. */
   secrets: SealedSecrets;
+  /** That secret when it is kept in Redis (no `RUNBRIDGE_SECRET`): the store is unfit once it is no longer the shared one. */
+  sharedSecret?: SharedSecret;
   now?: () => number;
   log?: (message: string, error?: unknown) => void;
 }
@@ -94,6 +99,7 @@ export class RedisRunStore implements RunStore {
       expireMs: this.#expireMs,
       now: this.#now,
       log: this.#log,
+      onRenewed: () => this.#endRunsWithoutRecord(),
     });
     this.#follower.follow(this.#keys.control(options.instance), '0-0', (entries) => this.#onControl(entries), true);
     this.#poll = setInterval(() => {
@@ -187,8 +193,10 @@ export class RedisRunStore implements RunStore {
       instance: this.#o.instance,
       expireMs: this.#expireMs,
       onFenced: (why) => {
-        this.#log(`run ${record.id} was ended elsewhere (${why}); this instance stops it.`);
-        this.#executor?.abandon(record.id);
+        // `gone`: the record itself vanished (Redis lost its data); otherwise another instance ended the run as lost.
+        const lost = why === 'gone' ? 'store_lost' : 'instance_lost';
+        this.#log(`run ${record.id} can no longer be stored (${why}); this instance stops it with ${lost}.`);
+        this.#executor?.abandon(record.id, lost);
       },
       log: this.#log,
     });
@@ -253,23 +261,20 @@ export class RedisRunStore implements RunStore {
     this.#mirrors.forget(id);
   }
 
-  async control(id: string, message: ControlMessage): Promise<void> {
-    if (this.#active.has(id)) return this.#executor?.control(id, message);
-    const holder = await this.#connection.run(() => this.#connection.command.hget(this.#keys.run(id), 'holder'));
-    if (!holder) return;
-    await this.#connection.run(() =>
-      this.#connection.command.xadd(
-        this.#keys.control(holder),
-        'MAXLEN',
-        '~',
-        1000,
-        '*',
-        'run',
+  async control(id: string, message: ControlMessage): Promise<ControlOutcome> {
+    // Through Redis even for a run executing here: a person's message is counted there, so every
+    // instance refuses the one past the bound alike, and none is accepted for a run whose record is gone.
+    const outcome = String(
+      await this.#connection.script('rbControl', this.#keys.prefix, {
         id,
-        'message',
-        JSON.stringify(message),
-      ),
+        instance: this.#o.instance,
+        payload: JSON.stringify(message),
+        isMessage: message.type === 'message' ? 1 : 0,
+        maxWaiting: MAX_WAITING_MESSAGES,
+      }),
     );
+    if (outcome === 'here') return this.#executor?.control(id, message) ?? 'gone';
+    return outcome === 'full' || outcome === 'gone' ? outcome : 'sent';
   }
 
   async sweep(): Promise<{ orphans: string[] }> {
@@ -289,8 +294,10 @@ export class RedisRunStore implements RunStore {
     return { orphans: await this.#orphans(now) };
   }
 
-  ping(): Promise<void> {
-    return this.#connection.ping();
+  async ping(): Promise<void> {
+    await this.#connection.ping();
+    const problem = this.#o.sharedSecret?.problem;
+    if (problem !== undefined) throw new StoreUnavailableError(problem);
   }
 
   async stats(): Promise<RunStats> {
@@ -366,6 +373,27 @@ export class RedisRunStore implements RunStore {
       const id = values.get('run');
       const message = values.get('message');
       if (id && message) this.#executor?.control(id, JSON.parse(message) as ControlMessage);
+    }
+  }
+
+  /**
+   * Ends, with `store_lost`, the runs executing here whose record is gone from Redis (it restarted without
+   * its data): a run that waits on a person writes nothing, so without this check it would go on as a run
+   * no other instance knows. Its local subscribers get its terminal event; it is then gone here too.
+   */
+  async #endRunsWithoutRecord(): Promise<void> {
+    const ids = [...this.#active.keys()];
+    if (ids.length === 0) return;
+    const pipeline = this.#connection.command.pipeline();
+    for (const id of ids) pipeline.exists(this.#keys.run(id));
+    const replies = (await this.#connection.run(() => pipeline.exec())) ?? [];
+    for (const [position, id] of ids.entries()) {
+      const [error, exists] = replies[position] ?? [];
+      if (error || exists !== 0) continue;
+      this.#log(
+        `run ${id} has no record in Redis any more (did it restart without its data?); it is ended with store_lost.`,
+      );
+      this.#executor?.abandon(id, 'store_lost');
     }
   }
 

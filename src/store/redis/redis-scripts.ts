@@ -158,10 +158,11 @@ return take(A.id, redis.call('HGET', K.run(A.id), 'owner'), A.instance)
  * Appends entries to run `id`'s log, fenced: only while its holder is `holder`, the log ends at seq
  * `first` - 1, and (for `lease` naming a lease) that lease is gone. The entries follow the named
  * arguments: event JSON and detail JSON (or '') per entry. A terminal batch (`finishedAt` set) releases
- * the run's slot and sets the expiry of its keys. Returns `ok`, `gone`, `fenced`, `alive` or `gap`.
+ * the run's slot and sets the expiry of its keys; `messagesTaken` (the batch's `message.received`) lowers
+ * the count of a person's messages waiting. Returns `ok`, `gone`, `fenced`, `alive` or `gap`.
  */
 const APPEND = define(
-  ['id', 'holder', 'first', 'count', 'snapshot', 'bytes', 'finishedAt', 'expireMs', 'lease'],
+  ['id', 'holder', 'first', 'count', 'snapshot', 'bytes', 'finishedAt', 'expireMs', 'lease', 'messagesTaken'],
   `
 local id, first, n = A.id, num(A.first), num(A.count)
 local run = K.run(id)
@@ -181,6 +182,7 @@ for i = 0, n - 1 do
 end
 if first == 0 then redis.call('DEL', K.secrets(id)) end
 redis.call('HSET', run, 'last_seq', first + n - 1, 'snapshot', A.snapshot)
+if num(A.messagesTaken) > 0 then redis.call('HINCRBY', run, 'waiting', -num(A.messagesTaken)) end
 redis.call('HINCRBY', run, 'bytes', num(A.bytes))
 redis.call('HINCRBY', K.runBytes, id, num(A.bytes))
 redis.call('INCRBY', K.storedBytes, num(A.bytes))
@@ -218,6 +220,28 @@ redis.call('HINCRBY', K.queuedByOwner, owner, 1)
 redis.call('INCRBY', K.queuedBytes, num(redis.call('HGET', run, 'rbytes')))
 redis.call('HSET', run, 'state', 'queued', 'holder', '')
 return 1
+`,
+);
+
+/**
+ * Sends control message `payload` to the instance executing run `id`: `gone` when none does (the run is
+ * queued, ended or forgotten); for a person's message (`isMessage` 1), `full` when `maxWaiting` already
+ * wait unread (the count falls as the run appends their `message.received`); `here` when the run executes
+ * on `instance` (the caller delivers it itself); `sent` once it is on the holder's control stream.
+ */
+const CONTROL = define(
+  ['id', 'instance', 'payload', 'isMessage', 'maxWaiting'],
+  `
+local run = K.run(A.id)
+local holder = redis.call('HGET', run, 'holder')
+if not holder or holder == '' then return 'gone' end
+if A.isMessage == '1' then
+  if num(redis.call('HGET', run, 'waiting')) >= num(A.maxWaiting) then return 'full' end
+  redis.call('HINCRBY', run, 'waiting', 1)
+end
+if holder == A.instance then return 'here' end
+redis.call('XADD', K.control(holder), 'MAXLEN', '~', 1000, '*', 'run', A.id, 'message', A.payload)
+return 'sent'
 `,
 );
 
@@ -324,6 +348,7 @@ export const SCRIPTS = {
   rbAppend: APPEND,
   rbRequeue: REQUEUE,
   rbForget: FORGET,
+  rbControl: CONTROL,
   rbSweep: SWEEP,
   rbClaimKey: CLAIM_KEY,
   rbReleaseKey: RELEASE_KEY,

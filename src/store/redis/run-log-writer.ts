@@ -120,10 +120,12 @@ export class RunLogWriter {
     // live — `running`, or waiting on a person (`requires_action`, `awaiting_input`).
     const shown = terminal || !isFinishedStatus(snapshot.status) ? snapshot.status : 'running';
     let bytes = 0;
+    let messagesTaken = 0;
     const pairs: string[] = [];
     for (const entry of batch) {
       const detail = detailJson(entry);
       bytes += entry.json.length + detail.length;
+      if (entry.event.event === 'message.received') messagesTaken++;
       pairs.push(entry.json, detail);
     }
     const outcome = String(
@@ -140,6 +142,7 @@ export class RunLogWriter {
           finishedAt: terminal ? Math.round(log.finishedAt ?? Date.now()) : '',
           expireMs: this.#o.expireMs,
           lease: '',
+          messagesTaken,
         },
         pairs,
       ),

@@ -124,6 +124,13 @@ export function RunView({ client, runId, announce, onEnd, onAuthError, focus }: 
           {cancelNotice ? <ErrorNoticeView notice={cancelNotice} /> : null}
         </div>
       ) : null}
+      {transcript.droppedMessages > 0 ? (
+        <p class="notice notice-dropped" role="status">
+          {transcript.droppedMessages === 1
+            ? 'A message you sent was not read: the run ended first.'
+            : `${transcript.droppedMessages} messages you sent were not read: the run ended first.`}
+        </p>
+      ) : null}
       {transcript.outcome ? <RunOutcomeView outcome={transcript.outcome} /> : null}
       {notice ? (
         <ErrorNoticeView notice={notice}>

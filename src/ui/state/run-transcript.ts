@@ -21,6 +21,8 @@ export interface RunTranscript {
   turns: TurnEntry[];
   /** How the run ended, from its terminal event; undefined while it runs. */
   outcome: RunOutcome | undefined;
+  /** Messages the person sent that the run ended before reading (`message.dropped`). */
+  droppedMessages: number;
   /** Chat mode waits for the person's next message until `expiresAt` (epoch seconds), from `run.awaiting_input`. */
   awaitingInput: { expiresAt: number } | undefined;
 }
@@ -123,6 +125,7 @@ export function emptyTranscript(runId: string): RunTranscript {
     started: undefined,
     turns: [],
     outcome: undefined,
+    droppedMessages: 0,
     awaitingInput: undefined,
   };
 }
@@ -229,10 +232,11 @@ export function foldRunEvent(transcript: RunTranscript, event: AnyRunEvent, rece
       }));
     case 'run.awaiting_input':
       return { ...next, awaitingInput: { expiresAt: event.expires_at } };
+    case 'message.dropped':
+      return { ...next, droppedMessages: next.droppedMessages + 1 };
   }
 }
 
-/** The running timer of a tool part at local time `now` (epoch ms), in seconds. */
 /**
  * `standing` with `event` folded in, as a new value (the transcript is one). The calls waiting for a
  * decision are copied only when an event changes them.
@@ -252,6 +256,7 @@ function standingAfter(standing: RunStanding, event: Parameters<typeof foldRunSt
   return next;
 }
 
+/** The running timer of a tool part at local time `now` (epoch ms), in seconds. */
 export function toolElapsed(part: ToolPart, now: number): number {
   if (part.result) return part.result.duration;
   if (!part.clock) return 0;

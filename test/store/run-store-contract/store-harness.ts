@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, expect } from 'vitest';
 import type { RunEvent, RunEventInput } from '../../../src/protocol/run-events.js';
 import { type RunRequestInput, RunRequestSchema } from '../../../src/protocol/run-request.js';
-import type { ControlMessage } from '../../../src/runs/control-message.js';
+import type { ControlMessage, ControlOutcome } from '../../../src/runs/control-message.js';
 import type { EventLog } from '../../../src/runs/event-log.js';
 import { hashRequest } from '../../../src/runs/hash-request.js';
 import { newRunLog, type RunRecord, recordBytes } from '../../../src/runs/run-record.js';
@@ -42,8 +42,9 @@ export class RecordingExecutor implements RunExecutor {
   freeSlots(): number {
     return 0;
   }
-  control(runId: string, message: ControlMessage): void {
+  control(runId: string, message: ControlMessage): ControlOutcome {
     this.controls.push({ runId, message });
+    return 'sent';
   }
   abandon(runId: string): void {
     this.abandoned.push(runId);

@@ -1,0 +1,104 @@
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunSnapshot } from '../../src/protocol/run-snapshot.js';
+import { chatProvider, eventsMatching, ofType } from '../hitl/hitl-support.js';
+import { startTestRedis, type TestRedis } from '../support/redis-server.js';
+import { startTestBridge, type TestBridge } from '../support/start-test-bridge.js';
+
+/**
+ * Redis restarted without its data under two instances (docs/deployment.md): the shared secret is put back
+ * by the instances that hold it, so stream tokens keep working across them; a run whose record vanished is
+ * ended with `store_lost` where it executes, with its terminal event to the subscribers there, and no
+ * instance accepts a message for it; an instance whose secret is no longer the shared one says so.
+ */
+const BOUND_MS = 20_000;
+
+async function until(what: string, check: () => Promise<boolean>): Promise<void> {
+  const deadline = Date.now() + BOUND_MS;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`waited in vain for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+describe('Redis restarted without its data', () => {
+  let redis: TestRedis;
+  let prefix: string;
+  let a: TestBridge;
+  let b: TestBridge;
+
+  beforeAll(async () => {
+    redis = await startTestRedis();
+    prefix = redis.prefix();
+    const env = {
+      RUNBRIDGE_REDIS_URL: redis.url,
+      RUNBRIDGE_REDIS_PREFIX: prefix,
+      // Renewed three times a second: a lost record is noticed within a fraction of a second.
+      RUNBRIDGE_LEASE_SECONDS: '0.3',
+    };
+    a = await startTestBridge(env, { providers: [chatProvider] });
+    b = await startTestBridge({ ...env, RUNBRIDGE_MAX_CONCURRENT_RUNS: '1' }, { providers: [chatProvider] });
+  });
+  afterAll(async () => {
+    await a?.shutdown();
+    await b?.shutdown();
+    await redis?.stop();
+  });
+
+  const json = { 'Content-Type': 'application/json' };
+  const message = (bridge: TestBridge, runId: string) =>
+    bridge.fetch(`/v1/runs/${runId}/messages`, { method: 'POST', headers: json, body: '{"content":"still there?"}' });
+
+  it('ends the runs it lost with store_lost, refuses messages to them everywhere, and keeps tokens working', async () => {
+    const runId = await a.startRun({ model: 'chat', await_input: true });
+    await eventsMatching(a, runId, ofType('run.awaiting_input'));
+    // A subscriber on the instance executing the run, waiting with it.
+    const watching = fetch(`${a.url}/v1/runs/${runId}/events?after=0`).then((response) => response.text());
+
+    await redis.wipe();
+    await until('both instances back', async () => {
+      const answers = await Promise.all([a, b].map((bridge) => bridge.fetch('/health')));
+      return answers.every((answer) => answer.status === 200);
+    });
+
+    const seen = await watching;
+    expect(seen).toContain('"event":"run.failed"');
+    expect(seen).toContain('"code":"store_lost"');
+    for (const bridge of [a, b]) {
+      const answer = await message(bridge, runId);
+      expect(answer.status, 'a message for a lost run').not.toBe(202);
+      expect([404, 409]).toContain(answer.status);
+    }
+
+    // The secret came back with the instances: a token made on A opens a stream on B.
+    const fresh = await a.startRun({ model: 'chat' });
+    const { token } = (await (
+      await a.fetch(`/v1/runs/${fresh}/stream-token`, { method: 'POST', headers: json })
+    ).json()) as {
+      token: string;
+    };
+    const streamed = await fetch(`${b.url}/v1/runs/${fresh}/events?token=${encodeURIComponent(token)}`);
+    expect(streamed.status, await streamed.clone().text()).toBe(200);
+    expect(await streamed.text()).toContain('"event":"run.completed"');
+    expect(((await (await b.fetch(`/v1/runs/${fresh}`)).json()) as RunSnapshot).status).toBe('completed');
+  });
+
+  it("says so, and fails its health, when the shared secret is no longer this instance's", async () => {
+    const client = new Redis(redis.url);
+    try {
+      // Another instance that started while Redis was empty made a secret of its own…
+      await client.set(`${prefix}secret`, Buffer.alloc(32, 7).toString('base64'));
+      // …and B's connection drops and comes back, as after a restart.
+      await client.client('KILL', 'TYPE', 'normal', 'SKIPME', 'yes');
+      let answer: { error?: { code: string; message: string } } = {};
+      await until('B to notice', async () => {
+        answer = (await (await b.fetch('/health')).json()) as typeof answer;
+        return /secret/.test(answer.error?.message ?? '');
+      });
+      expect(answer.error).toMatchObject({ code: 'store_unavailable' });
+      expect(answer.error?.message).toMatch(/Restart this instance, or set RUNBRIDGE_SECRET/);
+    } finally {
+      client.disconnect();
+    }
+  });
+});
