@@ -123,6 +123,7 @@ export class RunRegistry {
       freeSlots: () => (this.#draining ? 0 : this.#scheduler.freeSlots()),
       control: (id, message) => this.#scheduler.control(id, message),
       abandon: (id, why) => this.#scheduler.abandon(id, why),
+      endedElsewhere: (record, log, from) => options.webhooks?.deliverFrom(record, log, from),
       wake: () => this.#scheduler.wake(),
     });
     this.#retention = new RunRetention({

@@ -128,6 +128,11 @@ export interface RunExecutor {
   abandon(runId: string, why: 'instance_lost' | 'store_lost'): void;
   /** Wakes the executor: queued runs may have become claimable. */
   wake(): void;
+  /**
+   * The store ended here a run whose instance was lost: the entries of `log` from `from` on are the
+   * closing events it wrote (their webhooks are due, as for any end).
+   */
+  endedElsewhere(record: RunRecord, log: EventLog, from: number): void;
 }
 
 export interface RunStore {

@@ -13,6 +13,11 @@ export interface WebhookSink {
   check(webhook: WebhookRequest): Promise<void>;
   /** Hears the events of a run that starts executing here, from its first. */
   watch(record: RunRecord, log: EventLog): void;
+  /**
+   * Delivers what the entries of `log` from `from` on call for: the events this instance wrote for a run
+   * it does not execute (it ended the run of a lost instance).
+   */
+  deliverFrom(record: RunRecord, log: EventLog, from: number): void;
   /** Run `runId`'s deliveries, as its snapshot shows them. */
   deliveries(runId: string): Promise<WebhookDelivery[]>;
   /** Stops, giving the deliveries due meanwhile up to `graceMs`. */

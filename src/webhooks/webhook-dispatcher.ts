@@ -77,6 +77,16 @@ export class WebhookDispatcher implements WebhookSink {
     });
   }
 
+  /** Turns the webhook events among the entries of `log` from `from` on into deliveries (the end of a lost instance's run). */
+  deliverFrom(record: RunRecord, log: EventLog, from: number): void {
+    const webhook = record.request.webhook;
+    if (webhook === undefined) return;
+    const wanted = new Set<string>(webhookEvents(webhook));
+    for (const { event } of log.entries.slice(from)) {
+      if (wanted.has(event.event)) this.#track(this.#enqueue(record, log, webhook.url, event));
+    }
+  }
+
   /** Run `runId`'s deliveries, as its snapshot shows them. */
   async deliveries(runId: string): Promise<WebhookDelivery[]> {
     return (await this.#o.outbox.list(runId)).map(deliveryState);

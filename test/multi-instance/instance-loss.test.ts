@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RunEvent } from '../../src/protocol/run-events.js';
 import { assertEventOrder } from '../../src/protocol/verify-event-order.js';
+import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
 import {
   type Cluster,
   eventually,
@@ -12,6 +13,7 @@ import {
 } from './serve-cluster.js';
 
 const LEASE_SECONDS = 2;
+const WEBHOOK_SECRET = `whsec_${Buffer.alloc(32, 1).toString('base64')}`;
 
 /**
  * Losing an instance (docs/protocol.md §8): its running runs end with `run.failed` `instance_lost` within the
@@ -20,20 +22,26 @@ const LEASE_SECONDS = 2;
  */
 describe('an instance that goes away', () => {
   let cluster: Cluster | undefined;
+  let hooks: WebhookReceiver | undefined;
   afterEach(async () => {
     await cluster?.stop();
     cluster = undefined;
+    await hooks?.close();
+    hooks = undefined;
   });
 
-  it('SIGKILLed mid-run: its runs fail with instance_lost within the lease, seen on every instance; its queued run starts elsewhere', async () => {
+  it('SIGKILLed mid-run: its runs fail with instance_lost within the lease, seen on every instance and by their webhooks; its queued run starts elsewhere', async () => {
+    hooks = await startWebhookReceiver();
     cluster = await startCluster(2, {
       RUNBRIDGE_LEASE_SECONDS: String(LEASE_SECONDS),
       RUNBRIDGE_MAX_CONCURRENT_RUNS: '1',
+      RUNBRIDGE_WEBHOOK_SECRET: WEBHOOK_SECRET,
+      RUNBRIDGE_WEBHOOK_ALLOWED_HOSTS: '127.0.0.1',
     });
     const [a, b] = cluster.instances as [Instance, Instance];
     cluster.ors.holding.add('arith');
     // A executes one run, B another; both are held mid-call, so the third waits in the queue.
-    const onA = await postRun(a, { env: 'arith' });
+    const onA = await postRun(a, { env: 'arith', webhook: { url: `${hooks.url}/lost`, events: ['run.failed'] } });
     await eventually(async () => (cluster!.ors.waiting() === 1 ? true : undefined), 'the first held call');
     const onB = await postRun(b, { env: 'arith' });
     await eventually(async () => (cluster!.ors.waiting() === 2 ? true : undefined), 'the second held call');
@@ -56,6 +64,13 @@ describe('an instance that goes away', () => {
     const c = await cluster.add('C', { RUNBRIDGE_MAX_CONCURRENT_RUNS: '1' });
     expect(await readEvents(c, onA.runId, seen.at(-3)!.seq)).toEqual(seen.slice(-2));
     expect(await snapshotOf(c, onA.runId)).toMatchObject({ status: 'failed', error: { code: 'instance_lost' } });
+    // The instance that ended the run delivered its webhook, as for any end.
+    const [delivery] = await hooks.waitFor(1);
+    expect(delivery!.path).toBe('/lost');
+    expect(JSON.parse(delivery!.body)).toMatchObject({
+      type: 'run.failed',
+      data: { run: { run_id: onA.runId, status: 'failed' }, event: { event: 'run.failed', code: 'instance_lost' } },
+    });
 
     // The queued run, posted to A, starts on C (B is still busy) and completes.
     const log = await readEvents(c, queued.runId);

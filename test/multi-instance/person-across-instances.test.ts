@@ -130,9 +130,12 @@ describe('a person in the loop, across instances', () => {
     }
     expect((await decide(other, runId, required.approval_id, { decision: 'approve' })).status).toBe(200);
     const events = await other.readEvents(runId);
-    expect(events.filter(ofType('message.received')).map((event) => event.message_id).sort()).toEqual(
-      accepted.map((answer) => answer.body.message_id).sort(),
-    );
+    expect(
+      events
+        .filter(ofType('message.received'))
+        .map((event) => event.message_id)
+        .sort(),
+    ).toEqual(accepted.map((answer) => answer.body.message_id).sort());
     // Read, the messages free their places again.
     expect(events.filter(ofType('message.dropped'))).toEqual([]);
   });

@@ -20,6 +20,8 @@ export interface InstanceLeasesOptions {
   log: (message: string, error?: unknown) => void;
   /** Called after each renewal: the lease holds, so what the instance executes can be checked against the store. */
   onRenewed?: () => Promise<void>;
+  /** Called for each run this instance ended for a lost instance, with the seq of its first closing event. */
+  onEnded?: (record: RunRecord, log: EventLog, from: number) => void;
 }
 
 const LOST_MESSAGE =
@@ -123,8 +125,10 @@ export class InstanceLeases {
       },
       added.flatMap((entry) => [entry.json, '']),
     );
-    if (outcome === 'ok') this.#o.log(`run ${id} was ended with instance_lost: instance ${holder} is gone.`);
-    return outcome === 'ok';
+    if (outcome !== 'ok') return false;
+    this.#o.log(`run ${id} was ended with instance_lost: instance ${holder} is gone.`);
+    this.#o.onEnded?.(record, log, first);
+    return true;
   }
 }
 

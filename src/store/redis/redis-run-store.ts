@@ -100,6 +100,7 @@ export class RedisRunStore implements RunStore {
       now: this.#now,
       log: this.#log,
       onRenewed: () => this.#endRunsWithoutRecord(),
+      onEnded: (record, log, from) => this.#executor?.endedElsewhere(record, log, from),
     });
     this.#follower.follow(this.#keys.control(options.instance), '0-0', (entries) => this.#onControl(entries), true);
     this.#poll = setInterval(() => {

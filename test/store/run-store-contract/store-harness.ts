@@ -38,6 +38,8 @@ export const OTHER_BODY = hashRequest(RunRequestSchema.parse({ input: 'another b
 export class RecordingExecutor implements RunExecutor {
   readonly controls: Array<{ runId: string; message: ControlMessage }> = [];
   readonly abandoned: string[] = [];
+  /** Runs of lost instances this one ended. */
+  readonly endedHere: string[] = [];
   /** No free slot, so a shared store's queue poll never wakes it. */
   freeSlots(): number {
     return 0;
@@ -48,6 +50,9 @@ export class RecordingExecutor implements RunExecutor {
   }
   abandon(runId: string): void {
     this.abandoned.push(runId);
+  }
+  endedElsewhere(record: RunRecord): void {
+    this.endedHere.push(record.id);
   }
   wake(): void {}
 }
