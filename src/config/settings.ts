@@ -109,9 +109,26 @@ export const settings = {
     variable: 'RUNBRIDGE_MAX_STORED_BYTES',
     ...bytes(256 * 1024 * 1024),
     description:
-      'bytes of JSON the stored runs hold (requests, events and their stored details); past it the longest-finished ' +
-      'runs are forgotten first, before their retention; when no finished run is left to forget, new runs get 429 ' +
-      '`store_full`',
+      'bytes of JSON the stored runs hold, running ones included (requests, events and their stored details); to ' +
+      "make room for a key's new run, that key's own longest-finished runs are forgotten first, before their " +
+      "retention (never another key's); when none is left to forget, the new run gets 429 `store_full`",
+  }),
+  maxStoredBytesPerKey: setting({
+    variable: 'RUNBRIDGE_MAX_STORED_BYTES_PER_KEY',
+    ...optionalWholeNumber(1),
+    default: 'with two or more API keys: half of `RUNBRIDGE_MAX_STORED_BYTES`; otherwise no bound',
+    derive: (own, { apiKeys, maxStoredBytes }: { apiKeys: string[]; maxStoredBytes: number }) =>
+      own ?? perKeyShare(apiKeys, maxStoredBytes, 1),
+    description:
+      "bytes of JSON one key's stored runs hold, running ones included; past it (once the key's own finished runs " +
+      "are forgotten) its new runs get 429 `key_store_full`, so one key's use never forgets another key's runs",
+  }),
+  maxRunBytes: setting({
+    variable: 'RUNBRIDGE_MAX_RUN_BYTES',
+    ...bytes(32 * 1024 * 1024),
+    description:
+      'bytes of JSON one run may hold (its request, events and stored details); a run that would pass it fails with ' +
+      '`run_too_large` (the events that close what it opened still go in)',
   }),
   orphanTtlMs: setting({
     variable: 'RUNBRIDGE_ORPHAN_TTL_SECONDS',

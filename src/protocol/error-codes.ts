@@ -144,6 +144,12 @@ export const ERROR_CODES = {
     where: ['http'],
     meaning: 'this key holds its share of the queue (`RUNBRIDGE_MAX_QUEUED_PER_KEY`)',
   },
+  key_store_full: {
+    status: 429,
+    where: ['http'],
+    meaning:
+      "this key's runs hold its share of the stored bytes (`RUNBRIDGE_MAX_STORED_BYTES_PER_KEY`) and none of its own finished runs is left to forget",
+  },
   store_full: {
     status: 429,
     where: ['http'],
@@ -244,6 +250,11 @@ export const ERROR_CODES = {
     where: ['run'],
     meaning:
       'the instance executing the run died or lost Redis for longer than `RUNBRIDGE_LEASE_SECONDS`; another instance ended the run',
+  },
+  run_too_large: {
+    status: 500,
+    where: ['run'],
+    meaning: 'the run would hold more than `RUNBRIDGE_MAX_RUN_BYTES` of requests, events and details',
   },
   store_lost: {
     status: 500,

@@ -17,6 +17,18 @@ export interface LoggedEvent {
   frame?: string;
 }
 
+/** The log refused an event because the run would hold more than its bytes (`RUNBRIDGE_MAX_RUN_BYTES`); the run must end. */
+export class RunTooLargeError extends RunbridgeError {
+  constructor(maxBytes: number) {
+    super(
+      `The run would hold more than ${maxBytes} bytes of events and details (RUNBRIDGE_MAX_RUN_BYTES) and was stopped.`,
+      {
+        code: 'run_too_large',
+      },
+    );
+  }
+}
+
 /** The log refused an event because it holds `maxEvents` already; the run must end. */
 export class EventLogFullError extends RunbridgeError {
   constructor(maxEvents: number) {
@@ -30,6 +42,8 @@ export class EventLogFullError extends RunbridgeError {
 export interface EventLogOptions {
   /** Events the log takes before it refuses progress events (`RUNBRIDGE_MAX_EVENTS_PER_RUN`); default no bound. */
   maxEvents?: number;
+  /** Bytes of entries (events and details) past which it refuses progress events; default no bound. */
+  maxBytes?: number;
   /** The clock of the events' timestamps, epoch ms; default `Date.now`. */
   now?: () => number;
   /** How the run's tool rewards reduce to its reward in the {@link EventLog.summary}; default `last`. */
@@ -45,9 +59,9 @@ export interface EventLogOptions {
  * turn of the event loop, after every append of that turn, so a burst of events (several deltas of
  * one network chunk) reaches each subscriber as one write rather than one per event.
  *
- * At `maxEvents`, further progress events are refused with {@link EventLogFullError}; the events
- * that close what a run opened (`tool.completed`, `tool.approval_resolved`, terminal) are always
- * accepted, so every log still ends well.
+ * At `maxEvents` (or `maxBytes`), further progress events are refused with {@link EventLogFullError}
+ * (or {@link RunTooLargeError}); the events that close what a run opened (`tool.completed`,
+ * `tool.approval_resolved`, `message.dropped`, terminal) are always accepted, so every log still ends well.
  */
 export class EventLog {
   readonly #entries: LoggedEvent[] = [];
@@ -55,6 +69,7 @@ export class EventLog {
   readonly #listeners = new Set<(entry: LoggedEvent) => void>();
   readonly #summary: RunSummary = emptySummary();
   readonly #maxEvents: number;
+  readonly #maxBytes: number;
   readonly #reduction: RewardReduction;
   #bytes = 0;
   #updatedAt: number | undefined;
@@ -69,6 +84,7 @@ export class EventLog {
   ) {
     this.#factory = new RunEventFactory(runId, options.now ?? Date.now);
     this.#maxEvents = options.maxEvents ?? Number.POSITIVE_INFINITY;
+    this.#maxBytes = options.maxBytes ?? Number.POSITIVE_INFINITY;
     this.#reduction = options.rewardReduction ?? RUN_REQUEST_DEFAULTS.reward_reduction;
   }
 
@@ -127,13 +143,22 @@ export class EventLog {
       throw new Error(`run ${this.runId}: ${input.event} after the terminal ${this.#terminal.event.event}`);
     }
     const closing =
-      input.event === 'tool.completed' || input.event === 'tool.approval_resolved' || isTerminalEvent(input);
+      input.event === 'tool.completed' ||
+      input.event === 'tool.approval_resolved' ||
+      input.event === 'message.dropped' ||
+      isTerminalEvent(input);
     if (!closing && this.#entries.length >= this.#maxEvents) throw new EventLogFullError(this.#maxEvents);
 
     const event = this.#factory.build(input);
     // One shape for every entry (detail or not), so the code that reads entries stays monomorphic.
     const entry: LoggedEvent = { event, json: JSON.stringify(event), detail, frame: undefined };
-    this.#add(entry);
+    const bytes = bytesOf(entry);
+    if (!closing && this.#bytes + bytes > this.#maxBytes) {
+      // The seq was taken by the factory: give it back, the event is not in the log.
+      this.#factory.continueAt(event.seq);
+      throw new RunTooLargeError(this.#maxBytes);
+    }
+    this.#add(entry, bytes);
     return event;
   }
 
@@ -146,13 +171,13 @@ export class EventLog {
       throw new Error(`run ${this.runId}: stored entry seq ${entry.event.seq} does not follow seq ${this.lastSeq}`);
     }
     this.#factory.continueAt(entry.event.seq + 1);
-    this.#add(entry);
+    this.#add(entry, bytesOf(entry));
   }
 
-  #add(entry: LoggedEvent): void {
+  #add(entry: LoggedEvent, bytes: number): void {
     const { event } = entry;
     this.#entries.push(entry);
-    this.#bytes += entry.json.length + (entry.detail === undefined ? 0 : JSON.stringify(entry.detail).length);
+    this.#bytes += bytes;
     foldRunEvent(this.#summary, event, this.#reduction);
     this.#updatedAt = event.timestamp * 1000;
     if (isTerminalEvent(event)) this.#terminal = entry;
@@ -200,6 +225,11 @@ export class EventLog {
       resolve();
     });
   }
+}
+
+/** Characters of JSON `entry` holds: its event, and its detail when it has one. */
+function bytesOf(entry: LoggedEvent): number {
+  return entry.json.length + (entry.detail === undefined ? 0 : JSON.stringify(entry.detail).length);
 }
 
 function deferred(): { promise: Promise<void>; resolve: () => void } {

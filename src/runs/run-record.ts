@@ -21,7 +21,18 @@ export function recordBytes(record: RunRecord): number {
   return JSON.stringify(record.request).length;
 }
 
-/** A new, empty log for the run of `record`, its summary folded with the record's reward reduction. */
-export function newRunLog(record: RunRecord, options: { maxEvents: number; now: () => number }): EventLog {
-  return new EventLog(record.id, { ...options, rewardReduction: record.request.reward_reduction });
+/**
+ * A new, empty log for the run of `record`, its summary folded with the record's reward reduction; with
+ * `maxRunBytes`, it takes what the record leaves of them.
+ */
+export function newRunLog(
+  record: RunRecord,
+  options: { maxEvents: number; maxRunBytes?: number; now: () => number },
+): EventLog {
+  const { maxRunBytes = Number.POSITIVE_INFINITY, ...rest } = options;
+  return new EventLog(record.id, {
+    ...rest,
+    maxBytes: maxRunBytes - recordBytes(record),
+    rewardReduction: record.request.reward_reduction,
+  });
 }

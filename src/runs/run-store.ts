@@ -23,8 +23,12 @@ export interface StoreLimits {
   maxQueuedPerKey: number;
   /** Bytes of the requests waiting in the queue (secrets and inputs included). */
   maxQueuedBytes: number;
-  /** Bytes held by stored runs (their requests, events and details); past it the oldest finished runs go first. */
+  /** Bytes held by stored runs (their requests, events and details); a key's new run may forget that key's oldest finished runs. */
   maxStoredBytes: number;
+  /** Bytes held by one key's stored runs, running ones included. */
+  maxStoredBytesPerKey: number;
+  /** Bytes one run may hold: its log refuses progress past it (`run_too_large`). */
+  maxRunBytes: number;
   /** How long a finished run is kept. */
   retentionMs: number;
   /** A run nobody watched or asked about for this long is cancelled as orphaned. */
@@ -52,7 +56,7 @@ export type Admission =
   | { kind: 'started'; log: EventLog }
   | { kind: 'queued' }
   /** `message` says which bound and what to do. */
-  | { kind: 'refused'; code: 'queue_full' | 'key_queue_full' | 'store_full'; message: string };
+  | { kind: 'refused'; code: 'queue_full' | 'key_queue_full' | 'store_full' | 'key_store_full'; message: string };
 
 /** A run this instance is to execute, with what it needs to start it: its record, secrets, and the log to play it into. */
 export interface ClaimedRun {

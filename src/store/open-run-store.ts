@@ -25,6 +25,8 @@ export function storeLimits(config: Config): StoreLimits {
     maxQueuedPerKey: config.maxQueuedPerKey,
     maxQueuedBytes: config.maxQueuedBytes,
     maxStoredBytes: config.maxStoredBytes,
+    maxStoredBytesPerKey: config.maxStoredBytesPerKey,
+    maxRunBytes: config.maxRunBytes,
     retentionMs: config.retentionMs,
     orphanTtlMs: config.orphanTtlMs,
     maxEventsPerRun: config.maxEventsPerRun,

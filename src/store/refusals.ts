@@ -2,7 +2,8 @@ import type { Admission } from '../runs/run-store.js';
 
 /**
  * The refusals of `RunStore.submit` (docs/protocol.md §6), in one place: both stores judge the same
- * bounds in the same order — stored bytes, then the queue, the key's share of it, the queued bytes —
+ * bounds in the same order — the key's stored bytes, all stored bytes, then the queue, the key's share of
+ * it, the queued bytes —
  * and answer in these words, so a caller sees the same 429 whichever store holds the runs.
  */
 export type Refusal = Extract<Admission, { kind: 'refused' }>;
@@ -13,6 +14,15 @@ export function storeFull(held: number, limit: number): Refusal {
     kind: 'refused',
     code: 'store_full',
     message: `Stored runs hold ${held} bytes of the ${limit} allowed (RUNBRIDGE_MAX_STORED_BYTES) and none has finished to make room; retry once some runs have ended, or delete finished ones.`,
+  };
+}
+
+/** The key's stored runs hold `held` of its `limit` bytes, and none of its own finished runs is left to forget. */
+export function keyStoreFull(held: number, limit: number): Refusal {
+  return {
+    kind: 'refused',
+    code: 'key_store_full',
+    message: `This key's runs hold ${held} bytes of the ${limit} it may store (RUNBRIDGE_MAX_STORED_BYTES_PER_KEY) and none of its finished runs is left to forget; delete some of its finished runs, or retry once some have ended.`,
   };
 }
 

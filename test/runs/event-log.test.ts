@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { EventLog, EventLogFullError } from '../../src/runs/event-log.js';
+import { EventLog, EventLogFullError, RunTooLargeError } from '../../src/runs/event-log.js';
 import { waitForAppend } from '../../src/runs/log-reader.js';
 
 const started = { event: 'run.started', env: 'arith', task: { split: 'train', index: 0 }, model: 'offline' } as const;
@@ -126,6 +126,17 @@ describe('the event log', () => {
     expect(log.finishedAt).toBe(5_000);
     expect(log.updatedAt).toBe(5_000);
     expect(log.bytes).toBe(log.entries.reduce((bytes, entry) => bytes + entry.json.length, 0));
+  });
+
+  it('refuses progress events that would pass its bytes, still taking the events that close the run', () => {
+    const log = new EventLog('run_1', { maxBytes: 400 });
+    log.append(started);
+    expect(() => log.append({ event: 'message.delta', delta: 'x'.repeat(400), turn: 1 })).toThrow(RunTooLargeError);
+    // The refused event took no seq: the next one follows the last that went in.
+    log.append({ event: 'message.dropped', message_id: 'msg_1', reason: 'run_ended' });
+    log.append({ event: 'run.failed', error: 'too large', code: 'run_too_large' });
+    expect(log.entries.map((entry) => entry.event.seq)).toEqual([0, 1, 2]);
+    expect(log.summary.status).toBe('failed');
   });
 
   it('refuses anything after the terminal event', () => {

@@ -44,6 +44,8 @@ describe('RunRegistry', () => {
         maxQueuedPerKey: 4,
         maxQueuedBytes: 1024 * 1024,
         maxStoredBytes: 16 * 1024 * 1024,
+        maxStoredBytesPerKey: 16 * 1024 * 1024,
+        maxRunBytes: 16 * 1024 * 1024,
         orphanTtlMs: 60_000,
         retentionMs: 60_000,
         maxEventsPerRun: 1000,

@@ -9,6 +9,7 @@ const json = { 'Content-Type': 'application/json' };
 const models = [
   scriptedProvider({
     stuck: [{ hang: true }],
+    chatty: [{ text: 'word '.repeat(4000) }],
     loop: [
       { toolCalls: [{ name: 'echo', arguments: '{"text":"again"}' }] },
       { toolCalls: [{ name: 'echo', arguments: '{"text":"again"}' }] },
@@ -149,6 +150,36 @@ describe('quotas and byte budgets of the run store', () => {
     expect(await refused.json()).toMatchObject({ error: { code: 'store_full' } });
   });
 
+  it("never forgets another key's finished run within its retention: a key past its share of the stored bytes gets 429 key_store_full", async () => {
+    await start({ RUNBRIDGE_API_KEYS: 'alpha,beta', RUNBRIDGE_MAX_STORED_BYTES: String(64 * 1024) });
+    const kept = await post('alpha', {});
+    const { run_id: alphaRun } = (await kept.json()) as { run_id: string };
+    await bridge!.readEvents(alphaRun, { headers: { Authorization: 'Bearer alpha' } });
+    // Beta floods with large runs that stay running: they count against its share (half the budget).
+    const answers: Response[] = [];
+    for (let i = 0; i < 8; i++)
+      answers.push(await post('beta', { model: 'scripted:stuck', input: 'b'.repeat(8 * 1024) }));
+    const statuses = answers.map((answer) => answer.status);
+    expect(statuses.slice(0, 3)).toEqual([202, 202, 202]);
+    expect(statuses).toContain(429);
+    const refused = answers.find((answer) => answer.status === 429)!;
+    expect(await refused.json()).toMatchObject({ error: { code: 'key_store_full' } });
+    await bridge!.registry.sweep();
+    const alpha = await bridge!.fetch(`/v1/runs/${alphaRun}`, { headers: { Authorization: 'Bearer alpha' } });
+    expect(alpha.status).toBe(200);
+    // Alpha still has room of its own.
+    expect((await post('alpha', {})).status).toBe(202);
+  });
+
+  it('fails a run that would hold more than RUNBRIDGE_MAX_RUN_BYTES with run_too_large, closing it whole', async () => {
+    await start({ RUNBRIDGE_MAX_RUN_BYTES: String(8 * 1024) });
+    const id = await bridge!.startRun({ model: 'scripted:chatty' });
+    const events = await bridge!.readEvents(id);
+    expect(events.at(-1)).toMatchObject({ event: 'run.failed', code: 'run_too_large' });
+    const snapshot = (await (await bridge!.fetch(`/v1/runs/${id}`)).json()) as { error: { code: string } };
+    expect(snapshot.error.code).toBe('run_too_large');
+  });
+
   it('tells in the snapshot why a run stopped: null until it completes, then max_turns or no_tool_calls', async () => {
     await start({});
     const looping = await bridge!.startRun({ model: 'scripted:loop', max_turns: 1 });
@@ -172,11 +203,13 @@ describe('the quota settings', () => {
     expect(loadConfig({ RUNBRIDGE_API_KEYS: 'a,b', RUNBRIDGE_MAX_CONCURRENT_RUNS: '9' })).toMatchObject({
       maxRunningPerKey: 5,
       maxQueuedPerKey: 500,
+      maxStoredBytesPerKey: 128 * 1024 * 1024,
     });
     const unbounded = Number.MAX_SAFE_INTEGER;
     expect(loadConfig({ RUNBRIDGE_API_KEYS: 'a' })).toMatchObject({
       maxRunningPerKey: unbounded,
       maxQueuedPerKey: unbounded,
+      maxStoredBytesPerKey: unbounded,
     });
     expect(loadConfig({})).toMatchObject({
       maxRunningPerKey: unbounded,

@@ -17,7 +17,7 @@ import type {
   StoreLimits,
 } from '../../runs/run-store.js';
 import { snapshotOf } from '../../runs/snapshot-of.js';
-import { storeFull } from '../refusals.js';
+import { keyStoreFull, storeFull } from '../refusals.js';
 import { SubscriberCount } from '../subscriber-count.js';
 import { IdempotencyKeys } from './idempotency-keys.js';
 import { type MemoryRun, RunDirectory } from './run-directory.js';
@@ -57,11 +57,18 @@ export class MemoryRunStore implements RunStore {
 
   async submit(entry: NewRun): Promise<Admission> {
     const { record } = entry;
+    const { maxStoredBytes, maxStoredBytesPerKey } = this.#limits;
     const bytes = recordBytes(record);
-    this.#makeRoom(bytes);
+    this.#makeRoom(record.owner, bytes);
+    const mine = this.#storedBytes(record.owner);
+    if (mine + bytes > maxStoredBytesPerKey) return keyStoreFull(mine, maxStoredBytesPerKey);
     const held = this.#storedBytes();
-    if (held + bytes > this.#limits.maxStoredBytes) return storeFull(held, this.#limits.maxStoredBytes);
-    const log = newRunLog(record, { maxEvents: this.#limits.maxEventsPerRun, now: this.#now });
+    if (held + bytes > maxStoredBytes) return storeFull(held, maxStoredBytes);
+    const log = newRunLog(record, {
+      maxEvents: this.#limits.maxEventsPerRun,
+      maxRunBytes: this.#limits.maxRunBytes,
+      now: this.#now,
+    });
     const admission = this.#queue.admit(entry, log);
     if (admission.kind === 'refused') return admission;
     this.#directory.add({ record, log, touchedAt: record.createdAt, subscribers: new SubscriberCount() });
@@ -146,7 +153,6 @@ export class MemoryRunStore implements RunStore {
         orphans.push(run.record.id);
       }
     }
-    this.#makeRoom(0);
     return { orphans };
   }
 
@@ -177,18 +183,28 @@ export class MemoryRunStore implements RunStore {
     this.#keys.forget(id);
   }
 
-  #storedBytes(): number {
+  /** Bytes the stored runs hold, of `owner` alone when given. */
+  #storedBytes(owner?: string): number {
     let bytes = 0;
-    for (const run of this.#directory.values()) bytes += storedBytes(run);
+    for (const run of this.#directory.values()) {
+      if (owner === undefined || run.record.owner === owner) bytes += storedBytes(run);
+    }
     return bytes;
   }
 
-  /** Forgets finished runs, the longest finished first, until `bytes` more fit in the stored-bytes budget. */
-  #makeRoom(bytes: number): void {
-    let excess = this.#storedBytes() + bytes - this.#limits.maxStoredBytes;
+  /**
+   * Forgets `owner`'s own finished runs, the longest finished first, until `bytes` more fit in both the
+   * key's share and the whole budget: a key makes room only from its own runs, never from another's.
+   */
+  #makeRoom(owner: string, bytes: number): void {
+    const { maxStoredBytes, maxStoredBytesPerKey } = this.#limits;
+    let excess = Math.max(
+      this.#storedBytes() + bytes - maxStoredBytes,
+      this.#storedBytes(owner) + bytes - maxStoredBytesPerKey,
+    );
     if (excess <= 0) return;
     const finished = [...this.#directory.values()]
-      .filter((run) => run.log.terminal)
+      .filter((run) => run.record.owner === owner && run.log.terminal)
       .sort((a, b) => (a.log.finishedAt ?? 0) - (b.log.finishedAt ?? 0));
     for (const run of finished) {
       if (excess <= 0) break;

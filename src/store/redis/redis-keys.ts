@@ -36,8 +36,12 @@ export const KEY_LAYOUT = {
   runningByOwner: 'running:keys',
   /** Sorted set: finished run ids by when they finished. */
   finished: 'finished',
+  /** Sorted set: an owner's finished run ids by when they finished (what a new run of theirs may make room from). */
+  ownerFinished: 'finished:{owner}',
   /** Counter: bytes every stored run holds together. */
   storedBytes: 'bytes',
+  /** Hash: bytes each owner's stored runs hold. */
+  ownerBytes: 'bytes:owners',
   /** Hash: run id → the bytes it holds. */
   runBytes: 'sizes',
   /** Sorted set: pending webhook deliveries by when they are due (or their lease ends). */

@@ -20,7 +20,7 @@ import type {
 } from '../../runs/run-store.js';
 import { snapshotOf } from '../../runs/snapshot-of.js';
 import { StoreUnavailableError } from '../../runs/store-unavailable-error.js';
-import { keyQueueFull, queueBytesFull, queueFull, type Refusal, storeFull } from '../refusals.js';
+import { keyQueueFull, keyStoreFull, queueBytesFull, queueFull, type Refusal, storeFull } from '../refusals.js';
 import { SubscriberCount } from '../subscriber-count.js';
 import { InstanceLeases } from './instance-leases.js';
 import { listRuns } from './list-runs.js';
@@ -163,6 +163,7 @@ export class RedisRunStore implements RunStore {
       maxQueuedPerKey: limits.maxQueuedPerKey,
       maxQueuedBytes: limits.maxQueuedBytes,
       maxStoredBytes: limits.maxStoredBytes,
+      maxStoredBytesPerKey: limits.maxStoredBytesPerKey,
       // Kept until the run has written its first event, so a run whose instance died before that can start elsewhere.
       sealedSecrets: secrets === undefined ? '' : this.#o.secrets.seal(record.id, secrets),
     })) as Array<string | number>;
@@ -280,14 +281,10 @@ export class RedisRunStore implements RunStore {
 
   async sweep(): Promise<{ orphans: string[] }> {
     const now = this.#now();
-    const { retentionMs, maxStoredBytes } = this.#o.limits;
+    const { retentionMs } = this.#o.limits;
     this.#mirrors.sweep();
     for (const [id, at] of this.#touched) if (now - at > TOUCH_EVERY_MS) this.#touched.delete(id);
-    await this.#connection.script('rbSweep', this.#keys.prefix, {
-      finishedBy: now - retentionMs,
-      maxStoredBytes,
-      most: 1000,
-    });
+    await this.#connection.script('rbSweep', this.#keys.prefix, { finishedBy: now - retentionMs, most: 1000 });
     await this.#leases.endLostRuns();
     // A run watched here is no orphan, wherever it runs or waits: its touch tells every instance so,
     // however long the streams' keep-alive period (RUNBRIDGE_KEEPALIVE_SECONDS) is.
@@ -334,13 +331,16 @@ export class RedisRunStore implements RunStore {
   }
 
   #newLog(record: RunRecord): EventLog {
-    return newRunLog(record, { maxEvents: this.#o.limits.maxEventsPerRun, now: this.#now });
+    const { maxEventsPerRun, maxRunBytes } = this.#o.limits;
+    return newRunLog(record, { maxEvents: maxEventsPerRun, maxRunBytes, now: this.#now });
   }
 
   /** The refusal of the submit script (`code`, and what is held), in the words both stores use. */
   #refusal(code: string, held: number, requestBytes: number): Refusal {
     const { limits } = this.#o;
     switch (code) {
+      case 'key_store_full':
+        return keyStoreFull(held, limits.maxStoredBytesPerKey);
       case 'store_full':
         return storeFull(held, limits.maxStoredBytes);
       case 'key_queue_full':

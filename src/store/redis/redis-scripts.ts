@@ -23,10 +23,15 @@ local function forget(id)
   local run = K.run(id)
   local owner = redis.call('HGET', run, 'owner')
   local idem = redis.call('HGET', run, 'idem')
-  redis.call('DECRBY', K.storedBytes, num(redis.call('HGET', K.runBytes, id)))
+  local bytes = num(redis.call('HGET', K.runBytes, id))
+  redis.call('DECRBY', K.storedBytes, bytes)
   redis.call('HDEL', K.runBytes, id)
   redis.call('ZREM', K.finished, id)
-  if owner then redis.call('ZREM', K.owner(owner), id) end
+  if owner then
+    redis.call('ZREM', K.owner(owner), id)
+    redis.call('ZREM', K.ownerFinished(owner), id)
+    add(K.ownerBytes, owner, -bytes)
+  end
   if idem and idem ~= '' then redis.call('DEL', idem) end
   redis.call('DEL', run, K.log(id), K.secrets(id))
 end
@@ -58,9 +63,9 @@ const define = <const Args extends readonly string[]>(
 ): { args: Args; body: string; rest?: true } => ({ args, body, ...(rest ? { rest } : {}) });
 
 /**
- * Admits a new run. Forgets the longest-finished runs while the byte budget lacks room. Returns
- * `{started}`, `{queued}`, or `{refused, code, held}` (`code`: `store_full`, `queue_full`,
- * `key_queue_full` or `queue_bytes`).
+ * Admits a new run. Forgets the owner's own longest-finished runs (never another owner's) while its share
+ * or the whole byte budget lacks room. Returns `{started}`, `{queued}`, or `{refused, code, held}` (`code`:
+ * `key_store_full`, `store_full`, `queue_full`, `key_queue_full` or `queue_bytes`).
  */
 const SUBMIT = define(
   [
@@ -80,17 +85,21 @@ const SUBMIT = define(
     'maxQueuedPerKey',
     'maxQueuedBytes',
     'maxStoredBytes',
+    'maxStoredBytesPerKey',
     'sealedSecrets',
   ],
   `
 local id, owner, stored = A.id, A.owner, num(A.storedBytes)
 local held = num(redis.call('GET', K.storedBytes))
-while held + stored > num(A.maxStoredBytes) do
-  local oldest = redis.call('ZRANGE', K.finished, 0, 0)
+local mine = num(redis.call('HGET', K.ownerBytes, owner))
+while held + stored > num(A.maxStoredBytes) or mine + stored > num(A.maxStoredBytesPerKey) do
+  local oldest = redis.call('ZRANGE', K.ownerFinished(owner), 0, 0)
   if #oldest == 0 then break end
   forget(oldest[1])
   held = num(redis.call('GET', K.storedBytes))
+  mine = num(redis.call('HGET', K.ownerBytes, owner))
 end
+if mine + stored > num(A.maxStoredBytesPerKey) then return { 'refused', 'key_store_full', mine } end
 if held + stored > num(A.maxStoredBytes) then return { 'refused', 'store_full', held } end
 local run = K.run(id)
 local kind = 'queued'
@@ -117,6 +126,7 @@ redis.call('HSET', run, 'owner', owner, 'record', A.record, 'snapshot', A.snapsh
   'touched_at', A.createdAt, 'idem', A.idemKey, 'bytes', stored)
 redis.call('ZADD', K.owner(owner), A.createdAt, id)
 redis.call('INCRBY', K.storedBytes, stored)
+redis.call('HINCRBY', K.ownerBytes, owner, stored)
 redis.call('HSET', K.runBytes, id, stored)
 if A.idemKey ~= '' then redis.call('SET', A.idemKey, A.idemValue) end
 return { kind }
@@ -183,14 +193,17 @@ end
 if first == 0 then redis.call('DEL', K.secrets(id)) end
 redis.call('HSET', run, 'last_seq', first + n - 1, 'snapshot', A.snapshot)
 if num(A.messagesTaken) > 0 then redis.call('HINCRBY', run, 'waiting', -num(A.messagesTaken)) end
+local owner = redis.call('HGET', run, 'owner')
 redis.call('HINCRBY', run, 'bytes', num(A.bytes))
 redis.call('HINCRBY', K.runBytes, id, num(A.bytes))
 redis.call('INCRBY', K.storedBytes, num(A.bytes))
+redis.call('HINCRBY', K.ownerBytes, owner, num(A.bytes))
 if A.finishedAt ~= '' then
   redis.call('HSET', run, 'state', 'ended', 'holder', '', 'finished_at', A.finishedAt)
   redis.call('HDEL', K.running, id)
-  add(K.runningByOwner, redis.call('HGET', run, 'owner'), -1)
+  add(K.runningByOwner, owner, -1)
   redis.call('ZADD', K.finished, A.finishedAt, id)
+  redis.call('ZADD', K.ownerFinished(owner), A.finishedAt, id)
   redis.call('PEXPIRE', run, A.expireMs)
   redis.call('PEXPIRE', log, A.expireMs)
   local idem = redis.call('HGET', run, 'idem')
@@ -257,21 +270,15 @@ return 1
 
 /**
  * Forgets the runs finished at or before `finishedBy` (a run is kept for its retention, then forgotten,
- * as in memory), then the longest-finished ones while stored runs hold more than `maxStoredBytes`; at
- * most `most` per call. Returns how many it forgot.
+ * as in memory); at most `most` per call. Returns how many it forgot. Within its retention a run is
+ * forgotten only to make room for a new run of its own key ({@link SUBMIT}).
  */
 const SWEEP = define(
-  ['finishedBy', 'maxStoredBytes', 'most'],
+  ['finishedBy', 'most'],
   `
 local forgotten, most = 0, num(A.most)
 for _, id in ipairs(redis.call('ZRANGEBYSCORE', K.finished, '-inf', A.finishedBy, 'LIMIT', 0, most)) do
   forget(id)
-  forgotten = forgotten + 1
-end
-while forgotten < most and num(redis.call('GET', K.storedBytes)) > num(A.maxStoredBytes) do
-  local oldest = redis.call('ZRANGE', K.finished, 0, 0)
-  if #oldest == 0 then break end
-  forget(oldest[1])
   forgotten = forgotten + 1
 end
 return forgotten

@@ -25,6 +25,8 @@ export const LIMITS: StoreLimits = {
   maxQueuedPerKey: 2,
   maxQueuedBytes: 100_000,
   maxStoredBytes: 1_000_000,
+  maxStoredBytesPerKey: 1_000_000,
+  maxRunBytes: 1_000_000,
   retentionMs: 60_000,
   orphanTtlMs: 10_000,
   maxEventsPerRun: 50,

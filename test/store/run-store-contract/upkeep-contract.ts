@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { recordBytes } from '../../../src/runs/run-record.js';
+import { keyStoreFull } from '../../../src/store/refusals.js';
 import { BODY, completed, LIMITS, play, type StoreHarness, started } from './store-harness.js';
 
 const TTL = LIMITS.orphanTtlMs;
@@ -163,7 +164,7 @@ export function upkeepContract(h: StoreHarness): void {
       expect(kept).toEqual([false, true, true]);
     });
 
-    it('forgetting the longest-finished runs first at a sweep, once running runs have grown past the budget', async () => {
+    it('forgetting no run within its retention at a sweep, even once running runs have grown past the budget', async () => {
       const one = h.finishedBytes('alpha');
       const here = await h.open({ maxStoredBytes: 3 * one, maxRunningPerKey: 5 });
       const first = await h.finished(here, 'alpha');
@@ -177,9 +178,41 @@ export function upkeepContract(h: StoreHarness): void {
         .poll(async () => (await reader.store.snapshot(running.record.id))?.snapshot.last_seq, { timeout: 10_000 })
         .toBe(1);
       await here.store.sweep();
-      expect(await here.store.snapshot(first.record.id)).toBeUndefined();
-      expect(await here.store.snapshot(second.record.id)).toBeDefined();
-      expect(await here.store.snapshot(running.record.id)).toBeDefined();
+      for (const run of [first, second, running]) expect(await here.store.snapshot(run.record.id)).toBeDefined();
+    });
+
+    it("making room for a key's new run from that key's own finished runs only, never another key's", async () => {
+      const one = h.finishedBytes('alpha');
+      const request = recordBytes(h.newRun('beta').record);
+      // Alpha's finished run and beta's fill the budget: beta's new run takes its own run's place, never alpha's.
+      const here = await h.open({ maxStoredBytes: one + request + Math.floor(request / 2), maxRunningPerKey: 5 });
+      const alphas = await h.finished(here, 'alpha');
+      h.advance(1000);
+      const betas = await h.finished(here, 'beta');
+      await h.start(here, 'beta');
+      expect(await here.store.snapshot(alphas.record.id)).toBeDefined();
+      expect(await here.store.snapshot(betas.record.id)).toBeUndefined();
+      // With beta's own finished runs gone, its next run is refused rather than take alpha's place.
+      expect(await here.store.submit(h.newRun('beta'))).toMatchObject({ kind: 'refused', code: 'store_full' });
+      expect(await here.store.snapshot(alphas.record.id)).toBeDefined();
+    });
+
+    it("refusing a key's new run with key_store_full past its share, running runs counted, its own finished runs forgotten first", async () => {
+      const one = h.finishedBytes('beta');
+      const request = recordBytes(h.newRun('beta').record);
+      const share = one + Math.floor(request / 2);
+      const here = await h.open({ maxStoredBytesPerKey: share, maxRunningPerKey: 5 });
+      const alphas = await h.finished(here, 'alpha');
+      const betas = await h.finished(here, 'beta');
+      // Beta's next run takes the place of beta's finished one; a larger one after it would pass beta's share.
+      await h.start(here, 'beta');
+      expect(await here.store.snapshot(betas.record.id)).toBeUndefined();
+      const large = h.newRun('beta', { request: { input: 'x'.repeat(one) } });
+      expect(await here.store.submit(large)).toEqual(keyStoreFull(request, share));
+      expect(await here.store.snapshot(large.record.id)).toBeUndefined();
+      // Alpha is untouched, and may still add runs.
+      expect(await here.store.snapshot(alphas.record.id)).toBeDefined();
+      expect((await here.store.submit(h.newRun('alpha'))).kind).not.toBe('refused');
     });
   });
 }
