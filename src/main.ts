@@ -9,6 +9,7 @@ import { createOpenAiChatProvider } from '../adapters/models/openai-chat/openai-
 import { createOpenAiResponsesProvider } from '../adapters/models/openai-responses/openai-responses-provider.js';
 import { type Config, ConfigError } from './config/index.js';
 import { NotFoundError } from './errors.js';
+import { limitConnectionsPerAddress } from './http/address-connections.js';
 import { answerClientError } from './http/answer-client-error.js';
 import { Authenticator } from './http/authenticate.js';
 import { connectionLimits, openFileLimit } from './http/connection-limits.js';
@@ -136,13 +137,22 @@ export async function startBridge(options: StartOptions): Promise<{ bridge: Runb
   });
   // Node answers a request without a Host header with a bare 400 before the app sees it; the bridge
   // never routes by Host, so such a request is served (or refused) like any other, with our error body.
-  const server = createServer({ requireHostHeader: false }, app.callback());
+  const server = createServer(
+    {
+      requireHostHeader: false,
+      // Node judges the two timeouts below only at this interval (30 s by default): often enough that a
+      // connection sending its headers slowly is closed about when its time is up.
+      connectionsCheckingInterval: Math.max(100, Math.min(1000, config.headersTimeoutMs / 4)),
+    },
+    app.callback(),
+  );
   server.on('clientError', answerClientError);
   // These bound how long a client may take to *send* its request (a trickled body answers 408);
   // neither applies to a response, so SSE streams idle between keep-alives are never cut by them.
-  server.requestTimeout = 120_000;
-  server.headersTimeout = 60_000;
+  server.requestTimeout = config.requestTimeoutMs;
+  server.headersTimeout = config.headersTimeoutMs;
   server.keepAliveTimeout = 5_000;
+  limitConnectionsPerAddress(server, config.maxConnectionsPerAddress);
   // Past this Node closes new connections at once, before they can take the last file descriptors
   // (which the bridge's own ORS and model connections need too).
   if (Number.isFinite(limits.maxConnections)) server.maxConnections = limits.maxConnections;

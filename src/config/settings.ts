@@ -226,6 +226,27 @@ export const settings = {
     description:
       'connections the server holds; past it Node closes new ones at once. Above that ceiling start-up stops',
   }),
+  maxConnectionsPerAddress: setting({
+    variable: 'RUNBRIDGE_MAX_CONNECTIONS_PER_ADDRESS',
+    ...wholeNumber(1024),
+    description:
+      "connections one client address holds; past it a new connection takes the place of the address's oldest one " +
+      'that is not serving a request (still sending its headers, or idle), so slow connections cannot keep ' +
+      '`/health` or real requests out; only when every one serves a request (open streams) is the new one closed',
+  }),
+  headersTimeoutMs: setting({
+    variable: 'RUNBRIDGE_HEADERS_TIMEOUT_SECONDS',
+    ...seconds(10),
+    description:
+      "how long a client may take to send a request's headers; past it the connection is answered 408 and closed",
+  }),
+  requestTimeoutMs: setting({
+    variable: 'RUNBRIDGE_REQUEST_TIMEOUT_SECONDS',
+    ...seconds(30),
+    description:
+      'how long a client may take to send a whole request, body included (a response, an event stream, is never cut ' +
+      'by it); past it 408',
+  }),
   maxStreams: setting({
     variable: 'RUNBRIDGE_MAX_STREAMS',
     ...optionalWholeNumber(1),

@@ -55,7 +55,8 @@ export const ERROR_CODES = {
   request_timeout: {
     status: 408,
     where: ['http'],
-    meaning: 'the request was not received in time (headers 60 s, whole request 120 s)',
+    meaning:
+      'the request was not received in time (headers within `RUNBRIDGE_HEADERS_TIMEOUT_SECONDS`, the whole request within `RUNBRIDGE_REQUEST_TIMEOUT_SECONDS`)',
   },
   invalid_cursor: {
     status: 400,
