@@ -7,6 +7,7 @@ import { createAnthropicProvider } from '../adapters/models/anthropic/anthropic-
 import { createOfflineProvider } from '../adapters/models/offline/offline-provider.js';
 import { createOpenAiChatProvider } from '../adapters/models/openai-chat/openai-chat-provider.js';
 import { createOpenAiResponsesProvider } from '../adapters/models/openai-responses/openai-responses-provider.js';
+import { lineLog } from './commands/line-log.js';
 import { type Config, ConfigError } from './config/index.js';
 import { NotFoundError } from './errors.js';
 import { limitConnectionsPerAddress } from './http/address-connections.js';
@@ -36,7 +37,7 @@ export interface StartOptions {
   environments?: AnyEnvironment[];
   /** The folder of the built chat page to serve at `/`; default `dist/ui/` (tests serve a fresh build of the sources). */
   uiDir?: string;
-  /** Where operational messages and unexpected errors go; default `console.error`. */
+  /** Where operational messages and unexpected errors go; default one line each on stderr (whole errors at `RUNBRIDGE_LOG_LEVEL=debug`). */
   log?: (message: string, error?: unknown) => void;
 }
 
@@ -48,6 +49,8 @@ export interface Runbridge {
   orsUrl: string;
   /** The built-in ORS server, when it is the one in use. */
   orsServer: OrsServer | undefined;
+  /** The environment of requests that name none, as chosen at start-up; undefined while the ORS server did not answer. */
+  defaultEnv: string | undefined;
   /**
    * Graceful shutdown (docs/protocol.md §6): new runs get 503, running runs finish within the grace period
    * and the rest are cancelled, every subscriber receives its terminal event, every ORS session is
@@ -71,7 +74,7 @@ export async function startRunbridge(options: StartOptions): Promise<Runbridge> 
  */
 export async function startBridge(options: StartOptions): Promise<{ bridge: Runbridge; registry: RunRegistry }> {
   const { config } = options;
-  const log = options.log ?? ((message: string, error?: unknown) => console.error(message, error ?? ''));
+  const log = options.log ?? lineLog(config.logLevel === 'debug');
   if (config.apiKeys.length === 0 && !LOOPBACK.has(config.host)) {
     throw new ConfigError([
       `HOST=${config.host} would expose the API without authentication; set RUNBRIDGE_API_KEYS, or listen on 127.0.0.1.`,
@@ -86,9 +89,10 @@ export async function startBridge(options: StartOptions): Promise<{ bridge: Runb
   models.normalise(undefined); // fail at start-up, not at the first request, on a bad RUNBRIDGE_MODEL
 
   const { ors, orsUrl, orsServer } = await connectOrs(config, options.environments);
-  const catalog = new EnvCatalog(ors);
+  const catalog = new EnvCatalog(ors, { defaultEnv: config.defaultEnv });
+  let defaultEnv: string | undefined;
   try {
-    await checkDefaultEnv(catalog, orsUrl, config.defaultEnv, log);
+    defaultEnv = await checkDefaultEnv(catalog, orsUrl, config.defaultEnv, log);
   } catch (error) {
     await orsServer?.close();
     throw error;
@@ -108,7 +112,6 @@ export async function startBridge(options: StartOptions): Promise<{ bridge: Runb
     catalog,
     webhooks: new WebhookDispatcher({ outbox, settings: config.webhooks, log }),
     log,
-    defaultEnv: config.defaultEnv,
     sweepMs: config.sweepMs,
     limits: {
       maxConcurrentRuns: config.maxConcurrentRuns,
@@ -130,7 +133,7 @@ export async function startBridge(options: StartOptions): Promise<{ bridge: Runb
     ui: config.ui.enabled ? new UiAssets(options.uiDir) : undefined,
     streams: new StreamSlots(limits),
     ...(secret ? { streamTokenSecret: secret } : {}),
-    config,
+    config: { ...config, store: config.redisUrl === undefined ? 'memory' : 'redis' },
     shutdownSignal: shutdownController.signal,
     now: Date.now,
     log: (error) => log('request failed:', error),
@@ -178,7 +181,7 @@ export async function startBridge(options: StartOptions): Promise<{ bridge: Runb
       await orsServer?.close();
     })());
 
-  return { bridge: { url: `http://${host}:${address.port}`, orsUrl, orsServer, shutdown }, registry };
+  return { bridge: { url: `http://${host}:${address.port}`, orsUrl, orsServer, defaultEnv, shutdown }, registry };
 }
 
 /**
@@ -189,22 +192,25 @@ export async function startBridge(options: StartOptions): Promise<{ bridge: Runb
 async function checkDefaultEnv(
   catalog: EnvCatalog,
   orsUrl: string,
-  defaultEnv: string,
+  configured: string | undefined,
   log: (message: string, error?: unknown) => void,
-): Promise<void> {
+): Promise<string | undefined> {
   try {
-    await catalog.assertKnown(defaultEnv);
+    if (configured === undefined) return await catalog.defaultEnv();
+    await catalog.assertKnown(configured);
+    return configured;
   } catch (error) {
     if (error instanceof NotFoundError) {
-      throw new ConfigError([
-        `RUNBRIDGE_DEFAULT_ENV=${defaultEnv}: the ORS server at ${orsUrl} says: ${error.message}`,
-      ]);
+      const named = configured === undefined ? 'The default environment' : `RUNBRIDGE_DEFAULT_ENV=${configured}`;
+      throw new ConfigError([`${named}: the ORS server at ${orsUrl} says: ${error.message}`]);
     }
     log(
-      `RUNBRIDGE_DEFAULT_ENV=${defaultEnv} was not checked: the ORS server at ${orsUrl} did not answer. ` +
-        'Requests that name no environment fail until it does.',
+      configured === undefined
+        ? 'Starting without the ORS server (the default environment is chosen once it answers):'
+        : `Starting without the ORS server (RUNBRIDGE_DEFAULT_ENV=${configured} was not checked):`,
       error,
     );
+    return configured;
   }
 }
 

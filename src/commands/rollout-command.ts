@@ -8,6 +8,7 @@ import type { AnyEnvironment } from '../ors/server/environment-registry.js';
 import { EnvNameSchema, ModelRefSchema, RewardReductionSchema } from '../protocol/run-request.js';
 import { generateRollouts, type RolloutResult } from '../rollouts/generate-rollouts.js';
 import { formatDuration, ProgressDisplay, type ProgressOutput } from '../rollouts/progress-display.js';
+import { EnvCatalog } from '../runs/env-catalog.js';
 import { exitCodeForSignal, onStopSignal } from './on-stop-signal.js';
 import { parseFlags } from './parse-flags.js';
 import { rolloutExportCommand } from './rollout-export-command.js';
@@ -162,7 +163,7 @@ export async function runRolloutCommand(args: string[], io: RolloutCommandIo): P
     const result = await generateRollouts({
       ors,
       model,
-      env: flags.env ?? config.defaultEnv,
+      env: flags.env ?? (await new EnvCatalog(ors, { defaultEnv: config.defaultEnv }).defaultEnv()),
       split: flags.split,
       tasks: flags.tasks,
       samples: flags.samples,

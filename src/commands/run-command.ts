@@ -4,6 +4,7 @@ import { type Runbridge, startRunbridge } from '../main.js';
 import { isTerminalEvent, type RunEvent, RunEventSchema } from '../protocol/run-events.js';
 import type { RunRequestInput } from '../protocol/run-request.js';
 import { readSseEvents } from '../sse/read-sse-events.js';
+import { lineLog } from './line-log.js';
 import { parseFlags } from './parse-flags.js';
 import { RunRenderer } from './run-renderer.js';
 import { TerminalPrompts } from './terminal-prompts.js';
@@ -22,6 +23,7 @@ Options:
   --temperature X       sampling temperature
   --seed N              sampling seed
   --server URL          use a running bridge instead of starting one in this process
+  --verbose             also print what the bridge in this process logs, whole errors included
   --api-key KEY         bearer key for --server (default: RUNBRIDGE_API_KEY)
   --json                print the raw events as JSON lines instead of rendering them
   --approve             ask before every tool call runs: y(es), n(o, with a reason) or e(dit the arguments)
@@ -54,6 +56,7 @@ export async function runCommand(args: string[]): Promise<number> {
       'approval-timeout': { type: 'string' },
       chat: { type: 'boolean' },
       'input-timeout': { type: 'string' },
+      verbose: { type: 'boolean' },
       help: { type: 'boolean' },
     },
   });
@@ -65,9 +68,11 @@ export async function runCommand(args: string[]): Promise<number> {
 
   let bridge: Runbridge | undefined;
   if (values.server === undefined) {
-    bridge = await startRunbridge({
-      config: loadConfig({ ...process.env, PORT: '0', HOST: '127.0.0.1', RUNBRIDGE_API_KEYS: '' }),
-    });
+    const config = loadConfig({ ...process.env, PORT: '0', HOST: '127.0.0.1', RUNBRIDGE_API_KEYS: '' });
+    // What goes wrong reaches the person as the run's own answer, in one line; the bridge's log adds to
+    // it only when asked for.
+    const verbose = values.verbose === true || config.logLevel === 'debug';
+    bridge = await startRunbridge({ config, log: verbose ? lineLog(true) : () => undefined });
   }
   const base = (values.server ?? bridge!.url).replace(/\/+$/, '');
   const apiKey = values['api-key'] ?? process.env.RUNBRIDGE_API_KEY;
@@ -83,10 +88,8 @@ export async function runCommand(args: string[]): Promise<number> {
           'or leave out --server to run one in this process.',
       );
     });
-    const body = (await created.json()) as { run_id?: string; error?: { message: string } };
-    if (!created.ok || body.run_id === undefined) {
-      throw new Error(`the server refused the run (${created.status}): ${body.error?.message ?? JSON.stringify(body)}`);
-    }
+    const body = (await created.json()) as { run_id?: string; error?: { code: string; message: string } };
+    if (!created.ok || body.run_id === undefined) throw new Error(refusal(created.status, body, values.server));
     const asks = { approve: values.approve === true, chat: values.chat === true };
     const { terminal, left } = await follow(base, body.run_id, headers, values.json === true, asks);
     if (left) return 0;
@@ -94,6 +97,18 @@ export async function runCommand(args: string[]): Promise<number> {
   } finally {
     await bridge?.shutdown();
   }
+}
+
+/**
+ * What to tell the person when the run was not started: the bridge's own message, and for a bridge of
+ * their own (`--server`) the status; a missing key is said in the CLI's terms, not HTTP's.
+ */
+function refusal(status: number, body: { error?: { code: string; message: string } }, server: string | undefined) {
+  if (server === undefined) return body.error?.message ?? `the run was not started (${status})`;
+  if (status === 401) {
+    return `the bridge at ${server} wants an API key: pass --api-key KEY, or set RUNBRIDGE_API_KEY.`;
+  }
+  return `the bridge at ${server} refused the run (${status}): ${body.error?.message ?? JSON.stringify(body)}`;
 }
 
 /**

@@ -1,5 +1,7 @@
 import { loadConfig } from '../config/index.js';
 import { startRunbridge } from '../main.js';
+import { redactedUrl } from '../store/open-run-store.js';
+import { lineLog } from './line-log.js';
 import { nextStopSignal } from './on-stop-signal.js';
 import { parseFlags } from './parse-flags.js';
 
@@ -28,16 +30,24 @@ export async function serveCommand(args: string[]): Promise<number> {
     ...(values.port ? { PORT: values.port } : {}),
     ...(values.host ? { HOST: values.host } : {}),
   });
-  const bridge = await startRunbridge({ config });
+  if (config.redisUrl !== undefined) {
+    // Start-up waits for Redis (up to 30 s): say so at once, rather than print nothing meanwhile.
+    process.stdout.write(`runbridge: connecting to Redis at ${redactedUrl(config.redisUrl)}…\n`);
+  }
+  const bridge = await startRunbridge({ config, log: lineLog(config.logLevel === 'debug') });
   const auth = config.apiKeys.length > 0 ? ` -H 'Authorization: Bearer <key>'` : '';
+  // The example names the environment requests play by default, so that copying it works.
+  const body = bridge.defaultEnv === undefined ? '{}' : JSON.stringify({ env: bridge.defaultEnv });
   process.stdout.write(
     [
       `runbridge listening on ${bridge.url}`,
       `  ORS server: ${bridge.orsUrl}${bridge.orsServer ? ' (built-in: arith, workspace)' : ''}`,
+      `  default environment: ${bridge.defaultEnv ?? '(chosen once the ORS server answers)'}`,
       `  default model: ${config.defaultModel}`,
+      `  runs kept: ${config.redisUrl === undefined ? 'in this process (memory)' : `in Redis at ${redactedUrl(config.redisUrl)}`}`,
       '',
       'Try it:',
-      `  curl -s ${bridge.url}/v1/runs${auth} -H 'Content-Type: application/json' -d '{"env":"arith"}'`,
+      `  curl -s ${bridge.url}/v1/runs${auth} -H 'Content-Type: application/json' -d '${body}'`,
       `  curl -N ${bridge.url}/v1/runs/<run_id>/events${auth}`,
       '',
     ].join('\n'),

@@ -119,3 +119,16 @@ export function flag(fallback: boolean): Kind<boolean> {
     default: code(fallback ? 1 : 0),
   };
 }
+
+/** One of `choices`, in any case; unset or empty is `fallback`. */
+export function oneOf<const Choice extends string>(choices: readonly Choice[], fallback: Choice): Kind<Choice> {
+  return {
+    schema: z
+      .string()
+      .optional()
+      .transform((value) => value?.trim().toLowerCase() || fallback)
+      .pipe(z.enum(choices as [Choice, ...Choice[]], `must be one of ${choices.join(', ')}`)),
+    accepts: choices.map(code).join(', '),
+    default: code(fallback),
+  };
+}

@@ -5,6 +5,7 @@ import {
   bytes,
   flag,
   list,
+  oneOf,
   optional,
   optionalText,
   optionalUrl,
@@ -43,10 +44,12 @@ export const settings = {
   }),
   defaultEnv: setting({
     variable: 'RUNBRIDGE_DEFAULT_ENV',
-    ...text('arith'),
+    ...optional('an environment name'),
+    default: '`arith` when the ORS server lists it, else its first environment',
     description:
-      'environment of requests that name none (any case). Checked at start-up once the ORS server answers: one it ' +
-      'does not list stops start-up; a server that does not answer yet is not judged, and the log says so',
+      'environment of requests that name none (any case). Set, it is checked at start-up once the ORS server ' +
+      'answers: one it does not list stops start-up; a server that does not answer yet is not judged, and the log ' +
+      'says so. Unset, it is chosen from what the ORS server lists, whenever it is asked for',
   }),
   apiKeys: setting({
     variable: 'RUNBRIDGE_API_KEYS',
@@ -54,6 +57,13 @@ export const settings = {
     default: '— (no authentication, loopback only)',
     secret: true,
     description: 'bearer keys; each run belongs to the key that made it',
+  }),
+  logLevel: setting({
+    variable: 'RUNBRIDGE_LOG_LEVEL',
+    ...oneOf(['debug', 'info', 'warn', 'error'], 'info'),
+    description:
+      'the least severe log line written; `debug` also writes the whole error behind a one-line message (its stack ' +
+      'and cause)',
   }),
   defaultModel: setting({
     variable: 'RUNBRIDGE_MODEL',

@@ -21,6 +21,11 @@ export function isConnectionRefused(error: unknown): boolean {
   return errorCodes(error).includes('ECONNREFUSED');
 }
 
+/** The code of a failure to connect or exchange (`ECONNREFUSED`, `ETIMEDOUT`, …), when it has one. */
+export function failureCode(error: unknown): string | undefined {
+  return errorCodes(error)[0];
+}
+
 /**
  * A short phrase for a failed fetch or body read, e.g. `failed: ECONNREFUSED (fetch failed)`, or
  * without a code the innermost cause, e.g. `failed: fetch failed: bad port` (fetch refuses some ports).

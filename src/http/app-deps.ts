@@ -1,5 +1,5 @@
 import type { ModelRegistry } from '../models/model-registry.js';
-import type { EnvironmentEntry } from '../runs/env-catalog.js';
+import type { EnvironmentEntry, OrsHealth } from '../runs/env-catalog.js';
 import type { RunRegistry } from '../runs/run-registry.js';
 import type { Authenticator } from './authenticate.js';
 import type { StreamSlots } from './stream-slots.js';
@@ -10,15 +10,15 @@ export interface AppDeps {
   registry: RunRegistry;
   models: ModelRegistry;
   authenticator: Authenticator;
-  /** What `GET /v1/environments` lists (the `EnvCatalog` the runs are checked against). */
-  environments: { list(): Promise<EnvironmentEntry[]> };
+  /** What `GET /v1/environments` lists (the `EnvCatalog` the runs are checked against), and whether the ORS server answers. */
+  environments: { list(): Promise<EnvironmentEntry[]>; health(): Promise<OrsHealth>; defaultEnv(): Promise<string> };
   /** The built chat page served at `GET /`, or undefined with `RUNBRIDGE_UI=0`. */
   ui: UiAssets | undefined;
   /** The caps on open event streams, in total and per key; every SSE answer holds a slot. */
   streams: StreamSlots;
   config: {
-    /** The environment of requests that name none. */
-    defaultEnv: string;
+    /** Where runs are kept (`/health`). */
+    store: 'memory' | 'redis';
     maxBodyBytes: number;
     keepaliveMs: number;
     subscriberBufferBytes: number;

@@ -80,7 +80,16 @@ export const EnvironmentListSchema = z.object({
 /** The answer of `GET /v1/environments`. */
 export type EnvironmentList = z.infer<typeof EnvironmentListSchema>;
 
-/** `GET /health`. */
+/** Whether the ORS server answers, and what it said last when it did not. */
+export const OrsHealthSchema = z.union([
+  z.object({ status: z.literal('ok') }),
+  z.object({ status: z.literal('unreachable'), error: z.string() }),
+]);
+
+/**
+ * `GET /health`: the server is up (it answers 503 `store_unavailable` only when its store does not), with
+ * its run counts, where runs are kept, and whether the ORS server answers (a bridge may come up before it).
+ */
 export const HealthSchema = z.object({
   status: z.enum(['ok', 'draining']),
   runs: z.object({
@@ -89,4 +98,9 @@ export const HealthSchema = z.object({
     finished: z.number().int().nonnegative(),
     subscribers: z.number().int().nonnegative(),
   }),
+  store: z.enum(['memory', 'redis']),
+  ors: OrsHealthSchema,
 });
+
+/** `GET /ready`: 200 once the store and the ORS server answer and the server is not draining. */
+export const ReadySchema = z.object({ status: z.literal('ready') });

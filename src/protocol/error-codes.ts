@@ -187,6 +187,12 @@ export const ERROR_CODES = {
     meaning: 'the decision was sent, but the run did not confirm it within 10 s',
   },
   draining: { status: 503, where: ['http'], meaning: 'the server is shutting down' },
+  not_ready: {
+    status: 503,
+    where: ['http'],
+    meaning:
+      '`GET /ready`: the store or the ORS server does not answer yet, or the server is shutting down (`details` says which)',
+  },
   store_unavailable: {
     status: 503,
     where: ['http'],

@@ -11,8 +11,13 @@ export type EnvironmentEntry = z.infer<typeof EnvironmentListSchema>['data'][num
 /** The ORS calls the catalog makes; an `OrsClient` has them. */
 export type EnvironmentSource = Pick<OrsClient, 'listEnvironments' | 'splits' | 'numTasks' | 'taskSchema'>;
 
+/** The environment a request that names none plays when none is configured and the ORS server lists it. */
+const PREFERRED_DEFAULT = 'arith';
+
 /** Settings of an {@link EnvCatalog}; every duration in milliseconds. */
 export interface EnvCatalogOptions {
+  /** `RUNBRIDGE_DEFAULT_ENV`; unset, {@link EnvCatalog.defaultEnv} chooses from what the server lists. */
+  defaultEnv?: string;
   /** How long an ORS answer is reused; default 30 000. An ORS server's catalog rarely changes. */
   ttlMs?: number;
   /**
@@ -23,6 +28,13 @@ export interface EnvCatalogOptions {
   /** The clock, in epoch milliseconds; default `Date.now`. */
   now?: () => number;
 }
+
+/** Whether the ORS server answers, as `/health` and `/ready` report it. */
+export type OrsHealth = { status: 'ok' } | { status: 'unreachable'; error: string };
+
+/** How long a health probe waits for the ORS server, and how long its answer is reused. */
+const PROBE_TIMEOUT_MS = 1000;
+const PROBE_REUSE_MS = 2000;
 
 /** A spec check built from an environment's task schema, or undefined when there is none to check against. */
 type SpecCheck = z.ZodType | undefined;
@@ -38,13 +50,16 @@ type SpecCheck = z.ZodType | undefined;
  */
 export class EnvCatalog {
   readonly #source: EnvironmentSource;
+  readonly #defaultEnv: string | undefined;
   readonly #ttlMs: number;
   readonly #timeoutMs: number;
   readonly #now: () => number;
   readonly #cache = new Map<string, { value: Promise<unknown>; expires: number }>();
+  #probe: { value: Promise<OrsHealth>; expires: number } | undefined;
 
   constructor(source: EnvironmentSource, options: EnvCatalogOptions = {}) {
     this.#source = source;
+    this.#defaultEnv = options.defaultEnv;
     this.#ttlMs = options.ttlMs ?? 30_000;
     this.#timeoutMs = options.timeoutMs ?? 10_000;
     this.#now = options.now ?? Date.now;
@@ -110,6 +125,42 @@ export class EnvCatalog {
         return { id, splits: counted };
       }),
     );
+  }
+
+  /**
+   * The environment of a request that names none: the configured one, else `arith` when the server lists
+   * it, else the server's first environment — so a remote ORS server without `arith` needs no setting.
+   * An `OrsError` while the server does not answer (and none is configured).
+   */
+  async defaultEnv(): Promise<string> {
+    if (this.#defaultEnv !== undefined) return this.#defaultEnv;
+    const environments = await this.#environments();
+    const preferred = environments.find((name) => name.toLowerCase() === PREFERRED_DEFAULT);
+    if (preferred !== undefined) return preferred;
+    const first = environments[0];
+    if (first === undefined) throw new NotFoundError('The ORS server lists no environment to play.', 'unknown_env');
+    return first;
+  }
+
+  /**
+   * Whether the ORS server answers now: it is asked for its environments (about a second at most, no
+   * retries), and the answer is reused for two seconds, so a crowd of health checks is one request.
+   */
+  health(): Promise<OrsHealth> {
+    const probe = this.#probe;
+    if (probe && probe.expires > this.#now()) return probe.value;
+    const value = this.#source.listEnvironments(AbortSignal.timeout(PROBE_TIMEOUT_MS)).then(
+      (): OrsHealth => ({ status: 'ok' }),
+      (error: unknown): OrsHealth => ({
+        status: 'unreachable',
+        error:
+          error instanceof Error && error.name !== 'TimeoutError'
+            ? error.message
+            : `no answer within ${PROBE_TIMEOUT_MS} ms`,
+      }),
+    );
+    this.#probe = { value, expires: this.#now() + PROBE_REUSE_MS };
+    return value;
   }
 
   #environments(): Promise<string[]> {

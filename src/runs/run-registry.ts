@@ -28,9 +28,8 @@ export interface RunRegistryOptions {
   ors: OrsClient;
   models: ModelRegistry;
   store: RunStore;
-  /** The ORS server's environments and tasks, checked before a run is accepted. */
+  /** The ORS server's environments and tasks, checked before a run is accepted; it knows the default environment. */
   catalog: EnvCatalog;
-  defaultEnv: string;
   limits: RunLimits;
   /** How often retention and orphans are swept (`RUNBRIDGE_SWEEP_SECONDS`). */
   sweepMs: number;
@@ -199,7 +198,7 @@ export class RunRegistry {
     idempotency?: { key: string; hash: string },
   ): Promise<Omit<CreatedRun, 'created'>> {
     const model = this.#o.models.resolve(request.model).id;
-    const env = request.env ?? this.#o.defaultEnv;
+    const env = request.env ?? (await this.#o.catalog.defaultEnv());
     const task = await this.#o.catalog.resolve(env, request.task);
     // Checked again after the await: the server may have begun draining meanwhile.
     if (this.#draining) throw new DrainingError();

@@ -90,7 +90,7 @@ export async function openRunStore(
 }
 
 /** The URL without its password, for messages. */
-function redactedUrl(url: string): string {
+export function redactedUrl(url: string): string {
   const parsed = new URL(url);
   if (parsed.password) parsed.password = '***';
   return parsed.toString();

@@ -6,15 +6,27 @@ import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { type RunEvent, RunEventSchema } from '../../src/protocol/run-events.js';
 import { FROM_SOURCES } from '../support/spawn-runbridge.js';
+import { startTestBridge } from '../support/start-test-bridge.js';
 
 const CLI_FROM_SOURCES = fileURLToPath(new URL('../support/runbridge-from-sources.ts', import.meta.url));
 
 /** `runbridge run ARGS` as a process, from the sources; resolves to its exit code and output, whatever the code. */
-async function runbridgeRun(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+async function runbridgeRun(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
     const command = [...FROM_SOURCES.execArgv, CLI_FROM_SOURCES, 'run', ...args];
     const { stdout, stderr } = await promisify(execFile)(process.execPath, command, {
-      env: { ...process.env, ...FROM_SOURCES.env, ORS_URL: '', RUNBRIDGE_API_KEYS: '', RUNBRIDGE_MODEL: 'offline' },
+      env: {
+        ...process.env,
+        ...FROM_SOURCES.env,
+        ORS_URL: '',
+        RUNBRIDGE_API_KEYS: '',
+        RUNBRIDGE_MODEL: 'offline',
+        RUNBRIDGE_LOG_LEVEL: 'info',
+        ...env,
+      },
       timeout: 60_000,
     });
     return { code: 0, stdout, stderr };
@@ -51,4 +63,40 @@ describe('runbridge run as a process', () => {
     expect(blocked.code).toBe(1);
     expect(blocked.stderr).toContain('cannot reach the bridge at http://127.0.0.1:1 (failed: fetch failed: bad port)');
   }, 60_000);
+
+  it('says in one line that the ORS server did not answer, and shows the whole error only with --verbose', async () => {
+    const port = await closedPort();
+    const missing = await runbridgeRun([], { ORS_URL: `http://127.0.0.1:${port}` });
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toBe(
+      `runbridge run: the ORS server at http://127.0.0.1:${port} did not answer (ECONNREFUSED, 5 attempts); is it running?\n`,
+    );
+    const verbose = await runbridgeRun(['--verbose'], { ORS_URL: `http://127.0.0.1:${port}` });
+    expect(verbose.code).toBe(1);
+    expect(verbose.stderr).toMatch(/\n\s+at /);
+    expect(verbose.stderr.trim().split('\n').at(-1)).toContain('is it running?');
+  }, 60_000);
+
+  it('asks for --api-key or RUNBRIDGE_API_KEY, in its own terms, when the bridge at --server wants a key', async () => {
+    const keyed = await startTestBridge({ RUNBRIDGE_API_KEYS: 'a-key-of-sixteen-chars' });
+    try {
+      const refused = await runbridgeRun(['--server', keyed.url]);
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toBe(
+        `runbridge run: the bridge at ${keyed.url} wants an API key: pass --api-key KEY, or set RUNBRIDGE_API_KEY.\n`,
+      );
+    } finally {
+      await keyed.shutdown();
+    }
+  }, 60_000);
 });
+
+/** A loopback port nothing listens on. */
+async function closedPort(): Promise<number> {
+  const closed = createServer();
+  closed.listen(0, '127.0.0.1');
+  await once(closed, 'listening');
+  const { port } = closed.address() as AddressInfo;
+  await new Promise((resolve) => closed.close(resolve));
+  return port;
+}

@@ -2,9 +2,60 @@ import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
+import { createWorkspaceEnvironment } from '../../adapters/environments/workspace/workspace-environment.js';
+import { createOrsServer } from '../../src/ors/server/create-ors-server.js';
+import { startTestRedis } from '../support/redis-server.js';
 import { spawnRunbridge } from '../support/spawn-runbridge.js';
 
+/** Starts `runbridge serve` with `env` and resolves to what it printed up to its banner's last line; then stops it. */
+async function banner(env: Record<string, string>): Promise<string> {
+  const child = spawnRunbridge(['serve'], {
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', ORS_URL: '', RUNBRIDGE_API_KEYS: '', ...env },
+  });
+  let stdout = '';
+  child.stdout.setEncoding('utf8').on('data', (text: string) => (stdout += text));
+  try {
+    const deadline = Date.now() + 20_000;
+    while (!stdout.includes('curl -N')) {
+      if (Date.now() > deadline || child.exitCode !== null) throw new Error(`no banner:\n${stdout}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    return stdout;
+  } finally {
+    child.kill('SIGKILL');
+    await once(child, 'exit');
+  }
+}
+
 describe('runbridge serve as a process', () => {
+  it("suggests a run of the default environment it chose (the ORS server's first without arith) and says where runs are kept", async () => {
+    const ors = createOrsServer({ environments: [createWorkspaceEnvironment()] });
+    const url = await ors.listen(0, '127.0.0.1');
+    try {
+      const text = await banner({ ORS_URL: url });
+      expect(text).toContain('default environment: workspace');
+      expect(text).toContain(`-d '{"env":"workspace"}'`);
+      expect(text).toContain('runs kept: in this process (memory)');
+    } finally {
+      await ors.close();
+    }
+  }, 30_000);
+
+  it('says at once that it waits for Redis, and where, without the password', async () => {
+    const redis = await startTestRedis();
+    try {
+      const text = await banner({
+        RUNBRIDGE_REDIS_URL: redis.url.replace('redis://', 'redis://:hunter2@'),
+        RUNBRIDGE_REDIS_PREFIX: redis.prefix(),
+      });
+      expect(text.split('\n')[0]).toBe(`runbridge: connecting to Redis at redis://:***@127.0.0.1:${redis.port}…`);
+      expect(text).toContain(`runs kept: in Redis at redis://:***@127.0.0.1:${redis.port}`);
+      expect(text).not.toContain('hunter2');
+    } finally {
+      await redis.stop();
+    }
+  }, 30_000);
+
   it('exits 1 with the reason when its port is taken, instead of hanging on the built-in ORS server', async () => {
     const taken = createServer();
     taken.listen(0, '127.0.0.1');

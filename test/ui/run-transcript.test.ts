@@ -136,6 +136,21 @@ describe("the chat page's run transcript", () => {
     expect(transcript.outcome).toEqual({ kind: 'failed', error: 'The model broke.', code: 'model_error' });
   });
 
+  it('says what ended the run before a call could run: a lost instance, a lost store, a cancel', () => {
+    const because = (terminal: RunEvent) =>
+      (
+        fold([{ event: 'tool.arguments.delta', ...envelope(0), ...call, delta: '{}' }, terminal]).turns[0]!
+          .parts[0] as ToolPart
+      ).notRunBecause;
+    expect(because({ event: 'run.failed', ...envelope(1), error: 'Lost.', code: 'instance_lost' })).toBe(
+      'the instance running this run was lost',
+    );
+    expect(because({ event: 'run.failed', ...envelope(1), error: 'Gone.', code: 'store_lost' })).toBe(
+      'the store lost this run',
+    );
+    expect(because({ event: 'run.cancelled', ...envelope(1), reason: 'client' })).toBe('the run was cancelled');
+  });
+
   it('streams reasoning, then takes the whole reasoning block as authoritative', () => {
     const transcript = fold([
       { event: 'reasoning.delta', ...envelope(0), delta: 'Let me ', turn: 1 },

@@ -8,6 +8,7 @@ import {
   HealthSchema,
   MessageAcceptedSchema,
   ModelListSchema,
+  ReadySchema,
   RunListSchema,
   StreamTokenAnswerSchema,
 } from '../../protocol/api-answers.js';
@@ -65,6 +66,7 @@ function components(): Record<string, JsonSchema> {
     ['ModelList', ModelListSchema],
     ['EnvironmentList', EnvironmentListSchema],
     ['Health', HealthSchema],
+    ['Ready', ReadySchema],
     ['ErrorBody', ErrorBodySchema],
   ];
   const uri = (name: string) => `#/components/schemas/${name}`;
@@ -155,9 +157,25 @@ function paths(): Record<string, unknown> {
     },
     '/health': {
       get: {
-        summary: 'Liveness and run counts',
+        summary: 'Liveness: run counts, the store, whether the ORS server answers',
         security: [],
-        responses: { 200: { description: 'The server is up.', content: json('Health') } },
+        responses: {
+          200: { description: 'The server is up.', content: json('Health') },
+          503: { description: 'The store does not answer (`store_unavailable`).', content: json('ErrorBody') },
+        },
+      },
+    },
+    '/ready': {
+      get: {
+        summary: 'Readiness: the store and the ORS server answer',
+        security: [],
+        responses: {
+          200: { description: 'Ready for traffic.', content: json('Ready') },
+          503: {
+            description: 'The store or the ORS server does not answer, or the server is draining (`not_ready`).',
+            content: json('ErrorBody'),
+          },
+        },
       },
     },
     '/v1/schema/events': {

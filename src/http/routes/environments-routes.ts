@@ -12,7 +12,7 @@ export function environmentsRoutes(deps: AppDeps): Router<AppState> {
   router.get('/v1/environments', async (ctx) => {
     ctx.body = {
       object: 'list',
-      default: deps.config.defaultEnv,
+      default: await deps.environments.defaultEnv(),
       data: await deps.environments.list(),
     } satisfies EnvironmentList;
   });

@@ -1,5 +1,11 @@
 import Router from 'koa-router';
+import type { z } from 'zod';
+import { RunbridgeError } from '../../errors.js';
+import type { HealthSchema, ReadySchema } from '../../protocol/api-answers.js';
 import type { AppDeps, AppState } from '../app-deps.js';
+
+type Health = z.infer<typeof HealthSchema>;
+type Ready = z.infer<typeof ReadySchema>;
 
 /** `GET /v1/models` (OpenAI list shape). */
 export function modelsRoutes(deps: AppDeps): Router<AppState> {
@@ -16,13 +22,48 @@ export function modelsRoutes(deps: AppDeps): Router<AppState> {
   return router;
 }
 
-/** `GET /health`: liveness plus run counts; open to all (it says nothing about any caller's runs). */
+/**
+ * `GET /health` and `GET /ready`, open to all (they say nothing about any caller's runs). `/health` is
+ * liveness: 200 while the server serves — its run counts, where runs are kept, and whether the ORS server
+ * answers (a bridge may come up before it) — and 503 `store_unavailable` only while its store does not
+ * answer, since then it can serve nothing. `/ready` is 200 once the store and the ORS server both answer
+ * and the server is not draining, 503 `not_ready` saying which does not otherwise: what a load balancer
+ * or an orchestrator waits for before sending traffic.
+ */
 export function healthRoutes(deps: AppDeps): Router<AppState> {
   const router = new Router<AppState>();
   router.get('/health', async (ctx) => {
     // Within about a second: a stalled Redis makes /health say so rather than wait with it.
     await deps.registry.pingStore();
-    ctx.body = { status: deps.registry.draining ? 'draining' : 'ok', runs: await deps.registry.stats() };
+    const [runs, ors] = await Promise.all([deps.registry.stats(), deps.environments.health()]);
+    ctx.body = {
+      status: deps.registry.draining ? 'draining' : 'ok',
+      runs,
+      store: deps.config.store,
+      ors,
+    } satisfies Health;
+  });
+  router.get('/ready', async (ctx) => {
+    const [store, ors] = await Promise.all([
+      deps.registry.pingStore().then(
+        () => undefined,
+        (error: unknown) => (error instanceof Error ? error.message : String(error)),
+      ),
+      deps.environments.health(),
+    ]);
+    const problems = [
+      ...(deps.registry.draining ? ['the server is shutting down'] : []),
+      ...(store === undefined ? [] : [`the store does not answer: ${store}`]),
+      ...(ors.status === 'ok' ? [] : [`the ORS server does not answer: ${ors.error}`]),
+    ];
+    if (problems.length > 0) {
+      throw new RunbridgeError(`Not ready: ${problems.join('; ')}.`, {
+        code: 'not_ready',
+        details: problems,
+        retryAfterSeconds: 1,
+      });
+    }
+    ctx.body = { status: 'ready' } satisfies Ready;
   });
   return router;
 }

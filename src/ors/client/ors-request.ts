@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import { OrsError } from '../../errors.js';
 import { backoffDelayMs, parseRetryAfterMs, type RetryPolicy, sleep } from '../../http-client/backoff.js';
-import { describeFailure, isConnectionRefused } from '../../http-client/network-failure.js';
+import { describeFailure, failureCode, isConnectionRefused } from '../../http-client/network-failure.js';
 import { AbortScope } from './abort-scope.js';
 import { describeZodError } from './describe-zod-error.js';
 import type { OrsHttp, OrsHttpResponse } from './ors-http.js';
@@ -117,8 +117,13 @@ export async function orsFetchText(transport: OrsTransport, request: OrsRequest)
     } catch (error) {
       scope.throwIfParentAborted();
       if (error instanceof OrsError) throw error;
+      const code = failureCode(error);
       failure = {
-        reason: scope.timedOut ? `did not answer within ${transport.requestTimeoutMs} ms` : describeFailure(error),
+        reason: scope.timedOut
+          ? `did not answer within ${transport.requestTimeoutMs} ms`
+          : code !== undefined
+            ? `did not answer (${code}`
+            : describeFailure(error),
         retryable: request.idempotent || isConnectionRefused(error),
         retryAfterMs: 0,
         cause: error,
@@ -128,15 +133,16 @@ export async function orsFetchText(transport: OrsTransport, request: OrsRequest)
     }
     if (!failure.retryable || attempt >= retries) {
       if (failure.server) throw serverError(endpoint, failure.server, attempt + 1);
-      throw new OrsError(
-        `${endpoint}: the ORS server at ${transport.baseUrl} ${failure.reason}` +
-          ` (${attempt + 1} attempt${attempt === 0 ? '' : 's'}). Check that it is running and reachable.`,
-        {
-          code: 'ors_unavailable',
-          details: { endpoint, attempts: attempt + 1, ...(failure.status ? { status: failure.status } : {}) },
-          cause: failure.cause,
-        },
-      );
+      const attempts = `${attempt + 1} attempt${attempt === 0 ? '' : 's'}`;
+      // A server that never answered is most likely not running: say so in the words of what happened.
+      const said = failure.reason.startsWith('did not answer (')
+        ? `the ORS server at ${transport.baseUrl} ${failure.reason}, ${attempts}); is it running?`
+        : `${endpoint}: the ORS server at ${transport.baseUrl} ${failure.reason} (${attempts}). Check that it is running and reachable.`;
+      throw new OrsError(said, {
+        code: 'ors_unavailable',
+        details: { endpoint, attempts: attempt + 1, ...(failure.status ? { status: failure.status } : {}) },
+        cause: failure.cause,
+      });
     }
     await sleep(backoffDelayMs(attempt, transport.retry, failure.retryAfterMs), request.signal);
   }

@@ -66,7 +66,7 @@ function stateLabel(part: ToolPart, now: number): string {
     case 'done':
       return `${part.result?.error ? 'failed' : 'done'} · ${formatSeconds(part.result?.duration ?? 0)}`;
     case 'not-run':
-      return 'not run: the episode had already ended';
+      return `not run: ${part.notRunBecause ?? 'the episode had already ended'}`;
     case 'denied':
       return 'denied: not run';
   }

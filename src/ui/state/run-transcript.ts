@@ -76,6 +76,8 @@ export interface ToolPart {
   result: ToolResult | undefined;
   /** The call's approval, when the run asked a person first (docs/protocol.md §7). */
   approval: ToolApproval | undefined;
+  /** Why a `not-run` call never ran, in a few words (the run's end came first). */
+  notRunBecause?: string;
 }
 
 /**
@@ -335,13 +337,22 @@ function withTool(transcript: RunTranscript, event: ToolEventRef, change: (part:
 }
 
 /** The run's end: calls still forming never ran, and the last turn's reasoning is over. */
+/** What ended the run before a call could run, as the call's card says it. */
+function notRunBecause(outcome: RunOutcome): string {
+  if (outcome.kind === 'cancelled') return 'the run was cancelled';
+  if (outcome.kind === 'completed') return 'the episode had already ended';
+  if (outcome.code === 'instance_lost') return 'the instance running this run was lost';
+  if (outcome.code === 'store_lost') return 'the store lost this run';
+  return 'the run failed first';
+}
+
 function ended(transcript: RunTranscript, outcome: RunOutcome): RunTranscript {
   const turns = transcript.turns.map((turn) => ({
     ...turn,
     reasoning: turn.reasoning && { ...turn.reasoning, complete: true },
     parts: turn.parts.map((part) =>
       part.kind === 'tool' && part.state !== 'done' && part.state !== 'denied'
-        ? { ...part, state: 'not-run' as const, clock: undefined }
+        ? { ...part, state: 'not-run' as const, clock: undefined, notRunBecause: notRunBecause(outcome) }
         : part,
     ),
   }));
