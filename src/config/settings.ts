@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { apiKeys } from './api-keys.js';
 import { corsOrigins } from './cors-origins.js';
 import { type SettingValues, setting } from './setting.js';
 import {
@@ -50,10 +51,10 @@ export const settings = {
   }),
   apiKeys: setting({
     variable: 'RUNBRIDGE_API_KEYS',
-    ...list('comma-separated keys'),
-    default: '— (no authentication, loopback only)',
-    secret: true,
-    description: 'bearer keys; each run belongs to the key that made it',
+    ...apiKeys(),
+    description:
+      'bearer keys; each run belongs to the key that made it. A list of only commas and blanks, or a key under ' +
+      '16 characters, stops start-up',
   }),
   defaultModel: setting({
     variable: 'RUNBRIDGE_MODEL',

@@ -59,11 +59,11 @@ describe('CORS, off by default', () => {
 
 describe('CORS with an allowlist', () => {
   let bridge: TestBridge;
-  const auth = { Authorization: 'Bearer alpha' };
+  const auth = { Authorization: 'Bearer alpha-key-0123456789' };
   beforeAll(async () => {
     bridge = await startTestBridge(
-      { RUNBRIDGE_CORS_ORIGINS: `${APP}/, http://localhost:5173`, RUNBRIDGE_API_KEYS: 'alpha' },
-      { apiKey: 'alpha' },
+      { RUNBRIDGE_CORS_ORIGINS: `${APP}/, http://localhost:5173`, RUNBRIDGE_API_KEYS: 'alpha-key-0123456789' },
+      { apiKey: 'alpha-key-0123456789' },
     );
   });
   afterAll(() => bridge.shutdown());
