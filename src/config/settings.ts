@@ -199,7 +199,8 @@ export const settings = {
     variable: 'RUNBRIDGE_CORS_ORIGINS',
     ...corsOrigins(),
     description:
-      'origins allowed by CORS, matched exactly (a trailing `/` is ignored); `*` allows any. Each must be written ' +
+      'origins allowed by CORS, matched exactly (a trailing `/` is ignored); `*` allows any, and stops start-up ' +
+      'without `RUNBRIDGE_API_KEYS`. Each must be written ' +
       'as a browser sends `Origin` — scheme, host, port; http(s) in lower case without the default port — or ' +
       'start-up stops and says how to write it (`localhost:3000` → `http://localhost:3000`)',
   }),
