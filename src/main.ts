@@ -104,6 +104,7 @@ export async function startBridge(options: StartOptions): Promise<{ bridge: Runb
     catalog,
     webhooks: new WebhookDispatcher({ outbox, settings: config.webhooks, log }),
     log,
+    ...(secret ? { secret } : {}),
     defaultEnv: config.defaultEnv,
     sweepMs: config.sweepMs,
     limits: {
