@@ -19,7 +19,8 @@ export function requestHasher(secret: Buffer): RequestHasher {
   return (request) => createHmac('sha256', key).update(canonicalJson(request)).digest('hex');
 }
 
-function canonicalJson(value: unknown): string {
+/** `value` as JSON with keys sorted at every level: the same text for the same body, however its keys were ordered. */
+export function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
   if (value !== null && typeof value === 'object') {
     const entries = Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
