@@ -14,12 +14,13 @@ Run "runbridge <command> --help" for a command's options.`;
 
 type Command = (args: string[]) => Promise<number>;
 
-const commands: Record<string, () => Promise<Command>> = {
-  serve: async () => (await import('./commands/serve-command.js')).serveCommand,
-  run: async () => (await import('./commands/run-command.js')).runCommand,
-  rollout: async () => (await import('./commands/rollout-command.js')).rolloutCommand,
-  ors: async () => (await import('./commands/ors-command.js')).orsCommand,
-};
+/** By name; a Map, so that `runbridge constructor` is an unknown command, not `Object`. */
+const commands = new Map<string, () => Promise<Command>>([
+  ['serve', async () => (await import('./commands/serve-command.js')).serveCommand],
+  ['run', async () => (await import('./commands/run-command.js')).runCommand],
+  ['rollout', async () => (await import('./commands/rollout-command.js')).rolloutCommand],
+  ['ors', async () => (await import('./commands/ors-command.js')).orsCommand],
+]);
 
 /** Runs the command named by `argv[0]` and resolves to the process exit code. */
 export async function main(argv: string[]): Promise<number> {
@@ -28,7 +29,7 @@ export async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${USAGE}\n`);
     return name === undefined ? 1 : 0;
   }
-  const load = commands[name];
+  const load = commands.get(name);
   if (!load) {
     process.stderr.write(`runbridge: unknown command "${name}".\n\n${USAGE}\n`);
     return 2;

@@ -75,11 +75,8 @@ export async function startRunbridge(options: StartOptions): Promise<Runbridge> 
 export async function startBridge(options: StartOptions): Promise<{ bridge: Runbridge; registry: RunRegistry }> {
   const { config } = options;
   const log = options.log ?? lineLog(config.logLevel === 'debug');
-  if (config.apiKeys.length === 0 && !LOOPBACK.has(config.host)) {
-    throw new ConfigError([
-      `HOST=${config.host} would expose the API without authentication; set RUNBRIDGE_API_KEYS, or listen on 127.0.0.1.`,
-    ]);
-  }
+  const keyless = keylessExposures(config);
+  if (keyless.length > 0) throw new ConfigError(keyless);
 
   // Before anything opens a socket: a cap above the open-file limit stops start-up here.
   const limits = connectionLimits(config, openFileLimit());
@@ -112,6 +109,7 @@ export async function startBridge(options: StartOptions): Promise<{ bridge: Runb
     catalog,
     webhooks: new WebhookDispatcher({ outbox, settings: config.webhooks, log }),
     log,
+    ...(secret ? { secret } : {}),
     sweepMs: config.sweepMs,
     limits: {
       maxConcurrentRuns: config.maxConcurrentRuns,
@@ -182,6 +180,29 @@ export async function startBridge(options: StartOptions): Promise<{ bridge: Runb
     })());
 
   return { bridge: { url: `http://${host}:${address.port}`, orsUrl, orsServer, defaultEnv, shutdown }, registry };
+}
+
+/**
+ * What would open the API to others without a key (docs/security.md): a `HOST` beyond loopback, or
+ * CORS for any origin — a page on any site runs in a browser on the user's machine, where loopback
+ * does not keep it out, and `*` would let it read the runs and start new ones. None with keys.
+ */
+function keylessExposures(config: Config): string[] {
+  if (config.apiKeys.length > 0) return [];
+  const problems: string[] = [];
+  if (!LOOPBACK.has(config.host)) {
+    problems.push(
+      `HOST=${config.host} would expose the API without authentication; set RUNBRIDGE_API_KEYS, or listen on 127.0.0.1.`,
+    );
+  }
+  if (config.corsOrigins.includes('*')) {
+    problems.push(
+      'RUNBRIDGE_CORS_ORIGINS=* without RUNBRIDGE_API_KEYS would let a page on any origin read and start runs ' +
+        "from the browser of whoever opens it (loopback does not keep a page out: it runs on the user's machine); " +
+        'list the origins you trust, or set RUNBRIDGE_API_KEYS.',
+    );
+  }
+  return problems;
 }
 
 /**

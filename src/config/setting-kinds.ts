@@ -74,13 +74,16 @@ export function optionalWholeNumber(min = 1): Kind<number | undefined> {
   };
 }
 
-/** Comma-separated items, trimmed, blanks dropped; unset is none. */
-export const commaList = optionalText.transform((value) =>
-  (value ?? '')
+/** The comma-separated items of `text`, trimmed, blanks dropped; none when `text` is undefined. */
+export function splitCommas(text: string | undefined): string[] {
+  return (text ?? '')
     .split(',')
     .map((item) => item.trim())
-    .filter((item) => item !== ''),
-);
+    .filter((item) => item !== '');
+}
+
+/** Comma-separated items, trimmed, blanks dropped; unset is none. */
+export const commaList = optionalText.transform(splitCommas);
 
 /** A {@link commaList} of what `accepts` says. */
 export function list(accepts: string): Kind<string[]> {

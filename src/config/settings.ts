@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { apiKeys } from './api-keys.js';
 import { corsOrigins } from './cors-origins.js';
 import { type SettingValues, setting } from './setting.js';
 import {
@@ -53,10 +54,10 @@ export const settings = {
   }),
   apiKeys: setting({
     variable: 'RUNBRIDGE_API_KEYS',
-    ...list('comma-separated keys'),
-    default: '— (no authentication, loopback only)',
-    secret: true,
-    description: 'bearer keys; each run belongs to the key that made it',
+    ...apiKeys(),
+    description:
+      'bearer keys; each run belongs to the key that made it. A list of only commas and blanks, or a key under ' +
+      '16 characters, stops start-up',
   }),
   logLevel: setting({
     variable: 'RUNBRIDGE_LOG_LEVEL',
@@ -225,7 +226,8 @@ export const settings = {
     variable: 'RUNBRIDGE_CORS_ORIGINS',
     ...corsOrigins(),
     description:
-      'origins allowed by CORS, matched exactly (a trailing `/` is ignored); `*` allows any. Each must be written ' +
+      'origins allowed by CORS, matched exactly (a trailing `/` is ignored); `*` allows any, and stops start-up ' +
+      'without `RUNBRIDGE_API_KEYS`. Each must be written ' +
       'as a browser sends `Origin` — scheme, host, port; http(s) in lower case without the default port — or ' +
       'start-up stops and says how to write it (`localhost:3000` → `http://localhost:3000`)',
   }),

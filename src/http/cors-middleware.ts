@@ -10,7 +10,8 @@ const ALLOW_HEADERS = ['Authorization', 'Content-Type', 'Last-Event-ID', 'Idempo
 const EXPOSE_HEADERS = ['x-run-id', 'Location', 'Retry-After'];
 
 /**
- * CORS for the origins in `origins` (`RUNBRIDGE_CORS_ORIGINS`; `*` allows any), or undefined when
+ * CORS for the origins in `origins` (`RUNBRIDGE_CORS_ORIGINS`; `*` allows any, and start-up allows it
+ * only with API keys), or undefined when
  * the list is empty — CORS is off by default. A request from another origin gets no CORS headers,
  * so the browser withholds the answer. No credentials mode: the API authenticates with a bearer
  * key the page holds, never with cookies. Mounted first, so error answers (401, 404) and SSE
@@ -30,5 +31,8 @@ export function corsMiddleware(origins: readonly string[]): Middleware | undefin
     allowHeaders: ALLOW_HEADERS,
     exposeHeaders: EXPOSE_HEADERS,
     maxAge: 600,
+    // Never: the API takes bearer keys, not cookies, and with credentials a reflected origin would
+    // be handed answers made with whatever the user's browser holds for this host.
+    credentials: false,
   });
 }

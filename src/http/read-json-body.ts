@@ -1,10 +1,12 @@
 import type { IncomingMessage } from 'node:http';
 import { BadRequestError } from '../errors.js';
+import { protoKeyPath } from '../protocol/proto-key-path.js';
 import { JSON_CONTENT_TYPE } from './loopback-only.js';
 
 /**
  * Reads a JSON request body: 415 unless the content type is JSON, 413 past `limitBytes` (nothing past
- * the limit is kept, so an oversize body costs no more memory than the limit), 400 when it is not valid JSON.
+ * the limit is kept, so an oversize body costs no more memory than the limit), 400 when it is not valid
+ * JSON or holds a `"__proto__"` key anywhere.
  * An empty body reads as `{}`, so a bare `POST /v1/runs` starts a run with every default (without API
  * keys it still needs the JSON content type: see `loopback-only.ts`).
  */
@@ -38,11 +40,25 @@ export async function readJsonBody(req: IncomingMessage, limitBytes: number): Pr
     );
   }
   const text = Buffer.concat(chunks).toString('utf8');
+  let body: unknown;
   try {
-    return JSON.parse(text);
+    body = JSON.parse(text);
   } catch (error) {
     throw new BadRequestError(`The body is not valid JSON: ${(error as Error).message}.`, { code: 'invalid_json' });
   }
+  const keys = protoKeyPath(body);
+  if (keys !== undefined) {
+    const path = keys.join('.');
+    // Refused rather than kept, in every object of every body (docs/protocol.md §2.5).
+    const message =
+      'a key named "__proto__" is not accepted: JavaScript readers, this server among them, take it for the ' +
+      "object's prototype rather than data; rename the key";
+    throw new BadRequestError(`Invalid request: ${path}: ${message}.`, {
+      code: 'invalid_request',
+      details: [{ path, message }],
+    });
+  }
+  return body;
 }
 
 function tooLarge(limitBytes: number): BadRequestError {

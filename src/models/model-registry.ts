@@ -8,15 +8,18 @@ import type { Model, ModelProvider } from './model.js';
  */
 export class ModelRegistry {
   readonly #providers = new Map<string, ModelProvider>();
+  /** Own entries only: a name a request chose (`constructor`) must not find what every object inherits. */
+  readonly #howToEnable: ReadonlyMap<string, string>;
 
   constructor(
     providers: readonly ModelProvider[],
     /** The reference used when a request names no model. */
     readonly defaultModel: string,
     /** How to enable each provider that may be missing, by name (e.g. which key to set); said when one is asked for. */
-    private readonly howToEnable: Readonly<Record<string, string>> = {},
+    howToEnable: Readonly<Record<string, string>> = {},
   ) {
     for (const provider of providers) this.#providers.set(provider.name, provider);
+    this.#howToEnable = new Map(Object.entries(howToEnable));
   }
 
   /** The canonical `provider:name` for `ref` (or the default), or a 400 `unknown_model`. */
@@ -47,11 +50,11 @@ export class ModelRegistry {
    */
   #unknownProvider(name: string, bare: boolean): string {
     const configured = `Providers here: ${[...this.#providers.keys()].join(', ')}.`;
-    const enable = this.howToEnable[name];
+    const enable = this.#howToEnable.get(name);
     if (enable !== undefined) return `The model provider "${name}" is not configured: ${enable}. ${configured}`;
     if (!bare) return `Unknown model provider "${name}". ${configured}`;
     const provider = /^claude/i.test(name) ? 'anthropic' : 'openai';
-    const setup = this.#providers.has(provider) ? '' : ` (${this.howToEnable[provider] ?? `enable ${provider}`})`;
+    const setup = this.#providers.has(provider) ? '' : ` (${this.#howToEnable.get(provider) ?? `enable ${provider}`})`;
     return (
       `"${name}" is not a model provider: models are named provider:name. ` +
       `Did you mean "${provider}:${name}"${setup}? ${configured}`

@@ -116,12 +116,13 @@ export function defineTool<State, Input>(definition: ToolDefinition<State, Input
   return definition;
 }
 
-/** A {@link TaskSource} over fixed lists, one per split. */
+/** A {@link TaskSource} over fixed lists, one per split (the object's own keys: `constructor` is no split). */
 export function taskList<Task>(lists: Record<string, readonly Task[]>): TaskSource<Task> {
+  const splits = new Map(Object.entries(lists));
   return {
-    count: (split) => lists[split]?.length ?? 0,
+    count: (split) => splits.get(split)?.length ?? 0,
     get: (split, index) => {
-      const task = lists[split]?.[index];
+      const task = splits.get(split)?.[index];
       if (task === undefined) throw new RangeError(`no task ${index} in split "${split}"`);
       return task;
     },

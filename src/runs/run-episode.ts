@@ -28,6 +28,7 @@ import {
   toolSpecToDefinition,
 } from './ors-conversation.js';
 import { parseToolArguments } from './parse-tool-arguments.js';
+import { type RunDataRedactor, runDataRedactor } from './run-data-redactor.js';
 import type { RunInbox } from './run-inbox.js';
 import { withToolProgress } from './tool-progress.js';
 
@@ -90,18 +91,27 @@ class Episode {
   /** The context, once known, until an entry carries it into the log. */
   #pendingContext: RunContext | undefined;
   readonly #callIndexes = new CallIndexes();
+  /** Cuts the run's secrets out of everything it writes; undefined (no work at all) without secrets. */
+  readonly #redact: RunDataRedactor | undefined;
 
   constructor(options: EpisodeOptions) {
     this.#o = options;
     this.#now = options.now ?? Date.now;
+    this.#redact = runDataRedactor(options.secrets);
   }
 
-  /** Writes one entry and folds it; the pending context rides on it into the log (the fold has it already). */
+  /**
+   * Writes one entry and folds it; the pending context rides on it into the log (the fold has it
+   * already). Every entry passes here, so here the run's secrets are cut out of what it publishes,
+   * stores and — the conversation being folded from the entries — shows the model (docs/security.md).
+   */
   #emit(input: RunEventInput, detail?: EventDetail): void {
     const context = this.#pendingContext;
     this.#pendingContext = undefined;
-    const event = this.#o.emit(input, context ? { ...detail, context } : detail);
-    this.#fold.apply(event, detail);
+    const redact = this.#redact;
+    const kept = redact ? redact.detail(detail) : detail;
+    const event = this.#o.emit(redact ? redact.value(input) : input, context ? { ...kept, context } : kept);
+    this.#fold.apply(event, kept);
   }
 
   async play(): Promise<EpisodeRecord> {
@@ -125,13 +135,15 @@ class Episode {
         { role: 'user', content: blocksToContent(blocks) },
         ...inputToMessages(o.input),
       ];
-      const context: RunContext = {
+      const written: RunContext = {
         messages: messages.map(messageToWire),
         tools: specs.map(toolSpecToDefinition).map(toolToWire),
         sampling: o.sampling ?? {},
         max_turns: o.maxTurns,
         reward_reduction: o.rewardReduction ?? RUN_REQUEST_DEFAULTS.reward_reduction,
       };
+      // Redacted here, not in #emit: the fold takes it now, before the entry that carries it is written.
+      const context = this.#redact ? this.#redact.value(written) : written;
       this.#fold.applyContext(context);
       this.#pendingContext = context;
       end = { status: 'completed', stopReason: await this.#loop(open, signal) };

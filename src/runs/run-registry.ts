@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { customAlphabet } from 'nanoid';
 import { CapacityError, ConflictError, DrainingError, NotFoundError, RunbridgeError } from '../errors.js';
 import type { ModelRegistry } from '../models/model-registry.js';
@@ -10,7 +11,7 @@ import { isFinishedStatus } from '../protocol/run-status.js';
 import { approvalState, awaitApprovalOutcome } from './approval-outcome.js';
 import type { ControlOutcome } from './control-message.js';
 import type { EnvCatalog } from './env-catalog.js';
-import { hashRequest } from './hash-request.js';
+import { type RequestHasher, requestHasher } from './request-hasher.js';
 import { MAX_WAITING_MESSAGES } from './run-inbox.js';
 import type { RunRecord } from './run-record.js';
 import { RunRetention } from './run-retention.js';
@@ -38,6 +39,12 @@ export interface RunRegistryOptions {
   webhooks?: WebhookSink;
   /** Where a background task's unexpected failure is reported; default `console.error`. */
   log?: (message: string, error?: unknown) => void;
+  /**
+   * The secret every instance shares, which keys the hashes idempotency keys are bound to (so a key
+   * dedupes across instances, and a store's dump cannot be tested against guesses); default a random
+   * one of this process.
+   */
+  secret?: Buffer;
 }
 
 const newRunId = customAlphabet('0123456789abcdefghijklmnopqrstuvwxyz', 24);
@@ -101,12 +108,14 @@ export class RunRegistry {
   readonly #tasks: TaskTracker;
   readonly #scheduler: RunScheduler;
   readonly #retention: RunRetention;
+  readonly #hashRequest: RequestHasher;
   #draining = false;
 
   constructor(options: RunRegistryOptions) {
     this.#o = options;
     this.#now = options.now ?? Date.now;
     this.#store = options.store;
+    this.#hashRequest = requestHasher(options.secret ?? randomBytes(32));
     const log = options.log ?? ((message: string, error?: unknown) => console.error(message, error));
     this.#tasks = new TaskTracker((error) => log('background task failed:', error));
     this.#scheduler = new RunScheduler({
@@ -149,7 +158,7 @@ export class RunRegistry {
     if (request.webhook !== undefined) await this.#checkWebhook(request.webhook);
     if (idempotencyKey === undefined) return { ...(await this.#create(request, owner)), created: true };
 
-    const hash = hashRequest(request);
+    const hash = this.#hashRequest(request);
     for (;;) {
       const claim = await this.#store.claimKey(owner, idempotencyKey, hash);
       if (claim.kind === 'claimed') break;

@@ -4,15 +4,14 @@ import { BlockList, isIP } from 'node:net';
 /**
  * The SSRF guard of webhooks (docs/security.md): a webhook URL is the caller's, and a delivery is a
  * request the bridge makes from inside its network. So a target whose name resolves to any address
- * that is not public — loopback, private, link-local, carrier-grade NAT, multicast, reserved, or one
- * of those wrapped in IPv6 — is refused unless its host is listed in `RUNBRIDGE_WEBHOOK_ALLOWED_HOSTS`.
+ * that is not public — loopback, private, link-local, carrier-grade NAT, multicast, reserved, IPv6
+ * outside global unicast, or IPv4 carried or tunnelled in IPv6 — is refused unless its host is listed in `RUNBRIDGE_WEBHOOK_ALLOWED_HOSTS`.
  * The check runs at `POST /v1/runs` and again before every attempt, and the attempt connects to the
  * address the check saw, so a name that changes its answer in between (DNS rebinding) gains nothing.
  */
 
-/** Ranges no webhook may reach unless allowed. */
-const SPECIAL = new BlockList();
-for (const [network, prefix] of [
+/** IPv4 ranges no webhook may reach unless allowed: all but public unicast. */
+const SPECIAL_IPV4: ReadonlyArray<readonly [network: string, prefix: number]> = [
   ['0.0.0.0', 8],
   ['10.0.0.0', 8],
   ['100.64.0.0', 10],
@@ -27,32 +26,47 @@ for (const [network, prefix] of [
   ['203.0.113.0', 24],
   ['224.0.0.0', 4],
   ['240.0.0.0', 4],
-] as const) {
-  SPECIAL.addSubnet(network, prefix, 'ipv4');
-}
-for (const [network, prefix] of [
-  ['::', 128],
-  ['::1', 128],
-  ['fc00::', 7],
-  ['fe80::', 10],
-  ['fec0::', 10],
-  ['ff00::', 8],
-  ['2001:db8::', 32],
-  ['100::', 64],
-] as const) {
-  SPECIAL.addSubnet(network, prefix, 'ipv6');
+];
+
+/**
+ * IPv6 prefixes whose last 32 bits are an IPv4 address that a connection reaches: IPv4-mapped
+ * (`::ffff:0:0/96`, how a dual-stack socket writes IPv4) and NAT64's well-known prefix
+ * (`64:ff9b::/96`, which DNS64 gives public IPv4 hosts in IPv6-only networks). An address of these
+ * is judged by the IPv4 it carries, however it is written (`BlockList` compares bits, not text).
+ */
+const CARRIES_IPV4 = ['::ffff:', '64:ff9b::'] as const;
+
+const CARRIER = new BlockList();
+const SPECIAL_CARRIED = new BlockList();
+for (const carrier of CARRIES_IPV4) {
+  CARRIER.addSubnet(`${carrier}0.0.0.0`, 96, 'ipv6');
+  for (const [network, prefix] of SPECIAL_IPV4) SPECIAL_CARRIED.addSubnet(`${carrier}${network}`, 96 + prefix, 'ipv6');
 }
 
-/** The IPv4 address an IPv6 one carries (`::ffff:a.b.c.d`, NAT64 `64:ff9b::/96`), else undefined. */
-function embeddedIpv4(address: string): string | undefined {
-  const lower = address.toLowerCase();
-  const dotted = /^(?:::ffff:|64:ff9b::)(\d+\.\d+\.\d+\.\d+)$/.exec(lower);
-  if (dotted) return dotted[1];
-  const hex = /^(?:::ffff:|64:ff9b::)([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(lower);
-  if (!hex) return undefined;
-  const high = Number.parseInt(hex[1] as string, 16);
-  const low = Number.parseInt(hex[2] as string, 16);
-  return `${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`;
+const SPECIAL = new BlockList();
+for (const [network, prefix] of SPECIAL_IPV4) SPECIAL.addSubnet(network, prefix, 'ipv4');
+
+/**
+ * Public IPv6 is global unicast, `2000::/3`, and nothing outside it: that leaves out at once the
+ * unspecified and loopback addresses, IPv4-compatible (`::/96`) and IPv4-translated
+ * (`::ffff:0:0:0/96`) ones, local-use NAT64 (`64:ff9b:1::/48`), discard (`100::/64`), unique-local,
+ * link- and site-local, and multicast.
+ */
+const GLOBAL_IPV6 = new BlockList();
+GLOBAL_IPV6.addSubnet('2000::', 3, 'ipv6');
+
+/**
+ * Inside `2000::/3`, what is not a public host: 6to4 (`2002::/16`) and Teredo (`2001::/32`) tunnel
+ * IPv4 through relays the bridge cannot see (a 6to4 address names any IPv4 it likes, a private one
+ * included), and documentation addresses (`2001:db8::/32`) name no one.
+ */
+const SPECIAL_GLOBAL_IPV6 = new BlockList();
+for (const [network, prefix] of [
+  ['2001::', 32],
+  ['2001:db8::', 32],
+  ['2002::', 16],
+] as const) {
+  SPECIAL_GLOBAL_IPV6.addSubnet(network, prefix, 'ipv6');
 }
 
 /** True when `address` (an IP) is not a public unicast address. */
@@ -60,9 +74,8 @@ export function isSpecialAddress(address: string): boolean {
   const family = isIP(address);
   if (family === 4) return SPECIAL.check(address, 'ipv4');
   if (family !== 6) return true;
-  const inner = embeddedIpv4(address);
-  if (inner !== undefined) return SPECIAL.check(inner, 'ipv4');
-  return SPECIAL.check(address, 'ipv6');
+  if (CARRIER.check(address, 'ipv6')) return SPECIAL_CARRIED.check(address, 'ipv6');
+  return !GLOBAL_IPV6.check(address, 'ipv6') || SPECIAL_GLOBAL_IPV6.check(address, 'ipv6');
 }
 
 /** Resolves a host name to every address it has. */

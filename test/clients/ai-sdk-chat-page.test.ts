@@ -157,7 +157,10 @@ describe('an AI SDK chat page in Chromium', () => {
   });
 
   it('watches a run on a bridge with keys through a stream token, the page holding no key', async () => {
-    const bridge = await startTestBridge({ RUNBRIDGE_API_KEYS: 'page-key' }, { apiKey: 'page-key' });
+    const bridge = await startTestBridge(
+      { RUNBRIDGE_API_KEYS: 'page-key-0123456789' },
+      { apiKey: 'page-key-0123456789' },
+    );
     const proxy = await startPageProxy(bridge.url, html);
     try {
       const runId = await bridge.startRun({ env: 'workspace' });

@@ -237,7 +237,10 @@ describe('the ai package reading format=ai-sdk', () => {
   });
 
   it('reads a run on a bridge with keys through a stream token alone, and is refused without one', async () => {
-    const keyed = await startTestBridge({ RUNBRIDGE_API_KEYS: 'chat-key' }, { apiKey: 'chat-key' });
+    const keyed = await startTestBridge(
+      { RUNBRIDGE_API_KEYS: 'chat-key-0123456789' },
+      { apiKey: 'chat-key-0123456789' },
+    );
     try {
       const runId = await keyed.startRun({ env: 'arith' });
       const events = await keyed.readEvents(runId);

@@ -58,8 +58,8 @@ describe('the browser example page', () => {
     page = await servePage(clientJs);
     open = await startTestBridge({ RUNBRIDGE_CORS_ORIGINS: page.origin });
     keyed = await startTestBridge(
-      { RUNBRIDGE_CORS_ORIGINS: page.origin, RUNBRIDGE_API_KEYS: 'page-key' },
-      { apiKey: 'page-key' },
+      { RUNBRIDGE_CORS_ORIGINS: page.origin, RUNBRIDGE_API_KEYS: 'page-key-0123456789' },
+      { apiKey: 'page-key-0123456789' },
     );
     browser = await launchChromium();
   });
@@ -149,7 +149,7 @@ describe('the browser example page', () => {
   });
 
   it('sends the API key in a header, never in a URL, when one is given', async () => {
-    const { tab, log, requests } = await runThroughForm(keyed, 'page-key');
+    const { tab, log, requests } = await runThroughForm(keyed, 'page-key-0123456789');
     expect(log.at(-1)).toMatchObject({ event: 'run.completed', reward: 1 });
     expect(await tab.textContent('#transcript .result')).toMatch(/^completed · reward 1 /);
     const sent = requests.filter((request) => request.method() !== 'OPTIONS');
@@ -158,8 +158,8 @@ describe('the browser example page', () => {
       expect.stringMatching(/^GET \/v1\/runs\/run_\w+\/events$/),
     ]);
     for (const request of sent) {
-      expect(await request.headerValue('authorization')).toBe('Bearer page-key');
-      expect(request.url()).not.toContain('page-key');
+      expect(await request.headerValue('authorization')).toBe('Bearer page-key-0123456789');
+      expect(request.url()).not.toContain('page-key-0123456789');
     }
     await tab.close();
   });

@@ -11,14 +11,14 @@ describe('the curl example', () => {
   let bridge: TestBridge;
 
   beforeAll(async () => {
-    bridge = await startTestBridge({ RUNBRIDGE_API_KEYS: 'curl-key' }, { apiKey: 'curl-key' });
+    bridge = await startTestBridge({ RUNBRIDGE_API_KEYS: 'curl-key-0123456789' }, { apiKey: 'curl-key-0123456789' });
   });
   afterAll(() => bridge.shutdown());
 
   const env = (key: string) => ({ RUNBRIDGE_URL: `${bridge.url}/`, RUNBRIDGE_API_KEY: key });
 
   it('starts a run with the key and prints its whole event stream, run.started to run.completed', async () => {
-    const { stdout } = await runExample('sh', [SCRIPT, 'arith'], env('curl-key'));
+    const { stdout } = await runExample('sh', [SCRIPT, 'arith'], env('curl-key-0123456789'));
     const frames = parseSseText(stdout);
     expect(frames[0]?.event).toBe('run.started');
     expect(frames.at(-1)?.event).toBe('run.completed');

@@ -21,12 +21,12 @@ describe('the Node example', () => {
   let bridge: TestBridge;
 
   beforeAll(async () => {
-    bridge = await startTestBridge({ RUNBRIDGE_API_KEYS: 'node-key' }, { apiKey: 'node-key' });
+    bridge = await startTestBridge({ RUNBRIDGE_API_KEYS: 'node-key-0123456789' }, { apiKey: 'node-key-0123456789' });
   });
   afterAll(() => bridge.shutdown());
 
   it('prints tool calls with their arguments, results with reward, streamed text on one line, and the reward at the end', async () => {
-    const { stdout } = await run({ RUNBRIDGE_URL: bridge.url, RUNBRIDGE_API_KEY: 'node-key' }, ['arith']);
+    const { stdout } = await run({ RUNBRIDGE_URL: bridge.url, RUNBRIDGE_API_KEY: 'node-key-0123456789' }, ['arith']);
     const [first, ...lines] = stdout.trimEnd().split('\n');
     const runId = /^run (run_\w+)$/.exec(first!)?.[1];
     expect(runId).toBeDefined();

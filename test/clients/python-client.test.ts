@@ -16,14 +16,14 @@ describe('a Python standard-library client', () => {
   let bridge: TestBridge;
 
   beforeAll(async () => {
-    bridge = await startTestBridge({ RUNBRIDGE_API_KEYS: 'py-key' }, { apiKey: 'py-key' });
+    bridge = await startTestBridge({ RUNBRIDGE_API_KEYS: 'py-key-0123456789ab' }, { apiKey: 'py-key-0123456789ab' });
   });
   afterAll(() => bridge.shutdown());
 
   it('prints a line per event, with text and reasoning deltas streamed inline on one line per stretch', async () => {
     const { stdout } = await runExample('python3', [SCRIPT, 'arith'], {
       RUNBRIDGE_URL: bridge.url,
-      RUNBRIDGE_API_KEY: 'py-key',
+      RUNBRIDGE_API_KEY: 'py-key-0123456789ab',
     });
     const [first, ...lines] = stdout.trimEnd().split('\n');
     const runId = /^run (run_\w+)$/.exec(first!)?.[1];
@@ -78,7 +78,7 @@ describe('a Python standard-library client', () => {
   it("prints the bridge's own message when it refuses the run", async () => {
     const failure = await exampleFailure('python3', [SCRIPT, 'nowhere'], {
       RUNBRIDGE_URL: bridge.url,
-      RUNBRIDGE_API_KEY: 'py-key',
+      RUNBRIDGE_API_KEY: 'py-key-0123456789ab',
     });
     expect(failure?.code).toBe(1);
     expect(failure?.stderr).toMatch(

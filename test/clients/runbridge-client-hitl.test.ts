@@ -26,9 +26,9 @@ let other: RunbridgeClient;
 
 beforeAll(async () => {
   bridge = await startTestBridge(
-    { RUNBRIDGE_API_KEYS: 'key-a,key-b', RUNBRIDGE_DEFAULT_ENV: 'hitl' },
+    { RUNBRIDGE_API_KEYS: 'key-a-0123456789ab,key-b-0123456789ab', RUNBRIDGE_DEFAULT_ENV: 'hitl' },
     {
-      apiKey: 'key-a',
+      apiKey: 'key-a-0123456789ab',
       environments: [...builtinEnvironments, createTestEnvironment('hitl').environment],
       providers: [
         chatProvider,
@@ -46,8 +46,8 @@ beforeAll(async () => {
       ],
     },
   );
-  client = createClient({ baseUrl: bridge.url, apiKey: 'key-a' });
-  other = createClient({ baseUrl: bridge.url, apiKey: 'key-b' });
+  client = createClient({ baseUrl: bridge.url, apiKey: 'key-a-0123456789ab' });
+  other = createClient({ baseUrl: bridge.url, apiKey: 'key-b-0123456789ab' });
 });
 afterAll(() => bridge.shutdown());
 

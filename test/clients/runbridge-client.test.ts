@@ -34,9 +34,12 @@ describe('the runbridge client', () => {
   let client: RunbridgeClient;
 
   beforeAll(async () => {
-    bridge = await startTestBridge({ RUNBRIDGE_API_KEYS: 'key-a,key-b' }, { apiKey: 'key-a' });
+    bridge = await startTestBridge(
+      { RUNBRIDGE_API_KEYS: 'key-a-0123456789ab,key-b-0123456789ab' },
+      { apiKey: 'key-a-0123456789ab' },
+    );
     slow = await startTestBridge({}, { providers: [createOfflineProvider({ tokenDelayMs: 40 })] });
-    client = createClient({ baseUrl: `${bridge.url}/`, apiKey: 'key-a' });
+    client = createClient({ baseUrl: `${bridge.url}/`, apiKey: 'key-a-0123456789ab' });
   });
   afterAll(async () => {
     await bridge?.shutdown();
@@ -83,7 +86,7 @@ describe('the runbridge client', () => {
   });
 
   it('lists the runs of its own key only, newest first, page by page', async () => {
-    const other = createClient({ baseUrl: bridge.url, apiKey: 'key-b' });
+    const other = createClient({ baseUrl: bridge.url, apiKey: 'key-b-0123456789ab' });
     const mine = [await client.runs.create({ env: 'arith' }), await client.runs.create({ env: 'arith' })];
     const theirs = await other.runs.create({ env: 'arith' });
     const first = await client.runs.list({ limit: 1 });

@@ -112,6 +112,30 @@ describe('loadConfig', () => {
     expect(problems.join('\n')).not.toContain('too-short');
   });
 
+  it('refuses API keys set to no key at all, or a key under 16 characters, without showing any key', () => {
+    for (const blank of [' , ', ',', ' ,, , ']) {
+      expect(problemsOf({ RUNBRIDGE_API_KEYS: blank })).toEqual([
+        expect.stringMatching(
+          /^RUNBRIDGE_API_KEYS: is set but holds no key, only commas and blanks: .*unset it to serve without keys on loopback/,
+        ),
+      ]);
+    }
+    const problems = problemsOf({ RUNBRIDGE_API_KEYS: `x, ${'k'.repeat(32)}, short-key-15chr` });
+    expect(problems).toEqual([
+      expect.stringMatching(/^RUNBRIDGE_API_KEYS: key 1 is 1 character long and key 3 is 15; each needs at least 16/),
+    ]);
+    expect(problems[0]).toContain('openssl rand -hex 32');
+    expect(problems[0]).not.toContain('short-key-15chr');
+    // Unset, empty or blank is the keyless mode, as for every other setting.
+    for (const unset of [{}, { RUNBRIDGE_API_KEYS: '' }, { RUNBRIDGE_API_KEYS: '  ' }]) {
+      expect(loadConfig(unset).apiKeys).toEqual([]);
+    }
+    expect(loadConfig({ RUNBRIDGE_API_KEYS: ` ${'a'.repeat(16)} ,, ${'b'.repeat(40)}` }).apiKeys).toEqual([
+      'a'.repeat(16),
+      'b'.repeat(40),
+    ]);
+  });
+
   it('gives each key half the slots and half the queue once two or more keys share the server, unless told otherwise', () => {
     const quotas = (env: Record<string, string>) => {
       const { maxRunningPerKey, maxQueuedPerKey } = loadConfig(env);
@@ -119,10 +143,17 @@ describe('loadConfig', () => {
     };
     const unbounded = { maxRunningPerKey: Number.MAX_SAFE_INTEGER, maxQueuedPerKey: Number.MAX_SAFE_INTEGER };
     expect(quotas({})).toEqual(unbounded);
-    expect(quotas({ RUNBRIDGE_API_KEYS: 'alpha' })).toEqual(unbounded);
-    expect(quotas({ RUNBRIDGE_API_KEYS: 'alpha, beta' })).toEqual({ maxRunningPerKey: 32, maxQueuedPerKey: 500 });
+    expect(quotas({ RUNBRIDGE_API_KEYS: 'alpha-key-0123456789' })).toEqual(unbounded);
+    expect(quotas({ RUNBRIDGE_API_KEYS: 'alpha-key-0123456789, beta-key-0123456789a' })).toEqual({
+      maxRunningPerKey: 32,
+      maxQueuedPerKey: 500,
+    });
     expect(
-      quotas({ RUNBRIDGE_API_KEYS: 'alpha,beta', RUNBRIDGE_MAX_CONCURRENT_RUNS: '1', RUNBRIDGE_MAX_QUEUED_RUNS: '0' }),
+      quotas({
+        RUNBRIDGE_API_KEYS: 'alpha-key-0123456789,beta-key-0123456789a',
+        RUNBRIDGE_MAX_CONCURRENT_RUNS: '1',
+        RUNBRIDGE_MAX_QUEUED_RUNS: '0',
+      }),
     ).toEqual({ maxRunningPerKey: 1, maxQueuedPerKey: 0 });
     expect(quotas({ RUNBRIDGE_MAX_RUNNING_PER_KEY: '3', RUNBRIDGE_MAX_QUEUED_PER_KEY: '0' })).toEqual({
       maxRunningPerKey: 3,

@@ -14,15 +14,15 @@ import { chatProvider, decide, eventsMatching, ofType, sendMessage, snapshotOf }
 
 const test = createTestEnvironment('hitl');
 const scripts = scriptedProvider({ one: [{ toolCalls: [{ name: 'echo', arguments: '{"text":"x"}' }] }] });
-const alpha = { Authorization: 'Bearer alpha' };
-const beta = { Authorization: 'Bearer beta' };
+const alpha = { Authorization: 'Bearer alpha-key-0123456789' };
+const beta = { Authorization: 'Bearer beta-key-0123456789a' };
 let bridge: TestBridge;
 
 beforeAll(async () => {
   bridge = await startTestBridge(
     {
       RUNBRIDGE_DEFAULT_ENV: 'hitl',
-      RUNBRIDGE_API_KEYS: 'alpha,beta',
+      RUNBRIDGE_API_KEYS: 'alpha-key-0123456789,beta-key-0123456789a',
       // Long enough that a run just started is watched before it could pass for an orphan on a busy machine.
       RUNBRIDGE_ORPHAN_TTL_SECONDS: '1',
       RUNBRIDGE_SWEEP_SECONDS: '0.05',
@@ -30,7 +30,11 @@ beforeAll(async () => {
       RUNBRIDGE_MAX_CONCURRENT_RUNS: '2',
       RUNBRIDGE_MAX_RUNNING_PER_KEY: '2',
     },
-    { apiKey: 'alpha', environments: [...builtinEnvironments, test.environment], providers: [scripts, chatProvider] },
+    {
+      apiKey: 'alpha-key-0123456789',
+      environments: [...builtinEnvironments, test.environment],
+      providers: [scripts, chatProvider],
+    },
   );
 });
 afterAll(() => bridge.shutdown());

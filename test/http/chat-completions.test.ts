@@ -330,7 +330,10 @@ describe('POST /v1/chat/completions shares the limits and access rules of POST /
   });
 
   it('gives the run to the key that asked: another key does not see it', async () => {
-    const bridge = await startTestBridge({ RUNBRIDGE_API_KEYS: 'alpha,beta' }, { apiKey: 'alpha' });
+    const bridge = await startTestBridge(
+      { RUNBRIDGE_API_KEYS: 'alpha-key-0123456789,beta-key-0123456789a' },
+      { apiKey: 'alpha-key-0123456789' },
+    );
     try {
       const anonymous = await fetch(`${bridge.url}/v1/chat/completions`, {
         method: 'POST',
@@ -347,7 +350,8 @@ describe('POST /v1/chat/completions shares the limits and access rules of POST /
       const runId = response.headers.get('x-run-id')!;
       expect((await bridge.fetch(`/v1/runs/${runId}`)).status).toBe(200);
       expect(
-        (await fetch(`${bridge.url}/v1/runs/${runId}`, { headers: { Authorization: 'Bearer beta' } })).status,
+        (await fetch(`${bridge.url}/v1/runs/${runId}`, { headers: { Authorization: 'Bearer beta-key-0123456789a' } }))
+          .status,
       ).toBe(404);
     } finally {
       await bridge.shutdown();

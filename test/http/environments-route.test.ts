@@ -9,7 +9,7 @@ describe('GET /v1/environments', () => {
 
   beforeAll(async () => {
     bridge = await startTestBridge({ RUNBRIDGE_DEFAULT_ENV: 'workspace' });
-    keyed = await startTestBridge({ RUNBRIDGE_API_KEYS: 'env-key' }, { apiKey: 'env-key' });
+    keyed = await startTestBridge({ RUNBRIDGE_API_KEYS: 'env-key-0123456789' }, { apiKey: 'env-key-0123456789' });
   });
   afterAll(async () => {
     await bridge?.shutdown();

@@ -376,13 +376,16 @@ describe('limits and access', () => {
   });
 
   it('scopes runs to their key: no key is 401, another key sees 404', async () => {
-    const bridge = await startTestBridge({ RUNBRIDGE_API_KEYS: 'alpha,beta' }, { apiKey: 'alpha' });
+    const bridge = await startTestBridge(
+      { RUNBRIDGE_API_KEYS: 'alpha-key-0123456789,beta-key-0123456789a' },
+      { apiKey: 'alpha-key-0123456789' },
+    );
     try {
       const runId = await bridge.startRun({ env: 'arith' });
       const anonymous = await fetch(`${bridge.url}/v1/runs/${runId}`);
       expect(anonymous.status).toBe(401);
       expect(await anonymous.json()).toMatchObject({ error: { code: 'unauthorized' } });
-      const beta = { Authorization: 'Bearer beta' };
+      const beta = { Authorization: 'Bearer beta-key-0123456789a' };
       for (const [method, path] of [
         ['GET', `/v1/runs/${runId}`],
         ['GET', `/v1/runs/${runId}/events`],

@@ -139,10 +139,10 @@ describe('three instances on one Redis', () => {
   }, 60_000);
 
   it('opens a stream on B with a stream token issued on A, both on one shared secret', async () => {
-    const keyed = await startCluster(2, { RUNBRIDGE_API_KEYS: 'alpha' });
+    const keyed = await startCluster(2, { RUNBRIDGE_API_KEYS: 'alpha-key-0123456789' });
     try {
       const [a, b] = keyed.instances as [Instance, Instance];
-      const auth = { Authorization: 'Bearer alpha' };
+      const auth = { Authorization: 'Bearer alpha-key-0123456789' };
       const { runId } = await postRun(a, { env: 'arith' }, auth);
       const issued = await fetch(`${a.url}/v1/runs/${runId}/stream-token`, {
         method: 'POST',

@@ -51,12 +51,18 @@ describe('caps on open event streams', () => {
   let bridge: TestBridge;
   const gate = deferred();
   const streams: OpenStream[] = [];
-  const key = (name: string) => ({ Authorization: `Bearer ${name}` });
+  /** The API key named `name` (keys need 16 characters). */
+  const keyOf = (name: string) => `${name}-0123456789abcdef`;
+  const key = (name: string) => ({ Authorization: `Bearer ${keyOf(name)}` });
 
   beforeAll(async () => {
     bridge = await startTestBridge(
-      { RUNBRIDGE_API_KEYS: 'k1,k2,k3', RUNBRIDGE_MAX_STREAMS: '30', RUNBRIDGE_MAX_STREAMS_PER_KEY: '12' },
-      { apiKey: 'k1', providers: [scriptedProvider({ held: [{ gate: gate.promise, text: 'done' }] })] },
+      {
+        RUNBRIDGE_API_KEYS: ['k1', 'k2', 'k3'].map(keyOf).join(','),
+        RUNBRIDGE_MAX_STREAMS: '30',
+        RUNBRIDGE_MAX_STREAMS_PER_KEY: '12',
+      },
+      { apiKey: keyOf('k1'), providers: [scriptedProvider({ held: [{ gate: gate.promise, text: 'done' }] })] },
     );
   });
   afterEach(() => {

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ModelRegistry } from '../../src/models/model-registry.js';
 import { OrsClient } from '../../src/ors/client/ors-client.js';
@@ -10,6 +11,7 @@ import { MemoryRunStore } from '../../src/store/memory/memory-run-store.js';
 import { probeEnvironment } from '../support/probe-environment.js';
 import { scriptedProvider } from '../support/scripted-model.js';
 import { deferred } from '../support/test-environment.js';
+import { unkeyedHash } from '../support/unkeyed-hash.js';
 
 const OWNER = 'owner-1';
 /** A run request as `POST /v1/runs` hands it on: validated, its defaults filled in. */
@@ -33,23 +35,27 @@ describe('RunRegistry', () => {
     await orsServer.close();
   });
 
+  function newStore(): MemoryRunStore {
+    return new MemoryRunStore({
+      maxQueuedRuns: 4,
+      maxRunningPerKey: 4,
+      maxQueuedPerKey: 4,
+      maxQueuedBytes: 1024 * 1024,
+      maxStoredBytes: 16 * 1024 * 1024,
+      maxStoredBytesPerKey: 16 * 1024 * 1024,
+      maxRunBytes: 16 * 1024 * 1024,
+      orphanTtlMs: 60_000,
+      retentionMs: 60_000,
+      maxEventsPerRun: 1000,
+    });
+  }
+
   function start(options: Partial<RunRegistryOptions> = {}): RunRegistry {
     registry = new RunRegistry({
       ors,
       // Without tool calls the scripted model answers at once, so every run completes in one turn.
       models: new ModelRegistry([scriptedProvider({ done: [] })], 'scripted:done'),
-      store: new MemoryRunStore({
-        maxQueuedRuns: 4,
-        maxRunningPerKey: 4,
-        maxQueuedPerKey: 4,
-        maxQueuedBytes: 1024 * 1024,
-        maxStoredBytes: 16 * 1024 * 1024,
-        maxStoredBytesPerKey: 16 * 1024 * 1024,
-        maxRunBytes: 16 * 1024 * 1024,
-        orphanTtlMs: 60_000,
-        retentionMs: 60_000,
-        maxEventsPerRun: 1000,
-      }),
+      store: newStore(),
       catalog: new EnvCatalog(ors, { defaultEnv: 'probe' }),
       sweepMs: 1000,
       limits: { maxConcurrentRuns: 4, maxEventsPerRun: 1000, runTimeoutMs: 60_000, toolOutputEventChars: 100 },
@@ -103,6 +109,33 @@ describe('RunRegistry', () => {
       await expect(first).rejects.toThrow('ORS is down');
       const retry = await runs.create(request(), OWNER, 'key-1');
       expect(retry.created).toBe(true);
+    });
+
+    it('hands the store only a hash keyed by the instance secret, which a dump cannot test guessed secrets against', async () => {
+      const body = request({ secrets: { pin: '4821' } });
+      /** The body hash the store holds for key `pin-run` when a registry with `secret` creates the run. */
+      const storedHash = async (secret: Buffer | undefined): Promise<string> => {
+        const store = newStore();
+        const claim = vi.spyOn(store, 'claimKey');
+        const runs = start({ store, ...(secret ? { secret } : {}) });
+        const { record } = await runs.create(body, OWNER, 'pin-run');
+        const { log } = await runs.open(record.id, OWNER);
+        await vi.waitFor(() => expect(log.terminal).toBeDefined(), patiently);
+        await runs.shutdown(0);
+        return claim.mock.calls[0]![2];
+      };
+      const shared = randomBytes(32);
+      const stored = await storedHash(shared);
+      expect(stored).toMatch(/^[0-9a-f]{64}$/);
+      // Two instances sharing the secret bind the same body to the same hash; any other secret to another.
+      expect(await storedHash(Buffer.from(shared))).toBe(stored);
+      expect(await storedHash(randomBytes(32))).not.toBe(stored);
+      // Without a secret given, each registry has one of its own.
+      expect(await storedHash(undefined)).not.toBe(await storedHash(undefined));
+      for (let pin = 0; pin < 10_000; pin++) {
+        const guess = { ...body, secrets: { pin: String(pin).padStart(4, '0') } };
+        expect(unkeyedHash(guess)).not.toBe(stored);
+      }
     });
 
     it('frees the key of a deleted run, so the key starts a new run', async () => {

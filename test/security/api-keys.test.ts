@@ -102,11 +102,13 @@ describe('listening without keys', () => {
   });
 
   it('listens beyond loopback once keys are configured, and then asks every request for one', async () => {
-    const bridge = await startTestBridge({ HOST: '0.0.0.0', RUNBRIDGE_API_KEYS: 'k1' });
+    const bridge = await startTestBridge({ HOST: '0.0.0.0', RUNBRIDGE_API_KEYS: 'k1-0123456789abcdef' });
     try {
       const url = bridge.url.replace('0.0.0.0', '127.0.0.1');
       expect((await fetch(`${url}/v1/runs`)).status).toBe(401);
-      expect((await fetch(`${url}/v1/runs`, { headers: { Authorization: 'Bearer k1' } })).status).toBe(200);
+      expect((await fetch(`${url}/v1/runs`, { headers: { Authorization: 'Bearer k1-0123456789abcdef' } })).status).toBe(
+        200,
+      );
     } finally {
       await bridge.shutdown();
     }

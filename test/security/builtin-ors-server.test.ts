@@ -10,7 +10,7 @@ describe('the built-in ORS server of a bridge', () => {
   let bridge: TestBridge;
 
   beforeAll(async () => {
-    bridge = await startTestBridge({ RUNBRIDGE_API_KEYS: 'k1' }, { apiKey: 'k1' });
+    bridge = await startTestBridge({ RUNBRIDGE_API_KEYS: 'k1-0123456789abcdef' }, { apiKey: 'k1-0123456789abcdef' });
   });
   afterAll(() => bridge.shutdown());
 
@@ -29,7 +29,7 @@ describe('the built-in ORS server of a bridge', () => {
       ['POST', '/workspace/call', { name: 'search', input: { pattern: 'x', deep: true } }],
     ];
     for (const [method, path, body] of attempts) {
-      for (const authorization of [undefined, 'Bearer k1', 'Bearer wrong']) {
+      for (const authorization of [undefined, 'Bearer k1-0123456789abcdef', 'Bearer wrong']) {
         const response = await fetch(`${bridge.orsUrl}${path}`, {
           method,
           headers: {

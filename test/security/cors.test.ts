@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ConfigError } from '../../src/config/index.js';
 import { startTestBridge, type TestBridge } from '../support/start-test-bridge.js';
 
 const APP = 'https://app.example';
@@ -59,11 +60,11 @@ describe('CORS, off by default', () => {
 
 describe('CORS with an allowlist', () => {
   let bridge: TestBridge;
-  const auth = { Authorization: 'Bearer alpha' };
+  const auth = { Authorization: 'Bearer alpha-key-0123456789' };
   beforeAll(async () => {
     bridge = await startTestBridge(
-      { RUNBRIDGE_CORS_ORIGINS: `${APP}/, http://localhost:5173`, RUNBRIDGE_API_KEYS: 'alpha' },
-      { apiKey: 'alpha' },
+      { RUNBRIDGE_CORS_ORIGINS: `${APP}/, http://localhost:5173`, RUNBRIDGE_API_KEYS: 'alpha-key-0123456789' },
+      { apiKey: 'alpha-key-0123456789' },
     );
   });
   afterAll(() => bridge.shutdown());
@@ -141,14 +142,34 @@ describe('CORS with an allowlist', () => {
 });
 
 describe('CORS with "*"', () => {
-  it('allows any origin without credentials', async () => {
-    const bridge = await startTestBridge({ RUNBRIDGE_CORS_ORIGINS: '*' });
+  const KEY = 'star-key-0123456789';
+
+  it('is refused at start-up without API keys, saying that any page could then read and start runs', async () => {
+    for (const origins of ['*', `${APP}, *`]) {
+      const starting = startTestBridge({ RUNBRIDGE_CORS_ORIGINS: origins });
+      await expect(starting).rejects.toBeInstanceOf(ConfigError);
+      await expect(starting).rejects.toThrow(
+        /RUNBRIDGE_CORS_ORIGINS=\* without RUNBRIDGE_API_KEYS would let a page on any origin read and start runs/,
+      );
+    }
+  });
+
+  it('allows any origin with keys, never with credentials, and the key still guards every route', async () => {
+    const bridge = await startTestBridge({ RUNBRIDGE_CORS_ORIGINS: '*', RUNBRIDGE_API_KEYS: KEY }, { apiKey: KEY });
     try {
       const runId = await bridge.startRun({ env: 'arith' });
-      const response = await fetch(`${bridge.url}/v1/runs/${runId}/events`, { headers: { Origin: OTHER } });
+      const response = await bridge.fetch(`/v1/runs/${runId}/events`, { headers: { Origin: OTHER, Cookie: 'a=b' } });
       expect(response.headers.get('access-control-allow-origin')).toBe('*');
       expect(response.headers.get('access-control-allow-credentials')).toBeNull();
       await response.text();
+      const pre = await preflight(bridge, `/v1/runs/${runId}/events`, OTHER);
+      expect(pre.headers.get('access-control-allow-origin')).toBe('*');
+      expect(pre.headers.get('access-control-allow-credentials')).toBeNull();
+      await pre.arrayBuffer();
+      const keyless = await fetch(`${bridge.url}/v1/runs`, { headers: { Origin: OTHER } });
+      expect(keyless.status).toBe(401);
+      expect(keyless.headers.get('access-control-allow-origin')).toBe('*');
+      await keyless.arrayBuffer();
     } finally {
       await bridge.shutdown();
     }

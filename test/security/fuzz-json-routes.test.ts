@@ -8,6 +8,7 @@ import { DecisionRequestSchema } from '../../src/protocol/decision-request.js';
 import { MessageRequestSchema } from '../../src/protocol/message-request.js';
 import { RunRequestSchema } from '../../src/protocol/run-request.js';
 import { assertEventOrder } from '../../src/protocol/verify-event-order.js';
+import { PROTOTYPE_NAMES, showsInheritedMember } from '../support/prototype-names.js';
 import { startTestBridge, type TestBridge } from '../support/start-test-bridge.js';
 
 /**
@@ -79,6 +80,8 @@ async function send(path: string, init: RequestInit = {}): Promise<Answer> {
 function expectContractAnswer(answer: Answer, what: unknown): void {
   const label = JSON.stringify(what)?.slice(0, 300);
   expect(answer.status, label).toBeLessThan(500);
+  // A lookup that found an inherited member (`model: "constructor"`) writes out `Object` itself.
+  expect(showsInheritedMember(answer.text), `${label} → ${answer.text.slice(0, 300)}`).toBe(false);
   if (answer.status >= 400) {
     expect(answer.contentType, label).toMatch(/^application\/json/);
     expect(ErrorBodySchema.safeParse(JSON.parse(answer.text)).success, `${label} → ${answer.text.slice(0, 300)}`).toBe(
@@ -136,8 +139,13 @@ function nested(depth: number, arrays: boolean, leaf: string): string {
 
 const weirdKey = fc.oneof(
   fc.string({ maxLength: 12 }),
-  fc.constantFrom('__proto__', 'constructor', 'prototype', 'toString', '', ' env', 'ENV', 'env\u0000'),
+  fc.constantFrom(...PROTOTYPE_NAMES, 'prototype', '', ' env', 'ENV', 'env\u0000'),
 );
+
+/** A name every object inherits, as the value of a field a lookup reads (`model`, `env`, `task.split`, …). */
+const inheritedName = fc
+  .tuple(fc.constantFrom(...PROTOTYPE_NAMES), fc.constantFrom('bare', 'provider', 'split'))
+  .map(([name, shape]) => (shape === 'bare' ? name : shape === 'provider' ? `${name}:x` : { split: name }));
 
 /** A body that deviates from `valid` in one way that the route must refuse, as JSON text. */
 function mutated(valid: fc.Arbitrary<Record<string, unknown>>, fields: readonly string[]): fc.Arbitrary<string> {
@@ -151,6 +159,10 @@ function mutated(valid: fc.Arbitrary<Record<string, unknown>>, fields: readonly 
     // A known field with a value of any other shape.
     fc
       .tuple(valid, fc.constantFrom(...fields), fc.anything({ maxDepth: 3 }))
+      .map(([body, field, value]) => JSON.stringify({ ...body, [field]: value })),
+    // A known field naming what every object inherits.
+    fc
+      .tuple(valid, fc.constantFrom(...fields), inheritedName)
       .map(([body, field, value]) => JSON.stringify({ ...body, [field]: value })),
     // A huge string in a field that takes text.
     fc
@@ -396,6 +408,7 @@ describe('fuzzing every JSON route while normal runs go on', () => {
       fc.string({ maxLength: 20 }),
       fc.integer().map(String),
       fc.constantFrom('queued', 'running', 'completed', 'failed', 'cancelled', '0', '-1', '101', '1e2', 'NaN', ''),
+      fc.constantFrom(...PROTOTYPE_NAMES),
     );
     await fc.assert(
       fc.asyncProperty(
@@ -462,7 +475,11 @@ describe('fuzzing every JSON route while normal runs go on', () => {
     const query = fc.array(
       fc.tuple(
         fc.oneof(fc.constantFrom('after', 'limit', 'format', 'agent_events', 'token'), weirdKey),
-        fc.oneof(cursor, fc.constantFrom('events', 'openai', 'combined', 'ag-ui', 'xml', '1', 'true')),
+        fc.oneof(
+          cursor,
+          fc.constantFrom('events', 'openai', 'combined', 'ag-ui', 'xml', '1', 'true'),
+          fc.constantFrom(...PROTOTYPE_NAMES),
+        ),
       ),
       { maxLength: 3 },
     );

@@ -106,7 +106,7 @@ describe('a bridge with API keys', () => {
   let bridge: TestBridge;
 
   beforeAll(async () => {
-    bridge = await startTestBridge({ RUNBRIDGE_API_KEYS: 'k1' }, { apiKey: 'k1' });
+    bridge = await startTestBridge({ RUNBRIDGE_API_KEYS: 'k1-0123456789abcdef' }, { apiKey: 'k1-0123456789abcdef' });
   });
   afterAll(() => bridge.shutdown());
 

@@ -10,8 +10,8 @@ import { startTestBridge, type TestBridge } from '../support/start-test-bridge.j
  * an Idempotency-Key is that key's alone.
  */
 
-const ALPHA = { Authorization: 'Bearer alpha' };
-const BETA = { Authorization: 'Bearer beta' };
+const ALPHA = { Authorization: 'Bearer alpha-key-0123456789' };
+const BETA = { Authorization: 'Bearer beta-key-0123456789a' };
 const JSON_BODY = { 'Content-Type': 'application/json' };
 
 describe('runs scoped to their key', () => {
@@ -21,9 +21,13 @@ describe('runs scoped to their key', () => {
 
   beforeAll(async () => {
     bridge = await startTestBridge(
-      { RUNBRIDGE_API_KEYS: 'alpha,beta', RUNBRIDGE_DEFAULT_ENV: 'probe', RUNBRIDGE_SHUTDOWN_GRACE_SECONDS: '0.1' },
       {
-        apiKey: 'alpha',
+        RUNBRIDGE_API_KEYS: 'alpha-key-0123456789,beta-key-0123456789a',
+        RUNBRIDGE_DEFAULT_ENV: 'probe',
+        RUNBRIDGE_SHUTDOWN_GRACE_SECONDS: '0.1',
+      },
+      {
+        apiKey: 'alpha-key-0123456789',
         environments: [probeEnvironment, ...builtinEnvironments],
         providers: [scriptedProvider({ stuck: [{ hang: true }] })],
       },

@@ -72,10 +72,10 @@ async function startBridge(ors: ScriptedOrsServer): Promise<TestBridge> {
       ORS_URL: ors.url,
       RUNBRIDGE_DEFAULT_ENV: 'arith',
       RUNBRIDGE_MODEL: 'scripted:submit',
-      RUNBRIDGE_API_KEYS: 'key-1',
+      RUNBRIDGE_API_KEYS: 'key-1-0123456789ab',
     },
     {
-      apiKey: 'key-1',
+      apiKey: 'key-1-0123456789ab',
       providers: [
         scriptedProvider({
           submit: [{ text: 'Submitting.', toolCalls: [{ name: 'submit', arguments: '{"answer":5}' }] }],
@@ -99,7 +99,10 @@ async function outputsOf(bridge: TestBridge, runId: string): Promise<Record<stri
   ).text();
   outputs.snapshot = await (await bridge.fetch(`/v1/runs/${runId}`)).text();
   outputs.list = await (await bridge.fetch('/v1/runs?limit=100')).text();
-  const run = await bridge.registry.open(runId, new Authenticator(['key-1']).authenticate('Bearer key-1'));
+  const run = await bridge.registry.open(
+    runId,
+    new Authenticator(['key-1-0123456789ab']).authenticate('Bearer key-1-0123456789ab'),
+  );
   outputs['run object'] = asText({ record: run.record, snapshot: snapshotOf(run.record, run.log) });
   const record = foldEpisode(run.log.entries);
   outputs['episode record'] = asText(record);

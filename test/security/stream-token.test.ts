@@ -97,13 +97,13 @@ describe('stream tokens', () => {
 
 describe('POST /v1/runs/:id/stream-token and ?token= on the events route', () => {
   let bridge: TestBridge;
-  const alpha = { Authorization: 'Bearer alpha' };
-  const beta = { Authorization: 'Bearer beta' };
+  const alpha = { Authorization: 'Bearer alpha-key-0123456789' };
+  const beta = { Authorization: 'Bearer beta-key-0123456789a' };
 
   beforeAll(async () => {
     bridge = await startTestBridge(
-      { RUNBRIDGE_API_KEYS: 'alpha,beta', RUNBRIDGE_STREAM_TOKEN_TTL_SECONDS: '60' },
-      { apiKey: 'alpha' },
+      { RUNBRIDGE_API_KEYS: 'alpha-key-0123456789,beta-key-0123456789a', RUNBRIDGE_STREAM_TOKEN_TTL_SECONDS: '60' },
+      { apiKey: 'alpha-key-0123456789' },
     );
   });
   afterAll(() => bridge.shutdown());

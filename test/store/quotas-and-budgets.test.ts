@@ -6,6 +6,8 @@ import { scriptedProvider } from '../support/scripted-model.js';
 import { startTestBridge, type TestBridge } from '../support/start-test-bridge.js';
 
 const json = { 'Content-Type': 'application/json' };
+/** The API key named `name` (keys need 16 characters). */
+const keyOf = (name: string) => `${name}-0123456789abcdef`;
 const models = [
   scriptedProvider({
     stuck: [{ hang: true }],
@@ -36,20 +38,22 @@ describe('quotas and byte budgets of the run store', () => {
   function post(key: string, body: Record<string, unknown>): Promise<Response> {
     return bridge!.fetch('/v1/runs', {
       method: 'POST',
-      headers: { ...json, Authorization: `Bearer ${key}` },
+      headers: { ...json, Authorization: `Bearer ${keyOf(key)}` },
       body: JSON.stringify(body),
     });
   }
 
   async function statusOf(key: string, response: Response): Promise<string> {
     const { run_id } = (await response.json()) as { run_id: string };
-    const snapshot = await bridge!.fetch(`/v1/runs/${run_id}`, { headers: { Authorization: `Bearer ${key}` } });
+    const snapshot = await bridge!.fetch(`/v1/runs/${run_id}`, {
+      headers: { Authorization: `Bearer ${keyOf(key)}` },
+    });
     return ((await snapshot.json()) as { status: string }).status;
   }
 
   it('keeps one key that fills its share of slots and queue from locking the other keys out', async () => {
     await start({
-      RUNBRIDGE_API_KEYS: 'alpha,beta',
+      RUNBRIDGE_API_KEYS: `${keyOf('alpha')},${keyOf('beta')}`,
       RUNBRIDGE_MAX_CONCURRENT_RUNS: '2',
       RUNBRIDGE_MAX_QUEUED_RUNS: '4',
     });
@@ -80,7 +84,7 @@ describe('quotas and byte budgets of the run store', () => {
 
   it('starts a waiting run of a key as soon as that key has a run end, even with another key first in the queue', async () => {
     await start({
-      RUNBRIDGE_API_KEYS: 'alpha,beta',
+      RUNBRIDGE_API_KEYS: `${keyOf('alpha')},${keyOf('beta')}`,
       RUNBRIDGE_MAX_CONCURRENT_RUNS: '4',
       RUNBRIDGE_MAX_RUNNING_PER_KEY: '1',
     });
@@ -90,12 +94,12 @@ describe('quotas and byte budgets of the run store', () => {
     expect(await statusOf('beta', other)).toBe('running');
     const alphaSnapshot = (id: string) =>
       bridge!
-        .fetch(`/v1/runs/${id}`, { headers: { Authorization: 'Bearer alpha' } })
+        .fetch(`/v1/runs/${id}`, { headers: { Authorization: `Bearer ${keyOf('alpha')}` } })
         .then(async (response) => ((await response.json()) as { status: string }).status);
     expect(await alphaSnapshot(waiting.run_id)).toBe('queued');
     await bridge!.fetch(`/v1/runs/${first.run_id}/cancel`, {
       method: 'POST',
-      headers: { Authorization: 'Bearer alpha' },
+      headers: { Authorization: `Bearer ${keyOf('alpha')}` },
     });
     await expect.poll(() => alphaSnapshot(waiting.run_id), { timeout: 10_000 }).toBe('running');
   });
@@ -151,10 +155,13 @@ describe('quotas and byte budgets of the run store', () => {
   });
 
   it("never forgets another key's finished run within its retention: a key past its share of the stored bytes gets 429 key_store_full", async () => {
-    await start({ RUNBRIDGE_API_KEYS: 'alpha,beta', RUNBRIDGE_MAX_STORED_BYTES: String(64 * 1024) });
+    await start({
+      RUNBRIDGE_API_KEYS: `${keyOf('alpha')},${keyOf('beta')}`,
+      RUNBRIDGE_MAX_STORED_BYTES: String(64 * 1024),
+    });
     const kept = await post('alpha', {});
     const { run_id: alphaRun } = (await kept.json()) as { run_id: string };
-    await bridge!.readEvents(alphaRun, { headers: { Authorization: 'Bearer alpha' } });
+    await bridge!.readEvents(alphaRun, { headers: { Authorization: `Bearer ${keyOf('alpha')}` } });
     // Beta floods with large runs that stay running: they count against its share (half the budget).
     const answers: Response[] = [];
     for (let i = 0; i < 8; i++)
@@ -165,7 +172,9 @@ describe('quotas and byte budgets of the run store', () => {
     const refused = answers.find((answer) => answer.status === 429)!;
     expect(await refused.json()).toMatchObject({ error: { code: 'key_store_full' } });
     await bridge!.registry.sweep();
-    const alpha = await bridge!.fetch(`/v1/runs/${alphaRun}`, { headers: { Authorization: 'Bearer alpha' } });
+    const alpha = await bridge!.fetch(`/v1/runs/${alphaRun}`, {
+      headers: { Authorization: `Bearer ${keyOf('alpha')}` },
+    });
     expect(alpha.status).toBe(200);
     // Alpha still has room of its own.
     expect((await post('alpha', {})).status).toBe(202);
@@ -200,13 +209,15 @@ describe('quotas and byte budgets of the run store', () => {
 
 describe('the quota settings', () => {
   it('default each key to half the slots and half the queue when several keys share the server, to no bound for one', () => {
-    expect(loadConfig({ RUNBRIDGE_API_KEYS: 'a,b', RUNBRIDGE_MAX_CONCURRENT_RUNS: '9' })).toMatchObject({
+    expect(
+      loadConfig({ RUNBRIDGE_API_KEYS: `${keyOf('a')},${keyOf('b')}`, RUNBRIDGE_MAX_CONCURRENT_RUNS: '9' }),
+    ).toMatchObject({
       maxRunningPerKey: 5,
       maxQueuedPerKey: 500,
       maxStoredBytesPerKey: 128 * 1024 * 1024,
     });
     const unbounded = Number.MAX_SAFE_INTEGER;
-    expect(loadConfig({ RUNBRIDGE_API_KEYS: 'a' })).toMatchObject({
+    expect(loadConfig({ RUNBRIDGE_API_KEYS: keyOf('a') })).toMatchObject({
       maxRunningPerKey: unbounded,
       maxQueuedPerKey: unbounded,
       maxStoredBytesPerKey: unbounded,
@@ -218,7 +229,11 @@ describe('the quota settings', () => {
       maxStoredBytes: 256 * 1024 * 1024,
     });
     expect(
-      loadConfig({ RUNBRIDGE_API_KEYS: 'a,b', RUNBRIDGE_MAX_RUNNING_PER_KEY: '3', RUNBRIDGE_MAX_QUEUED_PER_KEY: '0' }),
+      loadConfig({
+        RUNBRIDGE_API_KEYS: `${keyOf('a')},${keyOf('b')}`,
+        RUNBRIDGE_MAX_RUNNING_PER_KEY: '3',
+        RUNBRIDGE_MAX_QUEUED_PER_KEY: '0',
+      }),
     ).toMatchObject({ maxRunningPerKey: 3, maxQueuedPerKey: 0 });
   });
 });

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { LOCAL_OWNER } from '../../src/http/authenticate.js';
 import { EventDetailSchema } from '../../src/protocol/event-detail.js';
 import { isTerminalEvent, RunEventSchema } from '../../src/protocol/run-events.js';
+import { RunRequestSchema } from '../../src/protocol/run-request.js';
 import { planRollouts } from '../../src/rollouts/rollout-plan.js';
 import { toTrajectoryRecord } from '../../src/rollouts/to-trajectory-record.js';
 import { foldEpisode } from '../../src/runs/episode-fold.js';
@@ -10,6 +11,16 @@ import { probeEnvironment } from '../support/probe-environment.js';
 import { startTestRedis, type TestRedis } from '../support/redis-server.js';
 import { scriptedProvider } from '../support/scripted-model.js';
 import { startTestBridge, type TestBridge } from '../support/start-test-bridge.js';
+import { unkeyedHash } from '../support/unkeyed-hash.js';
+
+/** The body hash an `Idempotency-Key` of run `runId` is bound to in Redis (`idem:*` holds `run:<hash>:<id>`). */
+async function storedBodyHash(client: Redis, prefix: string, runId: string): Promise<string> {
+  const values = await Promise.all((await client.keys(`${prefix}idem:*`)).map((key) => client.get(key)));
+  const value = values.find((text) => text?.endsWith(`:${runId}`));
+  const hash = /^run:([0-9a-f]+):/.exec(value ?? '')?.[1];
+  if (hash === undefined) throw new Error(`no idempotency key names ${runId}: ${JSON.stringify(values)}`);
+  return hash;
+}
 
 /** Two in-process bridges on one Redis prefix: what one executes, the other reads back from Redis. */
 describe('the Redis store', () => {
@@ -115,6 +126,45 @@ describe('the Redis store', () => {
     expect(log.at(-1)).toMatchObject({ event: 'run.completed' });
     await finishedInRedis(queued);
     expect(await client.exists(`${prefix}run:${queued}:secrets`)).toBe(0);
+  });
+
+  it('keeps an Idempotency-Key bound to a hash keyed by the shared secret, which a dump cannot test guessed secrets against', async () => {
+    const body = { model: 'scripted:echoing', secrets: { pin: '4821' } };
+    const post = (bridge: TestBridge, key: string) =>
+      bridge.fetch('/v1/runs', {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', 'Idempotency-Key': key },
+        body: JSON.stringify(body),
+      });
+    // Instances sharing the secret agree: the same key and body on the other one is the same run.
+    const first = await post(a, 'pin-run');
+    const again = await post(b, 'pin-run');
+    expect([first.status, again.status]).toEqual([202, 200]);
+    const { run_id: runId } = (await first.json()) as { run_id: string };
+    expect(((await again.json()) as { run_id: string }).run_id).toBe(runId);
+    const stored = await storedBodyHash(client, prefix, runId);
+    // What a dump holds cannot be checked against a guess: no PIN's unkeyed hash of the body matches it.
+    const parsed = RunRequestSchema.parse(body);
+    for (let pin = 0; pin < 10_000; pin++) {
+      const guess = { ...parsed, secrets: { pin: String(pin).padStart(4, '0') } };
+      expect(unkeyedHash(guess)).not.toBe(stored);
+    }
+    // Another instance secret (a bridge on a prefix of its own) binds the same key and body to another hash.
+    const otherPrefix = redis.prefix();
+    const other = await startTestBridge(
+      { RUNBRIDGE_REDIS_URL: redis.url, RUNBRIDGE_REDIS_PREFIX: otherPrefix, RUNBRIDGE_DEFAULT_ENV: 'probe' },
+      { environments: [probeEnvironment], providers: [scriptedProvider({ echoing: [{ text: 'Done.' }] })] },
+    );
+    try {
+      const elsewhere = (await (await post(other, 'pin-run')).json()) as { run_id: string };
+      const otherHash = await storedBodyHash(client, otherPrefix, elsewhere.run_id);
+      expect(otherHash).toMatch(/^[0-9a-f]{64}$/);
+      expect(otherHash).not.toBe(stored);
+      await other.readEvents(elsewhere.run_id);
+    } finally {
+      await other.shutdown();
+    }
+    await a.readEvents(runId);
   });
 
   it("lets the finished run's keys expire with its retention, and forgets it everywhere on DELETE", async () => {

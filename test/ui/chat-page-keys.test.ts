@@ -10,7 +10,7 @@ import {
   startRunFromForm,
 } from './support/chat-page.js';
 
-const KEY = 'ui-key-7f3a';
+const KEY = 'ui-key-7f3a-0123456789';
 
 /**
  * The chat page on a bridge with API keys: it asks for a key once, checks it, keeps it for the tab's
@@ -23,7 +23,7 @@ describe('the chat page with API keys', () => {
   let browser: LaunchedChromium;
 
   beforeAll(async () => {
-    rig = await startChatPageRig({ RUNBRIDGE_API_KEYS: `other-key,${KEY}` }, { apiKey: KEY });
+    rig = await startChatPageRig({ RUNBRIDGE_API_KEYS: `other-key-0123456789,${KEY}` }, { apiKey: KEY });
     ({ bridge, browser } = rig);
   });
   afterAll(() => rig?.stop());

@@ -54,7 +54,10 @@ describe('GET / and /ui/:file', () => {
 
   beforeAll(async () => {
     page = await buildPage();
-    bridge = await startTestBridge({ RUNBRIDGE_API_KEYS: 'ui-key' }, { apiKey: 'ui-key', uiDir: page.dir });
+    bridge = await startTestBridge(
+      { RUNBRIDGE_API_KEYS: 'ui-key-0123456789' },
+      { apiKey: 'ui-key-0123456789', uiDir: page.dir },
+    );
   });
   afterAll(async () => {
     await bridge?.shutdown();

@@ -46,6 +46,48 @@ describe('the webhook target guard', () => {
     }
   });
 
+  it('judges IPv4 carried in IPv6 by that IPv4 in every spelling, and refuses the prefixes that tunnel or translate it', () => {
+    // Mapped (::ffff:0:0/96) and NAT64's well-known prefix (64:ff9b::/96) reach the IPv4 they carry:
+    // a public one passes, whichever way the address is written.
+    for (const address of ['::ffff:8.8.8.8', '0:0:0:0:0:ffff:808:808', '64:ff9b::8.8.8.8', '64:ff9b:0:0:0:0:808:808']) {
+      expect(isSpecialAddress(address), address).toBe(false);
+    }
+    for (const address of [
+      // Mapped and NAT64 around a private IPv4, in the spellings a hand-written pattern misses.
+      '0:0:0:0:0:ffff:7f00:1',
+      '0::ffff:7f00:1',
+      '::FFFF:7F00:0001',
+      '::ffff:0:7f00:1',
+      '64:ff9b::7f00:1',
+      '64:ff9b:0:0:0:0:a00:1',
+      '64:FF9B::A9FE:A9FE',
+      // IPv4-compatible (::/96), deprecated: whatever it carries.
+      '::127.0.0.1',
+      '::7f00:1',
+      '::8.8.8.8',
+      '::ffff:0:808:808',
+      // Local-use NAT64 (64:ff9b:1::/48), 6to4 (2002::/16) and Teredo (2001::/32): where they lead
+      // depends on relays and translators the bridge cannot see.
+      '64:ff9b:1::a00:1',
+      '64:ff9b:1:ffff::808:808',
+      '2002:7f00:1::1',
+      '2002:808:808::1',
+      '2001:0:4136:e378:8000:63bf:3fff:fdd2',
+      '2001::1',
+      // Outside global unicast (2000::/3) altogether.
+      '64:ff9b:2::1',
+      '::1:0:0:1',
+      '100::1',
+      'fec0::1',
+    ]) {
+      expect(isSpecialAddress(address), address).toBe(true);
+    }
+    // Global unicast beside those prefixes is public.
+    for (const address of ['2001:4860:4860::8888', '2003::1', '2a00:1450:4001::1']) {
+      expect(isSpecialAddress(address), address).toBe(false);
+    }
+  });
+
   it('refuses a name when any of its addresses is private, and pins the one it checked', async () => {
     await expect(
       resolveWebhookTarget('https://hooks.example.com/x', [], resolvesTo('93.184.216.34', '10.0.0.7')),

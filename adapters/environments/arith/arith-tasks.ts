@@ -19,8 +19,11 @@ export const ArithTaskSchema = z.object({
 /** One arith task, as {@link ArithTaskSchema} parses it. */
 export type ArithTask = z.infer<typeof ArithTaskSchema>;
 
-/** The number of tasks in each split. */
-export const ARITH_SPLIT_SIZES: Readonly<Record<string, number>> = { train: 1000, test: 200 };
+/** The number of tasks in each split; a Map, so that a split named `constructor` is unknown, not `Object`. */
+export const ARITH_SPLIT_SIZES: ReadonlyMap<string, number> = new Map([
+  ['train', 1000],
+  ['test', 200],
+]);
 
 /** The splits as `/splits` lists them. */
 export const ARITH_SPLITS: Split[] = [
@@ -30,9 +33,9 @@ export const ARITH_SPLITS: Split[] = [
 
 /** The task at `index` of `split`; throws a RangeError for an unknown split or an index out of range. */
 export function arithTask(split: string, index: number): ArithTask {
-  const size = ARITH_SPLIT_SIZES[split];
+  const size = ARITH_SPLIT_SIZES.get(split);
   if (size === undefined)
-    throw new RangeError(`arith has no split "${split}"; use one of: ${Object.keys(ARITH_SPLIT_SIZES).join(', ')}`);
+    throw new RangeError(`arith has no split "${split}"; use one of: ${[...ARITH_SPLIT_SIZES.keys()].join(', ')}`);
   if (!Number.isInteger(index) || index < 0 || index >= size) {
     throw new RangeError(`arith split "${split}" has tasks 0 to ${size - 1}; ${index} is out of range`);
   }
@@ -43,6 +46,6 @@ export function arithTask(split: string, index: number): ArithTask {
 
 /** The arith {@link TaskSource}: generated on demand, nothing kept in memory. */
 export const arithTasks: TaskSource<ArithTask> = {
-  count: (split) => ARITH_SPLIT_SIZES[split] ?? 0,
+  count: (split) => ARITH_SPLIT_SIZES.get(split) ?? 0,
   get: arithTask,
 };

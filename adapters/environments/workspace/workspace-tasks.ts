@@ -30,8 +30,11 @@ export const WorkspaceTaskSchema = z.object({
 /** One workspace task, as {@link WorkspaceTaskSchema} parses it. */
 export type WorkspaceTask = z.infer<typeof WorkspaceTaskSchema>;
 
-/** The number of tasks in each split. */
-export const WORKSPACE_SPLIT_SIZES: Readonly<Record<string, number>> = { train: 500, test: 100 };
+/** The number of tasks in each split; a Map, so that a split named `constructor` is unknown, not `Object`. */
+export const WORKSPACE_SPLIT_SIZES: ReadonlyMap<string, number> = new Map([
+  ['train', 500],
+  ['test', 100],
+]);
 
 /** The splits as `/splits` lists them. */
 export const WORKSPACE_SPLITS: Split[] = [
@@ -50,10 +53,10 @@ const LOCATION_WEIGHTS: ReadonlyArray<readonly [WorkspaceLocation, number]> = [
 
 /** The task at `index` of `split`; throws a RangeError for an unknown split or an index out of range. */
 export function workspaceTask(split: string, index: number): WorkspaceTask {
-  const size = WORKSPACE_SPLIT_SIZES[split];
+  const size = WORKSPACE_SPLIT_SIZES.get(split);
   if (size === undefined) {
     throw new RangeError(
-      `workspace has no split "${split}"; use one of: ${Object.keys(WORKSPACE_SPLIT_SIZES).join(', ')}`,
+      `workspace has no split "${split}"; use one of: ${[...WORKSPACE_SPLIT_SIZES.keys()].join(', ')}`,
     );
   }
   if (!Number.isInteger(index) || index < 0 || index >= size) {
@@ -81,6 +84,6 @@ export function workspaceTask(split: string, index: number): WorkspaceTask {
 
 /** The workspace {@link TaskSource}: generated on demand, nothing kept in memory. */
 export const workspaceTasks: TaskSource<WorkspaceTask> = {
-  count: (split) => WORKSPACE_SPLIT_SIZES[split] ?? 0,
+  count: (split) => WORKSPACE_SPLIT_SIZES.get(split) ?? 0,
   get: workspaceTask,
 };

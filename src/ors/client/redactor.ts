@@ -11,10 +11,23 @@ export const REDACTED = '[redacted]';
 const MIN_ANYWHERE_CHARS = 8;
 
 /**
- * Removes the values of an episode's `secrets` from the text of everything the ORS server says back
- * in its errors — for the whole episode, whichever endpoint or tool produced it (docs/security.md).
- * Every string and number inside `secrets` (nested objects and arrays included) counts, raw and
- * JSON-escaped (FastAPI's 422 bodies quote the request's input).
+ * Which keys of the objects {@link Redactor.value} walks hold no text to redact: ids, names and the
+ * protocol's own words, which a short secret standing alone (`call_1`, secret `1`) would break.
+ */
+export interface RedactionKeys {
+  /** Keys whose values are kept as they are. */
+  kept: ReadonlySet<string>;
+  /** Keys whose values are data through and through: every string inside is redacted, whatever its key. */
+  data: ReadonlySet<string>;
+}
+
+const EVERY_STRING: RedactionKeys = { kept: new Set(), data: new Set() };
+
+/**
+ * Removes the values of an episode's `secrets` from text — everything the ORS server says back in
+ * its errors, and everything a run publishes or stores — for the whole episode, whichever endpoint or
+ * tool produced it (docs/security.md). Every string and number inside `secrets` (nested objects and
+ * arrays included) counts, raw and JSON-escaped (FastAPI's 422 bodies quote the request's input).
  */
 export class Redactor {
   /** The long values, longest first, so a secret that contains another goes out whole. */
@@ -32,6 +45,11 @@ export class Redactor {
         : new RegExp(`(?<![\\p{L}\\p{N}])(?:${short.map(escapeRegExp).join('|')})(?![\\p{L}\\p{N}])`, 'gu');
   }
 
+  /** True when there is no value to remove (no secrets, or none but empty strings): every call gives its input back. */
+  get empty(): boolean {
+    return this.#anywhere.length === 0 && this.#standalone === undefined;
+  }
+
   /** `text` with every secret value replaced by {@link REDACTED}. */
   text(text: string): string {
     let out = text;
@@ -47,20 +65,30 @@ export class Redactor {
   error(error: unknown): unknown {
     if (!(error instanceof OrsError)) return error;
     const message = this.text(error.message);
-    const details = this.#value(error.details);
+    const details = this.value(error.details);
     if (message === error.message && details === error.details) return error;
     return new OrsError(message, { code: error.code, details, cause: error.cause });
   }
 
-  /** `value` with every string inside it redacted; the same value when nothing changed. */
-  #value(value: unknown): unknown {
+  /**
+   * `value` (JSON) with every string inside it redacted but those under `keys.kept` (outside
+   * `keys.data`); the same value, not a copy, when nothing changed.
+   */
+  value<T>(value: T, keys: RedactionKeys = EVERY_STRING): T {
+    return this.#value(value, keys, false) as T;
+  }
+
+  #value(value: unknown, keys: RedactionKeys, inData: boolean): unknown {
     if (typeof value === 'string') return this.text(value);
     if (Array.isArray(value)) {
-      const items = value.map((item) => this.#value(item));
+      const items = value.map((item) => this.#value(item, keys, inData));
       return items.every((item, index) => item === value[index]) ? value : items;
     }
     if (value !== null && typeof value === 'object') {
-      const entries = Object.entries(value).map(([key, item]) => [key, this.#value(item)] as const);
+      const entries = Object.entries(value).map(([key, item]) => {
+        if (!inData && keys.kept.has(key)) return [key, item] as const;
+        return [key, this.#value(item, keys, inData || keys.data.has(key))] as const;
+      });
       const changed = entries.some(([key, item]) => item !== (value as Record<string, unknown>)[key]);
       return changed ? Object.fromEntries(entries) : value;
     }

@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { z } from 'zod';
+import { protoKeyPath } from '../../protocol/proto-key-path.js';
 import { requestValidationFailed } from './ors-http-errors.js';
 import { OrsServerError } from './ors-server-error.js';
 import { jsonInvalidIssue, validationIssues } from './validation-detail.js';
@@ -41,9 +42,19 @@ export async function readBodyText(req: IncomingMessage): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-/** `text` parsed as JSON and validated with `schema`; a 422 in FastAPI's shape when either fails. */
+/**
+ * `text` parsed as JSON and validated with `schema`; a 422 in FastAPI's shape when either fails, or
+ * when the body holds a `"__proto__"` key anywhere (`proto_key`): zod and the environments' own code
+ * would read it as a prototype and drop it, so a tool would run without part of its input.
+ */
 export function parseBodyText<Schema extends z.ZodType>(text: string, schema: Schema): z.output<Schema> {
   const body = parseJson(text);
+  const keys = protoKeyPath(body);
+  if (keys !== undefined) {
+    throw requestValidationFailed([
+      { type: 'proto_key', loc: ['body', ...keys], msg: 'A key named "__proto__" is not accepted', input: null },
+    ]);
+  }
   const parsed = schema.safeParse(body);
   if (!parsed.success) throw requestValidationFailed(validationIssues(parsed.error, body));
   return parsed.data;

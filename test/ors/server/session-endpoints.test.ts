@@ -146,6 +146,20 @@ describe('/create', () => {
     ]);
   });
 
+  it('answers 422 for a "__proto__" key in task_spec or secrets, which a JavaScript reader would drop', async () => {
+    for (const body of [
+      '{"task_spec":{"question":"Why?","__proto__":{"x":1}}}',
+      '{"split":"train","index":0,"secrets":{"nested":[{"__proto__":{}}]}}',
+    ]) {
+      const res = await send(t.base, '/create', { method: 'POST', headers: sid('s-6'), body });
+      expect(res.status, body).toBe(422);
+      expect(detailOf(res)).toEqual([
+        expect.objectContaining({ type: 'proto_key', loc: expect.arrayContaining(['body', '__proto__']) }),
+      ]);
+    }
+    expect(t.server.activeSessionIds()).toEqual([]);
+  });
+
   it('may create a deleted session id again, as the reference allows', async () => {
     const id = await t.session();
     await send(t.base, '/delete', { method: 'POST', headers: sid(id) });

@@ -1,9 +1,10 @@
+import { randomBytes } from 'node:crypto';
 import { afterEach, beforeEach, expect } from 'vitest';
 import type { RunEvent, RunEventInput } from '../../../src/protocol/run-events.js';
 import { type RunRequestInput, RunRequestSchema } from '../../../src/protocol/run-request.js';
 import type { ControlMessage, ControlOutcome } from '../../../src/runs/control-message.js';
 import type { EventLog } from '../../../src/runs/event-log.js';
-import { hashRequest } from '../../../src/runs/hash-request.js';
+import { requestHasher } from '../../../src/runs/request-hasher.js';
 import { newRunLog, type RunRecord, recordBytes } from '../../../src/runs/run-record.js';
 import type { Admission, NewRun, RunExecutor, RunStore, StoreLimits } from '../../../src/runs/run-store.js';
 
@@ -33,6 +34,7 @@ export const LIMITS: StoreLimits = {
 };
 
 /** Hashes of two request bodies, as an `Idempotency-Key` is bound to them. */
+const hashRequest = requestHasher(randomBytes(32));
 export const BODY = hashRequest(RunRequestSchema.parse({ input: 'one body' }));
 export const OTHER_BODY = hashRequest(RunRequestSchema.parse({ input: 'another body' }));
 
