@@ -236,6 +236,7 @@ export async function connectOrs(
     baseUrl: orsUrl,
     pingIntervalMs: config.orsPingMs,
     callSilenceTimeoutMs: config.orsCallSilenceMs,
+    maxAnswerBytes: config.orsMaxAnswerBytes,
     ...(bearerToken === undefined ? {} : { bearerToken }),
   });
   return { ors, orsUrl, orsServer };

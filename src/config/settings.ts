@@ -182,6 +182,14 @@ export const settings = {
       'a tool-call stream that sends no byte this long (not even a `: ping`) counts as dropped: resumed by its ' +
       "`task_id`, or `ors_call_interrupted` before the id is known. Keep it above the ORS server's ping period.",
   }),
+  orsMaxAnswerBytes: setting({
+    variable: 'RUNBRIDGE_ORS_MAX_ANSWER_BYTES',
+    ...bytes(8 * 1024 * 1024),
+    description:
+      "bytes the bridge reads of any one answer of the ORS server: a tool call's stream, a prompt, a tool or task " +
+      'list, an error body. Past it the bridge stops reading, closes the connection and fails the request with ' +
+      '`ors_response_too_large`, which is not retried (a run fails with it; its session is still deleted)',
+  }),
   streamTokenTtlMs: setting({
     variable: 'RUNBRIDGE_STREAM_TOKEN_TTL_SECONDS',
     ...seconds(60),

@@ -169,6 +169,12 @@ export const ERROR_CODES = {
     where: ['http', 'run'],
     meaning: 'the ORS server answered something that is not ORS',
   },
+  ors_response_too_large: {
+    status: 502,
+    where: ['http', 'run'],
+    meaning:
+      'an answer of the ORS server passed `RUNBRIDGE_ORS_MAX_ANSWER_BYTES`; the bridge stopped reading it and did not retry',
+  },
   ors_request_rejected: {
     status: 502,
     where: ['http', 'run'],
