@@ -20,6 +20,7 @@ import { ModelRegistry } from './models/model-registry.js';
 import { OrsClient } from './ors/client/ors-client.js';
 import { createOrsServer, type OrsServer } from './ors/server/create-ors-server.js';
 import type { AnyEnvironment } from './ors/server/environment-registry.js';
+import type { EpisodeCaps } from './protocol/episode-caps.js';
 import { EnvCatalog } from './runs/env-catalog.js';
 import { RunRegistry } from './runs/run-registry.js';
 import { type OpenedStore, openRunStore } from './store/open-run-store.js';
@@ -115,6 +116,7 @@ export async function startBridge(options: StartOptions): Promise<{ bridge: Runb
       runTimeoutMs: config.runTimeoutMs,
       toolOutputEventChars: config.toolOutputEventChars,
       toolProgressMs: config.toolProgressMs,
+      caps: episodeCaps(config),
     },
   });
 
@@ -240,6 +242,13 @@ export async function connectOrs(
     ...(bearerToken === undefined ? {} : { bearerToken }),
   });
   return { ors, orsUrl, orsServer };
+}
+
+/** The caps of every episode as the settings give them (docs/protocol.md §1.5). */
+export function episodeCaps(config: Config): EpisodeCaps {
+  return {
+    maxTurnOutputChars: config.maxTurnOutputChars,
+  };
 }
 
 /** How to enable each provider {@link configuredProviders} may leave out, for the error that asks for one. */

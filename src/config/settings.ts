@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { EPISODE_CAPS } from '../protocol/episode-caps.js';
 import { corsOrigins } from './cors-origins.js';
 import { type SettingValues, setting } from './setting.js';
 import {
@@ -164,6 +165,13 @@ export const settings = {
     variable: 'RUNBRIDGE_TOOL_OUTPUT_EVENT_CHARS',
     ...wholeNumber(8192),
     description: 'characters of tool output kept in `tool.completed`; the rest is cut',
+  }),
+  maxTurnOutputChars: setting({
+    variable: 'RUNBRIDGE_MAX_TURN_OUTPUT_CHARS',
+    ...wholeNumber(EPISODE_CAPS.maxTurnOutputChars),
+    description:
+      'characters of text, reasoning and tool arguments one model turn may stream, together; past it the bridge ' +
+      'stops reading the model, closes its stream and fails the run with `model_output_too_large`',
   }),
   toolProgressMs: setting({
     variable: 'RUNBRIDGE_TOOL_PROGRESS_SECONDS',

@@ -218,6 +218,12 @@ export const ERROR_CODES = {
     where: ['run'],
     meaning: "the model's stream broke off before the turn was complete",
   },
+  model_output_too_large: {
+    status: 502,
+    where: ['run'],
+    meaning:
+      'one model turn streamed more text, reasoning and tool arguments than `RUNBRIDGE_MAX_TURN_OUTPUT_CHARS`; the bridge stopped reading it',
+  },
   model_error: { status: 502, where: ['run'], meaning: 'anything else the model provider reports' },
   ors_session_lost: {
     status: 502,

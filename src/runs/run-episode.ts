@@ -4,6 +4,7 @@ import type { Model, TokenData } from '../models/model.js';
 import type { OrsClient } from '../ors/client/ors-client.js';
 import type { OrsSession } from '../ors/client/ors-session.js';
 import type { ToolOutput } from '../ors/ors-schemas.js';
+import { EPISODE_CAPS, type EpisodeCaps } from '../protocol/episode-caps.js';
 import type { EventDetail, RunContext } from '../protocol/event-detail.js';
 import type { FinishReason, RunEvent, RunEventInput, StopReason, TaskRef } from '../protocol/run-events.js';
 import {
@@ -30,6 +31,7 @@ import {
 import { parseToolArguments } from './parse-tool-arguments.js';
 import type { RunInbox } from './run-inbox.js';
 import { withToolProgress } from './tool-progress.js';
+import { TurnOutputMeter } from './turn-output-meter.js';
 
 export interface EpisodeOptions {
   ors: OrsClient;
@@ -44,8 +46,10 @@ export interface EpisodeOptions {
   rewardReduction?: RewardReduction;
   /** Forwarded to ORS `/create` only. */
   secrets?: Record<string, unknown>;
-  /** Tool outputs longer than this are cut in `tool.completed` (the entry's detail keeps them whole). */
+  /** Tool outputs longer than this are cut in `tool.completed` (the entry's detail keeps more, see `caps`). */
   toolOutputEventChars: number;
+  /** What one turn may put into the run (docs/protocol.md §1.5); default {@link EPISODE_CAPS}. */
+  caps?: Partial<EpisodeCaps>;
   /** Period of `tool.progress` while a tool call runs; undefined sends none. */
   toolProgressMs?: number;
   /**
@@ -90,10 +94,12 @@ class Episode {
   /** The context, once known, until an entry carries it into the log. */
   #pendingContext: RunContext | undefined;
   readonly #callIndexes = new CallIndexes();
+  readonly #caps: EpisodeCaps;
 
   constructor(options: EpisodeOptions) {
     this.#o = options;
     this.#now = options.now ?? Date.now;
+    this.#caps = { ...EPISODE_CAPS, ...options.caps };
   }
 
   /** Writes one entry and folds it; the pending context rides on it into the log (the fold has it already). */
@@ -217,6 +223,8 @@ class Episode {
     let usage = { inputTokens: 0, outputTokens: 0 };
     let finish: { reason: FinishReason; raw?: string } | undefined;
     let tokenData: TokenData | undefined;
+    // Counted before each part is published: a turn over the cap throws here, which closes the stream.
+    const meter = new TurnOutputMeter(this.#caps.maxTurnOutputChars, turn);
 
     this.#callIndexes.beginTurn();
     const stream = o.model.stream({
@@ -230,17 +238,21 @@ class Episode {
         switch (part.type) {
           case 'text-delta':
             if (part.delta === '') break;
+            meter.text(part.delta.length);
             this.#emit({ event: 'message.delta', delta: part.delta, turn });
             break;
           case 'reasoning-delta':
             if (part.delta === '') break;
+            meter.reasoningDelta(part.delta.length);
             streamedReasoning += part.delta;
             this.#emit({ event: 'reasoning.delta', delta: part.delta, turn });
             break;
           case 'reasoning':
+            meter.reasoningBlock(part.block.text.length);
             reasoning.push(part.block);
             break;
           case 'tool-call-delta': {
+            meter.argumentsDelta(part.id, part.delta.length);
             const { index, first } = this.#callIndexes.announce(part.id);
             if (!first && part.delta === '') break;
             const { id: tool_call_id, name: tool, delta } = part;
@@ -248,6 +260,7 @@ class Episode {
             break;
           }
           case 'tool-call':
+            meter.call(part.call.id, part.call.arguments.length);
             calls.push(part.call);
             break;
           case 'usage':
