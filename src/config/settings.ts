@@ -173,6 +173,14 @@ export const settings = {
       'characters of text, reasoning and tool arguments one model turn may stream, together; past it the bridge ' +
       'stops reading the model, closes its stream and fails the run with `model_output_too_large`',
   }),
+  toolOutputStoredChars: setting({
+    variable: 'RUNBRIDGE_TOOL_OUTPUT_STORED_CHARS',
+    ...wholeNumber(EPISODE_CAPS.toolOutputStoredChars),
+    description:
+      "characters of one tool result (or tool error) the run keeps: the entry's detail, which the model's next turn " +
+      'and trajectory records read, and `tool.completed`.`error_message`. The rest is cut, and a note at the cut ' +
+      'says so',
+  }),
   toolProgressMs: setting({
     variable: 'RUNBRIDGE_TOOL_PROGRESS_SECONDS',
     ...seconds(5),

@@ -1,7 +1,8 @@
 /**
- * What one model turn may put into a run, so that a runaway or hostile model cannot take the bridge's
- * memory (docs/protocol.md §1.5). The setting of the same name overrides it
- * (`RUNBRIDGE_MAX_TURN_OUTPUT_CHARS`); this is its default, written once.
+ * What one model turn and one tool result may put into a run, so that a runaway or hostile model or
+ * environment cannot take the bridge's memory (docs/protocol.md §1.5, §1.7). The settings of the same
+ * names override them (`RUNBRIDGE_MAX_TURN_OUTPUT_CHARS`, `RUNBRIDGE_TOOL_OUTPUT_STORED_CHARS`); these
+ * are their defaults, written once.
  */
 export interface EpisodeCaps {
   /**
@@ -9,9 +10,15 @@ export interface EpisodeCaps {
    * run fails with `model_output_too_large` (§1.5).
    */
   maxTurnOutputChars: number;
+  /**
+   * Characters of one tool result the log keeps (the entry's detail: what the record holds and the model
+   * reads next), and of a tool's error message; the rest is cut, and a note says so (§1.7).
+   */
+  toolOutputStoredChars: number;
 }
 
 /** The caps a run has when nothing overrides them. */
 export const EPISODE_CAPS: Readonly<EpisodeCaps> = {
   maxTurnOutputChars: 2 * 1024 * 1024,
+  toolOutputStoredChars: 1024 * 1024,
 };

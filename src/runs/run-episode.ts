@@ -18,6 +18,7 @@ import { awaitApprovals, type GatedCall, heldCalls, type Verdict } from './appro
 import { awaitInput } from './await-input.js';
 import { CallIndexes } from './call-indexes.js';
 import { messageToWire, partsToWire, reasoningToWire, tokenDataToWire, toolToWire } from './conversation-wire.js';
+import { cutToolContent, cutToolText } from './cut-tool-content.js';
 import { abortMessage, endFromError, terminalEventOf } from './episode-end.js';
 import { EpisodeFold } from './episode-fold.js';
 import type { EpisodeEnd, EpisodeRecord } from './episode-record.js';
@@ -48,7 +49,7 @@ export interface EpisodeOptions {
   secrets?: Record<string, unknown>;
   /** Tool outputs longer than this are cut in `tool.completed` (the entry's detail keeps more, see `caps`). */
   toolOutputEventChars: number;
-  /** What one turn may put into the run (docs/protocol.md §1.5); default {@link EPISODE_CAPS}. */
+  /** What one turn and one tool result may put into the run (docs/protocol.md §1.5, §1.7); default {@link EPISODE_CAPS}. */
   caps?: Partial<EpisodeCaps>;
   /** Period of `tool.progress` while a tool call runs; undefined sends none. */
   toolProgressMs?: number;
@@ -375,18 +376,23 @@ class Episode {
 
   /**
    * Emits `tool.completed`, its output cut at the configured bound; for a result, the entry's detail
-   * keeps the metadata and, unless the output says it all, the whole content.
+   * keeps the metadata and, unless the output says it all, the content — up to the stored bound, past
+   * which it is cut with a note (docs/protocol.md §1.7), as a tool's error message is.
    */
   #complete(call: ToolCall, turn: number, callIndex: number, result: ToolResult, durationMs: number): void {
     const o = this.#o;
+    const stored = this.#caps.toolOutputStoredChars;
     const output = result.errorMessage === undefined ? result.output : undefined;
-    const text = output ? blocksToText(output.blocks) : (result.errorMessage ?? 'The tool failed.');
+    const text = output ? blocksToText(output.blocks) : cutToolText(result.errorMessage ?? 'The tool failed.', stored);
     const cut = text.length > o.toolOutputEventChars;
-    const whole = output !== undefined && output.blocks.length === 1 && output.blocks[0]!.type === 'text' && !cut;
+    const kept = output && cutToolContent(blocksToContent(output.blocks), stored);
+    const whole =
+      kept !== undefined && !kept.truncated && kept.parts.length === 1 && kept.parts[0]!.type === 'text' && !cut;
     const detail: EventDetail | undefined = output && {
       tool: {
         metadata: output.metadata,
-        ...(whole ? {} : { content: partsToWire(blocksToContent(output.blocks)) }),
+        ...(whole ? {} : { content: partsToWire(kept!.parts) }),
+        ...(kept?.truncated ? { truncated: true as const } : {}),
       },
     };
     this.#emit(
