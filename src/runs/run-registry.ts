@@ -5,7 +5,7 @@ import type { OrsClient } from '../ors/client/ors-client.js';
 import type { DecisionRequest } from '../protocol/decision-request.js';
 import type { CancelReason, RunEventOf } from '../protocol/run-events.js';
 import type { MessageContent, RunRequest } from '../protocol/run-request.js';
-import type { RunSnapshot, RunStatus } from '../protocol/run-snapshot.js';
+import type { RunListItem, RunSnapshot, RunStatus } from '../protocol/run-snapshot.js';
 import { isFinishedStatus } from '../protocol/run-status.js';
 import { approvalState, awaitApprovalOutcome } from './approval-outcome.js';
 import type { ControlMessage } from './control-message.js';
@@ -174,8 +174,8 @@ export class RunRegistry {
     await this.#o.webhooks.check(webhook);
   }
 
-  /** `snapshot` with its webhook's deliveries as they stand now (docs/protocol.md §9). */
-  async #withDeliveries(snapshot: RunSnapshot): Promise<RunSnapshot> {
+  /** `snapshot` (or list item) with its webhook's deliveries as they stand now (docs/protocol.md §9). */
+  async #withDeliveries<View extends RunSnapshot | RunListItem>(snapshot: View): Promise<View> {
     if (snapshot.webhook === undefined || this.#o.webhooks === undefined) return snapshot;
     return {
       ...snapshot,

@@ -1,5 +1,5 @@
 import { BadRequestError } from '../errors.js';
-import type { RunSnapshot, RunStatus } from '../protocol/run-snapshot.js';
+import type { RunListItem, RunSnapshot, RunStatus } from '../protocol/run-snapshot.js';
 import type { ControlMessage } from './control-message.js';
 import type { EventLog } from './event-log.js';
 import type { RunRecord } from './run-record.js';
@@ -87,7 +87,8 @@ export interface RunListQuery {
 }
 
 export interface RunPage {
-  data: RunSnapshot[];
+  /** The runs as a list shows them: each waiting call summarised (docs/protocol.md §2.5). */
+  data: RunListItem[];
   /** The `after` of the next page, or null on the last one. */
   next: string | null;
 }
