@@ -283,7 +283,7 @@ export class RunRegistry {
     request: DecisionRequest,
   ): Promise<RunEventOf<'tool.approval_resolved'>> {
     const { log } = await this.open(id, owner);
-    const state = approvalState(log.entries, approvalId);
+    const state = approvalState(log, approvalId);
     if (state.kind === 'unknown') {
       throw new NotFoundError(
         `Run "${id}" has no approval "${approvalId}"; its pending approvals are in GET /v1/runs/${id} (pending_approvals).`,
@@ -301,7 +301,7 @@ export class RunRegistry {
       ...(request.reason === undefined ? {} : { reason: request.reason }),
       decision_id: decisionId,
     });
-    const outcome = await awaitApprovalOutcome(log, approvalId, state.required.seq, DECISION_CONFIRM_MS, this.#now);
+    const outcome = await awaitApprovalOutcome(log, approvalId, DECISION_CONFIRM_MS, this.#now);
     if (outcome === undefined) {
       throw new RunbridgeError(
         `The decision was sent, but run "${id}" did not confirm it within ${DECISION_CONFIRM_MS / 1000} s. ` +
