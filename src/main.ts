@@ -244,10 +244,11 @@ export async function connectOrs(
   return { ors, orsUrl, orsServer };
 }
 
-/** The caps of every episode as the settings give them (docs/protocol.md §1.5, §1.7). */
+/** The caps of every episode as the settings give them (docs/protocol.md §1.5–§1.7). */
 export function episodeCaps(config: Config): EpisodeCaps {
   return {
     maxTurnOutputChars: config.maxTurnOutputChars,
+    maxToolCallsPerTurn: config.maxToolCallsPerTurn,
     toolOutputStoredChars: config.toolOutputStoredChars,
   };
 }

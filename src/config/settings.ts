@@ -173,6 +173,13 @@ export const settings = {
       'characters of text, reasoning and tool arguments one model turn may stream, together; past it the bridge ' +
       'stops reading the model, closes its stream and fails the run with `model_output_too_large`',
   }),
+  maxToolCallsPerTurn: setting({
+    variable: 'RUNBRIDGE_MAX_TOOL_CALLS_PER_TURN',
+    ...wholeNumber(EPISODE_CAPS.maxToolCallsPerTurn),
+    description:
+      'tool calls of one model turn that run (or wait for approval); each call past it gets `tool.started` and a ' +
+      '`tool.completed` with `error: true`, and the model is told it was not run and why',
+  }),
   toolOutputStoredChars: setting({
     variable: 'RUNBRIDGE_TOOL_OUTPUT_STORED_CHARS',
     ...wholeNumber(EPISODE_CAPS.toolOutputStoredChars),

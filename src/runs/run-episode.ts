@@ -49,7 +49,7 @@ export interface EpisodeOptions {
   secrets?: Record<string, unknown>;
   /** Tool outputs longer than this are cut in `tool.completed` (the entry's detail keeps more, see `caps`). */
   toolOutputEventChars: number;
-  /** What one turn and one tool result may put into the run (docs/protocol.md §1.5, §1.7); default {@link EPISODE_CAPS}. */
+  /** What one turn and one tool result may put into the run (docs/protocol.md §1.5–§1.7); default {@link EPISODE_CAPS}. */
   caps?: Partial<EpisodeCaps>;
   /** Period of `tool.progress` while a tool call runs; undefined sends none. */
   toolProgressMs?: number;
@@ -176,15 +176,23 @@ class Episode {
         }
         return 'no_tool_calls';
       }
-      const verdicts = await this.#approvals(calls, turn, signal);
-      for (const call of calls) {
+      // Only the first calls of a turn run or wait for a decision (§1.6); the rest are refused one by one.
+      const cap = this.#caps.maxToolCallsPerTurn;
+      const refusal =
+        calls.length <= cap
+          ? undefined
+          : `Not run: this turn made ${calls.length} tool calls, and at most ${cap} run per turn ` +
+            '(RUNBRIDGE_MAX_TOOL_CALLS_PER_TURN). Make fewer calls at a time.';
+      const verdicts = await this.#approvals(calls, cap, turn, signal);
+      for (const [position, call] of calls.entries()) {
         // The episode is over: later calls of the same turn are not sent (the fold still gives
         // each a result in the conversation, so it stays valid for every provider).
         if (fold.finished) break;
         const verdict = verdicts.get(call.id);
         // A denied call never reaches the environment; its resolution told the model so.
         if (verdict?.decision === 'deny') continue;
-        await this.#toolCall(session, call, turn, signal, verdict?.arguments);
+        const refused = position < cap ? undefined : refusal;
+        await this.#toolCall(session, call, turn, signal, { approved: verdict?.arguments, refused });
       }
       if (fold.finished) return 'finished';
     }
@@ -200,13 +208,18 @@ class Episode {
 
   /**
    * Holds the turn's calls that need a person's decision until every one is decided (docs/protocol.md
-   * §7). Once any call is held, every call of the turn takes its index now, so indexes still follow
-   * the order the model made the calls in.
+   * §7) — of its first `cap` calls: the others are not run (§1.6). Once any call is held, every call
+   * of the turn takes its index now, so indexes still follow the order the model made the calls in.
    */
-  async #approvals(calls: readonly ToolCall[], turn: number, signal: AbortSignal): Promise<Map<string, Verdict>> {
+  async #approvals(
+    calls: readonly ToolCall[],
+    cap: number,
+    turn: number,
+    signal: AbortSignal,
+  ): Promise<Map<string, Verdict>> {
     const { inbox, approval } = this.#o;
     if (!inbox || !approval) return new Map();
-    const held = heldCalls(calls, this.#fold.tools, approval);
+    const held = heldCalls(calls.slice(0, cap), this.#fold.tools, approval);
     if (held.length === 0) return new Map();
     const indexes = new Map(calls.map((call) => [call.id, this.#callIndexes.announce(call.id).index]));
     const gated: GatedCall[] = held.map((entry) => ({ ...entry, callIndex: indexes.get(entry.call.id)! }));
@@ -309,14 +322,14 @@ class Episode {
   /**
    * Sends one call (with `approved` arguments when a decision settled them) and emits its result —
    * also when the call throws (a cancel, a lost result or session), so the call is counted wherever
-   * its reward and tool message are.
+   * its reward and tool message are. A `refused` call is not sent: that text is its error.
    */
   async #toolCall(
     session: OrsSession,
     call: ToolCall,
     turn: number,
     signal: AbortSignal,
-    approved?: Record<string, unknown>,
+    { approved, refused }: { approved?: Record<string, unknown> | undefined; refused?: string | undefined } = {},
   ): Promise<void> {
     const tools = this.#fold.tools;
     const callIndex = this.#callIndexes.start(call.id);
@@ -334,7 +347,9 @@ class Episode {
     const started = this.#now();
     const result: ToolResult = { output: undefined, errorMessage: undefined };
     try {
-      if (parsed === null) {
+      if (refused !== undefined) {
+        result.errorMessage = refused;
+      } else if (parsed === null) {
         result.errorMessage = `The arguments of ${call.name} are not a JSON object: ${call.arguments.slice(0, 200)}. Call the tool again with valid JSON.`;
       } else if (!tools.some((tool) => tool.name === call.name)) {
         result.errorMessage = `There is no tool named "${call.name}". Available tools: ${tools.map((tool) => tool.name).join(', ')}.`;
