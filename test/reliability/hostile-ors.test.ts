@@ -1,12 +1,10 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { OrsError } from '../../src/errors.js';
 import { assertEventOrder } from '../../src/protocol/verify-event-order.js';
 import type { Flood } from '../support/flood-writer.js';
-import { type OrsFault, OrsFaultProxy } from '../support/ors-fault-proxy.js';
+import type { OrsFault } from '../support/ors-fault-proxy.js';
 import { rejectionOf, startOrsTestRig } from '../support/ors-test-rig.js';
-import { scriptedProvider } from '../support/scripted-model.js';
-import { ScriptedOrsServer } from '../support/scripted-ors-server.js';
-import { startTestBridge, type TestBridge } from '../support/start-test-bridge.js';
+import { type ProxiedOrsBridge, proxiedOrsBridges } from '../support/proxied-ors-bridge.js';
 
 /**
  * A hostile ORS server that answers without end (docs/protocol.md §5.6): the bridge reads at most
@@ -46,36 +44,10 @@ const FLOODS: Record<'call' | 'json' | 'error', OrsFault> = {
   },
 };
 
-interface Rig {
-  server: ScriptedOrsServer;
-  proxy: OrsFaultProxy;
-  bridge: TestBridge;
-}
+const startProxied = proxiedOrsBridges();
 
-const rigs: Rig[] = [];
-afterEach(async () => {
-  for (const rig of rigs.splice(0)) {
-    await rig.bridge.shutdown();
-    await rig.proxy.close();
-    await rig.server.close();
-  }
-});
-
-async function startRig(): Promise<Rig> {
-  const server = await ScriptedOrsServer.start();
-  const proxy = await OrsFaultProxy.start(server.url);
-  const bridge = await startTestBridge(
-    {
-      ORS_URL: proxy.url,
-      RUNBRIDGE_DEFAULT_ENV: 'arith',
-      RUNBRIDGE_MODEL: 'scripted:submit',
-      RUNBRIDGE_ORS_MAX_ANSWER_BYTES: String(CAP),
-    },
-    { providers: [scriptedProvider({ submit: [{ toolCalls: [{ name: 'submit', arguments: '{"answer":5}' }] }] })] },
-  );
-  const rig = { server, proxy, bridge };
-  rigs.push(rig);
-  return rig;
+function startRig(): Promise<ProxiedOrsBridge> {
+  return startProxied({ env: { RUNBRIDGE_ORS_MAX_ANSWER_BYTES: String(CAP) } });
 }
 
 describe('an ORS server that answers without end', () => {

@@ -7,7 +7,7 @@ import { EventLog } from '../../src/runs/event-log.js';
 import { runEpisode } from '../../src/runs/run-episode.js';
 import { type OrsTestRig, startOrsTestRig } from '../support/ors-test-rig.js';
 import { scriptedProvider } from '../support/scripted-model.js';
-import { textBlock } from '../support/scripted-ors-environment.js';
+import { type ScriptedToolReply, textBlock } from '../support/scripted-ors-environment.js';
 
 /**
  * A tool result is kept up to `RUNBRIDGE_TOOL_OUTPUT_STORED_CHARS` (docs/protocol.md §1.7): the entry's
@@ -24,9 +24,9 @@ describe('runEpisode and a tool result larger than what is kept', () => {
     rig = undefined;
   });
 
-  async function play(blocks: Block[]): Promise<{ record: EpisodeRecord; entries: EventLog['entries'] }> {
+  async function play(reply: ScriptedToolReply): Promise<{ record: EpisodeRecord; entries: EventLog['entries'] }> {
     rig = await startOrsTestRig();
-    rig.server.defineTool('arith', 'big', { run: () => ({ ok: true, output: { blocks, reward: 0.5 } }) });
+    rig.server.defineTool('arith', 'big', { run: () => reply });
     const model = scriptedProvider({ one: [{ toolCalls: [{ name: 'big', arguments: '{}' }] }] }).create('one');
     const log = new EventLog('run_test');
     const record = await runEpisode({
@@ -43,13 +43,15 @@ describe('runEpisode and a tool result larger than what is kept', () => {
     return { record, entries: log.entries };
   }
 
+  const result = (blocks: Block[]): ScriptedToolReply => ({ ok: true, output: { blocks, reward: 0.5 } });
+
   function completed(entries: EventLog['entries']): { event: RunEvent; detail: EventDetail | undefined } {
     return entries.find((entry) => entry.event.event === 'tool.completed')!;
   }
 
   it('keeps a long text cut at the bound, with a note the model reads, and marks the detail cut', async () => {
     const text = 'a'.repeat(STORED * 5);
-    const { record, entries } = await play([textBlock(text)]);
+    const { record, entries } = await play(result([textBlock(text)]));
 
     const { event, detail } = completed(entries);
     expect(event).toMatchObject({ output: 'a'.repeat(1000), truncated: true, reward: 0.5 });
@@ -68,7 +70,7 @@ describe('runEpisode and a tool result larger than what is kept', () => {
 
   it('drops the images past the bound whole, and keeps what came before them', async () => {
     const image: Block = { type: 'image', mimeType: 'image/png', data: 'i'.repeat(STORED), detail: null };
-    const { entries } = await play([textBlock('b'.repeat(4000)), image, textBlock('c'.repeat(100))]);
+    const { entries } = await play(result([textBlock('b'.repeat(4000)), image, textBlock('c'.repeat(100))]));
 
     const { detail } = completed(entries);
     expect(detail?.tool?.truncated).toBe(true);
@@ -77,29 +79,15 @@ describe('runEpisode and a tool result larger than what is kept', () => {
   });
 
   it('keeps a result within the bound whole, unmarked', async () => {
-    const { entries } = await play([textBlock('d'.repeat(STORED))]);
+    const { entries } = await play(result([textBlock('d'.repeat(STORED))]));
     const { detail } = completed(entries);
     expect(detail?.tool?.truncated).toBeUndefined();
     expect(detail!.tool!.content).toEqual([{ type: 'text', text: 'd'.repeat(STORED) }]);
   });
 
   it('cuts a tool error message at the same bound', async () => {
-    rig = await startOrsTestRig();
-    rig.server.defineTool('arith', 'big', { run: () => ({ ok: false, error: 'e'.repeat(STORED * 3) }) });
-    const model = scriptedProvider({ one: [{ toolCalls: [{ name: 'big', arguments: '{}' }] }] }).create('one');
-    const log = new EventLog('run_test');
-    await runEpisode({
-      ors: rig.client,
-      model,
-      env: 'arith',
-      task: { split: 'train', index: 0 },
-      maxTurns: 2,
-      toolOutputEventChars: 1000,
-      caps: { toolOutputStoredChars: STORED },
-      signal: new AbortController().signal,
-      emit: (event, detail) => log.append(event, detail),
-    });
-    const event = completed(log.entries).event;
+    const { entries } = await play({ ok: false, error: 'e'.repeat(STORED * 3) });
+    const { event } = completed(entries);
     expect(event.event === 'tool.completed' && event.error_message).toMatch(
       new RegExp(`^e{${STORED}}\\n\\[.*RUNBRIDGE_TOOL_OUTPUT_STORED_CHARS`),
     );
