@@ -318,6 +318,16 @@ describe('GET /v1/schema/events', () => {
     }
     expect(componentValidator(document, 'RunSnapshot').safeParse(snapshot).error).toBeUndefined();
     const [pending] = (snapshot as { pending_approvals: Array<{ approval_id: string }> }).pending_approvals;
+    const list = (await (await bridge.fetch('/v1/runs?limit=1')).json()) as {
+      data: Array<{ pending_approvals: Array<Record<string, unknown>> }>;
+    };
+    expect(componentValidator(document, 'RunList').safeParse(list).error).toBeUndefined();
+    expect(list.data[0]?.pending_approvals[0]).toMatchObject({
+      approval_id: pending!.approval_id,
+      arguments_preview: expect.any(String),
+      arguments_truncated: false,
+    });
+    expect(list.data[0]?.pending_approvals[0]).not.toHaveProperty('arguments');
     const decision = { decision: 'approve', arguments: { text: 'y' } };
     expect(componentValidator(document, 'DecisionRequest').safeParse(decision).success).toBe(true);
     expect(componentValidator(document, 'DecisionRequest').safeParse({ decision: 'maybe' }).success).toBe(false);

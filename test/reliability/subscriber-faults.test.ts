@@ -17,6 +17,8 @@ import { startTestBridge, type TestBridge } from '../support/start-test-bridge.j
  */
 
 const DELTA_CHARS = 16 * 1024;
+/** The firehose's one turn of 800 deltas (12.5 MiB) is far above the default cap on a turn's output (§1.5). */
+const FIREHOSE_TURN = { RUNBRIDGE_MAX_TURN_OUTPUT_CHARS: String(800 * DELTA_CHARS) };
 
 /**
  * A model that streams `deltas` text deltas of 16 KiB each, after waiting for `gate` (so a test can
@@ -91,7 +93,7 @@ describe('a subscriber that stops reading', () => {
     const gate = new Promise<void>((resolve) => (open = resolve));
     const deltas = 800; // 12.5 MiB of text, far beyond what the kernel's socket buffers can absorb
     const bridge = await startTestBridge(
-      { RUNBRIDGE_MODEL: 'firehose', RUNBRIDGE_SUBSCRIBER_BUFFER_BYTES: String(256 * 1024) },
+      { RUNBRIDGE_MODEL: 'firehose', RUNBRIDGE_SUBSCRIBER_BUFFER_BYTES: String(256 * 1024), ...FIREHOSE_TURN },
       { providers: [firehoseProvider(deltas, gate)] },
     );
     bridges.push(bridge);
@@ -125,6 +127,7 @@ describe('a subscriber that stops reading', () => {
       {
         RUNBRIDGE_MODEL: 'firehose',
         RUNBRIDGE_SUBSCRIBER_BUFFER_BYTES: String(256 * 1024),
+        ...FIREHOSE_TURN,
         RUNBRIDGE_KEEPALIVE_SECONDS: '0.02',
       },
       { providers: [firehoseProvider(800, Promise.resolve())] },

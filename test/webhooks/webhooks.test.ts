@@ -3,7 +3,7 @@ import { Webhook } from 'standardwebhooks';
 import { afterEach, describe, expect, it } from 'vitest';
 import { builtinEnvironments } from '../../adapters/environments/builtin-environments.js';
 import type { RunEvent, RunEventOf } from '../../src/protocol/run-events.js';
-import type { RunSnapshot } from '../../src/protocol/run-snapshot.js';
+import type { RunListItem, RunSnapshot } from '../../src/protocol/run-snapshot.js';
 import type { WebhookDelivery } from '../../src/protocol/webhook.js';
 import { chatProvider } from '../hitl/hitl-support.js';
 import { startTestBridge, type TestBridge } from '../support/start-test-bridge.js';
@@ -21,7 +21,7 @@ import { type Reply, startWebhookReceiver, type WebhookReceiver } from '../suppo
 interface WebhookPayload {
   type: string;
   timestamp: string;
-  data: { run: RunSnapshot; event: RunEvent };
+  data: { run: RunListItem; event: RunEvent };
 }
 
 const SECRET = `whsec_${randomBytes(32).toString('base64')}`;
@@ -251,9 +251,15 @@ describe('the events a webhook is called for', () => {
     expect(payload.type).toBe('tool.approval_required');
     expect(payload.data.run.status).toBe('requires_action');
     expect(payload.data.event.event).toBe('tool.approval_required');
-    expect(payload.data.run.pending_approvals.map(({ approval_id }) => approval_id)).toEqual([
-      (payload.data.event as RunEventOf<'tool.approval_required'>).approval_id,
+    // The run as lists show it: the waiting call summarised; the event carries its arguments whole.
+    const required = payload.data.event as RunEventOf<'tool.approval_required'>;
+    expect(payload.data.run.pending_approvals).toEqual([
+      expect.objectContaining({
+        approval_id: required.approval_id,
+        arguments_preview: JSON.stringify(required.arguments).slice(0, 200),
+      }),
     ]);
+    expect(payload.data.run.pending_approvals[0]).not.toHaveProperty('arguments');
 
     // Every call the offline model makes waits for a decision: approve each as it comes.
     const approved = new Set<string>();
