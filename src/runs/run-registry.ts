@@ -9,7 +9,6 @@ import type { MessageContent, RunRequest } from '../protocol/run-request.js';
 import type { RunListItem, RunSnapshot, RunStatus } from '../protocol/run-snapshot.js';
 import { isFinishedStatus } from '../protocol/run-status.js';
 import { approvalState, awaitApprovalOutcome } from './approval-outcome.js';
-import type { ControlOutcome } from './control-message.js';
 import type { EnvCatalog } from './env-catalog.js';
 import { type RequestHasher, requestHasher } from './request-hasher.js';
 import { MAX_WAITING_MESSAGES } from './run-inbox.js';
@@ -319,9 +318,9 @@ export class RunRegistry {
           'Read its events or snapshot to see whether it took effect before sending it again.',
         { code: 'decision_unconfirmed', cause },
       );
-    let sent: ControlOutcome;
     try {
-      sent = await this.#store.control(id, {
+      // Sent, or `gone` (the run just ended): either way its log says what became of the approval.
+      await this.#store.control(id, {
         type: 'approval',
         approval_id: approvalId,
         decision: request.decision,
@@ -334,7 +333,6 @@ export class RunRegistry {
       if (error instanceof StoreUnavailableError) throw unconfirmed(error);
       throw error;
     }
-    if (sent === 'gone') throw runGone(id);
     const left = Math.max(0, sentBy - this.#now());
     const outcome = await awaitApprovalOutcome(log, approvalId, left, this.#now);
     if (outcome === undefined) throw unconfirmed();
