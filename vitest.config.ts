@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig, type TestProjectInlineConfiguration } from 'vitest/config';
 
 /**
  * The tests of the HTTP API's behaviour, run a second time with every bridge on a shared Redis store
@@ -19,6 +19,41 @@ const CONTRACT_TESTS = [
   'test/webhooks/webhooks.test.ts',
 ];
 
+/**
+ * The lanes of the suite: a project each, named for what its files start beside the test process, and
+ * picked by the last part of a file's name before `.test.ts` (`serve-command.process.test.ts`) or by its
+ * folder. A file that matches none is `unit`: in-process code and real HTTP on loopback, the everyday
+ * loop (`npm run test:unit`). docs/development.md says which lane a new file goes in.
+ */
+const LANES = {
+  /** Child processes: the `runbridge` command, the examples, tmux, build scripts. */
+  process: ['test/**/*.process.test.ts'],
+  /** Headless Chromium (test/support/launch-chromium.ts). */
+  chromium: ['test/**/*.chromium.test.ts'],
+  /** `python3`: the Python example and the readers of rollout exports. */
+  python: ['test/**/*.python.test.ts'],
+  /** Thousands of runs through one bridge, and what they leave behind. */
+  load: ['test/**/*.load.test.ts'],
+  /** The packed tarball, installed into an empty project. */
+  pack: ['test/package/pack.test.ts'],
+  /** Several `runbridge serve` processes on one Redis. */
+  'multi-instance': ['test/multi-instance/**/*.test.ts'],
+};
+
+const unit: TestProjectInlineConfiguration = {
+  extends: true,
+  test: {
+    name: 'unit',
+    include: ['test/**/*.test.ts'],
+    exclude: [...configDefaults.exclude, ...Object.values(LANES).flat()],
+  },
+};
+
+const lanes: TestProjectInlineConfiguration[] = [
+  unit,
+  ...Object.entries(LANES).map(([name, include]) => ({ extends: true as const, test: { name, include } })),
+];
+
 export default defineConfig({
   resolve: {
     // The chat page's sources (src/ui/) import the client by its package name, as an app would;
@@ -35,7 +70,7 @@ export default defineConfig({
     teardownTimeout: 10_000,
     pool: 'forks',
     projects: [
-      { extends: true, test: { name: 'memory', include: ['test/**/*.test.ts'] } },
+      ...lanes,
       {
         extends: true,
         test: {

@@ -24,7 +24,7 @@ async function alertText(tab: Page): Promise<string> {
 /**
  * The chat page tells a person what went wrong and what to do, for every error the API answers:
  * a failed run, an unknown run (404), a body over the limit (413), a full queue (429 with
- * Retry-After), and a bridge that is gone. (The key's 401 is in chat-page-access.test.ts.)
+ * Retry-After), and a bridge that is gone. (The key's 401 is in chat-page-access.chromium.test.ts.)
  */
 describe('the chat page explains errors', () => {
   let rig: ChatPageRig | undefined;
