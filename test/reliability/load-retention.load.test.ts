@@ -3,6 +3,7 @@ import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import { waitForAppend } from '../../src/runs/log-reader.js';
 import type { OpenedRun } from '../../src/runs/run-store.js';
+import { eventually } from '../support/eventually.js';
 import { startTestBridge, type TestBridge } from '../support/start-test-bridge.js';
 
 /**
@@ -35,10 +36,14 @@ function excess(now: Handles, reference: Handles): Handles {
  */
 async function settle(ready: (now: Handles) => boolean): Promise<Handles> {
   let now = handles();
-  for (let tries = 0; tries < 300 && !ready(now); tries++) {
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    now = handles();
-  }
+  await eventually(
+    () => {
+      now = handles();
+      return ready(now);
+    },
+    'the handles to settle',
+    { timeoutMs: 15_000, intervalMs: 50 },
+  ).catch(() => undefined);
   return now;
 }
 
@@ -76,11 +81,14 @@ async function play(bridge: TestBridge, first: number, count: number): Promise<v
 }
 
 async function forgotten(bridge: TestBridge): Promise<void> {
-  for (;;) {
-    const { running, queued, finished: kept } = bridge.registry.localStats();
-    if (running + queued + kept === 0) return;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  await eventually(
+    () => {
+      const { running, queued, finished: kept } = bridge.registry.localStats();
+      return running + queued + kept === 0;
+    },
+    'every run forgotten',
+    { timeoutMs: 60_000, intervalMs: 50 },
+  );
 }
 
 describe('10,000 finished runs', () => {

@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createOrsServer, type OrsServer } from '../../src/ors/server/create-ors-server.js';
 import type { RunEvent, RunEventOf } from '../../src/protocol/run-events.js';
 import { assertEventOrder } from '../../src/protocol/verify-event-order.js';
+import { eventually } from '../support/eventually.js';
 import { type FaultRule, type OrsFault, OrsFaultProxy } from '../support/ors-fault-proxy.js';
 import { startTestBridge, type TestBridge } from '../support/start-test-bridge.js';
 import { createLedger, type Ledger, type PlannedCall, planInput, recordOutput } from './ledger-fixtures.js';
@@ -283,7 +284,7 @@ describe('ORS faults that end a run', () => {
     const runId = await rig.bridge.startRun({ input: planInput(calls) });
     await rig.ledger.started('expired');
     // The model now waits; the bridge pings every 600 s, so the server reaps the idle session.
-    while (rig.ors.activeSessionIds().length > 0) await new Promise((resolve) => setTimeout(resolve, 20));
+    await eventually(() => rig.ors.activeSessionIds().length === 0, 'the idle session reaped');
     rig.ledger.release('expired');
     const events = await rig.bridge.readEvents(runId);
     assertEventOrder(events);

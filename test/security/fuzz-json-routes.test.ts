@@ -8,6 +8,7 @@ import { DecisionRequestSchema } from '../../src/protocol/decision-request.js';
 import { MessageRequestSchema } from '../../src/protocol/message-request.js';
 import { RunRequestSchema } from '../../src/protocol/run-request.js';
 import { assertEventOrder } from '../../src/protocol/verify-event-order.js';
+import { eventually } from '../support/eventually.js';
 import { startTestBridge, type TestBridge } from '../support/start-test-bridge.js';
 
 /**
@@ -318,16 +319,12 @@ describe('fuzzing every JSON route while normal runs go on', () => {
     beforeAll(async () => {
       // The offline model's first arith call waits for approval all through the fuzzing.
       waitingRunId = await bridge.startRun({ env: 'arith', approval: { tools: '*' } });
-      for (;;) {
+      approvalId = await eventually(async () => {
         const snapshot = (await (await bridge.fetch(`/v1/runs/${waitingRunId}`)).json()) as {
           pending_approvals: Array<{ approval_id: string }>;
         };
-        if (snapshot.pending_approvals.length > 0) {
-          approvalId = snapshot.pending_approvals[0]!.approval_id;
-          break;
-        }
-        await new Promise((resolve) => setTimeout(resolve, 10));
-      }
+        return snapshot.pending_approvals[0]?.approval_id;
+      }, 'the approval asked');
     });
     afterAll(async () => {
       await bridge.fetch(`/v1/runs/${waitingRunId}/cancel`, {
