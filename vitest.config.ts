@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { configDefaults, defineConfig, type TestProjectInlineConfiguration } from 'vitest/config';
 
@@ -46,6 +47,9 @@ const unit: TestProjectInlineConfiguration = {
     name: 'unit',
     include: ['test/**/*.test.ts'],
     exclude: [...configDefaults.exclude, ...Object.values(LANES).flat()],
+    // Worker threads that keep their modules from one file to the next (poolOptions.threads below):
+    // loading the bridge's modules afresh for each of these files cost more than their tests.
+    pool: 'threads',
   },
 };
 
@@ -53,6 +57,12 @@ const lanes: TestProjectInlineConfiguration[] = [
   unit,
   ...Object.entries(LANES).map(([name, include]) => ({ extends: true as const, test: { name, include } })),
 ];
+
+/**
+ * Files at once, per pool. Most tests wait (on loopback, on a child process, on Chromium) more than
+ * they compute, so one per core, not vitest's default of one less than the cores (1 on 2 cores).
+ */
+const WORKERS = Math.max(2, availableParallelism());
 
 export default defineConfig({
   resolve: {
@@ -69,6 +79,14 @@ export default defineConfig({
     // Leaked timers or sockets keep a worker alive; fail loudly rather than hang CI.
     teardownTimeout: 10_000,
     pool: 'forks',
+    // Per pool: the unit lane's threads, and the forks of the others, run side by side.
+    maxWorkers: WORKERS,
+    poolOptions: {
+      // The unit lane's threads keep modules from one file to the next: a file stops what it starts and
+      // mocks nothing another file imports (docs/development.md). Every file of the other lanes runs in
+      // a process of its own: they start processes, browsers and signals.
+      threads: { isolate: false },
+    },
     projects: [
       ...lanes,
       {
