@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { configDefaults, defineConfig, type TestProjectInlineConfiguration } from 'vitest/config';
+import { SlowestFilesReporter } from './test/support/slowest-files-reporter.js';
 
 /**
  * The tests of the HTTP API's behaviour, run a second time with every bridge on a shared Redis store
@@ -87,6 +88,7 @@ export default defineConfig({
       // a process of its own: they start processes, browsers and signals.
       threads: { isolate: false },
     },
+    reporters: ['default', new SlowestFilesReporter({ count: 10 })],
     projects: [
       ...lanes,
       {
