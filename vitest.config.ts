@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { configDefaults, defineConfig, type TestProjectInlineConfiguration } from 'vitest/config';
+import { LoadFirstSequencer } from './test/support/load-first-sequencer.js';
 import { SlowestFilesReporter } from './test/support/slowest-files-reporter.js';
 
 /**
@@ -89,6 +90,7 @@ export default defineConfig({
       threads: { isolate: false },
     },
     reporters: ['default', new SlowestFilesReporter({ count: 10 })],
+    sequence: { sequencer: LoadFirstSequencer },
     projects: [
       ...lanes,
       {
