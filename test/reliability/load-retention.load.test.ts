@@ -97,7 +97,9 @@ describe('10,000 finished runs', () => {
     const onWarning = (warning: Error) => warnings.push(`${warning.name}: ${warning.message}`);
     process.on('warning', onWarning);
     const before = handles();
-    const bridge = await startTestBridge({ RUNBRIDGE_RETENTION_SECONDS: '2' });
+    // Kept 5 s, long enough for a watched run's reader to come after its POST on a busy machine (2 s was
+    // not, under a load of 12), and swept every 0.25 s, so the runs go soon after.
+    const bridge = await startTestBridge({ RUNBRIDGE_RETENTION_SECONDS: '5', RUNBRIDGE_SWEEP_SECONDS: '0.25' });
     try {
       await play(bridge, 0, 500);
       await forgotten(bridge);
