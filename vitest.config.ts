@@ -61,10 +61,12 @@ const lanes: TestProjectInlineConfiguration[] = [
 ];
 
 /**
- * Files at once, per pool. Most tests wait (on loopback, on a child process, on Chromium) more than
- * they compute, so one per core, not vitest's default of one less than the cores (1 on 2 cores).
+ * Files at once. Most tests wait (on loopback, on a child process, on Chromium) more than they
+ * compute, so the unit lane's threads are as many as the cores, not vitest's default of one less
+ * (1 on 2 cores), and the other lanes' processes one more: one of them spends its first minute or
+ * more on the load lane's 10,000 runs (test/support/load-first-sequencer.ts).
  */
-const WORKERS = Math.max(2, availableParallelism());
+const CORES = availableParallelism();
 
 export default defineConfig({
   resolve: {
@@ -81,13 +83,12 @@ export default defineConfig({
     // Leaked timers or sockets keep a worker alive; fail loudly rather than hang CI.
     teardownTimeout: 10_000,
     pool: 'forks',
-    // Per pool: the unit lane's threads, and the forks of the others, run side by side.
-    maxWorkers: WORKERS,
     poolOptions: {
       // The unit lane's threads keep modules from one file to the next: a file stops what it starts and
       // mocks nothing another file imports (docs/development.md). Every file of the other lanes runs in
-      // a process of its own: they start processes, browsers and signals.
-      threads: { isolate: false },
+      // a process of its own: they start processes, browsers and signals. The two pools run side by side.
+      threads: { maxThreads: Math.max(2, CORES), isolate: false },
+      forks: { maxForks: CORES + 1 },
     },
     reporters: ['default', new SlowestFilesReporter({ count: 10 })],
     sequence: { sequencer: LoadFirstSequencer },
