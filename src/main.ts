@@ -236,6 +236,7 @@ export async function connectOrs(
     baseUrl: orsUrl,
     pingIntervalMs: config.orsPingMs,
     callSilenceTimeoutMs: config.orsCallSilenceMs,
+    retryBaseDelayMs: config.orsRetryBaseMs,
     ...(bearerToken === undefined ? {} : { bearerToken }),
   });
   return { ors, orsUrl, orsServer };
