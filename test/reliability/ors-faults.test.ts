@@ -40,6 +40,8 @@ async function startRig(options: { env?: Record<string, string>; sessionIdleMs?:
       RUNBRIDGE_MODEL: 'ledger',
       RUNBRIDGE_ORS_CALL_SILENCE_SECONDS: '0.5',
       RUNBRIDGE_ORS_PING_SECONDS: '600',
+      // Retries as many as ever, after 10 ms doubled each time rather than 200 ms.
+      RUNBRIDGE_ORS_RETRY_SECONDS: '0.01',
       RUNBRIDGE_TOOL_OUTPUT_EVENT_CHARS: '100000',
       ...options.env,
     },
@@ -334,7 +336,12 @@ describe('ORS faults that end a run', () => {
     const ledger = createLedger();
     const ors = createOrsServer({ environments: [ledger.environment], pingIntervalMs: 100, logError: () => undefined });
     const bridge = await startTestBridge(
-      { ORS_URL: await ors.listen(0, '127.0.0.1'), RUNBRIDGE_DEFAULT_ENV: 'ledger', RUNBRIDGE_MODEL: 'ledger' },
+      {
+        ORS_URL: await ors.listen(0, '127.0.0.1'),
+        RUNBRIDGE_DEFAULT_ENV: 'ledger',
+        RUNBRIDGE_MODEL: 'ledger',
+        RUNBRIDGE_ORS_RETRY_SECONDS: '0.01',
+      },
       { providers: [ledger.provider] },
     );
     try {

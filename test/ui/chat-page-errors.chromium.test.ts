@@ -120,7 +120,10 @@ describe('the chat page explains errors', () => {
   });
 
   it('says when the environments cannot be listed (502 from the ORS server), and offers to try again', async () => {
-    const orsless = await startTestBridge({ ORS_URL: `http://127.0.0.1:${await unusedPort()}` }, { uiDir });
+    const orsless = await startTestBridge(
+      { ORS_URL: `http://127.0.0.1:${await unusedPort()}`, RUNBRIDGE_ORS_RETRY_SECONDS: '0.01' },
+      { uiDir },
+    );
     try {
       const { tab, problems } = await openChatPage(browser, orsless.url, { allowErrorAnswers: true });
       expect(await alertText(tab)).toMatch(
