@@ -92,6 +92,7 @@ async function forgotten(bridge: TestBridge): Promise<void> {
 }
 
 describe('10,000 finished runs', () => {
+  // A minute of computing alone; beside the other lanes on a busy 2-core machine it took over five.
   it('leave memory at a bounded level after retention, and no timer, socket or listener behind', async () => {
     const warnings: string[] = [];
     const onWarning = (warning: Error) => warnings.push(`${warning.name}: ${warning.message}`);
@@ -128,5 +129,5 @@ describe('10,000 finished runs', () => {
     process.off('warning', onWarning);
     expect(excess(left, before)).toEqual({});
     expect(warnings).toEqual([]);
-  }, 300_000);
+  }, 600_000);
 });
