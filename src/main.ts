@@ -276,6 +276,7 @@ export async function connectOrs(
     pingIntervalMs: config.orsPingMs,
     callSilenceTimeoutMs: config.orsCallSilenceMs,
     maxAnswerBytes: config.orsMaxAnswerBytes,
+    retryBaseDelayMs: config.orsRetryBaseMs,
     ...(bearerToken === undefined ? {} : { bearerToken }),
   });
   return { ors, orsUrl, orsServer };

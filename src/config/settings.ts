@@ -226,6 +226,13 @@ export const settings = {
     ...seconds(10),
     description: 'session ping interval (client) and call ping interval (built-in server)',
   }),
+  orsRetryBaseMs: setting({
+    variable: 'RUNBRIDGE_ORS_RETRY_SECONDS',
+    ...seconds(0.2),
+    description:
+      'first backoff of an ORS request retried after a network failure, a 429 or a 5xx: each of its 4 retries ' +
+      "doubles it, with full jitter, and none waits more than 5 s, a server's `Retry-After` included",
+  }),
   orsCallSilenceMs: setting({
     variable: 'RUNBRIDGE_ORS_CALL_SILENCE_SECONDS',
     ...seconds(30),
