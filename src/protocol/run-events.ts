@@ -201,6 +201,8 @@ export const ToolApprovalRequiredEventSchema = z.object({
   call_index: z.number().int().nonnegative(),
   /** Epoch seconds at which the approval timeout decides. */
   expires_at: z.number(),
+  /** What the timeout decides at `expires_at`: the run's `approval.on_timeout`, so a client can say so. */
+  on_timeout: ApprovalDecisionSchema,
 });
 
 export const ToolApprovalResolvedEventSchema = z.object({

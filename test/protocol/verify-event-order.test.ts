@@ -93,6 +93,7 @@ describe('the event order verifier', () => {
       approval_id: 'a1',
       arguments: { answer: 4 },
       expires_at: 1_764_000_600,
+      on_timeout: 'deny',
     };
     const resolved = (decision: 'approve' | 'deny'): RunEventInput => ({
       event: 'tool.approval_resolved',

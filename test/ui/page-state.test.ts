@@ -127,6 +127,7 @@ describe("the chat page's narration for screen readers", () => {
         approval_id: 'apr_1',
         arguments: {},
         expires_at: 9,
+        on_timeout: 'deny',
       }),
     ).toEqual(['search waits for your decision.']);
     expect(

@@ -184,6 +184,7 @@ describe("the chat page's run transcript", () => {
         approval_id: id,
         arguments: { q: id },
         expires_at: 600,
+        on_timeout: 'deny',
       }) as const;
     const waiting = fold([required(0, 'apr_1', 'call_1', 0), required(1, 'apr_2', 'call_2', 1)]);
     expect(pendingApprovals(waiting).map((part) => part.approval?.id)).toEqual(['apr_1', 'apr_2']);
