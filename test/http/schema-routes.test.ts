@@ -235,6 +235,7 @@ describe('GET /v1/schema/events', () => {
       'message.delta',
       'message.dropped',
       'message.received',
+      'prompt.available',
       'reasoning.available',
       'reasoning.delta',
       'run.awaiting_input',
@@ -250,7 +251,7 @@ describe('GET /v1/schema/events', () => {
       'tool.started',
       'turn.completed',
     ]);
-    expect(schema.oneOf).toHaveLength(17);
+    expect(schema.oneOf).toHaveLength(18);
   });
 
   it('accepts every event of real runs that complete, fail and are cancelled, and refuses malformed ones', async () => {
@@ -268,6 +269,7 @@ describe('GET /v1/schema/events', () => {
     expect(new Set(events.map((event) => event.event))).toEqual(
       new Set([
         'run.started',
+        'prompt.available',
         'message.delta',
         'reasoning.delta',
         'reasoning.available',
