@@ -28,7 +28,7 @@ Options:
   --concurrency N          episodes in flight at most (default 8)
   --out FILE               the JSONL file (required); its manifest goes beside it (FILE.manifest.json)
   --max-turns N            model turns per episode at most (default 20)
-  --temperature X          sampling temperature (default: the provider's)
+  --temperature X          sampling temperature (default: 1 with --samples above 1, else the provider's)
   --seed N                 master seed; each rollout's seed derives from it, the task and the sample (default 0)
   --extra-body JSON        object passed to the provider verbatim, e.g. '{"logprobs": true}'
   --instructions TEXT      system prompt before the environment's prompt
