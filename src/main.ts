@@ -169,6 +169,12 @@ export async function startBridge(options: StartOptions): Promise<{ bridge: Runb
     // ORS server's socket and the registry's sweep would keep the process alive after the error.
     await registry.shutdown(0);
     await orsServer?.close();
+    if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
+      throw new ConfigError([
+        `PORT=${config.port}: ${config.host}:${config.port} is already in use (EADDRINUSE); ` +
+          'set PORT to another port (runbridge serve --port N), or stop what listens there.',
+      ]);
+    }
     throw error;
   }
   const address = server.address() as AddressInfo;
