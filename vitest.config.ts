@@ -11,7 +11,7 @@ import { SlowestFilesReporter } from './test/support/slowest-files-reporter.js';
  * loop (`npm run test:unit`). docs/development.md says which lane a new file goes in.
  */
 const LANES = {
-  /** Child processes: the `runbridge` command, the examples, tmux, build scripts. */
+  /** Child processes (the `runbridge` command, the examples, tmux, build scripts) and worker threads that load the sources. */
   process: ['test/**/*.process.test.ts'],
   /** Headless Chromium (test/support/launch-chromium.ts). */
   chromium: ['test/**/*.chromium.test.ts'],

@@ -296,6 +296,18 @@ export const ERROR_CODES = {
     where: ['cli'],
     meaning: 'another live batch is writing `--out` (its `<out>.lock` holds its pid)',
   },
+  rollout_worker_failed: {
+    status: 500,
+    where: ['cli'],
+    meaning:
+      'a worker thread of `--workers` could not set itself up (its model or ORS client), or built another model than the batch',
+  },
+  rollout_worker_exited: {
+    status: 500,
+    where: ['run'],
+    meaning:
+      'the worker thread playing the episode died (`--workers`); the episode is retried under `--retries`, like any failed one',
+  },
   rollout_file_invalid: {
     status: 422,
     where: ['cli'],

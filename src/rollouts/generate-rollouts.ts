@@ -15,6 +15,7 @@ import {
   SamplingSchema,
 } from '../protocol/run-request.js';
 import { EnvCatalog } from '../runs/env-catalog.js';
+import { type EpisodePlayer, playRolloutEpisode } from './play-rollout-episode.js';
 import { RolloutBatch, type RolloutProgress } from './rollout-batch.js';
 import { RolloutLock } from './rollout-lock.js';
 import {
@@ -36,6 +37,8 @@ import {
 import { summarizeOutcomes } from './rollout-stats.js';
 import { RolloutStore } from './rollout-store.js';
 import type { TrajectoryRecord } from './trajectory-schema.js';
+import { RolloutWorkerPool } from './workers/rollout-worker-pool.js';
+import type { RolloutWorkers } from './workers/rollout-worker-setup.js';
 
 export type { RolloutProgress } from './rollout-batch.js';
 
@@ -57,6 +60,12 @@ export interface GenerateRolloutsOptions {
   out: string;
   /** Episodes in flight at most; default 8. */
   concurrency?: number;
+  /**
+   * Plays the episodes in worker threads, each with a model and ORS client its setup module builds
+   * (`runbridge rollout --workers`); the records are the same as without. This thread alone writes the
+   * file and the manifest and reports progress. Default: every episode in this thread.
+   */
+  workers?: RolloutWorkers;
   /** Default 20. */
   maxTurns?: number;
   /**
@@ -122,6 +131,7 @@ const SettingsSchema = z
     samples: z.number().int().positive().max(100_000).default(1),
     out: z.string().min(1),
     concurrency: z.number().int().positive().max(100_000).default(8),
+    workers: z.object({ count: z.number().int().positive().max(1024) }).optional(),
     maxTurns: MaxTurnsSchema,
     sampling: SamplingSchema.omit({ seed: true }).default({}),
     seed: z.number().int().min(Number.MIN_SAFE_INTEGER).max(Number.MAX_SAFE_INTEGER).default(0),
@@ -178,6 +188,16 @@ export async function generateRollouts(options: GenerateRolloutsOptions): Promis
       if (settings.retryFailed) await store.dropFailed();
       const pending = plan.filter((rollout) => store.outcome(rollout.key) === undefined);
       const specs = await fetchSpecs(options.ors, settings.env, split, pending, options.signal);
+      const threads = Math.min(options.workers?.count ?? 1, settings.concurrency, pending.length);
+      const pool =
+        options.workers !== undefined && threads > 1
+          ? await RolloutWorkerPool.start({ ...options.workers, count: threads }, options.model.id)
+          : undefined;
+      const play: EpisodePlayer =
+        pool === undefined
+          ? (episode, signal) =>
+              playRolloutEpisode({ ors: options.ors, model: options.model, now: options.now }, episode, signal)
+          : (episode, signal) => pool.play(episode, signal);
       const progress: RolloutProgress = {
         planned: plan.length,
         skipped: plan.length - pending.length,
@@ -194,7 +214,7 @@ export async function generateRollouts(options: GenerateRolloutsOptions): Promis
       writeManifest(manifestPath, manifestOf('running'));
       let lastWrite = now();
       const batch = new RolloutBatch({
-        ors: options.ors,
+        play,
         model: options.model,
         env: settings.env,
         split,
@@ -220,7 +240,11 @@ export async function generateRollouts(options: GenerateRolloutsOptions): Promis
         },
         now,
       });
-      await batch.run();
+      try {
+        await batch.run();
+      } finally {
+        await pool?.close();
+      }
       const status = options.signal?.aborted ? 'interrupted' : 'finished';
       const manifest = manifestOf(status);
       writeManifest(manifestPath, manifest);
@@ -294,6 +318,7 @@ function configOf(settings: Settings, model: Model, split: string, indices: read
     instructions: settings.instructions ?? null,
     reward_reduction: settings.rewardReduction,
     concurrency: settings.concurrency,
+    workers: settings.workers?.count ?? 1,
     retries: settings.retries,
     timeout_seconds: settings.timeoutMs / 1000,
     retry_failed: settings.retryFailed,

@@ -1,16 +1,17 @@
 import { customAlphabet } from 'nanoid';
 import type { Model } from '../models/model.js';
-import type { OrsClient } from '../ors/client/ors-client.js';
 import type { EpisodeCaps } from '../protocol/episode-caps.js';
 import { RunEventFactory } from '../protocol/event-factory.js';
 import type { RewardReduction, Sampling } from '../protocol/run-request.js';
+import { EpisodeFold } from '../runs/episode-fold.js';
 import type { EpisodeRecord } from '../runs/episode-record.js';
 import { RunCancelledError } from '../runs/run-cancelled-error.js';
-import { runEpisode } from '../runs/run-episode.js';
+import type { EpisodePlayer } from './play-rollout-episode.js';
 import type { PlannedRollout } from './rollout-plan.js';
 import type { RolloutStore } from './rollout-store.js';
 import { toTrajectoryRecord } from './to-trajectory-record.js';
 import type { TrajectoryRecord } from './trajectory-schema.js';
+import { RolloutWorkerExitedError } from './workers/rollout-worker-exited-error.js';
 
 /** Live counts of a batch, handed to progress callbacks. Counts are of this batch unless said otherwise. */
 export interface RolloutProgress {
@@ -36,7 +37,9 @@ export interface RolloutProgress {
 
 /** Everything a batch needs; `generateRollouts` builds it. */
 export interface RolloutBatchOptions {
-  ors: OrsClient;
+  /** Plays one episode, here or in a worker thread. */
+  play: EpisodePlayer;
+  /** The batch's model (its id goes into the record of an episode lost with its worker). */
   model: Model;
   env: string;
   split: string;
@@ -128,26 +131,31 @@ export class RolloutBatch {
     progress.running++;
     this.#report();
     const rolloutId = `ro_${newRolloutId()}`;
-    // The events are folded into the record as they come (runEpisode's fold) and not kept.
-    const events = new RunEventFactory(rolloutId, o.now);
+    const episode = {
+      rolloutId,
+      env: o.env,
+      split: o.split,
+      index: job.rollout.index,
+      sampling: { ...o.sampling, seed: job.rollout.seed },
+      instructions: o.instructions,
+      maxTurns: o.maxTurns,
+      rewardReduction: o.rewardReduction,
+      caps: o.caps,
+    };
     let record: EpisodeRecord;
     try {
-      record = await runEpisode({
-        ors: o.ors,
-        model: o.model,
-        env: o.env,
-        task: { split: o.split, index: job.rollout.index },
-        instructions: o.instructions,
-        sampling: { ...o.sampling, seed: job.rollout.seed },
-        maxTurns: o.maxTurns,
-        rewardReduction: o.rewardReduction,
-        // No event is sent anywhere, so no output is worth cutting: `tool.output` carries each whole, once.
-        toolOutputEventChars: 0,
-        ...(o.caps === undefined ? {} : { caps: o.caps }),
-        signal: controller.signal,
-        emit: (input) => events.build(input),
-        now: o.now,
-      });
+      record = await o.play(episode, controller.signal);
+    } catch (error) {
+      // A worker thread that died takes its episodes with it: each is a failed attempt, retried like any.
+      if (!(error instanceof RolloutWorkerExitedError)) throw error;
+      record = lostRecord(
+        rolloutId,
+        episode.env,
+        { split: o.split, index: job.rollout.index },
+        o.model.id,
+        error,
+        o.now,
+      );
     } finally {
       clearTimeout(limit);
       this.#inFlight.delete(controller);
@@ -193,4 +201,20 @@ export class RolloutBatch {
   #report(): void {
     this.#o.onProgress?.({ ...this.#o.progress });
   }
+}
+
+/** The record of an episode whose worker thread died: it failed with the worker's error, having played nothing we know of. */
+function lostRecord(
+  rolloutId: string,
+  env: string,
+  task: { split: string; index: number },
+  model: string,
+  error: RolloutWorkerExitedError,
+  now: () => number,
+): EpisodeRecord {
+  const events = new RunEventFactory(rolloutId, now);
+  const fold = new EpisodeFold();
+  fold.apply(events.build({ event: 'run.started', env, task, model }));
+  fold.apply(events.build({ event: 'run.failed', error: error.message, code: error.code }));
+  return fold.record();
 }

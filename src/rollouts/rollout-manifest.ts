@@ -29,6 +29,8 @@ const RolloutConfigSchema = z.object({
   instructions: z.string().nullable(),
   reward_reduction: RewardReductionSchema,
   concurrency: z.number().int().positive(),
+  /** Worker threads asked for (`--workers`); absent in files written before there were any. */
+  workers: z.number().int().positive().optional(),
   retries: z.number().int().nonnegative(),
   timeout_seconds: z.number().positive(),
   retry_failed: z.boolean(),

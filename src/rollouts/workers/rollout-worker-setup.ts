@@ -1,0 +1,27 @@
+import type { Model } from '../../models/model.js';
+import type { OrsClient } from '../../ors/client/ors-client.js';
+
+/** What one worker thread plays its episodes with: a model and an ORS client of its own. */
+export interface RolloutWorkerRuntime {
+  model: Model;
+  ors: OrsClient;
+  /** Stops what the setup started (a built-in ORS server, …); called once the batch is over. */
+  close?(): Promise<void>;
+}
+
+/**
+ * The export a worker setup module names `setUpRolloutWorker`: builds one worker's model and ORS
+ * client from the batch's `data`. A model and a client cannot cross threads, so each worker builds
+ * its own; its model must have the batch's model id.
+ */
+export type RolloutWorkerSetup = (data: unknown) => Promise<RolloutWorkerRuntime>;
+
+/** Where the worker threads of a batch come from (see `GenerateRolloutsOptions.workers`). */
+export interface RolloutWorkers {
+  /** Worker threads; 1 plays the episodes in the calling thread, as without this option. */
+  count: number;
+  /** A module (file URL) whose `setUpRolloutWorker` export is a {@link RolloutWorkerSetup}. */
+  setup: URL;
+  /** Handed to `setUpRolloutWorker` in each worker; anything `structuredClone` copies. */
+  data?: unknown;
+}

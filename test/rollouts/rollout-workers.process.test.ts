@@ -1,0 +1,156 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { generateRollouts } from '../../src/rollouts/generate-rollouts.js';
+import { planRollouts } from '../../src/rollouts/rollout-plan.js';
+import type { TrajectoryRecord } from '../../src/rollouts/trajectory-schema.js';
+import type { OfflineWorkerData } from './offline-rollout-worker.js';
+import { keysOf, offlineModel, type RolloutRig, readRecords, startRolloutRig } from './rollout-rig.js';
+
+const SETUP = new URL('./offline-rollout-worker.ts', import.meta.url);
+
+/** What must not depend on where an episode was played: its pair, seed, reward, ending and conversation. */
+function played(records: readonly TrajectoryRecord[]) {
+  return records
+    .map((record) => ({
+      key: keysOf([record])[0],
+      seed: record.sampling.seed,
+      status: record.status,
+      reward: record.reward,
+      stopReason: record.stop_reason,
+      messages: record.messages,
+    }))
+    .sort((a, b) => a.key!.localeCompare(b.key!));
+}
+
+describe('generateRollouts with worker threads', () => {
+  let rig: RolloutRig;
+
+  beforeAll(async () => {
+    rig = await startRolloutRig();
+  });
+  afterAll(() => rig.close());
+
+  const batch = { env: 'arith', tasks: '0:12', samples: 2, concurrency: 8 } as const;
+
+  it('writes the same pairs, seeds, rewards and conversations with 2 workers as in this thread', async () => {
+    const here = await generateRollouts({ ors: rig.ors, model: offlineModel(), ...batch, out: rig.path('one.jsonl') });
+    const threads = await generateRollouts({
+      ors: rig.ors,
+      model: offlineModel(),
+      ...batch,
+      out: rig.path('two.jsonl'),
+      workers: { count: 2, setup: SETUP },
+    });
+    expect(threads.manifest.config.workers).toBe(2);
+    expect(threads.manifest.progress).toMatchObject({ planned: 24, completed: 24, failed: 0, retried: 0 });
+    const { episode_seconds: _hereTimes, ...hereResults } = here.manifest.results;
+    const { episode_seconds: _threadTimes, ...threadResults } = threads.manifest.results;
+    expect(threadResults).toEqual(hereResults);
+    const records = readRecords(rig.path('two.jsonl'));
+    expect(records).toHaveLength(24);
+    expect(played(records)).toEqual(played(readRecords(rig.path('one.jsonl'))));
+    // The episodes ran in the workers' own ORS servers, not in the parent's.
+    expect(rig.server.activeSessionIds()).toEqual([]);
+  });
+
+  it('resumes a file begun in this thread with workers, writing only the missing pairs', async () => {
+    const out = rig.path('resume.jsonl');
+    await generateRollouts({ ors: rig.ors, model: offlineModel(), ...batch, tasks: '0:5', out });
+    const resumed = await generateRollouts({
+      ors: rig.ors,
+      model: offlineModel(),
+      ...batch,
+      out,
+      workers: { count: 2, setup: SETUP },
+    });
+    expect(resumed.manifest.progress).toMatchObject({ planned: 24, skipped: 10, written: 14, completed: 24 });
+    const records = readRecords(out);
+    expect(new Set(keysOf(records)).size).toBe(24);
+    expect(played(records)).toEqual(played(readRecords(rig.path('one.jsonl'))));
+  });
+
+  it('retries only the episodes in flight on a worker that died, under the batch retries', async () => {
+    const out = rig.path('crash.jsonl');
+    const plan = planRollouts({
+      env: 'arith',
+      split: 'train',
+      indices: [...Array(12).keys()],
+      samples: 2,
+      masterSeed: 0,
+    });
+    const doomed = plan[5]!;
+    const data: OfflineWorkerData = { crashSeed: doomed.seed, crashMarker: rig.path('crash.marker') };
+    const result = await generateRollouts({
+      ors: rig.ors,
+      model: offlineModel(),
+      ...batch,
+      out,
+      retries: 1,
+      workers: { count: 2, setup: SETUP, data },
+    });
+    expect(existsSync(data.crashMarker!)).toBe(true);
+    const records = readRecords(out);
+    expect(records).toHaveLength(24);
+    expect(records.every((record) => record.status === 'completed')).toBe(true);
+    const again = records.filter((record) => record.attempt === 2);
+    // The dead thread's episodes in flight, the doomed one among them, and no other.
+    expect(keysOf(again)).toContain(doomed.key);
+    expect(again.length).toBe(result.manifest.progress.retried);
+    expect(again.length).toBeLessThanOrEqual(batch.concurrency);
+    expect(played(records)).toEqual(played(readRecords(rig.path('one.jsonl'))));
+  });
+
+  it('writes a lost episode as failed with rollout_worker_exited once its retries are spent', async () => {
+    const out = rig.path('lost.jsonl');
+    const plan = planRollouts({
+      env: 'arith',
+      split: 'train',
+      indices: [...Array(12).keys()],
+      samples: 2,
+      masterSeed: 0,
+    });
+    const doomed = plan[3]!;
+    const data: OfflineWorkerData = { crashSeed: doomed.seed, crashMarker: rig.path('lost.marker') };
+    const result = await generateRollouts({
+      ors: rig.ors,
+      model: offlineModel(),
+      ...batch,
+      out,
+      retries: 0,
+      workers: { count: 2, setup: SETUP, data },
+    });
+    const failed = readRecords(out).filter((record) => record.status === 'failed');
+    expect(keysOf(failed)).toContain(doomed.key);
+    expect(failed.every((record) => record.error?.code === 'rollout_worker_exited')).toBe(true);
+    expect(result.manifest.progress.failed).toBe(failed.length);
+    expect(result.manifest.progress.completed).toBe(24 - failed.length);
+    expect(readFileSync(out, 'utf8').endsWith('\n')).toBe(true);
+  });
+
+  it('stops before playing anything when a worker cannot set itself up', async () => {
+    const out = rig.path('no-setup.jsonl');
+    await expect(
+      generateRollouts({
+        ors: rig.ors,
+        model: offlineModel(),
+        ...batch,
+        out,
+        workers: { count: 2, setup: new URL('./no-such-setup.ts', import.meta.url) },
+      }),
+    ).rejects.toMatchObject({ code: 'rollout_worker_failed' });
+    expect(existsSync(out) ? readFileSync(out, 'utf8') : '').toBe('');
+  });
+
+  it('refuses workers whose model is not the batch model', async () => {
+    const other = { id: 'offline:other', stream: offlineModel().stream };
+    await expect(
+      generateRollouts({
+        ors: rig.ors,
+        model: other,
+        ...batch,
+        out: rig.path('other-model.jsonl'),
+        workers: { count: 2, setup: SETUP },
+      }),
+    ).rejects.toMatchObject({ code: 'rollout_worker_failed', message: expect.stringContaining('offline:other') });
+  });
+});
