@@ -8,10 +8,12 @@ import type { AnyEnvironment } from '../ors/server/environment-registry.js';
 import { EnvNameSchema, ModelRefSchema, RewardReductionSchema } from '../protocol/run-request.js';
 import { generateRollouts, type RolloutResult } from '../rollouts/generate-rollouts.js';
 import { formatDuration, ProgressDisplay, type ProgressOutput } from '../rollouts/progress-display.js';
+import type { RolloutWorkers } from '../rollouts/workers/rollout-worker-setup.js';
 import { EnvCatalog } from '../runs/env-catalog.js';
 import { exitCodeForSignal, onStopSignal } from './on-stop-signal.js';
 import { parseFlags } from './parse-flags.js';
 import { rolloutExportCommand } from './rollout-export-command.js';
+import type { RolloutCommandWorkerData } from './set-up-rollout-worker.js';
 
 const USAGE = `runbridge rollout — play many ORS episodes and write one JSONL trajectory record per episode
 
@@ -26,6 +28,8 @@ Options:
   --samples N              episodes per task (default 1)
   --model REF              provider:name, e.g. offline, openai:gpt-4.1-mini (default: RUNBRIDGE_MODEL)
   --concurrency N          episodes in flight at most (default 8)
+  --workers N              worker threads playing the episodes (default: RUNBRIDGE_ROLLOUT_WORKERS, the number
+                           of cores); 1 plays them in this thread. The records are the same either way
   --out FILE               the JSONL file (required); its manifest goes beside it (FILE.manifest.json)
   --max-turns N            model turns per episode at most (default 20)
   --temperature X          sampling temperature (default: 1 with --samples above 1, else the provider's)
@@ -53,6 +57,7 @@ const FlagsSchema = z.object({
   samples: integer.positive().optional(),
   model: ModelRefSchema.optional(),
   concurrency: integer.positive().optional(),
+  workers: integer.positive().max(1024).optional(),
   out: z.string({ error: 'is required: say where to write the records, e.g. --out rollouts/arith.jsonl' }).min(1),
   'max-turns': integer.min(1).max(1000).optional(),
   temperature: z.coerce.number().min(0).max(2).optional(),
@@ -91,9 +96,12 @@ export interface RolloutCommandIo {
   stderr(text: string): void;
   /** Calls `listener` with the signal's name when the process is asked to stop; returns a function that stops listening. */
   onStop(listener: (signal: NodeJS.Signals) => void): () => void;
-  /** Model providers added to the configured ones, replacing those of their names (tests use the offline model without token delays). */
+  /**
+   * Model providers added to the configured ones, replacing those of their names (tests use the offline
+   * model without token delays). They live in this thread: with them, the episodes are played here (`--workers 1`).
+   */
   providers?: ModelProvider[];
-  /** Environments for the built-in ORS server instead of the built-in ones. */
+  /** Environments for the built-in ORS server instead of the built-in ones; like `providers`, they keep the episodes in this thread. */
   environments?: AnyEnvironment[];
 }
 
@@ -138,8 +146,9 @@ export async function runRolloutCommand(args: string[], io: RolloutCommandIo): P
 
   let config: Config;
   let model: Model;
+  const env = { ...io.env, ...(flags['ors-url'] === undefined ? {} : { ORS_URL: flags['ors-url'] }) };
   try {
-    config = loadConfig({ ...io.env, ...(flags['ors-url'] === undefined ? {} : { ORS_URL: flags['ors-url'] }) });
+    config = loadConfig(env);
     const providers = [...configuredProviders(config), ...(io.providers ?? [])];
     model = new ModelRegistry(providers, config.defaultModel, PROVIDER_SETUP).resolve(flags.model);
   } catch (error) {
@@ -168,6 +177,7 @@ export async function runRolloutCommand(args: string[], io: RolloutCommandIo): P
       samples: flags.samples,
       out: flags.out,
       concurrency: flags.concurrency,
+      workers: workersOf(flags.workers ?? config.rolloutWorkers, io, { env, model: flags.model }),
       maxTurns: flags['max-turns'],
       caps: episodeCaps(config),
       sampling: {
@@ -216,6 +226,7 @@ function parse(args: string[]) {
       samples: { type: 'string' },
       model: { type: 'string' },
       concurrency: { type: 'string' },
+      workers: { type: 'string' },
       out: { type: 'string' },
       'max-turns': { type: 'string' },
       temperature: { type: 'string' },
@@ -230,6 +241,17 @@ function parse(args: string[]) {
       help: { type: 'boolean' },
     },
   });
+}
+
+/**
+ * The worker threads of the batch: each builds the command's model and ORS client again from the same
+ * configuration (`set-up-rollout-worker.ts`). Providers and environments passed in `io` exist only in this
+ * thread, so with them every episode is played here.
+ */
+function workersOf(count: number, io: RolloutCommandIo, data: RolloutCommandWorkerData): RolloutWorkers | undefined {
+  if (count <= 1 || io.providers !== undefined || io.environments !== undefined) return undefined;
+  const extension = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
+  return { count, setup: new URL(`./set-up-rollout-worker${extension}`, import.meta.url), data };
 }
 
 /** A mistake in what the caller asked for (bad value, unknown environment, model or split): exit 2. */

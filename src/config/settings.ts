@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 import { EPISODE_CAPS } from '../protocol/episode-caps.js';
 import { apiKeys } from './api-keys.js';
@@ -324,6 +325,23 @@ export const settings = {
     default: '— (runs kept in this process)',
     description:
       'a Redis shared by any number of instances ([deployment](deployment.md)); start-up waits up to 30 s for it',
+  }),
+  workers: setting({
+    variable: 'RUNBRIDGE_WORKERS',
+    ...wholeNumber(1, { max: 1024 }),
+    description:
+      'processes of `runbridge serve` sharing its port (`node:cluster`; `--workers` overrides it), each with ' +
+      'its own `RUNBRIDGE_MAX_CONCURRENT_RUNS`. Above 1 it needs `RUNBRIDGE_REDIS_URL`, where they keep the runs ' +
+      'together; without it start-up stops, as runs kept in one process cannot be seen by the others',
+  }),
+  rolloutWorkers: setting({
+    variable: 'RUNBRIDGE_ROLLOUT_WORKERS',
+    ...optionalWholeNumber(1),
+    default: 'the number of cores (`os.availableParallelism()`)',
+    derive: (own) => own ?? availableParallelism(),
+    description:
+      'worker threads `runbridge rollout` plays its episodes in (`--workers` overrides it); `1` plays them in ' +
+      "the command's own thread. The records are the same whatever the number ([rollouts](rollouts.md))",
   }),
   redisPrefix: setting({
     variable: 'RUNBRIDGE_REDIS_PREFIX',

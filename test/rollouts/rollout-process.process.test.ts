@@ -6,7 +6,7 @@ import { manifestPathFor } from '../../src/rollouts/rollout-manifest.js';
 import { planRollouts } from '../../src/rollouts/rollout-plan.js';
 import { eventually } from '../support/eventually.js';
 import { spawnRunbridge } from '../support/spawn-runbridge.js';
-import { keysOf, type RolloutRig, readManifestFile, readRecords, startRolloutRig } from './rollout-rig.js';
+import { keysOf, played, type RolloutRig, readManifestFile, readRecords, startRolloutRig } from './rollout-rig.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -114,4 +114,29 @@ describe('runbridge rollout as a process', () => {
     expect(manifest.progress.cancelled).toBeGreaterThan(0);
     expect(output).toContain('SIGTERM: cancelling the episodes in flight');
   }, 120_000);
+
+  it('with --workers 2, writes the records --workers 1 writes, and resumes a batch interrupted midway with --workers 1', async () => {
+    const batch = ['--env', 'arith', '--tasks', '0:10', '--samples', '2', '--concurrency', '8'];
+    const single = rig.path('single.jsonl');
+    const one = await spawnRollout([...batch, '--workers', '1', '--out', single]).exited;
+    expect(one.code, one.output).toBe(0);
+
+    const threads = rig.path('threads.jsonl');
+    const two = await spawnRollout([...batch, '--workers', '2', '--out', threads]).exited;
+    expect(two.code, two.output).toBe(0);
+    expect(readManifestFile(manifestPathFor(threads)).config.workers).toBe(2);
+    expect(played(readRecords(threads))).toEqual(played(readRecords(single)));
+
+    const resumed = rig.path('resumed.jsonl');
+    const first = spawnRollout([...batch, '--workers', '2', '--out', resumed]);
+    await recordsWritten(resumed, 4, first.child);
+    first.child.kill('SIGTERM');
+    const stopped = await first.exited;
+    expect(stopped.code, stopped.output).toBe(143);
+    expect(completeLines(resumed)).toBeLessThan(20);
+    const rest = await spawnRollout([...batch, '--workers', '1', '--out', resumed]).exited;
+    expect(rest.code, rest.output).toBe(0);
+    expect(played(readRecords(resumed))).toEqual(played(readRecords(single)));
+    // Four commands, two of them starting worker threads that load the sources through tsx.
+  }, 180_000);
 });

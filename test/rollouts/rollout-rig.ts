@@ -100,3 +100,17 @@ export function readManifestFile(path: string): RolloutManifest {
 export function keysOf(records: readonly TrajectoryRecord[]): string[] {
   return records.map((record) => rolloutKey(record.group_id, record.sample_index));
 }
+
+/** What must not depend on where an episode was played: its pair, seed, reward, ending and conversation. */
+export function played(records: readonly TrajectoryRecord[]) {
+  return records
+    .map((record) => ({
+      key: keysOf([record])[0],
+      seed: record.sampling.seed,
+      status: record.status,
+      reward: record.reward,
+      stopReason: record.stop_reason,
+      messages: record.messages,
+    }))
+    .sort((a, b) => a.key!.localeCompare(b.key!));
+}

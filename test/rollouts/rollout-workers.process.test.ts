@@ -2,25 +2,10 @@ import { existsSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateRollouts } from '../../src/rollouts/generate-rollouts.js';
 import { planRollouts } from '../../src/rollouts/rollout-plan.js';
-import type { TrajectoryRecord } from '../../src/rollouts/trajectory-schema.js';
 import type { OfflineWorkerData } from './offline-rollout-worker.js';
-import { keysOf, offlineModel, type RolloutRig, readRecords, startRolloutRig } from './rollout-rig.js';
+import { keysOf, offlineModel, played, type RolloutRig, readRecords, startRolloutRig } from './rollout-rig.js';
 
 const SETUP = new URL('./offline-rollout-worker.ts', import.meta.url);
-
-/** What must not depend on where an episode was played: its pair, seed, reward, ending and conversation. */
-function played(records: readonly TrajectoryRecord[]) {
-  return records
-    .map((record) => ({
-      key: keysOf([record])[0],
-      seed: record.sampling.seed,
-      status: record.status,
-      reward: record.reward,
-      stopReason: record.stop_reason,
-      messages: record.messages,
-    }))
-    .sort((a, b) => a.key!.localeCompare(b.key!));
-}
 
 describe('generateRollouts with worker threads', () => {
   let rig: RolloutRig;

@@ -1,0 +1,25 @@
+import { loadConfig } from '../config/index.js';
+import { configuredProviders, connectOrs, PROVIDER_SETUP } from '../main.js';
+import { ModelRegistry } from '../models/model-registry.js';
+import type { RolloutWorkerRuntime } from '../rollouts/workers/rollout-worker-setup.js';
+
+/** What `runbridge rollout` hands each of its worker threads. */
+export interface RolloutCommandWorkerData {
+  /** The command's configuration, as variables (`--ors-url` already folded in). */
+  env: Record<string, string | undefined>;
+  /** `--model`, when given. */
+  model: string | undefined;
+}
+
+/**
+ * The setup of `runbridge rollout`'s worker threads (`--workers`): the model the command resolved,
+ * built again from the same configuration, and a client of `ORS_URL` or, without one, of a built-in
+ * ORS server of the thread's own, so the environments' work is spread over the threads too.
+ */
+export async function setUpRolloutWorker(data: unknown): Promise<RolloutWorkerRuntime> {
+  const { env, model } = data as RolloutCommandWorkerData;
+  const config = loadConfig(env);
+  const resolved = new ModelRegistry(configuredProviders(config), config.defaultModel, PROVIDER_SETUP).resolve(model);
+  const { ors, orsServer } = await connectOrs(config);
+  return { model: resolved, ors, close: async () => orsServer?.close() };
+}
