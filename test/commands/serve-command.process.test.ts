@@ -100,4 +100,25 @@ describe('runbridge serve as a process', () => {
     expect(stderr).toContain('RUNBRIDGE_DEFAULT_ENV=nope');
     expect(stderr).toContain('Available: arith, workspace');
   }, 30_000);
+
+  it('exits 1 before serving when --workers is above 1 without Redis, saying the memory store cannot be shared', async () => {
+    const child = spawnRunbridge(['serve', '--workers', '2'], {
+      env: {
+        ...process.env,
+        PORT: '0',
+        HOST: '127.0.0.1',
+        ORS_URL: '',
+        RUNBRIDGE_API_KEYS: '',
+        RUNBRIDGE_REDIS_URL: '',
+      },
+    });
+    let output = '';
+    child.stdout.setEncoding('utf8').on('data', (text: string) => (output += text));
+    child.stderr.setEncoding('utf8').on('data', (text: string) => (output += text));
+    const [code] = (await once(child, 'exit')) as [number | null];
+    expect(code).toBe(1);
+    expect(output).toContain('RUNBRIDGE_WORKERS=2 (--workers) needs RUNBRIDGE_REDIS_URL');
+    expect(output).toContain("runs kept in one process's memory cannot be seen by the other workers");
+    expect(output).not.toContain('listening');
+  });
 });

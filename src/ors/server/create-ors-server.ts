@@ -134,7 +134,9 @@ export function createOrsServer(options: OrsServerOptions): OrsServer {
       try {
         await new Promise<void>((resolve, reject) => {
           created.once('error', reject);
-          created.listen(port, host, () => {
+          // Its sessions live in this process: in a worker of `runbridge serve --workers` the port must not be
+          // shared with the other workers' servers, as node:cluster does by default.
+          created.listen({ port, host, exclusive: true }, () => {
             created.off('error', reject);
             resolve();
           });
