@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { benchAdapterCost } from './benchmarks/adapter-cost.js';
 import { benchColdStart } from './benchmarks/cold-start.js';
+import { benchEveryCore } from './benchmarks/every-core.js';
 import { benchFanOut } from './benchmarks/fan-out.js';
 import { benchHttpClient } from './benchmarks/http-client.js';
 import { benchMarkdownStreaming } from './benchmarks/markdown-streaming.js';
@@ -28,6 +29,7 @@ const BENCHMARKS: ReadonlyArray<{ id: string; run: (ctx: BenchContext) => Promis
   { id: 'cold-start', run: benchColdStart },
   { id: 'redis', run: benchRedisStore },
   { id: 'markdown', run: benchMarkdownStreaming },
+  { id: 'every-core', run: benchEveryCore },
 ];
 
 const USAGE = `npm run bench -- [--quick] [--only id,id] [--out FILE]

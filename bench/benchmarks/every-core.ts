@@ -1,0 +1,215 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { createOpenAiChatProvider } from '../../adapters/models/openai-chat/openai-chat-provider.js';
+import { OrsClient } from '../../src/ors/client/ors-client.js';
+import { generateRollouts } from '../../src/rollouts/generate-rollouts.js';
+import { startTestRedis } from '../../test/support/redis-server.js';
+import { playHandWrittenEpisodes } from '../baselines/hand-written-episode.js';
+import { BENCH_ENV } from '../fakes/bench-environment.js';
+import type { BenchWorkerData } from '../fakes/bench-rollout-worker.js';
+import { LoadClient } from '../load/load-client-api.js';
+import { type BenchContext, type BenchResult, formatNumber, formatRatio } from '../support/bench-result.js';
+import { alternate, median, pairedRatio } from '../support/measure.js';
+import { type ServeProcess, startServeProcess } from '../support/start-serve-process.js';
+
+const CONCURRENCY = 256;
+const LATENCY_MS = 50;
+const ROLLOUT_TARGET_WORKERS = 1.6;
+const ROLLOUT_TARGET_RAW = 1.0;
+const SERVE_TARGET = 1.5;
+/** The scale workload of benchmark 3: runs of 5 turns, a 50 ms model call each. */
+const SCALE_MODEL = 'openai:solve-in-5-after-50ms';
+
+/**
+ * Benchmark 11 (issue 27, "every core"): what `--workers 2` gives on this machine.
+ * - Rollouts: `generateRollouts` at 256 episodes in flight, in this thread (`--workers 1`) and in two
+ *   worker threads (`--workers 2`), beside the single-threaded hand-written loop on `node:http`
+ *   keep-alive playing the same one-turn episodes against the same fakes.
+ * - Serve: the scale workload (runs of 5 turns) at 256 at once through one port, served by one
+ *   `runbridge serve` process on Redis and by `runbridge serve --workers 2` on the same Redis.
+ */
+export async function benchEveryCore(ctx: BenchContext): Promise<BenchResult> {
+  const rollouts = await rolloutRows(ctx);
+  const serve = await serveRows(ctx);
+  return {
+    title: '11. Every core',
+    method:
+      `Rollouts: ${rollouts.episodes} one-turn episodes (one model call answered after ${LATENCY_MS} ms, one tool call) at ` +
+      `${CONCURRENCY} in flight, through \`generateRollouts\` (records and manifest written) with \`workers\` unset and with two ` +
+      "worker threads, and through the hand-written loop on `node:http` keep-alive in one thread (the raw loop). A rollout's rate " +
+      "counts from its first record to its last (the threads' start, from the TypeScript sources through tsx here, is shown " +
+      "apart); the loop's is its wall time. Serve: the scale workload — runs of 5 turns, a 50 ms model call each — " +
+      `${serve.runs} runs at ${CONCURRENCY} at once, driven by the load client through one port, against one \`runbridge serve\` ` +
+      'on Redis and against `runbridge serve --workers 2` on the same Redis. Rounds alternate; ratios are medians of paired rounds.',
+    tables: [rollouts.table, serve.table],
+    verdicts: [...rollouts.verdicts, serve.verdict],
+    notes: [
+      `This machine has ${availableParallelism()} cores, shared with the fake model, the fake ORS server, the load client, Redis and ` +
+        'whatever else runs on it: two workers get two cores only when nothing else wants them.',
+    ],
+  };
+}
+
+async function rolloutRows(ctx: BenchContext) {
+  const episodes = CONCURRENCY * (ctx.quick ? 2 : 8);
+  const rounds = ctx.quick ? 1 : 3;
+  const modelName = `solve-in-1-after-${LATENCY_MS}ms`;
+  const ors = new OrsClient({ baseUrl: ctx.orsUrl });
+  const model = createOpenAiChatProvider({ apiKey: 'bench', baseUrl: ctx.modelBaseUrl }).create(modelName);
+  const data: BenchWorkerData = { modelBaseUrl: ctx.modelBaseUrl, orsUrl: ctx.orsUrl, modelName };
+  const dir = await mkdtemp(join(tmpdir(), 'runbridge-bench-'));
+  let file = 0;
+  const starts: number[] = [];
+  try {
+    /** Episodes per second from the first record to the last; the time to the first record is kept apart. */
+    const rollouts = async (workers: number) => {
+      const times: number[] = [];
+      const t0 = performance.now();
+      const result = await generateRollouts({
+        ors,
+        model,
+        env: BENCH_ENV,
+        split: 'train',
+        tasks: `0:${episodes}`,
+        out: join(dir, `r${file++}.jsonl`),
+        concurrency: CONCURRENCY,
+        retries: 0,
+        ...(workers > 1
+          ? { workers: { count: workers, setup: new URL('../fakes/bench-rollout-worker.ts', import.meta.url), data } }
+          : {}),
+        onRecord: () => times.push(performance.now()),
+      });
+      if (result.manifest.progress.completed !== episodes)
+        throw new Error(`rollouts: ${episodes - result.manifest.progress.completed} episodes failed`);
+      if (workers > 1) starts.push(times[0]! - t0);
+      return (times.length - 1) / ((times.at(-1)! - times[0]!) / 1000);
+    };
+    const raw = async () => {
+      const t0 = performance.now();
+      const played = await playHandWrittenEpisodes(
+        { modelBaseUrl: ctx.modelBaseUrl, orsUrl: ctx.orsUrl, env: BENCH_ENV, model: modelName, maxTurns: 20 },
+        episodes,
+        CONCURRENCY,
+        'node-http',
+      );
+      return played.filter((episode) => episode.finished).length / ((performance.now() - t0) / 1000);
+    };
+    ctx.progress(`every-core: rollouts at ${CONCURRENCY}, warm-up`);
+    await rollouts(1);
+    await rollouts(2);
+    await raw();
+    starts.length = 0;
+    ctx.progress(`every-core: rollouts at ${CONCURRENCY}, ${rounds} rounds of ${episodes} episodes each`);
+    const samples = await alternate(rounds, { one: () => rollouts(1), two: () => rollouts(2), raw });
+    const ideal = CONCURRENCY / (LATENCY_MS / 1000);
+    const vsOne = pairedRatio(samples.two, samples.one);
+    const vsRaw = pairedRatio(samples.two, samples.raw);
+    const row = (name: string, values: number[], start: string) => [
+      name,
+      formatNumber(median(values), 1),
+      formatRatio(median(values) / ideal),
+      formatRatio(pairedRatio(values, samples.one)),
+      formatRatio(pairedRatio(values, samples.raw)),
+      start,
+    ];
+    return {
+      episodes,
+      table: {
+        columns: [
+          `${CONCURRENCY} episodes in flight`,
+          'episodes/s',
+          'of ideal',
+          'vs --workers 1',
+          'vs raw loop',
+          'to the first record',
+        ],
+        rows: [
+          row('rollouts, --workers 1', samples.one, '—'),
+          row('rollouts, --workers 2', samples.two, `${formatNumber(median(starts))} ms (threads starting)`),
+          row('raw node:http loop, one thread', samples.raw, '—'),
+        ],
+      },
+      verdicts: [
+        {
+          target: `rollouts --workers 2 ≥ ${ROLLOUT_TARGET_WORKERS}× --workers 1 at ${CONCURRENCY}`,
+          measured: formatRatio(vsOne),
+          met: vsOne >= ROLLOUT_TARGET_WORKERS,
+        },
+        {
+          target: `rollouts --workers 2 ≥ ${ROLLOUT_TARGET_RAW}× the single-threaded raw node:http loop at ${CONCURRENCY}`,
+          measured: formatRatio(vsRaw),
+          met: vsRaw >= ROLLOUT_TARGET_RAW,
+        },
+      ],
+    };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+async function serveRows(ctx: BenchContext) {
+  const runs = ctx.quick ? CONCURRENCY : CONCURRENCY * 4;
+  const rounds = ctx.quick ? 1 : 3;
+  const load = new LoadClient(ctx.load);
+  const redis = await startTestRedis({ fsync: 'everysec' });
+  const started: ServeProcess[] = [];
+  try {
+    const env = { ORS_URL: ctx.orsUrl, OPENAI_BASE_URL: ctx.modelBaseUrl, RUNBRIDGE_REDIS_URL: redis.url };
+    const start = async (extra: Record<string, string>) => {
+      const serve = await startServeProcess({ ...env, ...extra });
+      started.push(serve);
+      return serve;
+    };
+    // Each on its own keys, so neither claims the other's queued runs.
+    const one = await start({ RUNBRIDGE_REDIS_PREFIX: redis.prefix() });
+    const two = await start({ RUNBRIDGE_REDIS_PREFIX: redis.prefix(), RUNBRIDGE_WORKERS: '2' });
+    const drive = async (serve: ServeProcess) => {
+      const t0 = performance.now();
+      const result = await load.driveRuns({
+        baseUrl: serve.url,
+        body: { model: SCALE_MODEL },
+        runs,
+        concurrency: CONCURRENCY,
+      });
+      if (result.firstError !== null) throw new Error(`serve turns/s: ${result.firstError}`);
+      return result.turns / ((performance.now() - t0) / 1000);
+    };
+    ctx.progress(`every-core: serve at ${CONCURRENCY}, warm-up`);
+    await drive(one);
+    await drive(two);
+    ctx.progress(`every-core: serve at ${CONCURRENCY}, ${rounds} rounds of ${runs} runs each`);
+    const samples = await alternate(rounds, { one: () => drive(one), two: () => drive(two) });
+    const ideal = CONCURRENCY / (LATENCY_MS / 1000);
+    const ratio = pairedRatio(samples.two, samples.one);
+    return {
+      runs,
+      table: {
+        columns: [`${CONCURRENCY} runs at once, one port`, 'turns/s', 'of ideal', 'vs 1 process'],
+        rows: [
+          [
+            'runbridge serve, 1 process on Redis',
+            formatNumber(median(samples.one)),
+            formatRatio(median(samples.one) / ideal),
+            formatRatio(1),
+          ],
+          [
+            'runbridge serve --workers 2 on Redis',
+            formatNumber(median(samples.two)),
+            formatRatio(median(samples.two) / ideal),
+            formatRatio(ratio),
+          ],
+        ],
+      },
+      verdict: {
+        target: `serve --workers 2 on Redis ≥ ${SERVE_TARGET}× one process's turns/s at ${CONCURRENCY} through one port`,
+        measured: formatRatio(ratio),
+        met: ratio >= SERVE_TARGET,
+      },
+    };
+  } finally {
+    await Promise.all(started.map((serve) => serve.stop()));
+    await redis.stop();
+  }
+}
