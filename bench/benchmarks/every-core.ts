@@ -72,7 +72,9 @@ async function rolloutRows(ctx: BenchContext) {
         model,
         env: BENCH_ENV,
         split: 'train',
-        tasks: `0:${episodes}`,
+        // The bench split has 1 000 tasks: every task of the first 256, as many samples as it takes.
+        tasks: `0:${CONCURRENCY}`,
+        samples: episodes / CONCURRENCY,
         out: join(dir, `r${file++}.jsonl`),
         concurrency: CONCURRENCY,
         retries: 0,
