@@ -81,44 +81,37 @@ describe('runbridge serve as a process', () => {
   }, 30_000);
 
   it('exits 1 naming RUNBRIDGE_DEFAULT_ENV when the ORS server does not have it, instead of serving 404s', async () => {
-    const child = spawnRunbridge(['serve'], {
-      env: {
-        ...process.env,
-        PORT: '0',
-        HOST: '127.0.0.1',
-        ORS_URL: '',
-        RUNBRIDGE_API_KEYS: '',
-        RUNBRIDGE_DEFAULT_ENV: 'nope',
-      },
-    });
-    let stderr = '';
-    child.stderr.setEncoding('utf8').on('data', (text: string) => (stderr += text));
-    const killer = setTimeout(() => child.kill('SIGKILL'), 20_000);
-    const [code] = (await once(child, 'exit')) as [number | null];
-    clearTimeout(killer);
+    const { code, output } = await serveUntilExit([], { RUNBRIDGE_DEFAULT_ENV: 'nope' });
     expect(code).toBe(1);
-    expect(stderr).toContain('RUNBRIDGE_DEFAULT_ENV=nope');
-    expect(stderr).toContain('Available: arith, workspace');
+    expect(output).toContain('RUNBRIDGE_DEFAULT_ENV=nope');
+    expect(output).toContain('Available: arith, workspace');
   }, 30_000);
 
   it('exits 1 before serving when --workers is above 1 without Redis, saying the memory store cannot be shared', async () => {
-    const child = spawnRunbridge(['serve', '--workers', '2'], {
-      env: {
-        ...process.env,
-        PORT: '0',
-        HOST: '127.0.0.1',
-        ORS_URL: '',
-        RUNBRIDGE_API_KEYS: '',
-        RUNBRIDGE_REDIS_URL: '',
-      },
-    });
-    let output = '';
-    child.stdout.setEncoding('utf8').on('data', (text: string) => (output += text));
-    child.stderr.setEncoding('utf8').on('data', (text: string) => (output += text));
-    const [code] = (await once(child, 'exit')) as [number | null];
+    const { code, output } = await serveUntilExit(['--workers', '2'], { RUNBRIDGE_REDIS_URL: '' });
     expect(code).toBe(1);
     expect(output).toContain('RUNBRIDGE_WORKERS=2 (--workers) needs RUNBRIDGE_REDIS_URL');
     expect(output).toContain("runs kept in one process's memory cannot be seen by the other workers");
     expect(output).not.toContain('listening');
-  });
+  }, 30_000);
 });
+
+/**
+ * Runs `runbridge serve ARGS` on a free loopback port without keys or ORS_URL, `env` on top, until it
+ * exits (it is SIGKILLed after 20 s): its exit code and what it wrote to stdout and stderr.
+ */
+async function serveUntilExit(
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ code: number | null; output: string }> {
+  const child = spawnRunbridge(['serve', ...args], {
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', ORS_URL: '', RUNBRIDGE_API_KEYS: '', ...env },
+  });
+  let output = '';
+  child.stdout.setEncoding('utf8').on('data', (text: string) => (output += text));
+  child.stderr.setEncoding('utf8').on('data', (text: string) => (output += text));
+  const killer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+  const [code] = (await once(child, 'exit')) as [number | null];
+  clearTimeout(killer);
+  return { code, output };
+}

@@ -54,8 +54,9 @@ describe('generateRollouts with worker threads', () => {
     expect(played(records)).toEqual(played(readRecords(rig.path('one.jsonl'))));
   });
 
-  it('retries only the episodes in flight on a worker that died, under the batch retries', async () => {
-    const out = rig.path('crash.jsonl');
+  /** Plays the batch in 2 threads, the one that gets the `nth` pair's first model call dying then. */
+  async function playWithACrash(name: string, nth: number, retries: number) {
+    const out = rig.path(`${name}.jsonl`);
     const plan = planRollouts({
       env: 'arith',
       split: 'train',
@@ -63,17 +64,22 @@ describe('generateRollouts with worker threads', () => {
       samples: 2,
       masterSeed: 0,
     });
-    const doomed = plan[5]!;
-    const data: OfflineWorkerData = { crashSeed: doomed.seed, crashMarker: rig.path('crash.marker') };
+    const doomed = plan[nth]!;
+    const data: OfflineWorkerData = { crashSeed: doomed.seed, crashMarker: rig.path(`${name}.marker`) };
     const result = await generateRollouts({
       ors: rig.ors,
       model: offlineModel(),
       ...batch,
       out,
-      retries: 1,
+      retries,
       workers: { count: 2, setup: SETUP, data },
     });
     expect(existsSync(data.crashMarker!)).toBe(true);
+    return { out, doomed, result };
+  }
+
+  it('retries only the episodes in flight on a worker that died, under the batch retries', async () => {
+    const { out, doomed, result } = await playWithACrash('crash', 5, 1);
     const records = readRecords(out);
     expect(records).toHaveLength(24);
     expect(records.every((record) => record.status === 'completed')).toBe(true);
@@ -86,24 +92,7 @@ describe('generateRollouts with worker threads', () => {
   });
 
   it('writes a lost episode as failed with rollout_worker_exited once its retries are spent', async () => {
-    const out = rig.path('lost.jsonl');
-    const plan = planRollouts({
-      env: 'arith',
-      split: 'train',
-      indices: [...Array(12).keys()],
-      samples: 2,
-      masterSeed: 0,
-    });
-    const doomed = plan[3]!;
-    const data: OfflineWorkerData = { crashSeed: doomed.seed, crashMarker: rig.path('lost.marker') };
-    const result = await generateRollouts({
-      ors: rig.ors,
-      model: offlineModel(),
-      ...batch,
-      out,
-      retries: 0,
-      workers: { count: 2, setup: SETUP, data },
-    });
+    const { out, doomed, result } = await playWithACrash('lost', 3, 0);
     const failed = readRecords(out).filter((record) => record.status === 'failed');
     expect(keysOf(failed)).toContain(doomed.key);
     expect(failed.every((record) => record.error?.code === 'rollout_worker_exited')).toBe(true);
