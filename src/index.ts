@@ -49,3 +49,8 @@ export {
 } from './rollouts/generate-rollouts.js';
 export type { RolloutManifest } from './rollouts/rollout-manifest.js';
 export { type TrajectoryRecord, TrajectoryRecordSchema } from './rollouts/trajectory-schema.js';
+export type {
+  RolloutWorkerRuntime,
+  RolloutWorkerSetup,
+  RolloutWorkers,
+} from './rollouts/workers/rollout-worker-setup.js';
