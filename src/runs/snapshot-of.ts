@@ -1,5 +1,6 @@
 import type { RunSnapshot } from '../protocol/run-snapshot.js';
 import { type WebhookRequest, webhookEvents } from '../protocol/webhook.js';
+import { traceIdOf } from '../telemetry/trace-context.js';
 import type { EventLog } from './event-log.js';
 import type { RunRecord } from './run-record.js';
 
@@ -11,6 +12,7 @@ import type { RunRecord } from './run-record.js';
 export function snapshotOf(record: RunRecord, log: EventLog): RunSnapshot {
   const summary = log.summary;
   const webhook: WebhookRequest | undefined = record.request.webhook;
+  const traceId = traceIdOf(record.trace);
   return {
     run_id: record.id,
     status: summary.status,
@@ -30,5 +32,6 @@ export function snapshotOf(record: RunRecord, log: EventLog): RunSnapshot {
     pending_approvals: Object.values(summary.pendingApprovals).map((entry) => ({ ...entry })),
     last_seq: log.lastSeq,
     ...(webhook === undefined ? {} : { webhook: { url: webhook.url, events: webhookEvents(webhook), deliveries: [] } }),
+    ...(traceId === undefined ? {} : { trace_id: traceId }),
   };
 }
