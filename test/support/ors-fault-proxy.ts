@@ -116,7 +116,7 @@ export class OrsFaultProxy {
     const method = req.method ?? 'GET';
     const path = new URL(req.url ?? '/', 'http://x').pathname;
     const fault = this.#take(method, path);
-    const { traceparent } = req.headers;
+    const traceparent = req.headers.traceparent?.toString();
     const request: ProxiedRequest = { method, path, fault: fault?.type, ...(traceparent ? { traceparent } : {}) };
     this.requests.push(request);
     this.#events.emit('request', request);
