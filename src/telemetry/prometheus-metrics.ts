@@ -141,7 +141,8 @@ export class PrometheusMetrics implements BridgeMetrics {
     this.#modelCalls.observe({ provider }, seconds);
     const genAi = { gen_ai_operation_name: 'chat', gen_ai_provider_name: provider, gen_ai_request_model: model };
     if (errorType !== undefined) {
-      this.#modelErrors.inc({ provider, code: errorType });
+      // A call cut short by the run's cancel is timed with its error type, but the provider did not fail.
+      if (errorType.startsWith('model_')) this.#modelErrors.inc({ provider, code: errorType });
       this.#operations.observe({ ...genAi, error_type: errorType }, seconds);
       return;
     }
