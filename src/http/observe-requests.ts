@@ -1,6 +1,7 @@
 import type { Context, Next } from 'koa';
 import { customAlphabet } from 'nanoid';
 import type { Telemetry } from '../telemetry/telemetry.js';
+import { traceIdOf } from '../telemetry/trace-context.js';
 import type { AppState } from './app-deps.js';
 
 const newRequestId = customAlphabet('0123456789abcdefghijklmnopqrstuvwxyz', 20);
@@ -15,8 +16,9 @@ const PROBES = new Set(['/health', '/ready', '/metrics']);
  * The outermost middleware: gives each request an id (`X-Request-Id`, the caller's own when it sent
  * a plain one), runs an API request (`/v1/…`) as its trace's server span, and writes one access line
  * when it is done — for an event stream, when the stream ends: method, route pattern, path, the query
- * without its stream `token`, status, duration, request id and the caller's key label (`anonymous`
- * without a key). Never a header or the body.
+ * without its stream `token`, status, duration, request id, the caller's key label (`anonymous`
+ * without a key), the run the route names (`run_id`) and, when tracing, the request's `trace_id`.
+ * Never a header or the body.
  */
 export function observeRequests(telemetry: Telemetry) {
   return async (ctx: Context & { state: AppState }, next: Next): Promise<void> => {
@@ -25,17 +27,25 @@ export function observeRequests(telemetry: Telemetry) {
     const requestId = CALLER_REQUEST_ID.test(offered) ? offered : `req_${newRequestId()}`;
     ctx.set('X-Request-Id', requestId);
     const outcome = () => ({ route: routeOf(ctx), status: ctx.status });
+    let traceId: string | undefined;
     try {
       if (ctx.path.startsWith('/v1/')) {
-        await telemetry.traceRequest({ method: ctx.method, path: ctx.path, headers: ctx.headers, outcome }, next);
+        const traced = () => {
+          traceId = traceIdOf(telemetry.captureTrace());
+          return next();
+        };
+        await telemetry.traceRequest({ method: ctx.method, path: ctx.path, headers: ctx.headers, outcome }, traced);
       } else {
         await next();
       }
     } finally {
       const { route, status } = outcome();
       const query = queryWithoutToken(ctx.querystring);
+      const runId = (ctx as { params?: Record<string, string> }).params?.id;
       const fields = {
         request_id: requestId,
+        ...(runId?.startsWith('run_') ? { run_id: runId } : {}),
+        ...(traceId === undefined ? {} : { trace_id: traceId }),
         method: ctx.method,
         route,
         path: ctx.path,

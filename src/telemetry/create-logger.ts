@@ -26,8 +26,11 @@ export function createLogger(options: LoggerOptions): Logger {
           sync: true,
           colorize: options.destination === undefined && process.stderr.isTTY === true,
           singleLine: true,
-          ignore: 'pid,hostname',
           translateTime: 'SYS:HH:MM:ss.l',
+          // One line each: below `debug` an error is its message at the end of the line, not an object.
+          ...(options.level === 'debug'
+            ? { ignore: 'pid,hostname' }
+            : { ignore: 'pid,hostname,err', messageFormat: withErrorMessage }),
         })
       : (options.destination ?? pino.destination({ dest: 2, sync: true }));
   return pino(
@@ -39,6 +42,13 @@ export function createLogger(options: LoggerOptions): Logger {
     },
     destination,
   );
+}
+
+/** A pretty line's message, then what its error says (unless the message says it already). */
+function withErrorMessage(line: Record<string, unknown>, messageKey: string): string {
+  const message = String(line[messageKey] ?? '');
+  const said = (line.err as { message?: unknown } | undefined)?.message;
+  return typeof said === 'string' && !message.includes(said) ? `${message}: ${said}` : message;
 }
 
 /** An error as one line tells it: its type, message and code. */
