@@ -12,6 +12,7 @@ import { ErrorNoticeView } from './error-notice.js';
 import { MessageComposer } from './message-composer.js';
 import { RunOutcomeView } from './run-outcome.js';
 import { StatusBadge } from './status-badge.js';
+import { TraceLink } from './trace-link.js';
 import { TurnView } from './turn-view.js';
 
 export interface RunViewProps {
@@ -88,6 +89,7 @@ export function RunView({ client, runId, announce, onEnd, onAuthError, focus }: 
             <StatusBadge status={status} />
             {(started?.model ?? snapshot?.model) ? <span>{started?.model ?? snapshot?.model}</span> : null}
             <code class="run-id">{runId}</code>
+            <TraceLink snapshot={snapshot} />
           </p>
         </div>
       </header>
