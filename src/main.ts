@@ -21,6 +21,7 @@ import { ModelRegistry } from './models/model-registry.js';
 import { OrsClient } from './ors/client/ors-client.js';
 import { createOrsServer, type OrsServer } from './ors/server/create-ors-server.js';
 import type { AnyEnvironment } from './ors/server/environment-registry.js';
+import type { EpisodeCaps } from './protocol/episode-caps.js';
 import { EnvCatalog } from './runs/env-catalog.js';
 import { RunRegistry } from './runs/run-registry.js';
 import { type OpenedStore, openRunStore } from './store/open-run-store.js';
@@ -34,7 +35,11 @@ import { WebhookDispatcher } from './webhooks/webhook-dispatcher.js';
 export interface StartOptions {
   /** The validated configuration; `loadConfig()` reads it from the environment variables. */
   config: Config;
-  /** Providers to use instead of the configured ones (tests point real SDK clients at fakes this way). */
+  /**
+   * Model providers of your own, added to the configured ones (`offline` always, and those whose keys are
+   * set; see {@link configuredProviders}): a provider named like a configured one replaces it (tests point
+   * `openai` at a fake server this way), any other name is added beside them. docs/models.md shows one.
+   */
   providers?: ModelProvider[];
   /** Environments for the built-in ORS server instead of the built-in ones (tests shorten slow tools). */
   environments?: AnyEnvironment[];
@@ -87,7 +92,8 @@ export async function startBridge(options: StartOptions): Promise<{ bridge: Runb
   // Before anything opens a socket: a cap above the open-file limit stops start-up here.
   const limits = connectionLimits(config, openFileLimit());
 
-  const providers = options.providers ?? configuredProviders(config);
+  // Later providers replace earlier ones of the same name: yours win over the configured ones.
+  const providers = [...configuredProviders(config), ...(options.providers ?? [])];
   const models = new ModelRegistry(providers, config.defaultModel, PROVIDER_SETUP);
   models.normalise(undefined); // fail at start-up, not at the first request, on a bad RUNBRIDGE_MODEL
 
@@ -130,6 +136,7 @@ export async function startBridge(options: StartOptions): Promise<{ bridge: Runb
       runTimeoutMs: config.runTimeoutMs,
       toolOutputEventChars: config.toolOutputEventChars,
       toolProgressMs: config.toolProgressMs,
+      caps: episodeCaps(config),
     },
   });
   telemetry.metrics.countQueued(async () => (await registry.stats()).queued);
@@ -183,6 +190,12 @@ export async function startBridge(options: StartOptions): Promise<{ bridge: Runb
     await registry.shutdown(0);
     await orsServer?.close();
     await telemetry.shutdown();
+    if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
+      throw new ConfigError([
+        `PORT=${config.port}: ${config.host}:${config.port} is already in use (EADDRINUSE); ` +
+          'set PORT to another port (runbridge serve --port N), or stop what listens there.',
+      ]);
+    }
     throw error;
   }
   const address = server.address() as AddressInfo;
@@ -296,9 +309,20 @@ export async function connectOrs(
     baseUrl: orsUrl,
     pingIntervalMs: config.orsPingMs,
     callSilenceTimeoutMs: config.orsCallSilenceMs,
+    maxAnswerBytes: config.orsMaxAnswerBytes,
+    retryBaseDelayMs: config.orsRetryBaseMs,
     ...(bearerToken === undefined ? {} : { bearerToken }),
   });
   return { ors, orsUrl, orsServer };
+}
+
+/** The caps of every episode as the settings give them (docs/protocol.md §1.5–§1.7). */
+export function episodeCaps(config: Config): EpisodeCaps {
+  return {
+    maxTurnOutputChars: config.maxTurnOutputChars,
+    maxToolCallsPerTurn: config.maxToolCallsPerTurn,
+    toolOutputStoredChars: config.toolOutputStoredChars,
+  };
 }
 
 /** How to enable each provider {@link configuredProviders} may leave out, for the error that asks for one. */

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { type Config, ConfigError, loadConfig } from '../config/index.js';
 import { RunbridgeError } from '../errors.js';
-import { configuredProviders, connectOrs, PROVIDER_SETUP } from '../main.js';
+import { configuredProviders, connectOrs, episodeCaps, PROVIDER_SETUP } from '../main.js';
 import type { Model, ModelProvider } from '../models/model.js';
 import { ModelRegistry } from '../models/model-registry.js';
 import type { AnyEnvironment } from '../ors/server/environment-registry.js';
@@ -28,7 +28,7 @@ Options:
   --concurrency N          episodes in flight at most (default 8)
   --out FILE               the JSONL file (required); its manifest goes beside it (FILE.manifest.json)
   --max-turns N            model turns per episode at most (default 20)
-  --temperature X          sampling temperature (default: the provider's)
+  --temperature X          sampling temperature (default: 1 with --samples above 1, else the provider's)
   --seed N                 master seed; each rollout's seed derives from it, the task and the sample (default 0)
   --extra-body JSON        object passed to the provider verbatim, e.g. '{"logprobs": true}'
   --instructions TEXT      system prompt before the environment's prompt
@@ -91,7 +91,7 @@ export interface RolloutCommandIo {
   stderr(text: string): void;
   /** Calls `listener` with the signal's name when the process is asked to stop; returns a function that stops listening. */
   onStop(listener: (signal: NodeJS.Signals) => void): () => void;
-  /** Model providers instead of the configured ones (tests use the offline model without token delays). */
+  /** Model providers added to the configured ones, replacing those of their names (tests use the offline model without token delays). */
   providers?: ModelProvider[];
   /** Environments for the built-in ORS server instead of the built-in ones. */
   environments?: AnyEnvironment[];
@@ -140,9 +140,8 @@ export async function runRolloutCommand(args: string[], io: RolloutCommandIo): P
   let model: Model;
   try {
     config = loadConfig({ ...io.env, ...(flags['ors-url'] === undefined ? {} : { ORS_URL: flags['ors-url'] }) });
-    model = new ModelRegistry(io.providers ?? configuredProviders(config), config.defaultModel, PROVIDER_SETUP).resolve(
-      flags.model,
-    );
+    const providers = [...configuredProviders(config), ...(io.providers ?? [])];
+    model = new ModelRegistry(providers, config.defaultModel, PROVIDER_SETUP).resolve(flags.model);
   } catch (error) {
     if (error instanceof ConfigError || isUsageError(error)) return usageError((error as Error).message);
     throw error;
@@ -170,6 +169,7 @@ export async function runRolloutCommand(args: string[], io: RolloutCommandIo): P
       out: flags.out,
       concurrency: flags.concurrency,
       maxTurns: flags['max-turns'],
+      caps: episodeCaps(config),
       sampling: {
         ...(flags.temperature === undefined ? {} : { temperature: flags.temperature }),
         ...(flags['extra-body'] === undefined ? {} : { extra_body: flags['extra-body'] }),

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { BadRequestError } from '../errors.js';
 import type { Model } from '../models/model.js';
 import type { OrsClient } from '../ors/client/ors-client.js';
+import type { EpisodeCaps } from '../protocol/episode-caps.js';
 import {
   EnvNameSchema,
   MaxTurnsSchema,
@@ -58,7 +59,15 @@ export interface GenerateRolloutsOptions {
   concurrency?: number;
   /** Default 20. */
   maxTurns?: number;
-  /** Sent with every model call; each rollout adds its derived `seed`. */
+  /**
+   * What one model turn and one tool result may put into an episode (docs/protocol.md §1.5–§1.7); unset
+   * caps take their defaults (`EPISODE_CAPS`). `runbridge rollout` passes the settings'.
+   */
+  caps?: Partial<EpisodeCaps>;
+  /**
+   * Sent with every model call; each rollout adds its derived `seed`. With more than one sample and no
+   * `temperature`, the temperature is {@link SAMPLES_TEMPERATURE} (and the manifest says so).
+   */
   sampling?: Omit<Sampling, 'seed'>;
   /** The master seed rollout seeds derive from; default 0. */
   seed?: number;
@@ -98,28 +107,41 @@ export interface RolloutResult {
   manifest: RolloutManifest;
 }
 
-const SettingsSchema = z.object({
-  env: EnvNameSchema,
-  split: z.string().min(1).optional(),
-  tasks: z.union([z.string().min(1), z.array(z.number().int().nonnegative())]).optional(),
-  samples: z.number().int().positive().max(100_000).default(1),
-  out: z.string().min(1),
-  concurrency: z.number().int().positive().max(100_000).default(8),
-  maxTurns: MaxTurnsSchema,
-  sampling: SamplingSchema.omit({ seed: true }).default({}),
-  seed: z.number().int().min(Number.MIN_SAFE_INTEGER).max(Number.MAX_SAFE_INTEGER).default(0),
-  instructions: z.string().optional(),
-  rewardReduction: RewardReductionSchema.default(RUN_REQUEST_DEFAULTS.reward_reduction),
-  retries: z.number().int().min(0).max(100).default(2),
-  timeoutMs: z
-    .number()
-    .positive()
-    .max(2 ** 31 - 1)
-    .default(600_000),
-  retryFailed: z.boolean().default(false),
-  passThreshold: z.number().finite().default(1),
-  manifestIntervalMs: z.number().nonnegative().default(1000),
-});
+/**
+ * The temperature of a batch of several samples per task that names none. At a provider's default
+ * (the offline model's is 0, as is many a server's greedy decoding) the samples of a task would often
+ * be one episode played again: a GRPO group without variance, which the export then leaves out.
+ */
+export const SAMPLES_TEMPERATURE = 1;
+
+const SettingsSchema = z
+  .object({
+    env: EnvNameSchema,
+    split: z.string().min(1).optional(),
+    tasks: z.union([z.string().min(1), z.array(z.number().int().nonnegative())]).optional(),
+    samples: z.number().int().positive().max(100_000).default(1),
+    out: z.string().min(1),
+    concurrency: z.number().int().positive().max(100_000).default(8),
+    maxTurns: MaxTurnsSchema,
+    sampling: SamplingSchema.omit({ seed: true }).default({}),
+    seed: z.number().int().min(Number.MIN_SAFE_INTEGER).max(Number.MAX_SAFE_INTEGER).default(0),
+    instructions: z.string().optional(),
+    rewardReduction: RewardReductionSchema.default(RUN_REQUEST_DEFAULTS.reward_reduction),
+    retries: z.number().int().min(0).max(100).default(2),
+    timeoutMs: z
+      .number()
+      .positive()
+      .max(2 ** 31 - 1)
+      .default(600_000),
+    retryFailed: z.boolean().default(false),
+    passThreshold: z.number().finite().default(1),
+    manifestIntervalMs: z.number().nonnegative().default(1000),
+  })
+  .transform((settings) =>
+    settings.samples > 1 && settings.sampling.temperature === undefined
+      ? { ...settings, sampling: { ...settings.sampling, temperature: SAMPLES_TEMPERATURE } }
+      : settings,
+  );
 type Settings = z.infer<typeof SettingsSchema>;
 
 /**
@@ -178,6 +200,7 @@ export async function generateRollouts(options: GenerateRolloutsOptions): Promis
         split,
         sampling: settings.sampling,
         maxTurns: settings.maxTurns,
+        caps: options.caps,
         instructions: settings.instructions,
         rewardReduction: settings.rewardReduction,
         retries: settings.retries,

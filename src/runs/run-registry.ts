@@ -6,12 +6,11 @@ import type { OrsClient } from '../ors/client/ors-client.js';
 import type { DecisionRequest } from '../protocol/decision-request.js';
 import type { CancelReason, RunEventOf } from '../protocol/run-events.js';
 import type { MessageContent, RunRequest } from '../protocol/run-request.js';
-import type { RunSnapshot, RunStatus } from '../protocol/run-snapshot.js';
+import type { RunListItem, RunSnapshot, RunStatus } from '../protocol/run-snapshot.js';
 import { isFinishedStatus } from '../protocol/run-status.js';
 import { noTelemetry } from '../telemetry/no-telemetry.js';
 import type { Telemetry } from '../telemetry/telemetry.js';
 import { approvalState, awaitApprovalOutcome } from './approval-outcome.js';
-import type { ControlOutcome } from './control-message.js';
 import type { EnvCatalog } from './env-catalog.js';
 import { type RequestHasher, requestHasher } from './request-hasher.js';
 import { MAX_WAITING_MESSAGES } from './run-inbox.js';
@@ -21,6 +20,7 @@ import { RunScheduler, type SchedulerLimits } from './run-scheduler.js';
 import type { OpenedRun, RunListQuery, RunPage, RunStats, RunStore } from './run-store.js';
 import { StoreUnavailableError } from './store-unavailable-error.js';
 import { TaskTracker } from './task-tracker.js';
+import { waitForTerminalWithin } from './wait-for-terminal.js';
 import { type WebhookSink, webhooksNotConfigured } from './webhook-sink.js';
 
 export interface RunLimits extends SchedulerLimits {
@@ -56,6 +56,9 @@ const newId = customAlphabet('0123456789abcdefghijklmnopqrstuvwxyz', 20);
 
 /** The longest shutdown waits, after the last run ended, for the webhooks due meanwhile to be delivered. */
 const WEBHOOK_FLUSH_MS = 10_000;
+
+/** How long a cancel's request waits for the run to end, to answer how it ended (docs/api.md). */
+const CANCEL_CONFIRM_MS = 10_000;
 
 /** How long a decision's request waits for the run to write its resolution before answering 503. */
 const DECISION_CONFIRM_MS = 10_000;
@@ -200,10 +203,10 @@ export class RunRegistry {
   }
 
   /**
-   * `snapshot` with what changes apart from its log: its webhook's deliveries as they stand now
-   * (docs/protocol.md §9), and the link to its trace.
+   * `snapshot` (or list item) with what changes apart from its log: its webhook's deliveries as they
+   * stand now (docs/protocol.md §9), and the link to its trace.
    */
-  async #current(stored: RunSnapshot): Promise<RunSnapshot> {
+  async #current<View extends RunSnapshot | RunListItem>(stored: View): Promise<View> {
     const { traceUrl } = this.#o;
     const snapshot =
       traceUrl === undefined || stored.trace_id === undefined
@@ -286,10 +289,17 @@ export class RunRegistry {
     return { ...page, data: await Promise.all(page.data.map((snapshot) => this.#current(snapshot))) };
   }
 
-  /** Cancels `owner`'s run; idempotent. A queued run leaves the queue and ends at once. */
+  /**
+   * Cancels `owner`'s run (idempotent) and answers its snapshot once the run has ended: `cancelled`, or
+   * how it ended when its end came first. A queued run leaves the queue and ends at once; a running one
+   * ends once its model call or tool call is aborted and its ORS session closed. A run that has not
+   * ended within {@link CANCEL_CONFIRM_MS} (its instance no longer answers, its ORS server is slow to
+   * close the session) is answered as it stands then, the cancel still on its way.
+   */
   async cancel(id: string, owner: string): Promise<RunSnapshot> {
-    await this.snapshot(id, owner);
+    const run = await this.open(id, owner);
     await this.#cancel(id, 'client');
+    await waitForTerminalWithin(run, this, CANCEL_CONFIRM_MS);
     return this.snapshot(id, owner);
   }
 
@@ -320,7 +330,7 @@ export class RunRegistry {
   ): Promise<RunEventOf<'tool.approval_resolved'>> {
     const sentBy = this.#now() + DECISION_CONFIRM_MS;
     const { log } = await this.open(id, owner);
-    const state = approvalState(log.entries, approvalId);
+    const state = approvalState(log, approvalId);
     if (state.kind === 'unknown') {
       throw new NotFoundError(
         `Run "${id}" has no approval "${approvalId}"; its pending approvals are in GET /v1/runs/${id} (pending_approvals).`,
@@ -336,9 +346,9 @@ export class RunRegistry {
           'Read its events or snapshot to see whether it took effect before sending it again.',
         { code: 'decision_unconfirmed', cause },
       );
-    let sent: ControlOutcome;
     try {
-      sent = await this.#store.control(id, {
+      // Sent, or `gone` (the run just ended): either way its log says what became of the approval.
+      await this.#store.control(id, {
         type: 'approval',
         approval_id: approvalId,
         decision: request.decision,
@@ -351,9 +361,8 @@ export class RunRegistry {
       if (error instanceof StoreUnavailableError) throw unconfirmed(error);
       throw error;
     }
-    if (sent === 'gone') throw runGone(id);
     const left = Math.max(0, sentBy - this.#now());
-    const outcome = await awaitApprovalOutcome(log, approvalId, state.required.seq, left, this.#now);
+    const outcome = await awaitApprovalOutcome(log, approvalId, left, this.#now);
     if (outcome === undefined) throw unconfirmed();
     if (outcome.kind === 'ended') throw runEnded(id, outcome.terminal.event.replace('run.', ''));
     if (outcome.decisionId !== decisionId) throw approvalResolved(outcome.resolved);

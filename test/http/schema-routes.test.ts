@@ -19,6 +19,7 @@ import { MemoryRunStore } from '../../src/store/memory/memory-run-store.js';
 import { storeLimits } from '../../src/store/open-run-store.js';
 import { createTelemetry } from '../../src/telemetry/create-telemetry.js';
 import { silentLogger } from '../../src/telemetry/logger.js';
+import { eventually } from '../support/eventually.js';
 import { probeEnvironment } from '../support/probe-environment.js';
 import { scriptedProvider } from '../support/scripted-model.js';
 import { startTestBridge, type TestBridge } from '../support/start-test-bridge.js';
@@ -238,6 +239,7 @@ describe('GET /v1/schema/events', () => {
       'message.delta',
       'message.dropped',
       'message.received',
+      'prompt.available',
       'reasoning.available',
       'reasoning.delta',
       'run.awaiting_input',
@@ -253,7 +255,7 @@ describe('GET /v1/schema/events', () => {
       'tool.started',
       'turn.completed',
     ]);
-    expect(schema.oneOf).toHaveLength(17);
+    expect(schema.oneOf).toHaveLength(18);
   });
 
   it('accepts every event of real runs that complete, fail and are cancelled, and refuses malformed ones', async () => {
@@ -271,6 +273,7 @@ describe('GET /v1/schema/events', () => {
     expect(new Set(events.map((event) => event.event))).toEqual(
       new Set([
         'run.started',
+        'prompt.available',
         'message.delta',
         'reasoning.delta',
         'reasoning.available',
@@ -314,14 +317,22 @@ describe('GET /v1/schema/events', () => {
       await_input: true,
       input_timeout_seconds: 0.2,
     });
-    let snapshot: unknown;
-    for (;;) {
-      snapshot = await (await bridge.fetch(`/v1/runs/${runId}`)).json();
-      if ((snapshot as { status: string }).status === 'requires_action') break;
-      await new Promise((resolve) => setTimeout(resolve, 5));
-    }
+    const snapshot = await eventually(async () => {
+      const read: unknown = await (await bridge.fetch(`/v1/runs/${runId}`)).json();
+      return (read as { status: string }).status === 'requires_action' && read;
+    }, 'the run to wait for a decision');
     expect(componentValidator(document, 'RunSnapshot').safeParse(snapshot).error).toBeUndefined();
     const [pending] = (snapshot as { pending_approvals: Array<{ approval_id: string }> }).pending_approvals;
+    const list = (await (await bridge.fetch('/v1/runs?limit=1')).json()) as {
+      data: Array<{ pending_approvals: Array<Record<string, unknown>> }>;
+    };
+    expect(componentValidator(document, 'RunList').safeParse(list).error).toBeUndefined();
+    expect(list.data[0]?.pending_approvals[0]).toMatchObject({
+      approval_id: pending!.approval_id,
+      arguments_preview: expect.any(String),
+      arguments_truncated: false,
+    });
+    expect(list.data[0]?.pending_approvals[0]).not.toHaveProperty('arguments');
     const decision = { decision: 'approve', arguments: { text: 'y' } };
     expect(componentValidator(document, 'DecisionRequest').safeParse(decision).success).toBe(true);
     expect(componentValidator(document, 'DecisionRequest').safeParse({ decision: 'maybe' }).success).toBe(false);
@@ -331,11 +342,11 @@ describe('GET /v1/schema/events', () => {
       body: JSON.stringify(decision),
     });
     expect(componentValidator(document, 'ApprovalResolved').safeParse(await resolved.json()).error).toBeUndefined();
-    for (;;) {
-      const { status } = (await (await bridge.fetch(`/v1/runs/${runId}`)).json()) as { status: string };
-      if (status === 'awaiting_input') break;
-      await new Promise((resolve) => setTimeout(resolve, 5));
-    }
+    await eventually(
+      async () =>
+        ((await (await bridge.fetch(`/v1/runs/${runId}`)).json()) as { status: string }).status === 'awaiting_input',
+      'the run to wait for input',
+    );
     const message = { content: 'Go on.' };
     expect(componentValidator(document, 'MessageRequest').safeParse(message).success).toBe(true);
     expect(componentValidator(document, 'MessageRequest').safeParse({ content: 3 }).success).toBe(false);

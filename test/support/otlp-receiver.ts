@@ -155,14 +155,14 @@ function spansOf(request: ExportRequest): ReceivedSpan[] {
 }
 
 function attributesOf(list: KeyValue[] | undefined): Record<string, unknown> {
-  return Object.fromEntries((list ?? []).map(({ key, value }) => [key, valueOf(value)]));
+  return Object.fromEntries((list ?? []).map(({ key, value }) => [key, anyValue(value)]));
 }
 
-function valueOf(value: AnyValue): unknown {
+function anyValue(value: AnyValue): unknown {
   if (value.stringValue !== undefined) return value.stringValue;
   if (value.boolValue !== undefined) return value.boolValue;
   if (value.intValue !== undefined) return Number(value.intValue);
   if (value.doubleValue !== undefined) return value.doubleValue;
-  if (value.arrayValue !== undefined) return (value.arrayValue.values ?? []).map(valueOf);
+  if (value.arrayValue !== undefined) return (value.arrayValue.values ?? []).map(anyValue);
   return undefined;
 }

@@ -1,9 +1,11 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { builtinEnvironments } from '../../adapters/environments/builtin-environments.js';
 import type { RunEvent } from '../../src/protocol/run-events.js';
 import { chatProvider } from '../hitl/hitl-support.js';
+import { eventually } from '../support/eventually.js';
 import { scriptedProvider } from '../support/scripted-model.js';
 import { FROM_SOURCES } from '../support/spawn-runbridge.js';
 import { startTestBridge, type TestBridge } from '../support/start-test-bridge.js';
@@ -40,15 +42,18 @@ function screen(name: string): string {
   return tmux('capture-pane', '-p', '-J', '-t', name, '-S', '-200');
 }
 
-/** Waits until the screen of `name` matches `pattern` (and returns it), at most `timeoutMs`. */
-async function waitForScreen(name: string, pattern: RegExp, timeoutMs = 30_000): Promise<string> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const text = screen(name);
-    if (pattern.test(text)) return text;
-    if (Date.now() > deadline) throw new Error(`the screen never showed ${pattern}:\n${text}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+/** Waits until the screen of `name` matches `pattern`, and returns it; a failure shows the screen as it was last. */
+function waitForScreen(name: string, pattern: RegExp): Promise<string> {
+  return eventually(
+    () => {
+      const text = screen(name);
+      if (!pattern.test(text)) throw new Error(`the screen shows:\n${text}`);
+      return text;
+    },
+    `the screen to show ${pattern}`,
+    // Each look is a tmux process; the command starts from the sources through tsx, slow on a busy machine.
+    { intervalMs: 50, timeoutMs: 30_000 },
+  );
 }
 
 /** Types `keys` into window `name` as tmux key names (`Enter`, `C-u`, or literal text). */
@@ -168,6 +173,28 @@ describe('runbridge run in a terminal, with a person in the loop', () => {
     const done = await waitForScreen('chat', /\[exit \d+\]/);
     expect(done).toContain('you: Hello there.');
     expect(done).toContain('[exit 0]');
+    const events = await newestRunEvents();
+    expect(events.filter((event) => event.event === 'message.received').map((event) => event.content)).toEqual([
+      'Hello there.',
+      'And again.',
+    ]);
+    expect(events.at(-1)).toMatchObject({ event: 'run.cancelled', reason: 'client' });
+  }, 60_000);
+
+  it('--chat takes input piped all at once as typed input, line by line, each when the run asks for it', async () => {
+    const child = spawn(
+      process.execPath,
+      [...FROM_SOURCES.execArgv, CLI_FROM_SOURCES, 'run', '--server', bridge.url, '--model', 'chat', '--chat'],
+      { env: { ...process.env, ...FROM_SOURCES.env, NO_COLOR: '1', RUNBRIDGE_API_KEYS: '' }, stdio: 'pipe' },
+    );
+    child.stdin.end('Hello there.\nAnd again.\n/exit\n');
+    let stdout = '';
+    child.stdout.setEncoding('utf8').on('data', (text: string) => (stdout += text));
+    const [code] = (await once(child, 'exit')) as [number | null];
+    expect(code).toBe(0);
+    // Not echoed by a terminal, each answer is written after its prompt.
+    expect(stdout).toContain('you> Hello there.\n');
+    expect(stdout).toContain('you> And again.\n');
     const events = await newestRunEvents();
     expect(events.filter((event) => event.event === 'message.received').map((event) => event.content)).toEqual([
       'Hello there.',
