@@ -1,9 +1,9 @@
-import parsePrometheusTextFormat, { type ParsedFamily } from 'parse-prometheus-text-format';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ModelError } from '../../src/errors.js';
 import type { ModelPart } from '../../src/models/model.js';
 import type { RunEvent } from '../../src/protocol/run-events.js';
 import type { RunSnapshot } from '../../src/protocol/run-snapshot.js';
+import { readScrape } from '../support/read-scrape.js';
 import { scriptedProvider, singleModelProvider } from '../support/scripted-model.js';
 import { startTestBridge, type TestBridge } from '../support/start-test-bridge.js';
 
@@ -12,34 +12,6 @@ import { startTestBridge, type TestBridge } from '../support/start-test-bridge.j
 const API_KEY = 'key-1-0123456789abcdef';
 const METRICS_TOKEN = 'scrape-0123456789abcdef';
 const json = { 'Content-Type': 'application/json' };
-
-/**
- * The samples of a scrape by name. parse-prometheus-text-format folds a histogram's labelled series into
- * one (dropping their labels, sums and counts), so a histogram is read as the untyped series it is made
- * of — `_bucket`, `_sum`, `_count` — each a family of its own, and families of one name are merged.
- */
-function readScrape(text: string): {
-  families: ParsedFamily[];
-  value(name: string, labels?: Record<string, string>): number | undefined;
-} {
-  const histograms = new Set([...text.matchAll(/^# TYPE (\S+) histogram$/gm)].map((match) => match[1]));
-  const untyped = text
-    .split('\n')
-    .filter((line) => !/^# TYPE (\S+) histogram$/.test(line) || !histograms.has(line.split(' ')[2]))
-    .join('\n');
-  const families = parsePrometheusTextFormat(untyped);
-  const key = (labels: Record<string, string>) => JSON.stringify(Object.entries(labels).sort());
-  return {
-    families,
-    value(name, labels = {}) {
-      const found = families
-        .filter((family) => family.name === name)
-        .flatMap((family) => family.metrics)
-        .find((metric) => key(metric.labels ?? {}) === key(labels));
-      return found?.value === undefined ? undefined : Number(found.value);
-    },
-  };
-}
 
 describe('GET /metrics', () => {
   let bridge: TestBridge;
