@@ -48,22 +48,28 @@ export function tracingSettings(tracing: Config['tracing']): TracingSettings | u
 
 const propagator = new W3CTraceContextPropagator();
 
+/** Tracing bridges running in this process: the first sets OpenTelemetry's globals, the last to stop unsets them. */
+let live = 0;
+
 /**
  * OpenTelemetry tracing of one bridge: a tracer provider of its own, exporting in batches over
  * OTLP/HTTP. Process-wide it sets, once, what OpenTelemetry's API needs to carry a trace through
  * `await`s (AsyncLocalStorage) and into outgoing requests (W3C `traceparent`, which src/http-client
- * adds to every ORS and model request made inside a span); they change nothing while no span is active,
- * so they stay when the bridge stops. The provider is not made the global one: two bridges in one
- * process (tests) keep their spans apart.
+ * adds to every ORS and model request made inside a span), and unsets them when the last tracing bridge
+ * of the process stops. The provider is not made the global one: two bridges in one process (tests)
+ * keep their spans apart.
  */
 export class OtelTracing {
   readonly tracer: Tracer;
   readonly captureContent: boolean;
   readonly #provider: TracerProvider;
+  #stopped = false;
 
   constructor(settings: TracingSettings, logger: Logger, instance: string | undefined) {
-    context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
-    propagation.setGlobalPropagator(propagator);
+    if (live++ === 0) {
+      context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+      propagation.setGlobalPropagator(propagator);
+    }
     // The exporter reports what it could not send through OpenTelemetry's diagnostics: to our log.
     const otel = logger.child({ component: 'opentelemetry' });
     diag.setLogger({
@@ -106,8 +112,15 @@ export class OtelTracing {
       : { traceparent: carrier.traceparent };
   }
 
-  /** Sends the spans still buffered and stops. */
-  shutdown(): Promise<void> {
-    return this.#provider.shutdown();
+  /** Sends the spans still buffered and stops; the last tracing bridge of the process lets go of the globals. */
+  async shutdown(): Promise<void> {
+    if (this.#stopped) return;
+    this.#stopped = true;
+    await this.#provider.shutdown();
+    if (--live === 0) {
+      context.disable();
+      propagation.disable();
+      diag.disable();
+    }
   }
 }
