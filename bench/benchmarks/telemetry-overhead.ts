@@ -2,7 +2,8 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { LoadClient } from '../load/load-client-api.js';
 import { type BenchContext, type BenchResult, formatNumber, formatRatio } from '../support/bench-result.js';
-import { alternate, measure, median, pairedRatio } from '../support/measure.js';
+import { driveApiTurns } from '../support/drive-api-turns.js';
+import { alternate, median, pairedRatio } from '../support/measure.js';
 import { type BenchBridge, startBenchBridge } from '../support/start-bench-bridge.js';
 
 /** Turns per episode: the fake model solves the bench environment in exactly this many. */
@@ -41,21 +42,8 @@ export async function benchTelemetryOverhead(ctx: BenchContext): Promise<BenchRe
     const tracing = await start({ RUNBRIDGE_METRICS: '0', OTEL_EXPORTER_OTLP_ENDPOINT: sinkUrl });
     // A second bridge with every signal off: how far two alike bridges differ here, the floor of any ratio.
     const offAgain = await start({ RUNBRIDGE_METRICS: '0' });
-    const drive = (bridge: BenchBridge) => async () => {
-      const { value, cpuMs } = await measure(() =>
-        load.driveRuns({
-          baseUrl: bridge.url,
-          body: { model: `openai:${model}`, max_turns: 20 },
-          runs: episodes,
-          concurrency: 1,
-        }),
-      );
-      if (value.failed > 0)
-        throw new Error(`Telemetry overhead: ${value.failed} runs failed, e.g. ${value.firstError}`);
-      if (value.turns !== episodes * TURNS)
-        throw new Error(`Telemetry overhead: ${value.turns} turns played; expected ${episodes * TURNS}.`);
-      return { wallUsPerTurn: (value.elapsedMs * 1000) / value.turns, cpuUsPerTurn: (cpuMs * 1000) / value.turns };
-    };
+    const drive = (bridge: BenchBridge) => () =>
+      driveApiTurns(load, { url: bridge.url, model, episodes, turns: TURNS, what: 'Telemetry overhead' });
     const variants = { off: drive(off), metrics: drive(metrics), tracing: drive(tracing), offAgain: drive(offAgain) };
     ctx.progress('telemetry overhead: warming up');
     await alternate(1, variants);
