@@ -4,16 +4,7 @@ import { z } from 'zod';
 import { BadRequestError } from '../errors.js';
 import type { Model } from '../models/model.js';
 import type { OrsClient } from '../ors/client/ors-client.js';
-import {
-  EnvNameSchema,
-  MaxTurnsSchema,
-  type RewardReduction,
-  RewardReductionSchema,
-  RUN_REQUEST_DEFAULTS,
-  type Sampling,
-  SamplingSchema,
-} from '../protocol/run-request.js';
-import { EnvCatalog } from '../runs/env-catalog.js';
+import type { RewardReduction, Sampling } from '../protocol/run-request.js';
 import { RolloutBatch, type RolloutProgress } from './rollout-batch.js';
 import { RolloutLock } from './rollout-lock.js';
 import {
@@ -25,13 +16,8 @@ import {
   readManifest,
   writeManifest,
 } from './rollout-manifest.js';
-import {
-  formatTaskIndices,
-  type PlannedRollout,
-  parseTaskSelection,
-  planRollouts,
-  resolveTaskIndices,
-} from './rollout-plan.js';
+import { formatTaskIndices, type PlannedRollout, planRollouts } from './rollout-plan.js';
+import { parseRolloutSettings, RolloutSettingsSchema, resolveRolloutTasks } from './rollout-settings.js';
 import { summarizeOutcomes } from './rollout-stats.js';
 import { RolloutStore } from './rollout-store.js';
 import type { TrajectoryRecord } from './trajectory-schema.js';
@@ -98,24 +84,9 @@ export interface RolloutResult {
   manifest: RolloutManifest;
 }
 
-const SettingsSchema = z.object({
-  env: EnvNameSchema,
-  split: z.string().min(1).optional(),
-  tasks: z.union([z.string().min(1), z.array(z.number().int().nonnegative())]).optional(),
-  samples: z.number().int().positive().max(100_000).default(1),
+const SettingsSchema = RolloutSettingsSchema.extend({
   out: z.string().min(1),
   concurrency: z.number().int().positive().max(100_000).default(8),
-  maxTurns: MaxTurnsSchema,
-  sampling: SamplingSchema.omit({ seed: true }).default({}),
-  seed: z.number().int().min(Number.MIN_SAFE_INTEGER).max(Number.MAX_SAFE_INTEGER).default(0),
-  instructions: z.string().optional(),
-  rewardReduction: RewardReductionSchema.default(RUN_REQUEST_DEFAULTS.reward_reduction),
-  retries: z.number().int().min(0).max(100).default(2),
-  timeoutMs: z
-    .number()
-    .positive()
-    .max(2 ** 31 - 1)
-    .default(600_000),
   retryFailed: z.boolean().default(false),
   passThreshold: z.number().finite().default(1),
   manifestIntervalMs: z.number().nonnegative().default(1000),
@@ -136,7 +107,7 @@ export async function generateRollouts(options: GenerateRolloutsOptions): Promis
   const settings = parseSettings(options);
   const now = options.now ?? Date.now;
   const startedAt = now();
-  const { split, indices } = await resolveTasks(options.ors, settings, options.signal);
+  const { split, indices } = await resolveRolloutTasks(options.ors, settings, options.signal);
   const plan = planRollouts({
     env: settings.env,
     split,
@@ -212,27 +183,7 @@ export async function generateRollouts(options: GenerateRolloutsOptions): Promis
 
 function parseSettings(options: GenerateRolloutsOptions): Settings {
   // The schema keeps only the settings; the client, model, signal and callbacks are left out.
-  const parsed = SettingsSchema.safeParse(options);
-  if (!parsed.success) {
-    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
-    throw new BadRequestError(`Invalid rollout options: ${problems.join('; ')}.`, { details: parsed.error.issues });
-  }
-  return parsed.data;
-}
-
-/** The split (the first one when none was named) and the task indices, checked against the ORS server. */
-async function resolveTasks(
-  ors: OrsClient,
-  settings: Settings,
-  signal: AbortSignal | undefined,
-): Promise<{ split: string; indices: number[] }> {
-  const requested = settings.split === undefined ? undefined : { split: settings.split, index: 0 };
-  // Asked without a spec, the catalog answers a split and an index.
-  const { split } = (await new EnvCatalog(ors).resolve(settings.env, requested)) as { split: string; index: number };
-  const count = await ors.numTasks(settings.env, split, signal);
-  const selection =
-    typeof settings.tasks === 'string' ? parseTaskSelection(settings.tasks) : (settings.tasks ?? [{ start: 0 }]);
-  return { split, indices: resolveTaskIndices(selection, count) };
+  return parseRolloutSettings(SettingsSchema, options);
 }
 
 /** The task objects of the pending pairs' tasks, one `task_range` request per run of consecutive indices. */

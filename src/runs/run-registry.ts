@@ -12,8 +12,9 @@ import { approvalState, awaitApprovalOutcome } from './approval-outcome.js';
 import type { ControlOutcome } from './control-message.js';
 import type { EnvCatalog } from './env-catalog.js';
 import { type RequestHasher, requestHasher } from './request-hasher.js';
+import type { RunEndListener } from './run-end-listener.js';
 import { MAX_WAITING_MESSAGES } from './run-inbox.js';
-import type { RunRecord } from './run-record.js';
+import type { RolloutPairRef, RunRecord } from './run-record.js';
 import { RunRetention } from './run-retention.js';
 import { RunScheduler, type SchedulerLimits } from './run-scheduler.js';
 import type { OpenedRun, RunListQuery, RunPage, RunStats, RunStore } from './run-store.js';
@@ -109,6 +110,7 @@ export class RunRegistry {
   readonly #scheduler: RunScheduler;
   readonly #retention: RunRetention;
   readonly #hashRequest: RequestHasher;
+  #onEnd: RunEndListener | undefined;
   #draining = false;
 
   constructor(options: RunRegistryOptions) {
@@ -126,17 +128,21 @@ export class RunRegistry {
       tasks: this.#tasks,
       now: this.#now,
       onStart: (record, log) => options.webhooks?.watch(record, log),
+      onEnd: (record, log) => this.#onEnd?.(record, log),
     });
     this.#store.attach({
       freeSlots: () => (this.#draining ? 0 : this.#scheduler.freeSlots()),
       control: (id, message) => this.#scheduler.control(id, message),
       abandon: (id, why) => this.#scheduler.abandon(id, why),
-      endedElsewhere: (record, log, from) => options.webhooks?.deliverFrom(record, log, from),
+      endedElsewhere: (record, log, from) => {
+        options.webhooks?.deliverFrom(record, log, from);
+        this.#tasks.track(Promise.resolve(this.#onEnd?.(record, log)));
+      },
       wake: () => this.#scheduler.wake(),
     });
     this.#retention = new RunRetention({
       store: this.#store,
-      cancelOrphan: (id) => this.#cancel(id, 'orphaned'),
+      cancelOrphan: (id) => this.#cancelOrphan(id),
       log,
       intervalMs: options.sweepMs,
     });
@@ -144,6 +150,26 @@ export class RunRegistry {
 
   get draining(): boolean {
     return this.#draining;
+  }
+
+  /** Tells `listener` of every run that ends (see {@link RunEndListener}); one listener, set once at start-up. */
+  onRunEnd(listener: RunEndListener): void {
+    this.#onEnd = listener;
+  }
+
+  /** How many more runs of `owner` the queue takes now (see `RunStore.queueRoom`). */
+  queueRoom(owner: string): Promise<number> {
+    return this.#store.queueRoom(owner);
+  }
+
+  /**
+   * Submits the run of one pair of a rollout batch: validated, started or queued like any run (the same
+   * quotas count it), and marked with `rollout` so it is recorded into its batch when it ends. No
+   * idempotency key: the batch has one.
+   */
+  async createPair(request: RunRequest, owner: string, rollout: RolloutPairRef): Promise<CreatedRun> {
+    if (this.#draining) throw new DrainingError();
+    return { ...(await this.#create(request, owner, undefined, rollout)), created: true };
   }
 
   /**
@@ -205,6 +231,7 @@ export class RunRegistry {
     request: RunRequest,
     owner: string,
     idempotency?: { key: string; hash: string },
+    rollout?: RolloutPairRef,
   ): Promise<Omit<CreatedRun, 'created'>> {
     const model = this.#o.models.resolve(request.model).id;
     const env = request.env ?? (await this.#o.catalog.defaultEnv());
@@ -220,6 +247,7 @@ export class RunRegistry {
       model,
       request: kept,
       createdAt: this.#now(),
+      ...(rollout === undefined ? {} : { rollout }),
     };
     const admission = await this.#scheduler.admit({
       record,
@@ -274,6 +302,12 @@ export class RunRegistry {
     await this.snapshot(id, owner);
     await this.#cancel(id, 'client');
     return this.snapshot(id, owner);
+  }
+
+  /** Cancels an orphaned run, but for a rollout batch's pair: the batch, not a watcher, keeps it (it is cancelled with its batch). */
+  async #cancelOrphan(id: string): Promise<void> {
+    const run = await this.#store.open(id);
+    if (run?.record.rollout === undefined) await this.#cancel(id, 'orphaned');
   }
 
   /**

@@ -87,6 +87,7 @@ const SUBMIT = define(
     'maxStoredBytes',
     'maxStoredBytesPerKey',
     'sealedSecrets',
+    'listed',
   ],
   `
 local id, owner, stored = A.id, A.owner, num(A.storedBytes)
@@ -124,7 +125,7 @@ end
 if A.sealedSecrets ~= '' then redis.call('SET', K.secrets(id), A.sealedSecrets) end
 redis.call('HSET', run, 'owner', owner, 'record', A.record, 'snapshot', A.snapshot, 'last_seq', -1,
   'touched_at', A.createdAt, 'idem', A.idemKey, 'bytes', stored)
-redis.call('ZADD', K.owner(owner), A.createdAt, id)
+if A.listed == '1' then redis.call('ZADD', K.owner(owner), A.createdAt, id) end
 redis.call('INCRBY', K.storedBytes, stored)
 redis.call('HINCRBY', K.ownerBytes, owner, stored)
 redis.call('HSET', K.runBytes, id, stored)

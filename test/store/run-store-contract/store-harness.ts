@@ -71,8 +71,8 @@ export interface Instance {
 export interface ExecutedRun {
   record: RunRecord;
   log: EventLog;
-  /** Resolves once the store holds the terminal event and freed the run's slot. */
-  tracked: Promise<void>;
+  /** Resolves once the store holds the terminal event and freed the run's slot: true when it holds the log written here. */
+  tracked: Promise<boolean>;
 }
 
 /** Whole seconds, so an event's timestamp (epoch seconds) turns back into exactly the ms it was written at. */
