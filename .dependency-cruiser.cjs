@@ -18,8 +18,8 @@ const ALLOWED = {
   ors: ['protocol', 'errors.ts', 'http-client', 'sse'],
   runs: ['protocol', 'errors.ts', 'models', 'ors'],
   webhooks: ['runs', 'protocol', 'errors.ts', 'config'],
-  store: ['runs', 'webhooks', 'protocol', 'errors.ts', 'config'],
-  http: ['runs', 'protocol', 'errors.ts', 'models', 'ors', 'sse', 'config', 'package-version.ts'],
+  store: ['runs', 'rollouts', 'webhooks', 'protocol', 'errors.ts', 'config'],
+  http: ['runs', 'rollouts', 'protocol', 'errors.ts', 'models', 'ors', 'sse', 'config', 'package-version.ts'],
   rollouts: ['runs', 'models', 'ors', 'protocol', 'errors.ts'],
   client: ['protocol', 'sse', 'http-client'],
 };

@@ -22,6 +22,7 @@ import { ModelRegistry } from './models/model-registry.js';
 import { OrsClient } from './ors/client/ors-client.js';
 import { createOrsServer, type OrsServer } from './ors/server/create-ors-server.js';
 import type { AnyEnvironment } from './ors/server/environment-registry.js';
+import { RolloutService } from './rollouts/rollout-service.js';
 import { EnvCatalog } from './runs/env-catalog.js';
 import { RunRegistry } from './runs/run-registry.js';
 import { type OpenedStore, openRunStore } from './store/open-run-store.js';
@@ -62,6 +63,8 @@ export interface Runbridge {
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
 /** How long subscribers get to read their terminal event after the last run ended. */
 const FLUSH_MS = 2000;
+/** Least time between two sweeps of the rollout batches. */
+const ROLLOUT_SWEEP_MS = 5000;
 
 /** Wires ORS, models, runs and HTTP together and starts listening. The one place adapters meet the core. */
 export async function startRunbridge(options: StartOptions): Promise<Runbridge> {
@@ -101,7 +104,7 @@ export async function startBridge(options: StartOptions): Promise<{ bridge: Runb
     await orsServer?.close();
     throw error;
   }
-  const { store, secret, outbox } = opened;
+  const { store, secret, outbox, rollouts: batches } = opened;
   const registry = new RunRegistry({
     ors,
     models,
@@ -120,11 +123,24 @@ export async function startBridge(options: StartOptions): Promise<{ bridge: Runb
     },
   });
 
+  const rollouts = new RolloutService({
+    registry,
+    ors,
+    models,
+    store: batches,
+    ...(secret ? { secret } : {}),
+    retentionMs: config.retentionMs,
+    // The sweep only mends what an instance's death cut short: it need not run as often as the runs' own.
+    sweepMs: Math.max(config.sweepMs, ROLLOUT_SWEEP_MS),
+    log,
+  });
+
   const shutdownController = new AbortController();
   // Every open event stream and waiting request listens for the shutdown: as many listeners as clients.
   setMaxListeners(0, shutdownController.signal);
   const app = createApp({
     registry,
+    rollouts,
     models,
     authenticator: new Authenticator(config.apiKeys),
     environments: catalog,
@@ -162,6 +178,7 @@ export async function startBridge(options: StartOptions): Promise<{ bridge: Runb
   } catch (error) {
     // The port is taken or refused: nothing was served yet. Stop what already runs — the built-in
     // ORS server's socket and the registry's sweep would keep the process alive after the error.
+    await rollouts.stop();
     await registry.shutdown(0);
     await orsServer?.close();
     throw error;
@@ -172,6 +189,7 @@ export async function startBridge(options: StartOptions): Promise<{ bridge: Runb
   let stopping: Promise<void> | undefined;
   const shutdown = (): Promise<void> =>
     (stopping ??= (async () => {
+      await rollouts.stop();
       await registry.shutdown(config.shutdownGraceMs);
       await waitForSubscribers(registry, FLUSH_MS);
       shutdownController.abort();

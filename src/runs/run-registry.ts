@@ -48,7 +48,12 @@ export interface RunRegistryOptions {
   secret?: Buffer;
 }
 
-const newRunId = customAlphabet('0123456789abcdefghijklmnopqrstuvwxyz', 24);
+const runIdSuffix = customAlphabet('0123456789abcdefghijklmnopqrstuvwxyz', 24);
+
+/** A new run id (`run_` and 24 characters): what the registry names runs, and a rollout batch its pairs' runs in advance. */
+export function newRunId(): string {
+  return `run_${runIdSuffix()}`;
+}
 const newId = customAlphabet('0123456789abcdefghijklmnopqrstuvwxyz', 20);
 
 /** The longest shutdown waits, after the last run ended, for the webhooks due meanwhile to be delivered. */
@@ -163,13 +168,13 @@ export class RunRegistry {
   }
 
   /**
-   * Submits the run of one pair of a rollout batch: validated, started or queued like any run (the same
+   * Submits run `id` (named by the batch, see {@link newRunId}), playing one pair of a rollout batch: validated, started or queued like any run (the same
    * quotas count it), and marked with `rollout` so it is recorded into its batch when it ends. No
    * idempotency key: the batch has one.
    */
-  async createPair(request: RunRequest, owner: string, rollout: RolloutPairRef): Promise<CreatedRun> {
+  async createPair(id: string, request: RunRequest, owner: string, rollout: RolloutPairRef): Promise<CreatedRun> {
     if (this.#draining) throw new DrainingError();
-    return { ...(await this.#create(request, owner, undefined, rollout)), created: true };
+    return { ...(await this.#create(request, owner, undefined, { id, rollout })), created: true };
   }
 
   /**
@@ -231,7 +236,7 @@ export class RunRegistry {
     request: RunRequest,
     owner: string,
     idempotency?: { key: string; hash: string },
-    rollout?: RolloutPairRef,
+    pair?: { id: string; rollout: RolloutPairRef },
   ): Promise<Omit<CreatedRun, 'created'>> {
     const model = this.#o.models.resolve(request.model).id;
     const env = request.env ?? (await this.#o.catalog.defaultEnv());
@@ -240,14 +245,14 @@ export class RunRegistry {
     if (this.#draining) throw new DrainingError();
     const { secrets, ...kept } = request;
     const record: RunRecord = {
-      id: `run_${newRunId()}`,
+      id: pair?.id ?? newRunId(),
       owner,
       env,
       task,
       model,
       request: kept,
       createdAt: this.#now(),
-      ...(rollout === undefined ? {} : { rollout }),
+      ...(pair === undefined ? {} : { rollout: pair.rollout }),
     };
     const admission = await this.#scheduler.admit({
       record,

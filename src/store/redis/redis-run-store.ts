@@ -50,7 +50,7 @@ export interface RedisRunStoreOptions {
 }
 
 /** Finished runs' keys outlive their retention by this much: the sweep forgets them first, expiry is the net. */
-const EXPIRY_MARGIN_MS = 60_000;
+export const EXPIRY_MARGIN_MS = 60_000;
 /** How long an idempotency key stays pending while its run is created. */
 const PENDING_KEY_MS = 60_000;
 /** Touches of one run are passed to Redis at most this often from one instance. */

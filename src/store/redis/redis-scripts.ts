@@ -1,4 +1,6 @@
+import { define, type ScriptSpec } from './define-script.js';
 import { luaKeyFunctions } from './redis-keys.js';
+import { ROLLOUT_SCRIPTS } from './rollout-scripts.js';
 
 /**
  * The Lua scripts of the Redis store. Each runs atomically in Redis, which is what makes the queue,
@@ -47,20 +49,6 @@ local function take(id, owner, instance)
   return { id, redis.call('HGET', run, 'record'), redis.call('GET', K.secrets(id)) or '' }
 end
 `;
-
-/** A script: the names of its arguments, in the order the prelude maps them, and its body. */
-interface ScriptSpec {
-  readonly args: readonly string[];
-  /** A script that also takes a list after its named arguments reads it from `ARGV[REST]` on. */
-  readonly rest?: true;
-  readonly body: string;
-}
-
-const define = <const Args extends readonly string[]>(
-  args: Args,
-  body: string,
-  rest?: true,
-): { args: Args; body: string; rest?: true } => ({ args, body, ...(rest ? { rest } : {}) });
 
 /**
  * Admits a new run. Forgets the owner's own longest-finished runs (never another owner's) while its share
@@ -362,6 +350,7 @@ export const SCRIPTS = {
   rbReleaseKey: RELEASE_KEY,
   rbTouch: TOUCH,
   rbClaimWebhooks: CLAIM_WEBHOOKS,
+  ...ROLLOUT_SCRIPTS,
 } as const;
 
 export type ScriptName = keyof typeof SCRIPTS;
