@@ -1,10 +1,9 @@
-import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateRollouts } from '../../src/rollouts/generate-rollouts.js';
 import { planRollouts } from '../../src/rollouts/rollout-plan.js';
 import { RolloutSnapshotSchema } from '../../src/rollouts/rollout-snapshot.js';
-import { type TrajectoryRecord, TrajectoryRecordSchema } from '../../src/rollouts/trajectory-schema.js';
-import { offlineModel, startRolloutRig } from '../rollouts/rollout-rig.js';
+import type { TrajectoryRecord } from '../../src/rollouts/trajectory-schema.js';
+import { offlineModel, readRecords as readRolloutFile, startRolloutRig } from '../rollouts/rollout-rig.js';
 import {
   ndjsonLines,
   postRollout,
@@ -66,10 +65,7 @@ describe('rollout batches over HTTP (docs/api.md, "Rollout batches")', () => {
         seed: 11,
         out,
       });
-      const local = readFileSync(out, 'utf8')
-        .trim()
-        .split('\n')
-        .map((line) => TrajectoryRecordSchema.parse(JSON.parse(line)));
+      const local = readRolloutFile(out);
       const byKey = new Map(local.map((record) => [keyOf(record), record]));
       for (const record of served) {
         const twin = byKey.get(keyOf(record))!;
