@@ -92,6 +92,8 @@ const SettingsSchema = RolloutSettingsSchema.extend({
   manifestIntervalMs: z.number().nonnegative().default(1000),
 });
 type Settings = z.infer<typeof SettingsSchema>;
+/** The options of a batch, checked and defaulted (what `runbridge rollout` plays, locally or on a server). */
+export type RolloutOptions = Settings;
 
 /**
  * Plays tasks × samples episodes of one environment split with one model and writes a JSONL
@@ -181,7 +183,8 @@ export async function generateRollouts(options: GenerateRolloutsOptions): Promis
   }
 }
 
-function parseSettings(options: GenerateRolloutsOptions): Settings {
+/** Checks and defaults the options of a batch; a 400 names every bad one. */
+export function parseSettings(options: object): Settings {
   // The schema keeps only the settings; the client, model, signal and callbacks are left out.
   return parseRolloutSettings(SettingsSchema, options);
 }
@@ -230,7 +233,7 @@ function configOf(settings: Settings, model: Model, split: string, indices: read
 }
 
 /** Refuses to mix records of other episode settings into one file (a manifest-less file cannot be checked). */
-function checkSameSettings(out: string, previous: RolloutManifest | undefined, config: RolloutConfig): void {
+export function checkSameSettings(out: string, previous: RolloutManifest | undefined, config: RolloutConfig): void {
   if (previous === undefined) return;
   const mismatches = configMismatches(previous.config, config);
   if (mismatches.length === 0) return;
@@ -240,7 +243,8 @@ function checkSameSettings(out: string, previous: RolloutManifest | undefined, c
   );
 }
 
-function buildManifest(input: {
+/** The manifest of a batch writing `store`: its config, how far its plan got, and statistics over every record in the file. */
+export function buildManifest(input: {
   status: RolloutManifest['status'];
   out: string;
   config: RolloutConfig;
