@@ -44,5 +44,8 @@ export type RolloutSnapshot = z.infer<typeof RolloutSnapshotSchema>;
 export const RolloutCreatedSchema = RolloutSnapshotSchema.pick({ rollout_id: true, status: true, records_url: true });
 export type RolloutCreated = z.infer<typeof RolloutCreatedSchema>;
 
+/** `POST /v1/rollouts/:id/cancel`. */
+export const RolloutCancelAnswerSchema = RolloutSnapshotSchema.pick({ rollout_id: true, status: true });
+
 /** `GET /v1/rollouts`: one page of the caller's batches, newest first. */
 export const RolloutListSchema = z.object({ data: z.array(RolloutSnapshotSchema), next: z.string().nullable() });
