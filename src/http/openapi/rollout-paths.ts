@@ -13,7 +13,7 @@ const notFound = {
   404: 'No such batch for this key: it never existed, was forgotten, or belongs to another key (`rollout_not_found`).',
 };
 
-/** The routes of `/v1/rollouts` (docs/protocol.md §10) in the OpenAPI document. */
+/** The routes of `/v1/rollouts` (docs/protocol.md §14) in the OpenAPI document. */
 export function rolloutPaths(): Record<string, unknown> {
   const formats = RECORD_FORMATS.join(', ');
   return {

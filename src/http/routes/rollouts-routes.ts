@@ -27,7 +27,7 @@ export const RecordsQuerySchema = z.strictObject({
 
 /**
  * `POST/GET /v1/rollouts`, `GET/DELETE /v1/rollouts/:id`, `/v1/rollouts/:id/cancel` and
- * `/v1/rollouts/:id/records` (docs/protocol.md §10): rollout batches on the runs' queue, scoped to the
+ * `/v1/rollouts/:id/records` (docs/protocol.md §14): rollout batches on the runs' queue, scoped to the
  * caller's key like runs.
  */
 export function rolloutsRoutes(deps: AppDeps): Router<AppState> {
