@@ -8,6 +8,7 @@ import { benchHttpClient } from './benchmarks/http-client.js';
 import { benchMarkdownStreaming } from './benchmarks/markdown-streaming.js';
 import { benchOrchestratorOverhead } from './benchmarks/orchestrator-overhead.js';
 import { benchRedisStore } from './benchmarks/redis-store.js';
+import { benchRolloutService } from './benchmarks/rollout-service.js';
 import { benchRolloutThroughput } from './benchmarks/rollout-throughput.js';
 import { benchScale } from './benchmarks/scale.js';
 import { benchTimeToFirstEvent } from './benchmarks/time-to-first-event.js';
@@ -28,6 +29,7 @@ const BENCHMARKS: ReadonlyArray<{ id: string; run: (ctx: BenchContext) => Promis
   { id: 'cold-start', run: benchColdStart },
   { id: 'redis', run: benchRedisStore },
   { id: 'markdown', run: benchMarkdownStreaming },
+  { id: 'rollout-service', run: benchRolloutService },
 ];
 
 const USAGE = `npm run bench -- [--quick] [--only id,id] [--out FILE]
