@@ -22,6 +22,7 @@ import { ModelRegistry } from './models/model-registry.js';
 import { OrsClient } from './ors/client/ors-client.js';
 import { createOrsServer, type OrsServer } from './ors/server/create-ors-server.js';
 import type { AnyEnvironment } from './ors/server/environment-registry.js';
+import type { EpisodeCaps } from './protocol/episode-caps.js';
 import { RolloutService } from './rollouts/rollout-service.js';
 import { EnvCatalog } from './runs/env-catalog.js';
 import { RunRegistry } from './runs/run-registry.js';
@@ -120,6 +121,7 @@ export async function startBridge(options: StartOptions): Promise<{ bridge: Runb
       runTimeoutMs: config.runTimeoutMs,
       toolOutputEventChars: config.toolOutputEventChars,
       toolProgressMs: config.toolProgressMs,
+      caps: episodeCaps(config),
     },
   });
 
@@ -291,9 +293,20 @@ export async function connectOrs(
     baseUrl: orsUrl,
     pingIntervalMs: config.orsPingMs,
     callSilenceTimeoutMs: config.orsCallSilenceMs,
+    maxAnswerBytes: config.orsMaxAnswerBytes,
+    retryBaseDelayMs: config.orsRetryBaseMs,
     ...(bearerToken === undefined ? {} : { bearerToken }),
   });
   return { ors, orsUrl, orsServer };
+}
+
+/** The caps of every episode as the settings give them (docs/protocol.md §1.5–§1.7). */
+export function episodeCaps(config: Config): EpisodeCaps {
+  return {
+    maxTurnOutputChars: config.maxTurnOutputChars,
+    maxToolCallsPerTurn: config.maxToolCallsPerTurn,
+    toolOutputStoredChars: config.toolOutputStoredChars,
+  };
 }
 
 /** How to enable each provider {@link configuredProviders} may leave out, for the error that asks for one. */

@@ -18,7 +18,14 @@ export type {
   ToolReward,
   Usage,
 } from '../protocol/run-events.js';
-export type { PendingApproval, RunCreated, RunSnapshot, RunStatus } from '../protocol/run-snapshot.js';
+export type {
+  PendingApproval,
+  PendingApprovalSummary,
+  RunCreated,
+  RunListItem,
+  RunSnapshot,
+  RunStatus,
+} from '../protocol/run-snapshot.js';
 export type { EnvironmentsApi, ModelsApi } from './catalog-api.js';
 export {
   ApiError,

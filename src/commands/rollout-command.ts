@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ConfigError, loadConfig } from '../config/index.js';
 import { RunbridgeError } from '../errors.js';
-import { configuredProviders, connectOrs, PROVIDER_SETUP } from '../main.js';
+import { configuredProviders, connectOrs, episodeCaps, PROVIDER_SETUP } from '../main.js';
 import type { ModelProvider } from '../models/model.js';
 import { ModelRegistry } from '../models/model-registry.js';
 import type { AnyEnvironment } from '../ors/server/environment-registry.js';
@@ -158,6 +158,7 @@ export async function runRolloutCommand(args: string[], io: RolloutCommandIo): P
       out: flags.out,
       concurrency: flags.concurrency,
       maxTurns: flags['max-turns'],
+      caps: episodeCaps(config),
       sampling: {
         ...(flags.temperature === undefined ? {} : { temperature: flags.temperature }),
         ...(flags['extra-body'] === undefined ? {} : { extra_body: flags['extra-body'] }),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { EPISODE_CAPS } from '../protocol/episode-caps.js';
 import { apiKeys } from './api-keys.js';
 import { corsOrigins } from './cors-origins.js';
 import { type SettingValues, setting } from './setting.js';
@@ -193,6 +194,28 @@ export const settings = {
     ...wholeNumber(8192),
     description: 'characters of tool output kept in `tool.completed`; the rest is cut',
   }),
+  maxTurnOutputChars: setting({
+    variable: 'RUNBRIDGE_MAX_TURN_OUTPUT_CHARS',
+    ...wholeNumber(EPISODE_CAPS.maxTurnOutputChars),
+    description:
+      'characters of text, reasoning and tool arguments one model turn may stream, together; past it the bridge ' +
+      'stops reading the model, closes its stream and fails the run with `model_output_too_large`',
+  }),
+  maxToolCallsPerTurn: setting({
+    variable: 'RUNBRIDGE_MAX_TOOL_CALLS_PER_TURN',
+    ...wholeNumber(EPISODE_CAPS.maxToolCallsPerTurn),
+    description:
+      'tool calls of one model turn that run (or wait for approval); each call past it gets `tool.started` and a ' +
+      '`tool.completed` with `error: true`, and the model is told it was not run and why',
+  }),
+  toolOutputStoredChars: setting({
+    variable: 'RUNBRIDGE_TOOL_OUTPUT_STORED_CHARS',
+    ...wholeNumber(EPISODE_CAPS.toolOutputStoredChars),
+    description:
+      "characters of one tool result (or tool error) the run keeps: the entry's detail, which the model's next turn " +
+      'and trajectory records read, and `tool.completed`.`error_message`. The rest is cut, and a note at the cut ' +
+      'says so',
+  }),
   toolProgressMs: setting({
     variable: 'RUNBRIDGE_TOOL_PROGRESS_SECONDS',
     ...seconds(5),
@@ -203,12 +226,27 @@ export const settings = {
     ...seconds(10),
     description: 'session ping interval (client) and call ping interval (built-in server)',
   }),
+  orsRetryBaseMs: setting({
+    variable: 'RUNBRIDGE_ORS_RETRY_SECONDS',
+    ...seconds(0.2),
+    description:
+      'first backoff of an ORS request retried after a network failure, a 429 or a 5xx: each of its 4 retries ' +
+      "doubles it, with full jitter, and none waits more than 5 s, a server's `Retry-After` included",
+  }),
   orsCallSilenceMs: setting({
     variable: 'RUNBRIDGE_ORS_CALL_SILENCE_SECONDS',
     ...seconds(30),
     description:
       'a tool-call stream that sends no byte this long (not even a `: ping`) counts as dropped: resumed by its ' +
       "`task_id`, or `ors_call_interrupted` before the id is known. Keep it above the ORS server's ping period.",
+  }),
+  orsMaxAnswerBytes: setting({
+    variable: 'RUNBRIDGE_ORS_MAX_ANSWER_BYTES',
+    ...bytes(8 * 1024 * 1024),
+    description:
+      "bytes the bridge reads of any one answer of the ORS server: a tool call's stream, a prompt, a tool or task " +
+      'list, an error body. Past it the bridge stops reading, closes the connection and fails the request with ' +
+      '`ors_response_too_large`, which is not retried (a run fails with it; its session is still deleted)',
   }),
   streamTokenTtlMs: setting({
     variable: 'RUNBRIDGE_STREAM_TOKEN_TTL_SECONDS',

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ErrorCodeSchema } from './error-codes.js';
 import { RunEventSchema } from './run-events.js';
-import { RunSnapshotSchema, RunStatusSchema } from './run-snapshot.js';
+import { RunListItemSchema, RunStatusSchema } from './run-snapshot.js';
 
 /**
  * Schemas of the HTTP answers that have no schema of their own elsewhere in `src/protocol/` (their routes
@@ -21,9 +21,12 @@ export const ErrorBodySchema = z.object({
   }),
 });
 
-/** `GET /v1/runs`: one page of the caller's runs, newest first; `next` is the `after` of the next page. */
+/**
+ * `GET /v1/runs`: one page of the caller's runs, newest first, each a snapshot whose waiting calls are
+ * summarised (docs/protocol.md §2.6); `next` is the `after` of the next page.
+ */
 export const RunListSchema = z.object({
-  data: z.array(RunSnapshotSchema),
+  data: z.array(RunListItemSchema),
   next: z.string().nullable(),
 });
 

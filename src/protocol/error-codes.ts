@@ -186,6 +186,12 @@ export const ERROR_CODES = {
     where: ['http', 'run'],
     meaning: 'the ORS server answered something that is not ORS',
   },
+  ors_response_too_large: {
+    status: 502,
+    where: ['http', 'run'],
+    meaning:
+      'an answer of the ORS server passed `RUNBRIDGE_ORS_MAX_ANSWER_BYTES`; the bridge stopped reading it and did not retry',
+  },
   ors_request_rejected: {
     status: 502,
     where: ['http', 'run'],
@@ -234,6 +240,12 @@ export const ERROR_CODES = {
     status: 502,
     where: ['run'],
     meaning: "the model's stream broke off before the turn was complete",
+  },
+  model_output_too_large: {
+    status: 502,
+    where: ['run'],
+    meaning:
+      'one model turn streamed more text, reasoning and tool arguments than `RUNBRIDGE_MAX_TURN_OUTPUT_CHARS`; the bridge stopped reading it',
   },
   model_error: { status: 502, where: ['run'], meaning: 'anything else the model provider reports' },
   ors_session_lost: {

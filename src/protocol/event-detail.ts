@@ -50,6 +50,11 @@ export const ToolDetailSchema = z.object({
   /** The result's `metadata` as the environment sent it, or null. */
   metadata: z.record(z.string(), z.unknown()).nullable(),
   content: z.array(ContentPartSchema).optional(),
+  /**
+   * True when the result was longer than `RUNBRIDGE_TOOL_OUTPUT_STORED_CHARS` (docs/protocol.md §1.7):
+   * `content` holds it cut there, and ends with a note that says so.
+   */
+  truncated: z.literal(true).optional(),
 });
 export type ToolDetail = z.infer<typeof ToolDetailSchema>;
 

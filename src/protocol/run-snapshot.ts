@@ -30,6 +30,23 @@ export const PendingApprovalSchema = ToolApprovalRequiredEventSchema.pick({
 /** A tool call waiting for a decision: approval id, tool, call id, arguments, turn, call index, expiry. */
 export type PendingApproval = z.infer<typeof PendingApprovalSchema>;
 
+/** Characters of a waiting call's arguments (as JSON) a list item shows (docs/protocol.md §2.6). */
+export const ARGUMENTS_PREVIEW_CHARS = 200;
+
+/**
+ * A tool call waiting for a decision as `GET /v1/runs` lists it (docs/protocol.md §2.6): what its
+ * snapshot entry has, but instead of the arguments the first {@link ARGUMENTS_PREVIEW_CHARS} characters
+ * of their JSON, and whether that is all of it.
+ */
+export const PendingApprovalSummarySchema = PendingApprovalSchema.omit({ arguments: true }).extend({
+  /** The arguments as compact JSON, cut at 200 characters. */
+  arguments_preview: z.string(),
+  /** True when the preview is not the whole of the arguments: `GET /v1/runs/:id` has them whole. */
+  arguments_truncated: z.boolean(),
+});
+/** A tool call waiting for a decision, as a list item shows it. */
+export type PendingApprovalSummary = z.infer<typeof PendingApprovalSummarySchema>;
+
 /** The status snapshot of a run (docs/protocol.md §2); `GET /v1/runs/:id` answers it. Times are epoch seconds. */
 export const RunSnapshotSchema = z.object({
   run_id: z.string(),
@@ -57,6 +74,17 @@ export const RunSnapshotSchema = z.object({
 });
 /** The status snapshot of a run, a fold over its event log; `GET /v1/runs/:id` answers it. */
 export type RunSnapshot = z.infer<typeof RunSnapshotSchema>;
+
+/**
+ * A run as `GET /v1/runs` lists it (docs/protocol.md §2.6): its snapshot, with each waiting call
+ * summarised rather than given with its arguments, so a list stays small however large they are.
+ */
+export const RunListItemSchema = RunSnapshotSchema.extend({
+  /** The tool calls waiting for a decision, oldest first, each with a preview of its arguments. */
+  pending_approvals: z.array(PendingApprovalSummarySchema),
+});
+/** A run as `GET /v1/runs` lists it. */
+export type RunListItem = z.infer<typeof RunListItemSchema>;
 
 /** The 202 answer of `POST /v1/runs`. */
 export const RunCreatedSchema = z.object({

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { BadRequestError } from '../errors.js';
 import type { Model } from '../models/model.js';
 import type { OrsClient } from '../ors/client/ors-client.js';
+import type { EpisodeCaps } from '../protocol/episode-caps.js';
 import type { RewardReduction, Sampling } from '../protocol/run-request.js';
 import { RolloutBatch, type RolloutProgress } from './rollout-batch.js';
 import { RolloutLock } from './rollout-lock.js';
@@ -44,6 +45,11 @@ export interface GenerateRolloutsOptions {
   concurrency?: number;
   /** Default 20. */
   maxTurns?: number;
+  /**
+   * What one model turn and one tool result may put into an episode (docs/protocol.md §1.5–§1.7); unset
+   * caps take their defaults (`EPISODE_CAPS`). `runbridge rollout` passes the settings'.
+   */
+  caps?: Partial<EpisodeCaps>;
   /** Sent with every model call; each rollout adds its derived `seed`. */
   sampling?: Omit<Sampling, 'seed'>;
   /** The master seed rollout seeds derive from; default 0. */
@@ -151,6 +157,7 @@ export async function generateRollouts(options: GenerateRolloutsOptions): Promis
         split,
         sampling: settings.sampling,
         maxTurns: settings.maxTurns,
+        caps: options.caps,
         instructions: settings.instructions,
         rewardReduction: settings.rewardReduction,
         retries: settings.retries,

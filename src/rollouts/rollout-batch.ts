@@ -1,6 +1,7 @@
 import { customAlphabet } from 'nanoid';
 import type { Model } from '../models/model.js';
 import type { OrsClient } from '../ors/client/ors-client.js';
+import type { EpisodeCaps } from '../protocol/episode-caps.js';
 import { RunEventFactory } from '../protocol/event-factory.js';
 import type { RewardReduction, Sampling } from '../protocol/run-request.js';
 import type { EpisodeRecord } from '../runs/episode-record.js';
@@ -41,6 +42,8 @@ export interface RolloutBatchOptions {
   split: string;
   sampling: Omit<Sampling, 'seed'>;
   maxTurns: number;
+  /** What one turn and one tool result may put into an episode; unset caps take their defaults. */
+  caps: Partial<EpisodeCaps> | undefined;
   instructions: string | undefined;
   rewardReduction: RewardReduction;
   retries: number;
@@ -140,6 +143,7 @@ export class RolloutBatch {
         rewardReduction: o.rewardReduction,
         // No event is sent anywhere, so no output is worth cutting: `tool.output` carries each whole, once.
         toolOutputEventChars: 0,
+        ...(o.caps === undefined ? {} : { caps: o.caps }),
         signal: controller.signal,
         emit: (input) => events.build(input),
         now: o.now,

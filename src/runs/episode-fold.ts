@@ -53,6 +53,11 @@ export class EpisodeFold {
   #turnReasoning = '';
   /** The tool calls of the newest turn, as its detail listed them. */
   #turnCalls: ToolCall[] = [];
+  /**
+   * Where each call of the newest turn stands in it, by id: a turn may hold thousands of calls, each
+   * answered in turn, so finding one must not scan the others (issue 34).
+   */
+  #turnOrder = new Map<string, number>();
   readonly #answered = new Set<string>();
   /** How the calls of the newest turn that waited for approval were decided, by call id. */
   readonly #approvals = new Map<string, ApprovalRecord>();
@@ -208,6 +213,10 @@ export class EpisodeFold {
       name: call.name,
       arguments: call.arguments,
     }));
+    this.#turnOrder = new Map();
+    // The first call of an id wins, as a search from the start found it.
+    for (const [index, call] of this.#turnCalls.entries())
+      if (!this.#turnOrder.has(call.id)) this.#turnOrder.set(call.id, index);
     this.#answered.clear();
     this.#approvals.clear();
     this.#messages.push({
@@ -285,9 +294,12 @@ export class EpisodeFold {
   #addCall(call: ToolCallRecord): void {
     const calls = this.#steps.at(-1)?.toolCalls;
     if (calls) {
-      const order = (id: string) => this.#turnCalls.findIndex((made) => made.id === id);
-      const at = calls.findIndex((other) => order(other.id) > order(call.id));
-      calls.splice(at < 0 ? calls.length : at, 0, call);
+      const order = (id: string) => this.#turnOrder.get(id) ?? -1;
+      const position = order(call.id);
+      // Calls are mostly answered in order, so the place is found from the end, in a step or two.
+      let at = calls.length;
+      while (at > 0 && order(calls[at - 1]!.id) > position) at--;
+      calls.splice(at, 0, call);
     }
     this.#answered.add(call.id);
     this.#messages.push({
@@ -301,7 +313,8 @@ export class EpisodeFold {
 
   /** The arguments text the model wrote for call `id` of the newest turn. */
   #madeArguments(id: string): string {
-    return this.#turnCalls.find((made) => made.id === id)?.arguments ?? '{}';
+    const index = this.#turnOrder.get(id);
+    return index === undefined ? '{}' : this.#turnCalls[index]!.arguments;
   }
 
   /**

@@ -1,7 +1,7 @@
 import { RunbridgeError } from '../errors.js';
 import type { EventDetail } from '../protocol/event-detail.js';
 import { RunEventFactory } from '../protocol/event-factory.js';
-import { isTerminalEvent, type RunEvent, type RunEventInput } from '../protocol/run-events.js';
+import { isTerminalEvent, type RunEvent, type RunEventInput, type RunEventOf } from '../protocol/run-events.js';
 import { type RewardReduction, RUN_REQUEST_DEFAULTS } from '../protocol/run-request.js';
 import { emptySummary, foldRunEvent, type RunSummary } from '../protocol/run-summary.js';
 
@@ -27,6 +27,12 @@ export class RunTooLargeError extends RunbridgeError {
       },
     );
   }
+}
+
+/** Where one approval stands in a log: the event that announced it, and the one that resolved it once written. */
+export interface ApprovalEntries {
+  readonly required: RunEventOf<'tool.approval_required'>;
+  resolved: { event: RunEventOf<'tool.approval_resolved'>; decisionId: string | undefined } | undefined;
 }
 
 /** The log refused an event because it holds `maxEvents` already; the run must end. */
@@ -68,6 +74,11 @@ export class EventLog {
   readonly #factory: RunEventFactory;
   readonly #listeners = new Set<(entry: LoggedEvent) => void>();
   readonly #summary: RunSummary = emptySummary();
+  /**
+   * The approvals of the run by id: a decision asks where its approval stands, and a model may ask for
+   * thousands at once, so each answer is one lookup rather than a scan of the log (issue 34).
+   */
+  readonly #approvals = new Map<string, ApprovalEntries>();
   readonly #maxEvents: number;
   readonly #maxBytes: number;
   readonly #reduction: RewardReduction;
@@ -128,6 +139,11 @@ export class EventLog {
     return this.#entries;
   }
 
+  /** The entries of approval `approvalId` (announced, and resolved once it is), or undefined for one never announced. */
+  approval(approvalId: string): Readonly<ApprovalEntries> | undefined {
+    return this.#approvals.get(approvalId);
+  }
+
   /** The events as objects, oldest first (a copy). */
   events(): RunEvent[] {
     return this.#entries.map((entry) => entry.event);
@@ -179,6 +195,13 @@ export class EventLog {
     this.#entries.push(entry);
     this.#bytes += bytes;
     foldRunEvent(this.#summary, event, this.#reduction);
+    if (event.event === 'tool.approval_required') {
+      this.#approvals.set(event.approval_id, { required: event, resolved: undefined });
+    } else if (event.event === 'tool.approval_resolved') {
+      const approval = this.#approvals.get(event.approval_id);
+      // The entry's detail names the decision taken, so the request that sent it learns it won (§7.2).
+      if (approval) approval.resolved ??= { event, decisionId: entry.detail?.approval?.decision_id };
+    }
     this.#updatedAt = event.timestamp * 1000;
     if (isTerminalEvent(event)) this.#terminal = entry;
     for (const listener of this.#listeners) listener(entry);

@@ -4,6 +4,7 @@ import type { Model, TokenData } from '../models/model.js';
 import type { OrsClient } from '../ors/client/ors-client.js';
 import type { OrsSession } from '../ors/client/ors-session.js';
 import type { ToolOutput } from '../ors/ors-schemas.js';
+import { EPISODE_CAPS, type EpisodeCaps } from '../protocol/episode-caps.js';
 import type { EventDetail, RunContext } from '../protocol/event-detail.js';
 import type { FinishReason, RunEvent, RunEventInput, StopReason, TaskRef } from '../protocol/run-events.js';
 import {
@@ -17,6 +18,7 @@ import { awaitApprovals, type GatedCall, heldCalls, type Verdict } from './appro
 import { awaitInput } from './await-input.js';
 import { CallIndexes } from './call-indexes.js';
 import { messageToWire, partsToWire, reasoningToWire, tokenDataToWire, toolToWire } from './conversation-wire.js';
+import { cutToolContent, cutToolText } from './cut-tool-content.js';
 import { abortMessage, endFromError, terminalEventOf } from './episode-end.js';
 import { EpisodeFold } from './episode-fold.js';
 import type { EpisodeEnd, EpisodeRecord } from './episode-record.js';
@@ -31,6 +33,7 @@ import { parseToolArguments } from './parse-tool-arguments.js';
 import { type RunDataRedactor, runDataRedactor } from './run-data-redactor.js';
 import type { RunInbox } from './run-inbox.js';
 import { withToolProgress } from './tool-progress.js';
+import { TurnOutputMeter } from './turn-output-meter.js';
 
 export interface EpisodeOptions {
   ors: OrsClient;
@@ -45,8 +48,10 @@ export interface EpisodeOptions {
   rewardReduction?: RewardReduction;
   /** Forwarded to ORS `/create` only. */
   secrets?: Record<string, unknown>;
-  /** Tool outputs longer than this are cut in `tool.completed` (the entry's detail keeps them whole). */
+  /** Tool outputs longer than this are cut in `tool.completed` (the entry's detail keeps more, see `caps`). */
   toolOutputEventChars: number;
+  /** What one turn and one tool result may put into the run (docs/protocol.md §1.5–§1.7); default {@link EPISODE_CAPS}. */
+  caps?: Partial<EpisodeCaps>;
   /** Period of `tool.progress` while a tool call runs; undefined sends none. */
   toolProgressMs?: number;
   /**
@@ -93,11 +98,13 @@ class Episode {
   readonly #callIndexes = new CallIndexes();
   /** Cuts the run's secrets out of everything it writes; undefined (no work at all) without secrets. */
   readonly #redact: RunDataRedactor | undefined;
+  readonly #caps: EpisodeCaps;
 
   constructor(options: EpisodeOptions) {
     this.#o = options;
     this.#now = options.now ?? Date.now;
     this.#redact = runDataRedactor(options.secrets);
+    this.#caps = { ...EPISODE_CAPS, ...options.caps };
   }
 
   /**
@@ -185,15 +192,23 @@ class Episode {
         }
         return 'no_tool_calls';
       }
-      const verdicts = await this.#approvals(calls, turn, signal);
-      for (const call of calls) {
+      // Only the first calls of a turn run or wait for a decision (§1.6); the rest are refused one by one.
+      const cap = this.#caps.maxToolCallsPerTurn;
+      const refusal =
+        calls.length <= cap
+          ? undefined
+          : `Not run: this turn made ${calls.length} tool calls, and at most ${cap} run per turn ` +
+            '(RUNBRIDGE_MAX_TOOL_CALLS_PER_TURN). Make fewer calls at a time.';
+      const verdicts = await this.#approvals(calls, cap, turn, signal);
+      for (const [position, call] of calls.entries()) {
         // The episode is over: later calls of the same turn are not sent (the fold still gives
         // each a result in the conversation, so it stays valid for every provider).
         if (fold.finished) break;
         const verdict = verdicts.get(call.id);
         // A denied call never reaches the environment; its resolution told the model so.
         if (verdict?.decision === 'deny') continue;
-        await this.#toolCall(session, call, turn, signal, verdict?.arguments);
+        const refused = position < cap ? undefined : refusal;
+        await this.#toolCall(session, call, turn, signal, { approved: verdict?.arguments, refused });
       }
       if (fold.finished) return 'finished';
     }
@@ -209,13 +224,18 @@ class Episode {
 
   /**
    * Holds the turn's calls that need a person's decision until every one is decided (docs/protocol.md
-   * §7). Once any call is held, every call of the turn takes its index now, so indexes still follow
-   * the order the model made the calls in.
+   * §7) — of its first `cap` calls: the others are not run (§1.6). Once any call is held, every call
+   * of the turn takes its index now, so indexes still follow the order the model made the calls in.
    */
-  async #approvals(calls: readonly ToolCall[], turn: number, signal: AbortSignal): Promise<Map<string, Verdict>> {
+  async #approvals(
+    calls: readonly ToolCall[],
+    cap: number,
+    turn: number,
+    signal: AbortSignal,
+  ): Promise<Map<string, Verdict>> {
     const { inbox, approval } = this.#o;
     if (!inbox || !approval) return new Map();
-    const held = heldCalls(calls, this.#fold.tools, approval);
+    const held = heldCalls(calls.slice(0, cap), this.#fold.tools, approval);
     if (held.length === 0) return new Map();
     const indexes = new Map(calls.map((call) => [call.id, this.#callIndexes.announce(call.id).index]));
     const gated: GatedCall[] = held.map((entry) => ({ ...entry, callIndex: indexes.get(entry.call.id)! }));
@@ -233,6 +253,8 @@ class Episode {
     let usage = { inputTokens: 0, outputTokens: 0 };
     let finish: { reason: FinishReason; raw?: string } | undefined;
     let tokenData: TokenData | undefined;
+    // Counted before each part is published: a turn over the cap throws here, which closes the stream.
+    const meter = new TurnOutputMeter(this.#caps.maxTurnOutputChars, turn);
 
     this.#callIndexes.beginTurn();
     const stream = o.model.stream({
@@ -246,17 +268,21 @@ class Episode {
         switch (part.type) {
           case 'text-delta':
             if (part.delta === '') break;
+            meter.text(part.delta.length);
             this.#emit({ event: 'message.delta', delta: part.delta, turn });
             break;
           case 'reasoning-delta':
             if (part.delta === '') break;
+            meter.reasoningDelta(part.delta.length);
             streamedReasoning += part.delta;
             this.#emit({ event: 'reasoning.delta', delta: part.delta, turn });
             break;
           case 'reasoning':
+            meter.reasoningBlock(part.block.text.length);
             reasoning.push(part.block);
             break;
           case 'tool-call-delta': {
+            meter.argumentsDelta(part.id, part.delta.length);
             const { index, first } = this.#callIndexes.announce(part.id);
             if (!first && part.delta === '') break;
             const { id: tool_call_id, name: tool, delta } = part;
@@ -264,6 +290,7 @@ class Episode {
             break;
           }
           case 'tool-call':
+            meter.call(part.call.id, part.call.arguments.length);
             calls.push(part.call);
             break;
           case 'usage':
@@ -311,14 +338,14 @@ class Episode {
   /**
    * Sends one call (with `approved` arguments when a decision settled them) and emits its result —
    * also when the call throws (a cancel, a lost result or session), so the call is counted wherever
-   * its reward and tool message are.
+   * its reward and tool message are. A `refused` call is not sent: that text is its error.
    */
   async #toolCall(
     session: OrsSession,
     call: ToolCall,
     turn: number,
     signal: AbortSignal,
-    approved?: Record<string, unknown>,
+    { approved, refused }: { approved?: Record<string, unknown> | undefined; refused?: string | undefined } = {},
   ): Promise<void> {
     const tools = this.#fold.tools;
     const callIndex = this.#callIndexes.start(call.id);
@@ -336,7 +363,9 @@ class Episode {
     const started = this.#now();
     const result: ToolResult = { output: undefined, errorMessage: undefined };
     try {
-      if (parsed === null) {
+      if (refused !== undefined) {
+        result.errorMessage = refused;
+      } else if (parsed === null) {
         result.errorMessage = `The arguments of ${call.name} are not a JSON object: ${call.arguments.slice(0, 200)}. Call the tool again with valid JSON.`;
       } else if (!tools.some((tool) => tool.name === call.name)) {
         result.errorMessage = `There is no tool named "${call.name}". Available tools: ${tools.map((tool) => tool.name).join(', ')}.`;
@@ -378,18 +407,23 @@ class Episode {
 
   /**
    * Emits `tool.completed`, its output cut at the configured bound; for a result, the entry's detail
-   * keeps the metadata and, unless the output says it all, the whole content.
+   * keeps the metadata and, unless the output says it all, the content — up to the stored bound, past
+   * which it is cut with a note (docs/protocol.md §1.7), as a tool's error message is.
    */
   #complete(call: ToolCall, turn: number, callIndex: number, result: ToolResult, durationMs: number): void {
     const o = this.#o;
+    const stored = this.#caps.toolOutputStoredChars;
     const output = result.errorMessage === undefined ? result.output : undefined;
-    const text = output ? blocksToText(output.blocks) : (result.errorMessage ?? 'The tool failed.');
+    const text = output ? blocksToText(output.blocks) : cutToolText(result.errorMessage ?? 'The tool failed.', stored);
     const cut = text.length > o.toolOutputEventChars;
-    const whole = output !== undefined && output.blocks.length === 1 && output.blocks[0]!.type === 'text' && !cut;
+    const kept = output && cutToolContent(blocksToContent(output.blocks), stored);
+    const whole =
+      kept !== undefined && !kept.truncated && kept.parts.length === 1 && kept.parts[0]!.type === 'text' && !cut;
     const detail: EventDetail | undefined = output && {
       tool: {
         metadata: output.metadata,
-        ...(whole ? {} : { content: partsToWire(blocksToContent(output.blocks)) }),
+        ...(whole ? {} : { content: partsToWire(kept!.parts) }),
+        ...(kept?.truncated ? { truncated: true as const } : {}),
       },
     };
     this.#emit(

@@ -6,10 +6,9 @@ import type { OrsClient } from '../ors/client/ors-client.js';
 import type { DecisionRequest } from '../protocol/decision-request.js';
 import type { CancelReason, RunEventOf } from '../protocol/run-events.js';
 import type { MessageContent, RunRequest } from '../protocol/run-request.js';
-import type { RunSnapshot, RunStatus } from '../protocol/run-snapshot.js';
+import type { RunListItem, RunSnapshot, RunStatus } from '../protocol/run-snapshot.js';
 import { isFinishedStatus } from '../protocol/run-status.js';
 import { approvalState, awaitApprovalOutcome } from './approval-outcome.js';
-import type { ControlOutcome } from './control-message.js';
 import type { EnvCatalog } from './env-catalog.js';
 import { type RequestHasher, requestHasher } from './request-hasher.js';
 import type { RunEndListener } from './run-end-listener.js';
@@ -223,8 +222,8 @@ export class RunRegistry {
     await this.#o.webhooks.check(webhook);
   }
 
-  /** `snapshot` with its webhook's deliveries as they stand now (docs/protocol.md §9). */
-  async #withDeliveries(snapshot: RunSnapshot): Promise<RunSnapshot> {
+  /** `snapshot` (or list item) with its webhook's deliveries as they stand now (docs/protocol.md §9). */
+  async #withDeliveries<View extends RunSnapshot | RunListItem>(snapshot: View): Promise<View> {
     if (snapshot.webhook === undefined || this.#o.webhooks === undefined) return snapshot;
     return {
       ...snapshot,
@@ -342,7 +341,7 @@ export class RunRegistry {
   ): Promise<RunEventOf<'tool.approval_resolved'>> {
     const sentBy = this.#now() + DECISION_CONFIRM_MS;
     const { log } = await this.open(id, owner);
-    const state = approvalState(log.entries, approvalId);
+    const state = approvalState(log, approvalId);
     if (state.kind === 'unknown') {
       throw new NotFoundError(
         `Run "${id}" has no approval "${approvalId}"; its pending approvals are in GET /v1/runs/${id} (pending_approvals).`,
@@ -358,9 +357,9 @@ export class RunRegistry {
           'Read its events or snapshot to see whether it took effect before sending it again.',
         { code: 'decision_unconfirmed', cause },
       );
-    let sent: ControlOutcome;
     try {
-      sent = await this.#store.control(id, {
+      // Sent, or `gone` (the run just ended): either way its log says what became of the approval.
+      await this.#store.control(id, {
         type: 'approval',
         approval_id: approvalId,
         decision: request.decision,
@@ -373,9 +372,8 @@ export class RunRegistry {
       if (error instanceof StoreUnavailableError) throw unconfirmed(error);
       throw error;
     }
-    if (sent === 'gone') throw runGone(id);
     const left = Math.max(0, sentBy - this.#now());
-    const outcome = await awaitApprovalOutcome(log, approvalId, state.required.seq, left, this.#now);
+    const outcome = await awaitApprovalOutcome(log, approvalId, left, this.#now);
     if (outcome === undefined) throw unconfirmed();
     if (outcome.kind === 'ended') throw runEnded(id, outcome.terminal.event.replace('run.', ''));
     if (outcome.decisionId !== decisionId) throw approvalResolved(outcome.resolved);

@@ -1,6 +1,7 @@
 import { DrainingError, RunbridgeError } from '../errors.js';
 import type { ModelRegistry } from '../models/model-registry.js';
 import type { OrsClient } from '../ors/client/ors-client.js';
+import type { EpisodeCaps } from '../protocol/episode-caps.js';
 import type { CancelReason } from '../protocol/run-events.js';
 import { DEFAULT_WAIT_SECONDS } from '../protocol/run-request.js';
 import type { ControlMessage, ControlOutcome } from './control-message.js';
@@ -19,6 +20,8 @@ export interface SchedulerLimits {
   toolOutputEventChars: number;
   /** Period of `tool.progress` while a tool call runs; undefined sends none. */
   toolProgressMs?: number;
+  /** What one turn and one tool result may put into a run; unset caps take their defaults. */
+  caps?: Partial<EpisodeCaps>;
 }
 
 export interface RunSchedulerOptions {
@@ -180,6 +183,7 @@ export class RunScheduler {
       secrets,
       toolOutputEventChars: limits.toolOutputEventChars,
       toolProgressMs: limits.toolProgressMs,
+      ...(limits.caps === undefined ? {} : { caps: limits.caps }),
       signal: controller.signal,
       emit: (event, detail) => log.append(event, detail),
       now,

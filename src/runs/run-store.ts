@@ -1,5 +1,5 @@
 import { BadRequestError } from '../errors.js';
-import type { RunSnapshot, RunStatus } from '../protocol/run-snapshot.js';
+import type { RunListItem, RunSnapshot, RunStatus } from '../protocol/run-snapshot.js';
 import type { ControlMessage, ControlOutcome } from './control-message.js';
 import type { EventLog } from './event-log.js';
 import type { RunRecord } from './run-record.js';
@@ -91,7 +91,8 @@ export interface RunListQuery {
 }
 
 export interface RunPage {
-  data: RunSnapshot[];
+  /** The runs as a list shows them: each waiting call summarised (docs/protocol.md §2.6). */
+  data: RunListItem[];
   /** The `after` of the next page, or null on the last one. */
   next: string | null;
 }

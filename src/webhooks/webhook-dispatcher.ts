@@ -5,7 +5,7 @@ import { isTerminalEvent, type RunEvent } from '../protocol/run-events.js';
 import { type WebhookDelivery, type WebhookRequest, webhookEvents } from '../protocol/webhook.js';
 import type { EventLog } from '../runs/event-log.js';
 import type { RunRecord } from '../runs/run-record.js';
-import { snapshotOf } from '../runs/snapshot-of.js';
+import { listItemOf } from '../runs/snapshot-of.js';
 import { type WebhookSink, webhooksNotConfigured } from '../runs/webhook-sink.js';
 import { postWebhook } from './post-webhook.js';
 import type { OutboxDelivery, WebhookOutbox } from './webhook-outbox.js';
@@ -122,9 +122,11 @@ export class WebhookDispatcher implements WebhookSink {
   }
 
   async #enqueue(record: RunRecord, log: EventLog, url: string, event: RunEvent): Promise<void> {
-    // The snapshot at the event; its own `webhook` is left out: the receiver is that webhook, and
-    // the deliveries' states change after the fact.
-    const { webhook: _webhook, ...snapshot } = snapshotOf(record, log);
+    // The run at the event as lists show it — its waiting calls summarised, since every one of a
+    // turn's announcements is a delivery and the event carries its own call's arguments whole
+    // (docs/protocol.md §2.6); its own `webhook` is left out: the receiver is that webhook, and the
+    // deliveries' states change after the fact.
+    const { webhook: _webhook, ...snapshot } = listItemOf(record, log);
     const body = JSON.stringify({
       type: event.event,
       timestamp: new Date(event.timestamp * 1000).toISOString(),

@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { builtinEnvironments } from '../../adapters/environments/builtin-environments.js';
 import { ModelError } from '../../src/errors.js';
 import type { RunEvent } from '../../src/protocol/run-events.js';
+import { eventually } from '../support/eventually.js';
 import { probeEnvironment } from '../support/probe-environment.js';
 import { scriptedProvider, singleModelProvider } from '../support/scripted-model.js';
 import { startTestBridge, type TestBridge } from '../support/start-test-bridge.js';
@@ -223,11 +224,14 @@ describe('the ai package reading format=ai-sdk', () => {
     const first = chat.resumeStream();
     await probe.started('held');
     // The page goes away mid-run (the reader stops), then comes back and resumes.
-    await waitFor(() => chat.messages.at(-1)?.parts.some((part) => part.type === 'dynamic-tool') === true);
+    await eventually(
+      () => chat.messages.at(-1)?.parts.some((part) => part.type === 'dynamic-tool'),
+      'the tool part in the chat',
+    );
     chat.stop();
     await first;
     const resumed = chat.resumeStream();
-    await waitFor(() => chat.status === 'streaming');
+    await eventually(() => chat.status === 'streaming', 'the chat streaming');
     probe.release('held', 'released');
     await resumed;
     const events = await bridge.readEvents(runId);
@@ -266,12 +270,3 @@ describe('the ai package reading format=ai-sdk', () => {
     }
   });
 });
-
-/** Resolves once `condition` holds, checking at each turn of the event loop (bounded, so a bug fails the test). */
-async function waitFor(condition: () => boolean): Promise<void> {
-  for (let turn = 0; turn < 10_000; turn++) {
-    if (condition()) return;
-    await new Promise((resolve) => setTimeout(resolve, 1));
-  }
-  throw new Error('The condition never held.');
-}

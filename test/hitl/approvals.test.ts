@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { builtinEnvironments } from '../../adapters/environments/builtin-environments.js';
+import type { RunPage } from '../../src/client/client-types.js';
 import type { RunEvent, RunEventOf } from '../../src/protocol/run-events.js';
 import { assertEventOrder } from '../../src/protocol/verify-event-order.js';
 import { startTestBridge, type TestBridge } from '../support/start-test-bridge.js';
@@ -89,6 +90,20 @@ describe('a tool call that waits for approval', () => {
         turn: 1,
         call_index: request.call_index,
         expires_at: request.expires_at,
+      },
+    ]);
+    // The list summarises the call: a preview of its arguments, not them (docs/protocol.md §2.6).
+    const listed = (await (await bridge.fetch('/v1/runs?limit=1')).json()) as RunPage;
+    expect(listed.data[0]?.pending_approvals).toEqual([
+      {
+        approval_id: request.approval_id,
+        tool: 'echo',
+        tool_call_id: request.tool_call_id,
+        turn: 1,
+        call_index: request.call_index,
+        expires_at: request.expires_at,
+        arguments_preview: '{"text":"first"}',
+        arguments_truncated: false,
       },
     ]);
     expect(echoRuns()).toBe(runsBefore);

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { builtinEnvironments } from '../../adapters/environments/builtin-environments.js';
 import { assertEventOrder } from '../../src/protocol/verify-event-order.js';
+import { eventually } from '../support/eventually.js';
 import { scriptedProvider } from '../support/scripted-model.js';
 import { startTestBridge, type TestBridge } from '../support/start-test-bridge.js';
 import { createTestEnvironment } from '../support/test-environment.js';
@@ -43,7 +44,7 @@ describe('a run waiting on a person', () => {
   it('is not orphaned while nobody watches, gets keep-alives, and goes on when the person answers', async () => {
     const approving = await bridge.startRun({ model: 'scripted:one', approval: { tools: ['echo'] } });
     const chatting = await bridge.startRun({ model: 'chat', await_input: true });
-    // Both watched from the start, until each waits on a person.
+    // Both watched until they wait: a run that still plays unwatched past the orphan TTL is orphaned.
     const [[required]] = await Promise.all([
       eventsMatching(bridge, approving, ofType('tool.approval_required')),
       eventsMatching(bridge, chatting, ofType('run.awaiting_input')),
@@ -53,11 +54,7 @@ describe('a run waiting on a person', () => {
     // being taken). Once a sweep has cancelled it as orphaned, that sweep judged the two waiting runs,
     // untouched for longer, too. Listing touches no run, so it is how the test looks.
     const control = await bridge.startRun({ model: 'chat', await_input: true });
-    const giveUpAt = Date.now() + 10_000;
-    while (!(await listed(bridge, 'cancelled')).includes(control)) {
-      if (Date.now() > giveUpAt) throw new Error('the control run was never cancelled as orphaned');
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
+    await eventually(async () => (await listed(bridge, 'cancelled')).includes(control), 'the control orphaned');
     await bridge.registry.sweep(); // the end of the sweep under way, which may have more runs to cancel
     expect((await bridge.readEvents(control)).at(-1)).toMatchObject({ event: 'run.cancelled', reason: 'orphaned' });
     expect(await listed(bridge, 'requires_action')).toEqual([approving]);

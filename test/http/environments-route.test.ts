@@ -36,7 +36,11 @@ describe('GET /v1/environments', () => {
   });
 
   it('answers 502 with the ORS error when the ORS server cannot be reached', async () => {
-    const down = await startTestBridge({ ORS_URL: `http://127.0.0.1:${await unusedPort()}` });
+    // Every retry is tried, after 10 ms doubled each time rather than 200 ms.
+    const down = await startTestBridge({
+      ORS_URL: `http://127.0.0.1:${await unusedPort()}`,
+      RUNBRIDGE_ORS_RETRY_SECONDS: '0.01',
+    });
     try {
       const response = await down.fetch('/v1/environments');
       expect(response.status).toBe(502);

@@ -3,20 +3,12 @@ import type { RunEvent } from '../../src/protocol/run-events.js';
 import { RunSnapshotSchema } from '../../src/protocol/run-snapshot.js';
 import { assertEventOrder } from '../../src/protocol/verify-event-order.js';
 import { readSseEvents } from '../../src/sse/read-sse-events.js';
+import { eventually } from '../support/eventually.js';
 import { probeEnvironment } from '../support/probe-environment.js';
 import { scriptedProvider } from '../support/scripted-model.js';
 import { startTestBridge, type TestBridge } from '../support/start-test-bridge.js';
 
 const json = { 'Content-Type': 'application/json' };
-
-async function waitFor<T>(probe: () => Promise<T | undefined> | T | undefined, what: string): Promise<T> {
-  for (let i = 0; i < 2000; i++) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  throw new Error(`gave up waiting for ${what}`);
-}
 
 describe('the runs API with the offline model and the built-in environments', () => {
   let bridge: TestBridge;
@@ -322,7 +314,7 @@ describe('orphaned runs', () => {
     );
     try {
       const runId = await bridge.startRun({});
-      const status = await waitFor(async () => {
+      const status = await eventually(() => {
         const run = bridge.registry.localStats();
         return run.running === 0 ? run : undefined;
       }, 'the orphan to be cancelled');
@@ -422,7 +414,7 @@ describe('limits and access', () => {
     );
     const runId = await bridge.startRun({});
     const reading = bridge.readEvents(runId);
-    await waitFor(async () => (bridge.registry.localStats().subscribers > 0 ? true : undefined), 'the subscriber');
+    await eventually(() => bridge.registry.localStats().subscribers > 0, 'the subscriber');
     const stopping = bridge.shutdown();
     const refused = await bridge.fetch('/v1/runs', { method: 'POST', headers: json, body: '{}' });
     expect(refused.status).toBe(503);

@@ -19,6 +19,7 @@ import { RunRegistry } from '../../src/runs/run-registry.js';
 import { MemoryRolloutStore } from '../../src/store/memory/memory-rollout-store.js';
 import { MemoryRunStore } from '../../src/store/memory/memory-run-store.js';
 import { storeLimits } from '../../src/store/open-run-store.js';
+import { eventually } from '../support/eventually.js';
 import { probeEnvironment } from '../support/probe-environment.js';
 import { scriptedProvider } from '../support/scripted-model.js';
 import { startTestBridge, type TestBridge } from '../support/start-test-bridge.js';
@@ -323,14 +324,22 @@ describe('GET /v1/schema/events', () => {
       await_input: true,
       input_timeout_seconds: 0.2,
     });
-    let snapshot: unknown;
-    for (;;) {
-      snapshot = await (await bridge.fetch(`/v1/runs/${runId}`)).json();
-      if ((snapshot as { status: string }).status === 'requires_action') break;
-      await new Promise((resolve) => setTimeout(resolve, 5));
-    }
+    const snapshot = await eventually(async () => {
+      const read: unknown = await (await bridge.fetch(`/v1/runs/${runId}`)).json();
+      return (read as { status: string }).status === 'requires_action' && read;
+    }, 'the run to wait for a decision');
     expect(componentValidator(document, 'RunSnapshot').safeParse(snapshot).error).toBeUndefined();
     const [pending] = (snapshot as { pending_approvals: Array<{ approval_id: string }> }).pending_approvals;
+    const list = (await (await bridge.fetch('/v1/runs?limit=1')).json()) as {
+      data: Array<{ pending_approvals: Array<Record<string, unknown>> }>;
+    };
+    expect(componentValidator(document, 'RunList').safeParse(list).error).toBeUndefined();
+    expect(list.data[0]?.pending_approvals[0]).toMatchObject({
+      approval_id: pending!.approval_id,
+      arguments_preview: expect.any(String),
+      arguments_truncated: false,
+    });
+    expect(list.data[0]?.pending_approvals[0]).not.toHaveProperty('arguments');
     const decision = { decision: 'approve', arguments: { text: 'y' } };
     expect(componentValidator(document, 'DecisionRequest').safeParse(decision).success).toBe(true);
     expect(componentValidator(document, 'DecisionRequest').safeParse({ decision: 'maybe' }).success).toBe(false);
@@ -340,11 +349,11 @@ describe('GET /v1/schema/events', () => {
       body: JSON.stringify(decision),
     });
     expect(componentValidator(document, 'ApprovalResolved').safeParse(await resolved.json()).error).toBeUndefined();
-    for (;;) {
-      const { status } = (await (await bridge.fetch(`/v1/runs/${runId}`)).json()) as { status: string };
-      if (status === 'awaiting_input') break;
-      await new Promise((resolve) => setTimeout(resolve, 5));
-    }
+    await eventually(
+      async () =>
+        ((await (await bridge.fetch(`/v1/runs/${runId}`)).json()) as { status: string }).status === 'awaiting_input',
+      'the run to wait for input',
+    );
     const message = { content: 'Go on.' };
     expect(componentValidator(document, 'MessageRequest').safeParse(message).success).toBe(true);
     expect(componentValidator(document, 'MessageRequest').safeParse({ content: 3 }).success).toBe(false);

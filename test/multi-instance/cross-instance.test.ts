@@ -1,11 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assertEventOrder } from '../../src/protocol/verify-event-order.js';
 import { readSseEvents } from '../../src/sse/read-sse-events.js';
+import { eventually } from '../support/eventually.js';
 import {
   type Cluster,
   cancel,
-  eventually,
   type Instance,
+  OVER_HTTP,
   postRun,
   readEvents,
   snapshotOf,
@@ -78,7 +79,7 @@ describe('three instances on one Redis', () => {
         if (event.event === 'tool.started' && !cancelled) {
           cancelled = true;
           // The call is held in ORS: the run is mid-call on A when C asks to cancel it.
-          await eventually(async () => (cluster.ors.waiting() > 0 ? true : undefined), 'the held call');
+          await eventually(() => cluster.ors.waiting() > 0, 'the held call');
           const answer = await cancel(c, runId);
           expect(answer.status).toBe(202);
         }
@@ -86,7 +87,7 @@ describe('three instances on one Redis', () => {
       expect(events.at(-2)).toMatchObject({ event: 'tool.completed', error: true });
       expect(events.at(-1)).toMatchObject({ event: 'run.cancelled', reason: 'client' });
       expect(await snapshotOf(c, runId)).toMatchObject({ status: 'cancelled' });
-      await eventually(async () => (cluster.ors.openSessions() === 0 ? true : undefined), 'the session deleted');
+      await eventually(() => cluster.ors.openSessions() === 0, 'the session deleted');
     } finally {
       cluster.ors.holding.delete('workspace');
       cluster.ors.release();
@@ -126,11 +127,11 @@ describe('three instances on one Redis', () => {
       // were it not for B, past the TTL too (and would have cancelled it first: A judges its runs in the
       // order they started). The test looks by listing, which touches no run.
       const control = await postRun(a, { env: 'arith' });
-      await eventually(async () => (await cancelledOn(b)).includes(control.runId) || undefined, 'the control orphaned');
+      await eventually(async () => (await cancelledOn(b)).includes(control.runId), 'the control orphaned', OVER_HTTP);
       expect(await snapshotOf(a, runId)).toMatchObject({ status: 'running' });
       watching.abort();
       // Untouched now: orphaned after the TTL, on the sweep after it.
-      await eventually(async () => (await cancelledOn(b)).includes(runId) || undefined, 'the orphan cancelled');
+      await eventually(async () => (await cancelledOn(b)).includes(runId), 'the orphan cancelled', OVER_HTTP);
       expect((await readEvents(b, runId)).at(-1)).toMatchObject({ event: 'run.cancelled', reason: 'orphaned' });
     } finally {
       pair.ors.release();

@@ -1,11 +1,12 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RunEvent } from '../../src/protocol/run-events.js';
 import { assertEventOrder } from '../../src/protocol/verify-event-order.js';
+import { eventually } from '../support/eventually.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
 import {
   type Cluster,
-  eventually,
   type Instance,
+  OVER_HTTP,
   postRun,
   readEvents,
   snapshotOf,
@@ -42,14 +43,14 @@ describe('an instance that goes away', () => {
     cluster.ors.holding.add('arith');
     // A executes one run, B another; both are held mid-call, so the third waits in the queue.
     const onA = await postRun(a, { env: 'arith', webhook: { url: `${hooks.url}/lost`, events: ['run.failed'] } });
-    await eventually(async () => (cluster!.ors.waiting() === 1 ? true : undefined), 'the first held call');
+    await eventually(() => cluster!.ors.waiting() === 1, 'the first held call');
     const onB = await postRun(b, { env: 'arith' });
-    await eventually(async () => (cluster!.ors.waiting() === 2 ? true : undefined), 'the second held call');
+    await eventually(() => cluster!.ors.waiting() === 2, 'the second held call');
     const queued = await postRun(a, { env: 'workspace' });
     expect(queued.body.status).toBe('queued');
 
     const watchers = [readEvents(a, onA.runId).catch(() => undefined), readEvents(b, onA.runId)];
-    await eventually(async () => ((await snapshotOf(b, onA.runId)).last_seq as number) >= 0 || undefined, 'a log');
+    await eventually(async () => ((await snapshotOf(b, onA.runId)).last_seq as number) >= 0, 'a log', OVER_HTTP);
     const killed = Date.now();
     a.child.kill('SIGKILL');
 
@@ -88,9 +89,9 @@ describe('an instance that goes away', () => {
     const runs = await Promise.all(
       [1, 2, 3].map((index) => postRun(a, { env: 'arith', task: { split: 'train', index } })),
     );
-    await eventually(async () => (cluster!.ors.waiting() === 3 ? true : undefined), 'three held calls');
+    await eventually(() => cluster!.ors.waiting() === 3, 'three held calls');
     const watchers = runs.map(({ runId }) => readEvents(b, runId));
-    await eventually(async () => ((await snapshotOf(b, runs[2]!.runId)).last_seq as number) >= 0 || undefined, 'logs');
+    await eventually(async () => ((await snapshotOf(b, runs[2]!.runId)).last_seq as number) >= 0, 'logs', OVER_HTTP);
     a.child.kill('SIGTERM');
     expect(await a.exited).toBe(0);
     for (const log of await Promise.all(watchers)) {

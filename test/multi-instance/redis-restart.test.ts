@@ -2,10 +2,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunEvent, RunEventSchema } from '../../src/protocol/run-events.js';
 import { assertEventOrder } from '../../src/protocol/verify-event-order.js';
 import { readSseEvents } from '../../src/sse/read-sse-events.js';
+import { eventually } from '../support/eventually.js';
 import {
   type Cluster,
-  eventually,
   type Instance,
+  OVER_HTTP,
   postRun,
   readEvents,
   snapshotOf,
@@ -31,7 +32,7 @@ describe('Redis restarting under two instances', () => {
     const [a, b] = cluster.instances as [Instance, Instance];
     cluster.ors.holding.add('arith');
     const { runId } = await postRun(a, { env: 'arith', task: { split: 'train', index: 2 } });
-    await eventually(async () => (cluster.ors.waiting() === 1 ? true : undefined), 'the held call');
+    await eventually(() => cluster.ors.waiting() === 1, 'the held call');
 
     // B serves the run from Redis: its stream ends when Redis goes.
     const response = await fetch(`${b.url}/v1/runs/${runId}/events`);
@@ -44,10 +45,7 @@ describe('Redis restarting under two instances', () => {
         // The connection was cut: what a client sees when the stream ends without its terminal event.
       }
     })();
-    await eventually(
-      async () => (seen.some((event) => event.event === 'tool.started') ? true : undefined),
-      'events on B',
-    );
+    await eventually(() => seen.some((event) => event.event === 'tool.started'), 'events on B');
 
     // Down for longer than the lease: on the way back no instance may take the other for lost.
     await cluster.redis.kill();
@@ -72,10 +70,14 @@ describe('Redis restarting under two instances', () => {
     await cluster.redis.start();
 
     // Back: the client resumes on B from the last event it saw, and gets exactly the rest.
-    const rest = await eventually(async () => {
-      const events = await readEvents(b, runId, seen.at(-1)!.seq);
-      return events.at(-1)?.event === 'run.completed' ? events : undefined;
-    }, 'the rest of the log');
+    const rest = await eventually(
+      async () => {
+        const events = await readEvents(b, runId, seen.at(-1)!.seq);
+        return events.at(-1)?.event === 'run.completed' ? events : undefined;
+      },
+      'the rest of the log',
+      OVER_HTTP,
+    );
     const whole = [...seen, ...rest];
     assertEventOrder(whole);
     expect(whole).toEqual(await readEvents(a, runId));

@@ -8,8 +8,9 @@ import { planRollouts } from '../../src/rollouts/rollout-plan.js';
 import { RolloutSnapshotSchema } from '../../src/rollouts/rollout-snapshot.js';
 import type { TrajectoryRecord } from '../../src/rollouts/trajectory-schema.js';
 import { offlineModel, readRecords as readRolloutFile } from '../rollouts/rollout-rig.js';
+import { eventually } from '../support/eventually.js';
 import { type BridgeFetch, readRecords, readRecordsThenDisconnect, startRollout } from '../support/rollout-client.js';
-import { type Cluster, eventually, type Instance, startCluster } from './serve-cluster.js';
+import { type Cluster, type Instance, startCluster } from './serve-cluster.js';
 
 const keyOf = (record: TrajectoryRecord) => `${record.group_id}#${record.sample_index}`;
 const on =
@@ -36,10 +37,7 @@ describe('a rollout batch on a cluster', () => {
     cluster.ors.holding.add('arith');
     const settings = { env: 'arith', split: 'train', tasks: '0:30', samples: 2, model: 'offline', seed: 5 };
     const id = await startRollout(on(a), settings);
-    await eventually(
-      async () => (cluster!.ors.waiting() === 9 ? true : undefined),
-      'nine held pairs, three per instance',
-    );
+    await eventually(() => cluster!.ors.waiting() === 9, 'nine held pairs, three per instance');
     const running = RolloutSnapshotSchema.parse(await (await fetch(`${b.url}/v1/rollouts/${id}`)).json());
     expect(running).toMatchObject({ status: 'running', total: 60, running: 9, queued: 51, completed: 0 });
 

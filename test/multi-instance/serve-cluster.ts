@@ -189,13 +189,5 @@ export function cancel(instance: Instance, runId: string): Promise<Response> {
   return fetch(`${instance.url}/v1/runs/${runId}/cancel`, { method: 'POST', headers: json, body: '{}' });
 }
 
-/** Polls `probe` every 50 ms until it returns something other than undefined (at most `timeoutMs`). */
-export async function eventually<T>(probe: () => Promise<T | undefined>, what: string, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe().catch(() => undefined);
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`gave up waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
+/** How often to ask an instance over HTTP in `eventually` (test/support/eventually.ts): two cores serve them all. */
+export const OVER_HTTP = { intervalMs: 50 } as const;

@@ -3,8 +3,9 @@ import { Webhook } from 'standardwebhooks';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RunSnapshot } from '../../src/protocol/run-snapshot.js';
 import type { WebhookDelivery } from '../../src/protocol/webhook.js';
+import { eventually } from '../support/eventually.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
-import { type Cluster, eventually, type Instance, postRun, snapshotOf, startCluster } from './serve-cluster.js';
+import { type Cluster, type Instance, OVER_HTTP, postRun, snapshotOf, startCluster } from './serve-cluster.js';
 
 /** The first webhook delivery of a snapshot as `snapshotOf` answers it. */
 function deliveryOf(snapshot: Record<string, unknown>): WebhookDelivery | undefined {
@@ -37,8 +38,9 @@ describe('a pending webhook delivery', () => {
     const { runId } = await postRun(a, { env: 'arith', webhook: { url: hooks.url } });
     const [first] = await hooks.waitFor(1);
     await eventually(
-      async () => deliveryOf(await snapshotOf(a, runId))?.attempts === 1 || undefined,
+      async () => deliveryOf(await snapshotOf(a, runId))?.attempts === 1,
       'the first attempt recorded',
+      OVER_HTTP,
     );
     a.child.kill('SIGKILL');
     await a.exited;
@@ -51,10 +53,14 @@ describe('a pending webhook delivery', () => {
       data: { run: unknown };
     };
     expect(payload).toMatchObject({ type: 'run.completed', data: { run: { run_id: runId, status: 'completed' } } });
-    const delivery = await eventually(async () => {
-      const found = deliveryOf(await snapshotOf(b, runId));
-      return found?.status === 'delivered' ? found : undefined;
-    }, 'the delivery recorded as delivered');
+    const delivery = await eventually(
+      async () => {
+        const found = deliveryOf(await snapshotOf(b, runId));
+        return found?.status === 'delivered' ? found : undefined;
+      },
+      'the delivery recorded as delivered',
+      OVER_HTTP,
+    );
     expect(delivery).toMatchObject({ attempts: 2, last_status: 204 });
     expect(hooks.received).toHaveLength(2);
   });

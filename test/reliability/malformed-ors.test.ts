@@ -1,16 +1,13 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Block } from '../../src/ors/ors-schemas.js';
 import type { RunEvent } from '../../src/protocol/run-events.js';
 import { assertEventOrder } from '../../src/protocol/verify-event-order.js';
-import { OrsFaultProxy } from '../support/ors-fault-proxy.js';
-import { scriptedProvider } from '../support/scripted-model.js';
+import { type ProxiedOrsBridge, proxiedOrsBridges } from '../support/proxied-ors-bridge.js';
 import {
   arithEnvironment,
   type ScriptedEnvironment,
   type ScriptedToolReply,
 } from '../support/scripted-ors-environment.js';
-import { ScriptedOrsServer } from '../support/scripted-ors-server.js';
-import { startTestBridge, type TestBridge } from '../support/start-test-bridge.js';
 
 /**
  * An ORS server that answers things no ORS server should (docs/protocol.md §5, §6): a run that meets one
@@ -18,31 +15,12 @@ import { startTestBridge, type TestBridge } from '../support/start-test-bridge.j
  * session is still deleted.
  */
 
-interface Rig {
-  server: ScriptedOrsServer;
-  proxy: OrsFaultProxy;
-  bridge: TestBridge;
-}
+type Rig = ProxiedOrsBridge;
 
-const rigs: Rig[] = [];
-afterEach(async () => {
-  for (const rig of rigs.splice(0)) {
-    await rig.bridge.shutdown();
-    await rig.proxy.close();
-    await rig.server.close();
-  }
-});
+const startProxied = proxiedOrsBridges();
 
-async function startRig(environment: ScriptedEnvironment = arithEnvironment()): Promise<Rig> {
-  const server = await ScriptedOrsServer.start({ environments: { arith: environment } });
-  const proxy = await OrsFaultProxy.start(server.url);
-  const bridge = await startTestBridge(
-    { ORS_URL: proxy.url, RUNBRIDGE_DEFAULT_ENV: 'arith', RUNBRIDGE_MODEL: 'scripted:submit' },
-    { providers: [scriptedProvider({ submit: [{ toolCalls: [{ name: 'submit', arguments: '{"answer":5}' }] }] })] },
-  );
-  const rig = { server, proxy, bridge };
-  rigs.push(rig);
-  return rig;
+function startRig(environment: ScriptedEnvironment = arithEnvironment()): Promise<Rig> {
+  return startProxied({ environment });
 }
 
 async function failure(rig: Rig): Promise<{ events: RunEvent[]; code: string; error: string }> {

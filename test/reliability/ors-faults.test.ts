@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createOrsServer, type OrsServer } from '../../src/ors/server/create-ors-server.js';
 import type { RunEvent, RunEventOf } from '../../src/protocol/run-events.js';
 import { assertEventOrder } from '../../src/protocol/verify-event-order.js';
+import { eventually } from '../support/eventually.js';
 import { type FaultRule, type OrsFault, OrsFaultProxy } from '../support/ors-fault-proxy.js';
 import { startTestBridge, type TestBridge } from '../support/start-test-bridge.js';
 import { createLedger, type Ledger, type PlannedCall, planInput, recordOutput } from './ledger-fixtures.js';
@@ -39,6 +40,8 @@ async function startRig(options: { env?: Record<string, string>; sessionIdleMs?:
       RUNBRIDGE_MODEL: 'ledger',
       RUNBRIDGE_ORS_CALL_SILENCE_SECONDS: '0.5',
       RUNBRIDGE_ORS_PING_SECONDS: '600',
+      // Retries as many as ever, after 10 ms doubled each time rather than 200 ms.
+      RUNBRIDGE_ORS_RETRY_SECONDS: '0.01',
       RUNBRIDGE_TOOL_OUTPUT_EVENT_CHARS: '100000',
       ...options.env,
     },
@@ -283,7 +286,7 @@ describe('ORS faults that end a run', () => {
     const runId = await rig.bridge.startRun({ input: planInput(calls) });
     await rig.ledger.started('expired');
     // The model now waits; the bridge pings every 600 s, so the server reaps the idle session.
-    while (rig.ors.activeSessionIds().length > 0) await new Promise((resolve) => setTimeout(resolve, 20));
+    await eventually(() => rig.ors.activeSessionIds().length === 0, 'the idle session reaped');
     rig.ledger.release('expired');
     const events = await rig.bridge.readEvents(runId);
     assertEventOrder(events);
@@ -333,7 +336,12 @@ describe('ORS faults that end a run', () => {
     const ledger = createLedger();
     const ors = createOrsServer({ environments: [ledger.environment], pingIntervalMs: 100, logError: () => undefined });
     const bridge = await startTestBridge(
-      { ORS_URL: await ors.listen(0, '127.0.0.1'), RUNBRIDGE_DEFAULT_ENV: 'ledger', RUNBRIDGE_MODEL: 'ledger' },
+      {
+        ORS_URL: await ors.listen(0, '127.0.0.1'),
+        RUNBRIDGE_DEFAULT_ENV: 'ledger',
+        RUNBRIDGE_MODEL: 'ledger',
+        RUNBRIDGE_ORS_RETRY_SECONDS: '0.01',
+      },
       { providers: [ledger.provider] },
     );
     try {

@@ -3,6 +3,7 @@ import { type ClientRequest, type IncomingMessage, request } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from '../support/eventually.js';
 import { scriptedProvider } from '../support/scripted-model.js';
 import { startTestBridge, type TestBridge } from '../support/start-test-bridge.js';
 import { deferred } from '../support/test-environment.js';
@@ -104,7 +105,7 @@ describe('caps on open event streams', () => {
     // A slot comes back when its stream closes.
     streams[0]!.close();
     await streams[0]!.body;
-    await until(async () => (await open(one, 'k1')).status === 200);
+    await eventually(async () => (await open(one, 'k1')).status === 200, 'the slot given back');
   });
 
   it('refuses any stream past the total cap, and a streamed chat completion before its run exists', async () => {
@@ -125,11 +126,6 @@ describe('caps on open event streams', () => {
     expect(await healthMs(bridge)).toBeGreaterThan(0);
   });
 });
-
-/** Polls `check` every few milliseconds until it holds; the test timeout bounds the wait. */
-async function until(check: () => Promise<boolean>): Promise<void> {
-  while (!(await check())) await new Promise((resolve) => setTimeout(resolve, 10));
-}
 
 describe('a crowd of idle streams on one run, with the default caps', () => {
   it('gets 1,000 streams and 429s for the rest, and /health keeps answering', async () => {
@@ -162,6 +158,13 @@ describe('a crowd of idle streams on one run, with the default caps', () => {
   }, 120_000);
 });
 
+/** Sends `GET /health` on `socket`, keeping the connection alive, and resolves once the answer's head came. */
+async function answeredOn(socket: Socket): Promise<void> {
+  socket.write('GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
+  const [head] = (await once(socket, 'data')) as [Buffer];
+  expect(head.toString('latin1')).toMatch(/^HTTP\/1\.1 200 /);
+}
+
 describe('the connection limit', () => {
   it('closes connections past RUNBRIDGE_MAX_CONNECTIONS at once, and serves again when they go', async () => {
     const bridge = await startTestBridge({ RUNBRIDGE_MAX_CONNECTIONS: '20', RUNBRIDGE_MAX_STREAMS: '10' });
@@ -173,8 +176,8 @@ describe('the connection limit', () => {
         await once(socket, 'connect');
         sockets.push(socket);
       }
-      // Give the server time to accept them all before the one too many.
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      // One answer on each, kept alive and idle after it: the server has taken all 20 before the one too many.
+      await Promise.all(sockets.map((socket) => answeredOn(socket)));
       const extra = connect(Number(port), '127.0.0.1');
       extra.write('GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
       let answered = '';
@@ -182,7 +185,7 @@ describe('the connection limit', () => {
       await once(extra, 'close');
       expect(answered).toBe('');
       for (const socket of sockets.splice(0)) socket.destroy();
-      await until(async () => (await fetch(`${bridge.url}/health`).catch(() => undefined))?.status === 200);
+      await eventually(async () => (await fetch(`${bridge.url}/health`)).status === 200, '/health served again');
     } finally {
       for (const socket of sockets) socket.destroy();
       await bridge.shutdown();

@@ -6,6 +6,7 @@ import { createOfflineProvider } from '../../adapters/models/offline/offline-pro
 import type { ModelPart, ModelProvider } from '../../src/models/model.js';
 import { type RunEvent, RunEventSchema } from '../../src/protocol/run-events.js';
 import { assertEventOrder } from '../../src/protocol/verify-event-order.js';
+import { eventually } from '../support/eventually.js';
 import { parseSseText } from '../support/parse-sse-text.js';
 import { singleModelProvider } from '../support/scripted-model.js';
 import { startTestBridge, type TestBridge } from '../support/start-test-bridge.js';
@@ -17,6 +18,8 @@ import { startTestBridge, type TestBridge } from '../support/start-test-bridge.j
  */
 
 const DELTA_CHARS = 16 * 1024;
+/** The firehose's one turn of 800 deltas (12.5 MiB) is far above the default cap on a turn's output (§1.5). */
+const FIREHOSE_TURN = { RUNBRIDGE_MAX_TURN_OUTPUT_CHARS: String(800 * DELTA_CHARS) };
 
 /**
  * A model that streams `deltas` text deltas of 16 KiB each, after waiting for `gate` (so a test can
@@ -81,24 +84,20 @@ afterEach(async () => {
   for (const bridge of bridges.splice(0)) await bridge.shutdown();
 });
 
-async function waitUntil(check: () => boolean): Promise<void> {
-  while (!check()) await new Promise((resolve) => setTimeout(resolve, 10));
-}
-
 describe('a subscriber that stops reading', () => {
   it('never slows the run or another reader, is cut off at its buffer bound, and resumes from its cursor', async () => {
     let open!: () => void;
     const gate = new Promise<void>((resolve) => (open = resolve));
     const deltas = 800; // 12.5 MiB of text, far beyond what the kernel's socket buffers can absorb
     const bridge = await startTestBridge(
-      { RUNBRIDGE_MODEL: 'firehose', RUNBRIDGE_SUBSCRIBER_BUFFER_BYTES: String(256 * 1024) },
+      { RUNBRIDGE_MODEL: 'firehose', RUNBRIDGE_SUBSCRIBER_BUFFER_BYTES: String(256 * 1024), ...FIREHOSE_TURN },
       { providers: [firehoseProvider(deltas, gate)] },
     );
     bridges.push(bridge);
     const runId = await bridge.startRun({ env: 'arith' });
     const stalled = stalledReader(bridge, runId);
     const reading = bridge.readEvents(runId);
-    await waitUntil(() => bridge.registry.localStats().subscribers === 2);
+    await eventually(() => bridge.registry.localStats().subscribers === 2, 'both subscribers');
     open();
 
     const whole = await reading;
@@ -107,7 +106,7 @@ describe('a subscriber that stops reading', () => {
     const run = await bridge.registry.open(runId, 'local');
     expect(run.log.terminal?.event).toBe('run.completed');
     // The stalled reader is detached: cut off, not parked on a socket that will never drain.
-    await waitUntil(() => bridge.registry.localStats().subscribers === 0);
+    await eventually(() => bridge.registry.localStats().subscribers === 0, 'the stalled reader cut off');
 
     const raw = await stalled.drain();
     const received = eventsInRawResponse(raw);
@@ -125,6 +124,7 @@ describe('a subscriber that stops reading', () => {
       {
         RUNBRIDGE_MODEL: 'firehose',
         RUNBRIDGE_SUBSCRIBER_BUFFER_BYTES: String(256 * 1024),
+        ...FIREHOSE_TURN,
         RUNBRIDGE_KEEPALIVE_SECONDS: '0.02',
       },
       { providers: [firehoseProvider(800, Promise.resolve())] },
@@ -133,8 +133,8 @@ describe('a subscriber that stops reading', () => {
     const runId = await bridge.startRun({ env: 'arith' });
     const whole = await bridge.readEvents(runId);
     const stalled = stalledReader(bridge, runId);
-    await waitUntil(() => bridge.registry.localStats().subscribers === 1);
-    await waitUntil(() => bridge.registry.localStats().subscribers === 0);
+    await eventually(() => bridge.registry.localStats().subscribers === 1, 'the stalled reader');
+    await eventually(() => bridge.registry.localStats().subscribers === 0, 'the stalled reader cut off');
     const received = eventsInRawResponse(await stalled.drain());
     expect(received.length).toBeLessThan(whole.length);
     expect(received).toEqual(whole.slice(0, received.length));
@@ -216,14 +216,15 @@ describe('random disconnects and resumes', () => {
     );
     let runs = 0;
     await fc.assert(
-      fc.asyncProperty(fc.array(oneRun, { minLength: 8, maxLength: 8 }), async (plans) => {
+      // 48 runs, 16 at a time: each property's runs wait on their token delays together.
+      fc.asyncProperty(fc.array(oneRun, { minLength: 16, maxLength: 16 }), async (plans) => {
         runs += plans.length;
         await Promise.all(plans.map(([env, index, cutPlan]) => readThroughCuts(env, index, cutPlan)));
       }),
-      { numRuns: 6 },
+      { numRuns: 3 },
     );
     console.info(`disconnect/resume: ${cuts} cuts (${liveCuts} on live streams) over ${runs} runs`);
     expect(cuts).toBeGreaterThanOrEqual(1000);
     expect(liveCuts).toBeGreaterThan(0);
-  });
+  }, 120_000);
 });

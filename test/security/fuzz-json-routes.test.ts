@@ -8,6 +8,7 @@ import { DecisionRequestSchema } from '../../src/protocol/decision-request.js';
 import { MessageRequestSchema } from '../../src/protocol/message-request.js';
 import { RunRequestSchema } from '../../src/protocol/run-request.js';
 import { assertEventOrder } from '../../src/protocol/verify-event-order.js';
+import { eventually } from '../support/eventually.js';
 import { PROTOTYPE_NAMES, showsInheritedMember } from '../support/prototype-names.js';
 import { startTestBridge, type TestBridge } from '../support/start-test-bridge.js';
 
@@ -279,15 +280,19 @@ describe('fuzzing every JSON route while normal runs go on', () => {
   let normalRuns = 0;
   let background: Promise<void>;
 
+  // The normal client's own connections, a new one per request: none the fuzzing used, and none left
+  // idle for the server's keep-alive timeout to close as a request goes out on it (a busy machine's
+  // late timers made that an ECONNRESET now and then).
+  const normalClient = { headers: { Connection: 'close' } };
+
   beforeAll(() => {
     background = (async () => {
       while (!stop) {
-        const runId = await bridge.startRun({
-          env: 'workspace',
-          model: 'steady',
-          task: { split: 'train', index: normalRuns % 10 },
-        });
-        const events = await bridge.readEvents(runId);
+        const runId = await bridge.startRun(
+          { env: 'workspace', model: 'steady', task: { split: 'train', index: normalRuns % 10 } },
+          normalClient,
+        );
+        const events = await bridge.readEvents(runId, normalClient);
         assertEventOrder(events);
         expect(events.at(-1)).toMatchObject({ event: 'run.completed', reward: 1 });
         normalRuns++;
@@ -330,16 +335,12 @@ describe('fuzzing every JSON route while normal runs go on', () => {
     beforeAll(async () => {
       // The offline model's first arith call waits for approval all through the fuzzing.
       waitingRunId = await bridge.startRun({ env: 'arith', approval: { tools: '*' } });
-      for (;;) {
+      approvalId = await eventually(async () => {
         const snapshot = (await (await bridge.fetch(`/v1/runs/${waitingRunId}`)).json()) as {
           pending_approvals: Array<{ approval_id: string }>;
         };
-        if (snapshot.pending_approvals.length > 0) {
-          approvalId = snapshot.pending_approvals[0]!.approval_id;
-          break;
-        }
-        await new Promise((resolve) => setTimeout(resolve, 10));
-      }
+        return snapshot.pending_approvals[0]?.approval_id;
+      }, 'the approval asked');
     });
     afterAll(async () => {
       await bridge.fetch(`/v1/runs/${waitingRunId}/cancel`, {

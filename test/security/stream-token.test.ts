@@ -5,6 +5,7 @@ import { Authenticator } from '../../src/http/authenticate.js';
 import { StreamTokens } from '../../src/http/stream-token.js';
 import type { RunEvent } from '../../src/protocol/run-events.js';
 import { assertEventOrder } from '../../src/protocol/verify-event-order.js';
+import { eventually } from '../support/eventually.js';
 import { runEventsOf } from '../support/run-events-of.js';
 import { startTestBridge, type TestBridge } from '../support/start-test-bridge.js';
 
@@ -232,7 +233,7 @@ describe('stream token expiry over HTTP', () => {
         await bridge.fetch(`/v1/runs/${runId}/stream-token`, { method: 'POST', headers: JSON_TYPE })
       ).json()) as TokenAnswer;
       // Tokens expire on whole seconds; wait for the clock, not for a fixed time.
-      while (Date.now() < old.expires_at * 1000) await new Promise((resolve) => setTimeout(resolve, 20));
+      await eventually(() => Date.now() >= old.expires_at * 1000, 'the expiry of the token', { intervalMs: 20 });
       const refused = await fetch(`${bridge.url}${old.events_url}`);
       expect(refused.status).toBe(401);
       const fresh = (await (

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { EventSourceMessage } from 'eventsource-parser';
+import { type Flood, type FloodReport, writeFlood } from './flood-writer.js';
 import { parseSseText } from './parse-sse-text.js';
 
 /**
@@ -24,6 +25,8 @@ export type FakeReply =
       then?: 'end' | 'cut' | 'hang';
     }
   | { kind: 'json'; status: number; body: unknown; headers?: Record<string, string> }
+  /** A hostile vendor: a 200 SSE stream that never seems to end (see `floods` for how far it got). */
+  | { kind: 'flood'; flood: Flood }
   /** Read the request and never answer (until the client aborts or the server closes). */
   | { kind: 'hang' };
 
@@ -42,6 +45,8 @@ export interface FakeVendorServer {
   readonly url: string;
   /** Every request received, in order of arrival. */
   readonly requests: readonly RecordedRequest[];
+  /** The floods sent so far, each once the client took all of it or went away. */
+  readonly floods: readonly FloodReport[];
   /**
    * Scripts the replies of `route` (`"POST /v1/chat/completions"`): the first request gets the first
    * reply, and so on; the last reply repeats for every later request. Replaces an earlier script.
@@ -88,6 +93,7 @@ export async function startFakeVendorServer(): Promise<FakeVendorServer> {
   const requests: RecordedRequest[] = [];
   const waiters: Array<{ count: number; resolve: () => void }> = [];
   const closed: Array<Promise<void>> = [];
+  const floods: FloodReport[] = [];
 
   const server = createServer((req, res) => {
     void handle(req, res);
@@ -121,6 +127,10 @@ export async function startFakeVendorServer(): Promise<FakeVendorServer> {
         return;
       case 'hang':
         return;
+      case 'flood':
+        res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' });
+        floods.push(await writeFlood(res, reply.flood));
+        return;
       case 'stream': {
         const frames = sseFrames(readFileSync(new URL(reply.fixture, FIXTURES), 'utf8'));
         res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' });
@@ -150,6 +160,7 @@ export async function startFakeVendorServer(): Promise<FakeVendorServer> {
   return {
     url: `http://127.0.0.1:${port}`,
     requests,
+    floods,
     reply(route, ...replies) {
       scripts.set(route, [...replies]);
     },

@@ -2,6 +2,7 @@ import { EventEmitter } from 'node:events';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createParser } from 'eventsource-parser';
+import { type Flood, type FloodReport, writeFlood } from './flood-writer.js';
 
 /** A fault the proxy injects into one request. */
 export type OrsFault =
@@ -18,7 +19,17 @@ export type OrsFault =
   /** Forward the `task_id` frame, then end the response cleanly, as a server that forgot the rest would. */
   | { type: 'end-after-task-id' }
   /** Forward the request, and cut the connection as soon as the upstream starts answering. */
-  | { type: 'reset-before-response' };
+  | { type: 'reset-before-response' }
+  /**
+   * Answer `status` itself (the upstream never sees the request) with a body that never seems to end:
+   * a hostile server's flood (see {@link floods} for how far it got).
+   */
+  | { type: 'flood'; status: number; contentType: string; flood: Flood };
+
+/** A flood the proxy sent, and how it went. */
+export interface FloodRecord extends FloodReport {
+  path: string;
+}
 
 /** Which requests a fault hits, and how many of them (default 1). */
 export interface FaultRule {
@@ -44,6 +55,8 @@ const HOP_BY_HOP = ['connection', 'keep-alive', 'transfer-encoding', 'content-le
  */
 export class OrsFaultProxy {
   readonly requests: ProxiedRequest[] = [];
+  /** The floods sent so far, each once the peer took all of it or went away. */
+  readonly floods: FloodRecord[] = [];
   readonly #upstream: URL;
   readonly #server: http.Server;
   readonly #rules: Array<FaultRule & { left: number }> = [];
@@ -93,6 +106,12 @@ export class OrsFaultProxy {
     });
   }
 
+  /** Resolves once `count` floods have ended (the peer took all or went away). */
+  async floodsEnded(count: number): Promise<FloodRecord[]> {
+    while (this.floods.length < count) await new Promise((resolve) => this.#events.once('flood', resolve));
+    return this.floods;
+  }
+
   /** Stops listening and cuts every connection, held ones included, both sides. */
   async close(): Promise<void> {
     const closed = new Promise<void>((resolve) => this.#server.close(() => resolve()));
@@ -117,6 +136,17 @@ export class OrsFaultProxy {
     const request: ProxiedRequest = { method, path, fault: fault?.type };
     this.requests.push(request);
     this.#events.emit('request', request);
+    if (fault?.type === 'flood') {
+      req.resume();
+      req.on('end', () => {
+        res.writeHead(fault.status, { 'content-type': fault.contentType });
+        void writeFlood(res, fault.flood).then((report) => {
+          this.floods.push({ path, ...report });
+          this.#events.emit('flood');
+        });
+      });
+      return;
+    }
     if (fault?.type === 'status') {
       req.resume();
       req.on('end', () => {

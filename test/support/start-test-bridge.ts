@@ -10,8 +10,8 @@ export interface TestBridge extends Runbridge {
   registry: RunRegistry;
   /** fetch against the bridge, with the bearer key when one is configured. */
   fetch(path: string, init?: RequestInit): Promise<Response>;
-  /** POST /v1/runs with `body`; returns the run id (throws on a non-2xx answer). */
-  startRun(body?: Record<string, unknown>): Promise<string>;
+  /** POST /v1/runs with `body`, and `headers` beside the JSON content type; returns the run id (throws on a non-2xx answer). */
+  startRun(body?: Record<string, unknown>, options?: { headers?: Record<string, string> }): Promise<string>;
   /** Reads the run's SSE stream to its end and returns the typed events. */
   readEvents(runId: string, options?: { after?: number; headers?: Record<string, string> }): Promise<RunEvent[]>;
 }
@@ -42,10 +42,10 @@ export async function startTestBridge(
     ...bridge,
     registry,
     fetch: request,
-    async startRun(body = {}) {
+    async startRun(body = {}, { headers = {} } = {}) {
       const response = await request('/v1/runs', {
         method: 'POST',
-        headers: { 'Content-Type': 'application/json' },
+        headers: { ...headers, 'Content-Type': 'application/json' },
         body: JSON.stringify(body),
       });
       const answer = (await response.json()) as { run_id?: string };

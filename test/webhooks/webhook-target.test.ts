@@ -7,6 +7,7 @@ import {
   resolveWebhookTarget,
   WebhookTargetError,
 } from '../../src/webhooks/webhook-target.js';
+import { eventually } from '../support/eventually.js';
 
 /**
  * The SSRF guard of webhooks (docs/security.md): a target is judged by every address its name
@@ -151,11 +152,10 @@ describe('the webhook target guard', () => {
         nextAttemptAt: 0,
         deliveredAt: null,
       });
-      let state = await dispatcher.deliveries('run_x');
-      for (let waited = 0; state[0]?.status === 'pending' && waited < 5000; waited += 20) {
-        await new Promise((resolve) => setTimeout(resolve, 20));
-        state = await dispatcher.deliveries('run_x');
-      }
+      const state = await eventually(async () => {
+        const deliveries = await dispatcher.deliveries('run_x');
+        return deliveries[0]?.status !== 'pending' && deliveries;
+      }, 'the delivery attempted');
       expect(state[0]).toMatchObject({ status: 'failed', attempts: 1, last_status: null });
       expect(state[0]?.last_error).toContain('192.168.0.10');
       expect(lookups).toBe(1);

@@ -3,9 +3,10 @@ import { Webhook } from 'standardwebhooks';
 import { afterEach, describe, expect, it } from 'vitest';
 import { builtinEnvironments } from '../../adapters/environments/builtin-environments.js';
 import type { RunEvent, RunEventOf } from '../../src/protocol/run-events.js';
-import type { RunSnapshot } from '../../src/protocol/run-snapshot.js';
+import type { RunListItem, RunSnapshot } from '../../src/protocol/run-snapshot.js';
 import type { WebhookDelivery } from '../../src/protocol/webhook.js';
 import { chatProvider } from '../hitl/hitl-support.js';
+import { eventually } from '../support/eventually.js';
 import { startTestBridge, type TestBridge } from '../support/start-test-bridge.js';
 import { createTestEnvironment } from '../support/test-environment.js';
 import { type Reply, startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
@@ -21,7 +22,7 @@ import { type Reply, startWebhookReceiver, type WebhookReceiver } from '../suppo
 interface WebhookPayload {
   type: string;
   timestamp: string;
-  data: { run: RunSnapshot; event: RunEvent };
+  data: { run: RunListItem; event: RunEvent };
 }
 
 const SECRET = `whsec_${randomBytes(32).toString('base64')}`;
@@ -76,15 +77,13 @@ async function deliveriesOf(
   runId: string,
   done: (deliveries: WebhookDelivery[]) => boolean,
 ): Promise<WebhookDelivery[]> {
-  const deadline = Date.now() + 20_000;
-  for (;;) {
+  return eventually(async () => {
     const snapshot = (await (await target.fetch(`/v1/runs/${runId}`)).json()) as RunSnapshot;
     lastSnapshot = snapshot;
     const deliveries = snapshot.webhook?.deliveries ?? [];
-    if (done(deliveries)) return deliveries;
-    if (Date.now() > deadline) throw new Error(`deliveries never settled: ${JSON.stringify(deliveries)}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+    if (!done(deliveries)) throw new Error(`the deliveries so far: ${JSON.stringify(deliveries)}`);
+    return deliveries;
+  }, 'the deliveries to settle');
 }
 
 const settled = (deliveries: WebhookDelivery[]) =>
@@ -227,11 +226,11 @@ describe('a bridge shutting down', () => {
       webhook: { url: hooks.url, events: ['run.cancelled'] },
       approval: { tools: '*' },
     });
-    const deadline = Date.now() + 10_000;
-    while (((await (await target.fetch(`/v1/runs/${runId}`)).json()) as RunSnapshot).status !== 'requires_action') {
-      if (Date.now() > deadline) throw new Error('the run never waited for a decision');
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
+    await eventually(
+      async () =>
+        ((await (await target.fetch(`/v1/runs/${runId}`)).json()) as RunSnapshot).status === 'requires_action',
+      'the run to wait for a decision',
+    );
     await target.shutdown();
     // The first attempt got a 503; the retry, due after the runs ended, went out before the bridge stopped.
     expect(hooks.received).toHaveLength(2);
@@ -251,9 +250,15 @@ describe('the events a webhook is called for', () => {
     expect(payload.type).toBe('tool.approval_required');
     expect(payload.data.run.status).toBe('requires_action');
     expect(payload.data.event.event).toBe('tool.approval_required');
-    expect(payload.data.run.pending_approvals.map(({ approval_id }) => approval_id)).toEqual([
-      (payload.data.event as RunEventOf<'tool.approval_required'>).approval_id,
+    // The run as lists show it: the waiting call summarised; the event carries its arguments whole.
+    const required = payload.data.event as RunEventOf<'tool.approval_required'>;
+    expect(payload.data.run.pending_approvals).toEqual([
+      expect.objectContaining({
+        approval_id: required.approval_id,
+        arguments_preview: JSON.stringify(required.arguments).slice(0, 200),
+      }),
     ]);
+    expect(payload.data.run.pending_approvals[0]).not.toHaveProperty('arguments');
 
     // Every call the offline model makes waits for a decision: approve each as it comes.
     const approved = new Set<string>();

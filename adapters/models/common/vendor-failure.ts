@@ -1,5 +1,8 @@
 import { ModelError, type ModelErrorCode } from '../../../src/errors.js';
 
+/** The model codes a vendor's failure maps to: all but the bridge's own cap on a turn's output. */
+type VendorFailureCode = Exclude<ModelErrorCode, 'model_output_too_large'>;
+
 /** Who failed, for messages: the vendor's name and the variable that holds its key. */
 export interface VendorInfo {
   /** Shown at the start of messages, e.g. `OpenAI`, `Anthropic`, `The OpenAI-compatible server at …`. */
@@ -36,7 +39,7 @@ export interface VendorFailure {
  * 401/403 are credentials; 408, 409, 429 and 5xx are the vendor being busy or down (the SDK
  * retries exactly these); any other 4xx is a request the vendor will never accept.
  */
-export function modelErrorCodeForStatus(status: number): ModelErrorCode {
+export function modelErrorCodeForStatus(status: number): VendorFailureCode {
   if (status === 401 || status === 403) return 'model_auth';
   if (status === 408 || status === 409 || status === 429 || status >= 500) return 'model_unavailable';
   if (status >= 400) return 'model_bad_request';
@@ -47,7 +50,7 @@ export function modelErrorCodeForStatus(status: number): ModelErrorCode {
  * The `ModelError` code for an error a vendor reports inside a stream, from its type or code
  * (`overloaded_error`, `rate_limit_exceeded`, `invalid_request_error`, …); unknown ones are `model_error`.
  */
-export function modelErrorCodeForVendorType(vendorType: string | undefined): ModelErrorCode {
+export function modelErrorCodeForVendorType(vendorType: string | undefined): VendorFailureCode {
   const type = (vendorType ?? '').toLowerCase();
   if (/auth|permission|api_key/.test(type)) return 'model_auth';
   if (/overloaded|rate_limit|server_error|api_error|timeout|unavailable|capacity/.test(type))
@@ -62,7 +65,7 @@ export function vendorFailureToModelError(failure: VendorFailure): ModelError {
   const code = codeFor(failure);
   const said = failure.vendorMessage === undefined || failure.vendorMessage === '' ? '' : `: ${failure.vendorMessage}`;
   const status = failure.status === undefined ? '' : ` (HTTP ${failure.status})`;
-  const messages: Record<ModelErrorCode, string> = {
+  const messages: Record<VendorFailureCode, string> = {
     model_auth:
       `${vendor.name} refused the credentials${status}${said}. ` +
       `Check ${vendor.apiKeyVariable} and that the key may use this model.`,
@@ -92,7 +95,7 @@ export function vendorFailureToModelError(failure: VendorFailure): ModelError {
   });
 }
 
-function codeFor(failure: VendorFailure): ModelErrorCode {
+function codeFor(failure: VendorFailure): VendorFailureCode {
   switch (failure.kind) {
     case 'http':
       return failure.status === undefined ? 'model_error' : modelErrorCodeForStatus(failure.status);

@@ -30,7 +30,7 @@ import { STREAM_FORMATS } from '../formats/stream-formats.js';
 import { ChatQuerySchema } from '../routes/chat-completions-routes.js';
 import { EventsQuerySchema, ListQuerySchema } from '../routes/runs-routes.js';
 import { type JsonSchema, namedJsonSchemas, runEventTypes } from './json-schemas.js';
-import { errors, json, queryParameters, ref, unauthorized } from './openapi-parts.js';
+import { errors, json, queryParameters, unauthorized } from './openapi-parts.js';
 import { rolloutPaths } from './rollout-paths.js';
 
 /**

@@ -13,6 +13,7 @@ import {
   sameFailure,
   serverError,
 } from './ors-request.js';
+import { AnswerMeter } from './read-answer.js';
 import type { Redactor } from './redactor.js';
 import { readErrorDetail, statusError } from './status-error.js';
 
@@ -68,9 +69,10 @@ interface BrokenAttempt {
  * the broken attempt's chunks; a refused connection, 429 or 5xx before any stream is re-sent fresh.
  * A stream that breaks before the task is named throws `ors_call_interrupted`, because the tool may
  * have started and a fresh call could run it twice. A 500 (or another 5xx the server answers about
- * its own work) answered the same twice in a row throws `ors_server_error` with its message. Other
- * failures throw `OrsError` (`ors_session_lost`, `ors_request_rejected`, `ors_bad_response`,
- * `ors_unavailable`, `ors_server_error`); an abort of
+ * its own work) answered the same twice in a row throws `ors_server_error` with its message. An answer
+ * past `transport.maxAnswerBytes` throws `ors_response_too_large` at once, not resent: the server would
+ * only send it again. Other failures throw `OrsError` (`ors_session_lost`, `ors_request_rejected`,
+ * `ors_bad_response`, `ors_unavailable`, `ors_server_error`); an abort of
  * `context.signal` rejects with its reason at once.
  */
 export async function callTool(
@@ -111,8 +113,13 @@ export async function callTool(
           cause: error,
         });
       }
+      const answer = { endpoint, limit: transport.maxAnswerBytes };
       if (!response.ok) {
-        const detail = await readErrorDetail(response, context.redactor).catch(() => '');
+        const detail = await readErrorDetail(response, answer, context.redactor).catch((error: unknown) => {
+          // An error body too large to read is an answer of its own; any other failed read says nothing.
+          if (error instanceof OrsError && error.code === 'ors_response_too_large') throw error;
+          return '';
+        });
         scope.throwIfParentAborted();
         if (response.status === 429 || response.status >= 500) {
           return broken(`answered ${response.status}${detail ? `: ${detail}` : ''}`, {
@@ -126,12 +133,17 @@ export async function callTool(
         throw error;
       }
       if (response.body === null) return broken('answered 200 without a body', { incomplete: true });
-      // Chunks belong to one attempt: a reconnect replays the result from its start.
+      // Chunks belong to one attempt: a reconnect replays the result from its start, and so does the count.
       let buffer = '';
       let ended: OrsCallOutcome | undefined;
+      const meter = new AnswerMeter(answer.endpoint, answer.limit);
       try {
         const events = readSseEvents(response.body, {
-          onActivity: () => scope.touch(),
+          onActivity: (bytes) => {
+            scope.touch();
+            // Throws past the limit: the reader stops there and closes the connection (§5.6).
+            meter.add(bytes);
+          },
           maxBufferSize: MAX_FRAME_CHARS,
         });
         for await (const event of events) {

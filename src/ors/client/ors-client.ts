@@ -24,6 +24,11 @@ export interface OrsClientOptions {
   retryBaseDelayMs?: number;
   /** Cap of any backoff delay, `Retry-After` included; default 5 000. */
   retryMaxDelayMs?: number;
+  /**
+   * Bytes read of any one answer — a call's stream, a prompt, a list, an error body — before the
+   * request fails with `ors_response_too_large` and is not retried (docs/protocol.md §5.6); default 8 MiB.
+   */
+  maxAnswerBytes?: number;
   /** A fetch to send every request with; default: `node:http` with keep-alive agents of the client's own. */
   fetch?: typeof fetch;
   /** Sent as `Authorization: Bearer <token>` with every request, for a server that requires one. */
@@ -41,6 +46,11 @@ const OptionsSchema = z.object({
   retries: z.number().int().min(0).default(4),
   retryBaseDelayMs: z.number().min(0).default(200),
   retryMaxDelayMs: z.number().min(0).default(5_000),
+  maxAnswerBytes: z
+    .number()
+    .int()
+    .positive()
+    .default(8 * 1024 * 1024),
 });
 
 const HealthSchema = z.object({ status: z.string() });
@@ -75,6 +85,7 @@ export class OrsClient {
       send: options.fetch === undefined ? nodeOrsHttp() : fetchHttp(options.fetch),
       headers: options.bearerToken === undefined ? {} : { authorization: `Bearer ${options.bearerToken}` },
       requestTimeoutMs: settings.requestTimeoutMs,
+      maxAnswerBytes: settings.maxAnswerBytes,
       retry: {
         retries: settings.retries,
         baseDelayMs: settings.retryBaseDelayMs,

@@ -5,6 +5,7 @@ import { describeFailure, failureCode, isConnectionRefused } from '../../http-cl
 import { AbortScope } from './abort-scope.js';
 import { describeZodError } from './describe-zod-error.js';
 import type { OrsHttp, OrsHttpResponse } from './ors-http.js';
+import { readAnswerText } from './read-answer.js';
 import type { Redactor } from './redactor.js';
 import { type EndpointKind, readErrorDetail, statusError } from './status-error.js';
 
@@ -18,6 +19,8 @@ export interface OrsTransport {
   headers: Record<string, string>;
   /** Per-attempt bound of a non-streaming request, response body included. */
   requestTimeoutMs: number;
+  /** Bytes read of any one answer, a call's stream included, before it fails (docs/protocol.md §5.6). */
+  maxAnswerBytes: number;
   retry: RetryPolicy;
 }
 
@@ -45,7 +48,7 @@ export interface OrsRequest {
   redact?: Redactor;
 }
 
-/** A successful (2xx) response, body read in full. */
+/** A successful (2xx) response, body read in full (up to the transport's `maxAnswerBytes`). */
 export interface OrsTextResponse {
   text: string;
   /** The answer's headers (read only where needed: a transport may make them on first use). */
@@ -59,7 +62,8 @@ function endpointName(request: Pick<OrsRequest, 'method' | 'path'>): string {
 
 /**
  * Sends `request` with retries and returns the 2xx body as text. Throws `OrsError`
- * `ors_unavailable` when the server could not be reached or stayed unavailable (network failures,
+ * `ors_response_too_large` at once, without a retry, for an answer (or error body) past
+ * `transport.maxAnswerBytes`; `ors_unavailable` when the server could not be reached or stayed unavailable (network failures,
  * timeouts, 502–504, 429) past the retries; `ors_server_error` with the server's own message when it
  * answered with a failure of its own (500 and the other 5xx) — at once when it answers the same
  * failure twice in a row (what fails the same way each time, such as an environment whose setup
@@ -93,10 +97,11 @@ export async function orsFetchText(transport: OrsTransport, request: OrsRequest)
         signal: scope.signal,
         idempotent: request.idempotent,
       });
+      const answer = { endpoint, limit: transport.maxAnswerBytes };
       if (response.ok) {
-        return { text: await response.text(), headers: response.headers };
+        return { text: await readAnswerText(response, endpoint, answer.limit), headers: response.headers };
       }
-      const detail = await readErrorDetail(response, request.redact);
+      const detail = await readErrorDetail(response, answer, request.redact);
       const server = isServerFailure(response.status) ? { status: response.status, detail } : undefined;
       if (server && previous && sameFailure(server, previous)) throw serverError(endpoint, server, attempt + 1);
       previous = server;

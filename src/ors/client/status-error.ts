@@ -1,6 +1,6 @@
 import { OrsError } from '../../errors.js';
 import { OrsErrorBodySchema } from '../ors-schemas.js';
-import type { OrsHttpResponse } from './ors-http.js';
+import { type AnswerBody, readAnswerText } from './read-answer.js';
 import type { Redactor } from './redactor.js';
 
 /**
@@ -17,13 +17,14 @@ const DETAIL_LIMIT = 500;
  * Reads an error response's `{"detail"}` (FastAPI's shape) or, failing that, its raw text, as one
  * line of at most 500 characters with the episode's secrets removed by `redactor` — before the line is
  * folded and cut, so no secret survives in part. Never throws for a malformed body; a failed read
- * surfaces as the read's error.
+ * surfaces as the read's error, a body over `limit` bytes as `ors_response_too_large` (read-answer.ts).
  */
 export async function readErrorDetail(
-  response: Pick<OrsHttpResponse, 'text'>,
+  response: AnswerBody,
+  answer: { endpoint: string; limit: number },
   redactor: Redactor | undefined,
 ): Promise<string> {
-  const text = await response.text();
+  const text = await readAnswerText(response, answer.endpoint, answer.limit);
   let detail = text.trim();
   try {
     const body = OrsErrorBodySchema.safeParse(JSON.parse(text));

@@ -71,7 +71,13 @@ export class MemoryRunStore implements RunStore {
     });
     const admission = this.#queue.admit(entry, log);
     if (admission.kind === 'refused') return admission;
-    this.#directory.add({ record, log, touchedAt: record.createdAt, subscribers: new SubscriberCount() });
+    this.#directory.add({
+      record,
+      recordBytes: bytes,
+      log,
+      touchedAt: record.createdAt,
+      subscribers: new SubscriberCount(),
+    });
     if (entry.idempotency !== undefined) this.#keys.bind(record.owner, entry.idempotency.key, record.id);
     return admission.kind === 'started' ? { kind: 'started', log } : admission;
   }
@@ -219,8 +225,8 @@ export class MemoryRunStore implements RunStore {
 }
 
 /** What a run holds: its request and every entry of its log, in characters of JSON (`RUNBRIDGE_MAX_STORED_BYTES`). */
-function storedBytes({ record, log }: MemoryRun): number {
-  return recordBytes(record) + log.bytes;
+function storedBytes(run: MemoryRun): number {
+  return run.recordBytes + run.log.bytes;
 }
 
 function touch(run: MemoryRun, now: number): void {

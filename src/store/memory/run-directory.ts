@@ -1,13 +1,15 @@
-import type { RunSnapshot } from '../../protocol/run-snapshot.js';
+import type { RunListItem } from '../../protocol/run-snapshot.js';
 import type { EventLog } from '../../runs/event-log.js';
 import type { RunRecord } from '../../runs/run-record.js';
 import { invalidListCursor, type RunListQuery, type RunPage } from '../../runs/run-store.js';
-import { snapshotOf } from '../../runs/snapshot-of.js';
+import { listItemOf } from '../../runs/snapshot-of.js';
 import type { SubscriberCount } from '../subscriber-count.js';
 
 /** A run as the memory store keeps it: its record, its log, and who looked at it. */
 export interface MemoryRun {
   readonly record: RunRecord;
+  /** `recordBytes(record)`, counted once: the stored-bytes budget sums it over every run at each submit. */
+  readonly recordBytes: number;
   readonly log: EventLog;
   /** Epoch ms of the last touch (a request about it, a subscriber coming or going, a keep-alive). */
   touchedAt: number;
@@ -45,7 +47,7 @@ export class RunDirectory {
       if (index < 0) throw invalidListCursor(query.after);
       start = index + 1;
     }
-    const data: RunSnapshot[] = [];
+    const data: RunListItem[] = [];
     let next: string | null = null;
     for (let i = start; i < runs.length; i++) {
       const { record, log } = runs[i]!;
@@ -54,7 +56,7 @@ export class RunDirectory {
         next = data[data.length - 1]!.run_id;
         break;
       }
-      data.push(snapshotOf(record, log));
+      data.push(listItemOf(record, log));
     }
     return { data, next };
   }

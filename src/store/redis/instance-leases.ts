@@ -2,7 +2,7 @@ import type { ErrorCode } from '../../protocol/error-codes.js';
 import type { RunEventInput, RunEventOf } from '../../protocol/run-events.js';
 import type { EventLog } from '../../runs/event-log.js';
 import { newRunLog, type RunRecord } from '../../runs/run-record.js';
-import { snapshotOf } from '../../runs/snapshot-of.js';
+import { listItemOf } from '../../runs/snapshot-of.js';
 import type { RedisConnection } from './redis-connection.js';
 import type { RedisKeys } from './redis-keys.js';
 import { appendEntries } from './run-mirrors.js';
@@ -116,7 +116,7 @@ export class InstanceLeases {
         holder,
         first,
         count: added.length,
-        snapshot: JSON.stringify(snapshotOf(record, log)),
+        snapshot: JSON.stringify(listItemOf(record, log)),
         bytes: added.reduce((bytes, entry) => bytes + entry.json.length, 0),
         finishedAt: Math.round(log.finishedAt ?? this.#o.now()),
         expireMs: this.#o.expireMs,

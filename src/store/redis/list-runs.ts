@@ -1,4 +1,4 @@
-import type { RunSnapshot } from '../../protocol/run-snapshot.js';
+import type { RunListItem } from '../../protocol/run-snapshot.js';
 import { invalidListCursor, type RunListQuery, type RunPage } from '../../runs/run-store.js';
 import type { RedisConnection } from './redis-connection.js';
 import type { RedisKeys } from './redis-keys.js';
@@ -8,7 +8,7 @@ const CHUNK = 200;
 
 /**
  * `owner`'s runs from Redis, newest first, one page at a time: the owner's sorted set gives the
- * order, each run's hash its snapshot. Runs whose keys expired meanwhile are skipped and dropped
+ * order, each run's hash its list item (`snapshot`, as `listItemOf` makes it). Runs whose keys expired meanwhile are skipped and dropped
  * from the set. A cursor naming no run of `owner`'s is a 400, as with the memory store.
  */
 export async function listRuns(
@@ -27,7 +27,7 @@ export async function listRuns(
     if (rank === null || !exists) throw invalidListCursor(after);
     start = rank + 1;
   }
-  const data: RunSnapshot[] = [];
+  const data: RunListItem[] = [];
   for (;;) {
     const ids = await connection.run(() => connection.command.zrevrange(index, start, start + CHUNK - 1));
     if (ids.length === 0) return { data, next: null };
@@ -41,7 +41,7 @@ export async function listRuns(
         gone.push(id);
         continue;
       }
-      const snapshot = JSON.parse(json) as RunSnapshot;
+      const snapshot = JSON.parse(json) as RunListItem;
       if (query.status && snapshot.status !== query.status) continue;
       if (data.length === query.limit) {
         await dropGone(connection, index, gone);

@@ -1,4 +1,4 @@
-import type { RunSnapshot } from '../../protocol/run-snapshot.js';
+import type { RunListItem } from '../../protocol/run-snapshot.js';
 import { isWaitingStatus } from '../../protocol/run-status.js';
 import type { ControlMessage, ControlOutcome } from '../../runs/control-message.js';
 import type { EventLog } from '../../runs/event-log.js';
@@ -18,7 +18,7 @@ import type {
   StoredSnapshot,
   StoreLimits,
 } from '../../runs/run-store.js';
-import { snapshotOf } from '../../runs/snapshot-of.js';
+import { listItemOf, snapshotOf } from '../../runs/snapshot-of.js';
 import { StoreUnavailableError } from '../../runs/store-unavailable-error.js';
 import { keyQueueFull, keyStoreFull, queueBytesFull, queueFull, type Refusal, storeFull } from '../refusals.js';
 import { SubscriberCount } from '../subscriber-count.js';
@@ -150,7 +150,7 @@ export class RedisRunStore implements RunStore {
       id: record.id,
       owner: record.owner,
       record: JSON.stringify(record),
-      snapshot: JSON.stringify(snapshotOf(record, log)),
+      snapshot: JSON.stringify(listItemOf(record, log)),
       createdAt: record.createdAt,
       storedBytes: recordBytes(record),
       requestBytes: entry.requestBytes,
@@ -236,7 +236,12 @@ export class RedisRunStore implements RunStore {
       this.#connection.command.hmget(this.#keys.run(id), 'owner', 'snapshot'),
     );
     if (!owner || !json) return undefined;
-    return { owner, snapshot: JSON.parse(json) as RunSnapshot };
+    const listed = JSON.parse(json) as RunListItem;
+    // Redis keeps the run as lists show it; only the calls it waits on differ from the snapshot, and
+    // their arguments are in its log (docs/protocol.md §2.6).
+    if (listed.pending_approvals.length === 0) return { owner, snapshot: { ...listed, pending_approvals: [] } };
+    const run = await this.#mirrors.open(id);
+    return run && { owner, snapshot: snapshotOf(run.record, run.log) };
   }
 
   list(owner: string, query: RunListQuery): Promise<RunPage> {

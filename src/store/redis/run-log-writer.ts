@@ -1,7 +1,7 @@
 import { isFinishedStatus } from '../../protocol/run-status.js';
 import type { EventLog, LoggedEvent } from '../../runs/event-log.js';
 import type { RunRecord } from '../../runs/run-record.js';
-import { snapshotOf } from '../../runs/snapshot-of.js';
+import { listItemOf } from '../../runs/snapshot-of.js';
 import { StoreUnavailableError } from '../../runs/store-unavailable-error.js';
 import type { RedisConnection } from './redis-connection.js';
 import type { RedisKeys } from './redis-keys.js';
@@ -33,7 +33,7 @@ export function detailJson(entry: LoggedEvent): string {
 
 /**
  * Stores the log of a run this instance executes in its Redis Stream, as the episode writes it:
- * the events of one turn of the event loop go in one fenced append (with the run's snapshot), so the
+ * the events of one turn of the event loop go in one fenced append (with the run's list item), so the
  * episode never waits on Redis and each event costs Redis one entry, not one round trip. While Redis
  * is unreachable the entries wait here and are retried with backoff; once the store refuses them
  * (the run was ended elsewhere as lost) writing stops and `onFenced` says so.
@@ -115,7 +115,9 @@ export class RunLogWriter {
     const batch = log.entries.slice(first, first + MAX_BATCH);
     const last = first + batch.length - 1;
     const terminal = log.terminal !== undefined && batch.at(-1)?.event === log.terminal;
-    const snapshot = snapshotOf(this.#record, log);
+    // The run as lists show it: each waiting call summarised, so an append stores a few hundred bytes
+    // per call whatever the size of its arguments (docs/protocol.md §2.6).
+    const snapshot = listItemOf(this.#record, log);
     // What Redis shows matches what it holds: a run whose terminal event is still on its way shows as
     // live — `running`, or waiting on a person (`requires_action`, `awaiting_input`).
     const shown = terminal || !isFinishedStatus(snapshot.status) ? snapshot.status : 'running';

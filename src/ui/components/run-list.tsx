@@ -1,4 +1,4 @@
-import type { RunSnapshot } from 'runbridge/client';
+import type { RunListItem } from 'runbridge/client';
 import type { RunList } from '../hooks/use-run-list.js';
 import { describeError } from '../state/describe-error.js';
 import { formatAgo, formatReward, formatTask } from '../state/format.js';
@@ -43,7 +43,7 @@ export function RunListView({ list, current, open, now }: RunListViewProps) {
   );
 }
 
-function RunItem({ run, current, now }: { run: RunSnapshot; current: boolean; now: number }) {
+function RunItem({ run, current, now }: { run: RunListItem; current: boolean; now: number }) {
   return (
     <li>
       <a class="run-item" href={routeHash(run.run_id)} aria-current={current ? 'page' : undefined}>

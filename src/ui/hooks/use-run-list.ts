@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useState } from 'preact/hooks';
-import type { RunbridgeClient, RunSnapshot } from 'runbridge/client';
+import type { RunbridgeClient, RunListItem } from 'runbridge/client';
 import { isFinishedStatus } from '../../protocol/run-status.js';
 
 /** While a listed run has not ended, the list asks again this often, so its status stays current. */
@@ -7,7 +7,7 @@ const POLL_MS = 5000;
 
 /** The caller's runs, newest first, as `GET /v1/runs` pages them. */
 export interface RunList {
-  runs: RunSnapshot[];
+  runs: RunListItem[];
   /** The `after` of the next page, or null at the end. */
   next: string | null;
   failure: unknown;
@@ -19,7 +19,7 @@ export interface RunList {
 
 /** The runs of this key (`client.runs.list`), refreshed on demand and polled while any of them is active. */
 export function useRunList(client: RunbridgeClient): RunList {
-  const [runs, setRuns] = useState<RunSnapshot[]>([]);
+  const [runs, setRuns] = useState<RunListItem[]>([]);
   const [next, setNext] = useState<string | null>(null);
   const [failure, setFailure] = useState<unknown>();
   const [version, setVersion] = useState(0);

@@ -145,6 +145,7 @@ describe('OrsSession.call outcomes', () => {
           send: nodeOrsHttp(http),
           headers: {},
           requestTimeoutMs: 600_000,
+          maxAnswerBytes: 1024 * 1024,
           retry: { retries: 0, baseDelayMs: 1, maxDelayMs: 1 },
         },
         env: 'arith',

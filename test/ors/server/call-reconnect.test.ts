@@ -2,6 +2,7 @@ import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createOrsServer } from '../../../src/ors/server/create-ors-server.js';
+import { eventually } from '../../support/eventually.js';
 import { createTestEnvironment, deferred } from '../../support/test-environment.js';
 import { watchTimers } from '../../support/watch-timers.js';
 import { eventsOf, openSse, send } from './ors-test-client.js';
@@ -129,14 +130,14 @@ describe('reconnecting to a call by task_id', () => {
     const first = await openSse(t.base, '/testenv/call', { headers: sid(id), body });
     const taskId = await taskIdOf(first);
     await first.rest();
-    let raw = '';
-    while (raw !== UNKNOWN) {
-      await new Promise((resolve) => setTimeout(resolve, 10));
+    await eventually(async () => {
       const again = await openSse(t.base, '/testenv/call', { headers: sid(id), body: { ...body, task_id: taskId } });
       await again.rest();
-      raw = again.raw;
-      if (raw !== UNKNOWN) expect(raw).toMatch(/event: end\n/);
-    }
+      if (again.raw === UNKNOWN) return true;
+      // Until it is forgotten, the result is served again.
+      expect(again.raw).toMatch(/event: end\n/);
+      return false;
+    }, 'the result forgotten');
     expect(t.probe.runs.get('echo')).toBe(1);
   });
 });

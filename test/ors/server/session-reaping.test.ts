@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { eventually } from '../../support/eventually.js';
 import { openSse, send } from './ors-test-client.js';
 import { startTestServer, type TestServer } from './test-server.js';
 
@@ -9,16 +10,11 @@ afterEach(async () => {
 
 const sid = (id: string) => ({ 'X-Session-ID': id });
 
-/** Resolves once `condition` holds, checking every few milliseconds; the test timeout bounds the wait. */
-async function until(condition: () => boolean): Promise<void> {
-  while (!condition()) await new Promise((resolve) => setTimeout(resolve, 5));
-}
-
 describe('idle sessions', () => {
   it('are reaped after sessionIdleMs without a request: torn down, then answered with 404 saying why', async () => {
     t = await startTestServer({ sessionIdleMs: 30 });
     const id = await t.session();
-    await until(() => t.server.activeSessionIds().length === 0);
+    await eventually(() => t.server.activeSessionIds().length === 0, 'the session reaped');
     expect(t.probe.teardowns).toEqual([id]);
     const late = await send(t.base, '/testenv/prompt', { headers: sid(id) });
     expect(late.status).toBe(404);
@@ -38,7 +34,7 @@ describe('idle sessions', () => {
     await t.probe.started('long');
     // A session created later, so older-or-equal idleness: any sweep that reaps it would have reaped `busy` too.
     const idle = await t.session({ split: 'train', index: 1 });
-    await until(() => !t.server.activeSessionIds().includes(idle));
+    await eventually(() => !t.server.activeSessionIds().includes(idle), 'the idle session reaped');
     expect(t.server.activeSessionIds()).toEqual([busy]);
     t.probe.release('long', 'done');
     expect((await stream.rest()).at(-1)).toMatchObject({ kind: 'event', event: 'end' });

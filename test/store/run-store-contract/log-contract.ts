@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { BadRequestError } from '../../../src/errors.js';
+import { ARGUMENTS_PREVIEW_CHARS } from '../../../src/protocol/run-snapshot.js';
 import { invalidListCursor } from '../../../src/runs/run-store.js';
-import { snapshotOf } from '../../../src/runs/snapshot-of.js';
-import { completed, play, type StoreHarness, started, untilTerminal } from './store-harness.js';
+import { listItemOf, snapshotOf } from '../../../src/runs/snapshot-of.js';
+import { completed, play, type StoreHarness, started, untilListed, untilTerminal } from './store-harness.js';
 
 /** `track`, `open`, `snapshot` and `list`: a run played here reads back the same everywhere (docs/protocol.md §2, §8). */
 export function logContract(h: StoreHarness): void {
@@ -99,7 +100,54 @@ export function logContract(h: StoreHarness): void {
       expect(await ids(here.store.list('alpha', { limit: 10, status: 'queued' }))).toEqual({ ids: [two], next: null });
       expect(await ids(here.store.list('alpha', { limit: 10, status: 'failed' }))).toEqual({ ids: [], next: null });
       expect(await ids(here.store.list('beta', { limit: 10 }))).toEqual({ ids: [others.record.id], next: null });
-      expect((await here.store.list('alpha', { limit: 1 })).data[0]).toEqual(snapshotOf(last.record, last.log));
+      expect((await here.store.list('alpha', { limit: 1 })).data[0]).toEqual(listItemOf(last.record, last.log));
+    });
+
+    it('showing each call a run waits on as a summary with a short preview of its arguments, while its snapshot keeps them whole', async () => {
+      const here = await h.open();
+      const run = await h.start(here, 'alpha');
+      const long = { path: 'p'.repeat(100_000) };
+      const short = { answer: 5 };
+      const required = (approval_id: string, args: Record<string, unknown>, call_index: number) =>
+        ({
+          event: 'tool.approval_required',
+          approval_id,
+          tool: 'submit',
+          tool_call_id: `call_${call_index}`,
+          arguments: args,
+          turn: 1,
+          call_index,
+          expires_at: 1_700_000_600,
+        }) as const;
+      play(run.log, started(run.record), required('appr_long', long, 0), required('appr_short', short, 1));
+      const readers = h.kind.shared ? [here, await h.open()] : [here];
+      for (const { store } of readers) {
+        await untilListed(store, 'alpha', run.log.lastSeq);
+        const [item] = (await store.list('alpha', { limit: 1 })).data;
+        expect(item?.status).toBe('requires_action');
+        expect(item?.pending_approvals).toEqual([
+          {
+            approval_id: 'appr_long',
+            tool: 'submit',
+            tool_call_id: 'call_0',
+            turn: 1,
+            call_index: 0,
+            expires_at: 1_700_000_600,
+            arguments_preview: JSON.stringify(long).slice(0, ARGUMENTS_PREVIEW_CHARS),
+            arguments_truncated: true,
+          },
+          expect.objectContaining({
+            approval_id: 'appr_short',
+            arguments_preview: '{"answer":5}',
+            arguments_truncated: false,
+          }),
+        ]);
+        expect(JSON.stringify(item).length).toBeLessThan(2_000);
+        const snapshot = (await store.snapshot(run.record.id))?.snapshot;
+        expect(snapshot?.pending_approvals.map((entry) => entry.arguments)).toEqual([long, short]);
+      }
+      play(run.log, completed());
+      await run.tracked;
     });
 
     it("answering 400 invalid_cursor for a cursor naming an unknown run, another owner's or a forgotten one", async () => {

@@ -221,3 +221,13 @@ export function completed(): RunEventInput {
 export async function untilTerminal(log: EventLog): Promise<void> {
   while (!log.terminal) await log.nextWake();
 }
+
+/**
+ * Resolves once `owner`'s newest run lists with its log up to `seq`: a shared store lists what it holds,
+ * which a run's writer brings in after the turn of the event loop its events were written in.
+ */
+export async function untilListed(store: RunStore, owner: string, seq: number): Promise<void> {
+  while (((await store.list(owner, { limit: 1 })).data[0]?.last_seq ?? -1) < seq) {
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}

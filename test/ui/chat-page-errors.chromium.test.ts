@@ -24,7 +24,7 @@ async function alertText(tab: Page): Promise<string> {
 /**
  * The chat page tells a person what went wrong and what to do, for every error the API answers:
  * a failed run, an unknown run (404), a body over the limit (413), a full queue (429 with
- * Retry-After), and a bridge that is gone. (The key's 401 is in chat-page-access.test.ts.)
+ * Retry-After), and a bridge that is gone. (The key's 401 is in chat-page-access.chromium.test.ts.)
  */
 describe('the chat page explains errors', () => {
   let rig: ChatPageRig | undefined;
@@ -120,7 +120,10 @@ describe('the chat page explains errors', () => {
   });
 
   it('says when the environments cannot be listed (502 from the ORS server), and offers to try again', async () => {
-    const orsless = await startTestBridge({ ORS_URL: `http://127.0.0.1:${await unusedPort()}` }, { uiDir });
+    const orsless = await startTestBridge(
+      { ORS_URL: `http://127.0.0.1:${await unusedPort()}`, RUNBRIDGE_ORS_RETRY_SECONDS: '0.01' },
+      { uiDir },
+    );
     try {
       const { tab, problems } = await openChatPage(browser, orsless.url, { allowErrorAnswers: true });
       expect(await alertText(tab)).toMatch(

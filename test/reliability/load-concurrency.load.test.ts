@@ -3,6 +3,7 @@ import { createOfflineProvider } from '../../adapters/models/offline/offline-pro
 import type { ModelPart, ModelProvider } from '../../src/models/model.js';
 import type { RunEvent } from '../../src/protocol/run-events.js';
 import { assertEventOrder } from '../../src/protocol/verify-event-order.js';
+import { eventually } from '../support/eventually.js';
 import { singleModelProvider } from '../support/scripted-model.js';
 import { startTestBridge, type TestBridge } from '../support/start-test-bridge.js';
 
@@ -43,7 +44,7 @@ describe('500 concurrent runs and 200 subscribers on one run', () => {
       ),
     );
     const readers = runs.map((runId) => bridge.readEvents(runId));
-    while (bridge.registry.localStats().subscribers < 200) await new Promise((resolve) => setTimeout(resolve, 10));
+    await eventually(() => bridge.registry.localStats().subscribers >= 200, '200 subscribers');
     open();
 
     const logs = await Promise.all(readers);

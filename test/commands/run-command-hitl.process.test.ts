@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { builtinEnvironments } from '../../adapters/environments/builtin-environments.js';
 import type { RunEvent } from '../../src/protocol/run-events.js';
 import { chatProvider } from '../hitl/hitl-support.js';
+import { eventually } from '../support/eventually.js';
 import { scriptedProvider } from '../support/scripted-model.js';
 import { FROM_SOURCES } from '../support/spawn-runbridge.js';
 import { startTestBridge, type TestBridge } from '../support/start-test-bridge.js';
@@ -40,15 +41,18 @@ function screen(name: string): string {
   return tmux('capture-pane', '-p', '-J', '-t', name, '-S', '-200');
 }
 
-/** Waits until the screen of `name` matches `pattern` (and returns it), at most `timeoutMs`. */
-async function waitForScreen(name: string, pattern: RegExp, timeoutMs = 30_000): Promise<string> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const text = screen(name);
-    if (pattern.test(text)) return text;
-    if (Date.now() > deadline) throw new Error(`the screen never showed ${pattern}:\n${text}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+/** Waits until the screen of `name` matches `pattern`, and returns it; a failure shows the screen as it was last. */
+function waitForScreen(name: string, pattern: RegExp): Promise<string> {
+  return eventually(
+    () => {
+      const text = screen(name);
+      if (!pattern.test(text)) throw new Error(`the screen shows:\n${text}`);
+      return text;
+    },
+    `the screen to show ${pattern}`,
+    // Each look is a tmux process; the command starts from the sources through tsx, slow on a busy machine.
+    { intervalMs: 50, timeoutMs: 30_000 },
+  );
 }
 
 /** Types `keys` into window `name` as tmux key names (`Enter`, `C-u`, or literal text). */

@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { manifestPathFor } from '../../src/rollouts/rollout-manifest.js';
 import { planRollouts } from '../../src/rollouts/rollout-plan.js';
+import { eventually } from '../support/eventually.js';
 import { spawnRunbridge } from '../support/spawn-runbridge.js';
 import { keysOf, type RolloutRig, readManifestFile, readRecords, startRolloutRig } from './rollout-rig.js';
 
@@ -33,12 +34,13 @@ function completeLines(path: string): number {
   return readFileSync(path, 'utf8').split('\n').length - 1;
 }
 
-/** Polls until `probe()` holds, or fails the test once the child has exited without it. */
-async function waitUntil(probe: () => boolean, child: ChildProcess, what: string): Promise<void> {
-  while (!probe()) {
-    if (child.exitCode !== null) throw new Error(`the rollout process exited (${child.exitCode}) before ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+/** Resolves once `path` holds `count` complete records; a child that exited first fails the wait, saying so. */
+function recordsWritten(path: string, count: number, child: ChildProcess): Promise<true> {
+  return eventually(() => {
+    if (completeLines(path) >= count) return true;
+    if (child.exitCode !== null) throw new Error(`the rollout process exited (${child.exitCode})`);
+    return false;
+  }, `${count} records written`);
 }
 
 describe('runbridge rollout as a process', () => {
@@ -66,7 +68,7 @@ describe('runbridge rollout as a process', () => {
       out,
     ];
     const first = spawnRollout(args);
-    await waitUntil(() => completeLines(out) >= 5, first.child, 'writing 5 records');
+    await recordsWritten(out, 5, first.child);
     first.child.kill('SIGKILL');
     await first.exited;
     const before = completeLines(out);
@@ -97,7 +99,7 @@ describe('runbridge rollout as a process', () => {
     const { child, exited } = spawnRollout(['--tasks', '0:40', '--concurrency', '8', '--out', out], {
       ORS_URL: rig.url,
     });
-    await waitUntil(() => completeLines(out) >= 2, child, 'writing 2 records');
+    await recordsWritten(out, 2, child);
     // The sessions are on the test's own ORS server, so it can see them open and then deleted.
     expect(rig.server.activeSessionIds().length).toBeGreaterThan(0);
     child.kill('SIGTERM');
