@@ -73,10 +73,12 @@ export async function startRunbridge(options: StartOptions): Promise<Runbridge> 
 }
 
 /**
- * {@link startRunbridge}, also handing back the runs' registry (not part of the public API: the tests and
+ * {@link startRunbridge}, also handing back the runs' registry and the rollout service (not part of the public API: the tests and
  * the benchmarks look inside a running bridge through it).
  */
-export async function startBridge(options: StartOptions): Promise<{ bridge: Runbridge; registry: RunRegistry }> {
+export async function startBridge(
+  options: StartOptions,
+): Promise<{ bridge: Runbridge; registry: RunRegistry; rollouts: RolloutService }> {
   const { config } = options;
   const log = options.log ?? lineLog(config.logLevel === 'debug');
   const keyless = keylessExposures(config);
@@ -199,7 +201,11 @@ export async function startBridge(options: StartOptions): Promise<{ bridge: Runb
       await orsServer?.close();
     })());
 
-  return { bridge: { url: `http://${host}:${address.port}`, orsUrl, orsServer, defaultEnv, shutdown }, registry };
+  return {
+    bridge: { url: `http://${host}:${address.port}`, orsUrl, orsServer, defaultEnv, shutdown },
+    registry,
+    rollouts,
+  };
 }
 
 /**

@@ -40,11 +40,13 @@ export type Settlement =
   /** Its trajectory record (JSON) and compact outcome (JSON) go into the batch's log. */
   | { kind: 'record'; record: string; outcome: string }
   /** It failed with retries left: the pair's next attempt is run `next`. */
-  | { kind: 'retry'; next: string };
+  | { kind: 'retry'; next: string }
+  /** Its run was never submitted (see `RolloutService.sweep`): run `next` plays the same attempt instead. */
+  | { kind: 'replace'; next: string };
 
 /**
  * What {@link RolloutBatchStore.settle} did: `recorded` (the record is in the log, at `seq`), `retry` (the
- * pair's attempt moved on: submit run `next`), `cancelled` (the batch was cancelled: the pair is done,
+ * pair's attempt moved on, or its run was replaced: submit run `next`), `cancelled` (the batch was cancelled: the pair is done,
  * unrecorded), or `stale` (that attempt was settled already, or the batch is gone): nothing to do.
  */
 export type SettleOutcome = 'recorded' | 'retry' | 'cancelled' | 'stale';

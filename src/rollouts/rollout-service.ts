@@ -11,7 +11,7 @@ import { requestHasher } from '../runs/request-hasher.js';
 import type { RunRecord } from '../runs/run-record.js';
 import { newRunId, type RunRegistry } from '../runs/run-registry.js';
 import { pairCount, planOfBatch, type RolloutBatchRecord } from './rollout-batch-record.js';
-import type { RolloutBatchStore, StoredBatch } from './rollout-batch-store.js';
+import type { PairState, RolloutBatchStore, StoredBatch } from './rollout-batch-store.js';
 import type { PlannedRollout } from './rollout-plan.js';
 import { type RolloutRequest, rolloutSettingsOf } from './rollout-request.js';
 import { parseRolloutSettings, RolloutSettingsSchema, resolveRolloutTasks } from './rollout-settings.js';
@@ -67,6 +67,11 @@ export class RolloutService {
   readonly #hash: (body: RolloutRequest) => string;
   readonly #timer: NodeJS.Timeout;
   #sweeping: Promise<void> | undefined;
+  /**
+   * Open pairs whose run the last sweep did not find (`batch:pair:run:attempt`). One missing at two
+   * sweeps in a row was never submitted — not merely about to be — and is played again.
+   */
+  #missing = new Set<string>();
 
   constructor(options: RolloutServiceOptions) {
     this.#o = options;
@@ -209,7 +214,8 @@ export class RolloutService {
 
   /**
    * Settles the pairs whose run ended but whose settling never happened (the instance died between the
-   * two), and forgets batches past retention. Runs every `sweepMs`; overlapping calls share one sweep.
+   * two), plays again those whose run was never submitted (the instance died, or the queue refused it,
+   * between moving a pair to its next attempt and submitting it), and forgets batches past retention. Runs every `sweepMs`; overlapping calls share one sweep.
    */
   sweep(): Promise<void> {
     this.#sweeping ??= this.#sweep()
@@ -228,16 +234,50 @@ export class RolloutService {
 
   async #sweep(): Promise<void> {
     await this.#store.sweep(this.#now() - this.#o.retentionMs);
+    const missing = new Set<string>();
     for (const id of await this.#store.unfinished()) {
       const stored = await this.#store.get(id);
       if (stored === undefined) continue;
-      const pairs = await this.#store.pairs(id);
-      for (const pair of pairs) {
+      const { record: batch } = stored;
+      for (const [n, pair] of (await this.#store.pairs(id)).entries()) {
         if (pair.state !== 'open') continue;
-        const run = await this.#o.registry.open(pair.run, stored.record.owner).catch(() => undefined);
-        if (run?.log.terminal && run.record.rollout?.attempt === pair.attempt) await this.#ended(run.record, run.log);
+        // A snapshot first: one read, where opening a run elsewhere follows its log.
+        const status = await this.#o.registry.snapshot(pair.run, batch.owner).then(
+          (snapshot) => snapshot.status,
+          (error: unknown) => (error instanceof NotFoundError ? 'missing' : undefined),
+        );
+        if (status === 'missing') {
+          const lost = `${id}:${n}:${pair.run}:${pair.attempt}`;
+          if (this.#missing.has(lost)) await this.#resubmit(stored, n, pair);
+          else missing.add(lost);
+        } else if (status !== undefined && isFinishedStatus(status)) {
+          const run = await this.#o.registry.open(pair.run, batch.owner).catch(() => undefined);
+          if (run?.log.terminal && run.record.rollout?.attempt === pair.attempt) await this.#ended(run.record, run.log);
+        }
       }
     }
+    this.#missing = missing;
+  }
+
+  /**
+   * Plays again a pair whose current run was never submitted: the instance that moved it to that run
+   * died (or was refused by the queue) before submitting it. Not a failure of the pair, so the same
+   * attempt, on a new run: settled first, so of every instance that finds it, one submits; should the
+   * first submitter only have been slow, its run's end is stale and not recorded.
+   */
+  async #resubmit(stored: StoredBatch, n: number, pair: PairState): Promise<void> {
+    const { record: batch } = stored;
+    if (stored.cancelledAt !== null) return;
+    const next = newRunId();
+    const settled = await this.#store.settle(
+      batch.id,
+      n,
+      pair.run,
+      pair.attempt,
+      { kind: 'replace', next },
+      this.#now(),
+    );
+    if (settled === 'retry') await this.#submit(batch, planOfBatch(batch)[n]!, n, next, pair.attempt);
   }
 
   /** Submits pair `n` of `batch` as run `id`, attempt `attempt`. */

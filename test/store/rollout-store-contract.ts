@@ -109,6 +109,19 @@ export function rolloutStoreContract(name: string, setup: () => RolloutStoreKind
       expect(await store.pairs(batch.id)).toEqual([{ run: 'run_next', attempt: 2, state: 'done' }]);
     });
 
+    it('replaces the run of an attempt on a replace, keeping the attempt; the replaced run is stale from then on', async () => {
+      const store = await open();
+      const batch = batchOf('alpha', 1);
+      const [run] = runsOf(batch) as [string];
+      await store.create(batch, runsOf(batch));
+      expect(await store.settle(batch.id, 0, run, 1, { kind: 'replace', next: 'run_instead' }, 2000)).toBe('retry');
+      expect(await store.pairs(batch.id)).toEqual([{ run: 'run_instead', attempt: 1, state: 'open' }]);
+      expect(await store.settle(batch.id, 0, run, 1, { kind: 'replace', next: 'run_other' }, 2000)).toBe('stale');
+      expect(await store.settle(batch.id, 0, run, 1, record(0), 2000)).toBe('stale');
+      expect(await store.settle(batch.id, 0, 'run_instead', 1, record(0), 2500)).toBe('recorded');
+      expect(await store.records(batch.id, -1, 10)).toEqual(['{"n":0}']);
+    });
+
     it('settles an attempt settled at once from several instances for one of them only', async () => {
       const stores = await Promise.all([open(), open(), open()]);
       const batch = batchOf('alpha', 1);

@@ -86,8 +86,9 @@ export class MemoryRolloutStore implements RolloutBatchStore {
       state.state = 'done';
       return 'cancelled';
     }
-    if (settlement.kind === 'retry') {
-      batch.pairs[pair] = { run: settlement.next, attempt: attempt + 1, state: 'open' };
+    if (settlement.kind !== 'record') {
+      const next = settlement.kind === 'retry' ? attempt + 1 : attempt;
+      batch.pairs[pair] = { run: settlement.next, attempt: next, state: 'open' };
       return 'retry';
     }
     state.state = 'done';

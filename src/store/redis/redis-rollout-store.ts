@@ -111,7 +111,7 @@ export class RedisRolloutStore implements RolloutBatchStore {
       kind: settlement.kind,
       record: settlement.kind === 'record' ? settlement.record : '',
       outcome: settlement.kind === 'record' ? settlement.outcome : '',
-      next: settlement.kind === 'retry' ? settlement.next : '',
+      next: settlement.kind === 'record' ? '' : settlement.next,
       now,
       expireMs,
     })) as SettleOutcome;

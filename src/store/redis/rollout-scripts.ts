@@ -70,7 +70,7 @@ return { 'created' }
 /**
  * Settles attempt `attempt` of pair `pair` of batch `id`, played by run `run` (see
  * `RolloutBatchStore.settle`): `kind` `record` appends `record` and `outcome`, `retry` makes run `next`
- * the pair's next attempt. Returns `recorded`, `retry`, `cancelled` or `stale`.
+ * the pair's next attempt, `replace` makes it play the same attempt. Returns `recorded`, `retry`, `cancelled` or `stale`.
  */
 const SETTLE = define(
   ['id', 'pair', 'run', 'attempt', 'kind', 'record', 'outcome', 'next', 'now', 'expireMs'],
@@ -85,6 +85,10 @@ if redis.call('HGET', batch, 'cancelled_at') ~= '' then
 end
 if A.kind == 'retry' then
   redis.call('HSET', slots, A.pair, A.next .. ':' .. (num(A.attempt) + 1) .. ':open')
+  return 'retry'
+end
+if A.kind == 'replace' then
+  redis.call('HSET', slots, A.pair, A.next .. ':' .. A.attempt .. ':open')
   return 'retry'
 end
 redis.call('HSET', slots, A.pair, A.run .. ':' .. A.attempt .. ':done')
