@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOfflineProvider } from '../../adapters/models/offline/offline-provider.js';
+import type { ModelProvider } from '../../src/models/model.js';
 import { runExample } from '../support/run-example.js';
 import { startTestBridge, type TestBridge } from '../support/start-test-bridge.js';
 
@@ -16,10 +17,19 @@ describe('a Python training loop on the rollout service', () => {
 
   beforeAll(async () => {
     // The offline model at a human pace: the batch is still playing when the trainer has its groups.
-    const paced = createOfflineProvider({ tokenDelayMs: 5 });
+    // Its models are named as asked for (`paced`): a batch stores the model's id, and its pairs resolve it again.
+    const offline = createOfflineProvider({ tokenDelayMs: 1 });
+    const paced: ModelProvider = {
+      ...offline,
+      name: 'paced',
+      create: (name) => {
+        const model = offline.create(name);
+        return { id: 'paced', stream: (request) => model.stream(request) };
+      },
+    };
     bridge = await startTestBridge(
       { RUNBRIDGE_API_KEYS: KEY, RUNBRIDGE_MAX_CONCURRENT_RUNS: '2' },
-      { apiKey: KEY, providers: [{ ...paced, name: 'paced', create: (name) => paced.create(name) }] },
+      { apiKey: KEY, providers: [paced] },
     );
   });
   afterAll(() => bridge.shutdown());
