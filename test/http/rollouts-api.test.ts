@@ -1,9 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ModelProvider } from '../../src/models/model.js';
 import { generateRollouts } from '../../src/rollouts/generate-rollouts.js';
 import { planRollouts } from '../../src/rollouts/rollout-plan.js';
 import { RolloutSnapshotSchema } from '../../src/rollouts/rollout-snapshot.js';
 import type { TrajectoryRecord } from '../../src/rollouts/trajectory-schema.js';
-import { offlineModel, readRecords as readRolloutFile, startRolloutRig } from '../rollouts/rollout-rig.js';
+import {
+  misbehavingModel,
+  offlineModel,
+  readRecords as readRolloutFile,
+  startRolloutRig,
+} from '../rollouts/rollout-rig.js';
 import {
   ndjsonLines,
   postRollout,
@@ -46,6 +52,18 @@ describe('rollout batches over HTTP (docs/api.md, "Rollout batches")', () => {
     expect(snapshot.mean_reward).toBeCloseTo(records.reduce((sum, r) => sum + (r.reward ?? 0), 0) / 12);
     expect(snapshot.pass_at_k).toHaveProperty('2');
     expect(snapshot.config).toMatchObject({ env: 'arith', split: 'train', tasks: '0:6', samples: 2, seed: 0 });
+    const started = Math.min(...records.map((record) => record.timing.started_at));
+    expect(snapshot.started_at).toBe(started);
+    expect(snapshot.created_at).toBeLessThanOrEqual(started);
+    expect(snapshot.finished_at).toBeGreaterThanOrEqual(Math.max(...records.map((record) => record.timing.ended_at)));
+  });
+
+  it('takes tasks as a list of indices, as the selection syntax does', async () => {
+    const id = await startRollout(bridge.fetch, { ...BATCH, tasks: [7, 2, 40], samples: 1 });
+    const records = await readRecords(bridge.fetch, id);
+    expect(records.map((record) => record.task.index).sort((a, b) => a - b)).toEqual([2, 7, 40]);
+    const snapshot = RolloutSnapshotSchema.parse(await (await bridge.fetch(`/v1/rollouts/${id}`)).json());
+    expect(snapshot).toMatchObject({ status: 'completed', total: 3, completed: 3 });
   });
 
   it('plays the same seeds and rewards as runbridge rollout with the same settings', async () => {
@@ -121,6 +139,17 @@ describe('rollout batches over HTTP (docs/api.md, "Rollout batches")', () => {
     const lines = ndjsonLines(await (await bridge.fetch(`/v1/rollouts/${id}/records?format=openai-chat`)).text());
     expect(lines).toHaveLength(12);
     expect(lines[0]).toHaveProperty('messages');
+    const verifiers = ndjsonLines(
+      await (await bridge.fetch(`/v1/rollouts/${id}/records?format=verifiers`)).text(),
+    ) as Array<{
+      example_id: number;
+      prompt: unknown[];
+      completion: unknown[];
+    }>;
+    expect(verifiers).toHaveLength(12);
+    // example_id is a task's position among the batch's tasks, as the export numbers them.
+    expect(new Set(verifiers.map((row) => row.example_id))).toEqual(new Set([0, 1, 2, 3]));
+    expect(verifiers.every((row) => row.prompt.length > 0 && row.completion.length > 0)).toBe(true);
   });
 
   it('answers the batch an Idempotency-Key names for the same body (200), and 409 for another body', async () => {
@@ -186,6 +215,49 @@ describe('rollout batches over HTTP (docs/api.md, "Rollout batches")', () => {
     expect(records.length).toBeLessThan(200);
     expect((await bridge.fetch(`/v1/rollouts/${id}`, { method: 'DELETE' })).status).toBe(204);
     expect((await bridge.fetch(`/v1/rollouts/${id}`)).status).toBe(404);
+  });
+});
+
+describe('rollout batches and failed pairs', () => {
+  let bridge: TestBridge;
+  const seen = new Set<number>();
+
+  beforeAll(async () => {
+    // The offline model, except that the first call with each seed fails: every pair's first attempt fails.
+    const offline = offlineModel();
+    const flaky: ModelProvider = {
+      name: 'flaky',
+      listedModels: [],
+      defaultModel: '',
+      create: () =>
+        misbehavingModel({ id: 'flaky', stream: (request) => offline.stream(request) }, (request) => {
+          const seed = request.sampling.seed!;
+          if (seen.has(seed)) return 'play';
+          seen.add(seed);
+          return 'fail';
+        }),
+    };
+    bridge = await startTestBridge({ RUNBRIDGE_MAX_CONCURRENT_RUNS: '4' }, { providers: [flaky] });
+  });
+  afterAll(() => bridge?.shutdown());
+
+  it("plays a failed pair again under the batch's retries, and records only its last attempt", async () => {
+    const id = await startRollout(bridge.fetch, { ...BATCH, model: 'flaky', retries: 1, seed: 21 });
+    const records = await readRecords(bridge.fetch, id);
+    expect(records).toHaveLength(12);
+    expect(new Set(records.map(keyOf)).size).toBe(12);
+    expect(records.every((record) => record.attempt === 2 && record.status === 'completed')).toBe(true);
+    const snapshot = RolloutSnapshotSchema.parse(await (await bridge.fetch(`/v1/rollouts/${id}`)).json());
+    expect(snapshot).toMatchObject({ status: 'completed', completed: 12, failed: 0 });
+  });
+
+  it('records a failed pair as failed once its retries are spent', async () => {
+    const id = await startRollout(bridge.fetch, { ...BATCH, model: 'flaky', retries: 0, seed: 22 });
+    const records = await readRecords(bridge.fetch, id);
+    expect(records).toHaveLength(12);
+    expect(records.every((record) => record.attempt === 1 && record.status === 'failed')).toBe(true);
+    const snapshot = RolloutSnapshotSchema.parse(await (await bridge.fetch(`/v1/rollouts/${id}`)).json());
+    expect(snapshot).toMatchObject({ status: 'completed', completed: 0, failed: 12 });
   });
 });
 
