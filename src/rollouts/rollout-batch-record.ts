@@ -1,5 +1,5 @@
 import type { RewardReduction, Sampling } from '../protocol/run-request.js';
-import { formatTaskIndices, type PlannedRollout, planRollouts } from './rollout-plan.js';
+import { formatTaskIndices, type PlannedRollout, plannedRollout, planRollouts } from './rollout-plan.js';
 
 /**
  * A rollout batch of the service as it is stored (plain JSON): who asked for what, resolved and
@@ -38,6 +38,15 @@ export function planOfBatch(batch: RolloutBatchRecord): PlannedRollout[] {
     samples: batch.samples,
     masterSeed: batch.seed,
   });
+}
+
+/**
+ * Pair `n` of the batch, as {@link planOfBatch} lists it (task by task, the samples inside), without
+ * deriving the seeds of the others: a batch's pairs end one by one, each looking up its own.
+ */
+export function pairOfBatch(batch: RolloutBatchRecord, n: number): PlannedRollout {
+  const options = { env: batch.env, split: batch.split, masterSeed: batch.seed };
+  return plannedRollout(options, batch.indices[Math.floor(n / batch.samples)]!, n % batch.samples);
 }
 
 /** Pairs in the batch. */

@@ -10,7 +10,7 @@ import type { EventLog } from '../runs/event-log.js';
 import { requestHasher } from '../runs/request-hasher.js';
 import type { RunRecord } from '../runs/run-record.js';
 import { newRunId, type RunRegistry } from '../runs/run-registry.js';
-import { pairCount, planOfBatch, type RolloutBatchRecord } from './rollout-batch-record.js';
+import { pairCount, pairOfBatch, planOfBatch, type RolloutBatchRecord } from './rollout-batch-record.js';
 import type { PairState, RolloutBatchStore, StoredBatch } from './rollout-batch-store.js';
 import type { PlannedRollout } from './rollout-plan.js';
 import { type RolloutRequest, rolloutSettingsOf } from './rollout-request.js';
@@ -277,7 +277,7 @@ export class RolloutService {
       { kind: 'replace', next },
       this.#now(),
     );
-    if (settled === 'retry') await this.#submit(batch, planOfBatch(batch)[n]!, n, next, pair.attempt);
+    if (settled === 'retry') await this.#submit(batch, pairOfBatch(batch, n), n, next, pair.attempt);
   }
 
   /** Submits pair `n` of `batch` as run `id`, attempt `attempt`. */
@@ -338,7 +338,7 @@ export class RolloutService {
     if (stored === undefined) return;
     const batch = stored.record;
     const episode = foldEpisode(log.entries);
-    const planned = planOfBatch(batch)[pair.pair]!;
+    const planned = pairOfBatch(batch, pair.pair);
     const now = this.#now();
     if (episode.end.status !== 'completed' && stored.cancelledAt === null && pair.attempt <= batch.retries) {
       const next = newRunId();
