@@ -1,4 +1,5 @@
-// `npm run build` (and `prepare`, so `npm ci` on a clone builds too): dist/ from the TypeScript
+// `npm run build` (and `prepack`, so a tarball ships built files and installing it runs no script; and
+// `prestart`, so `npm start` serves the current sources): dist/ from the TypeScript
 // sources — tsc for the Node entry points and their declarations (tsconfig.build.json), then the
 // browser build of runbridge/client, then the chat page (dist/ui/). dist/ is emptied first, so nothing of a removed source ships.
 import { execFileSync } from 'node:child_process';

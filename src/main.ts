@@ -33,7 +33,11 @@ import { WebhookDispatcher } from './webhooks/webhook-dispatcher.js';
 export interface StartOptions {
   /** The validated configuration; `loadConfig()` reads it from the environment variables. */
   config: Config;
-  /** Providers to use instead of the configured ones (tests point real SDK clients at fakes this way). */
+  /**
+   * Model providers of your own, added to the configured ones (`offline` always, and those whose keys are
+   * set; see {@link configuredProviders}): a provider named like a configured one replaces it (tests point
+   * `openai` at a fake server this way), any other name is added beside them. docs/models.md shows one.
+   */
   providers?: ModelProvider[];
   /** Environments for the built-in ORS server instead of the built-in ones (tests shorten slow tools). */
   environments?: AnyEnvironment[];
@@ -87,7 +91,8 @@ export async function startBridge(
   // Before anything opens a socket: a cap above the open-file limit stops start-up here.
   const limits = connectionLimits(config, openFileLimit());
 
-  const providers = options.providers ?? configuredProviders(config);
+  // Later providers replace earlier ones of the same name: yours win over the configured ones.
+  const providers = [...configuredProviders(config), ...(options.providers ?? [])];
   const models = new ModelRegistry(providers, config.defaultModel, PROVIDER_SETUP);
   models.normalise(undefined); // fail at start-up, not at the first request, on a bad RUNBRIDGE_MODEL
 
@@ -185,6 +190,12 @@ export async function startBridge(
     await rollouts.stop();
     await registry.shutdown(0);
     await orsServer?.close();
+    if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
+      throw new ConfigError([
+        `PORT=${config.port}: ${config.host}:${config.port} is already in use (EADDRINUSE); ` +
+          'set PORT to another port (runbridge serve --port N), or stop what listens there.',
+      ]);
+    }
     throw error;
   }
   const address = server.address() as AddressInfo;

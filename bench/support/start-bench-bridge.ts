@@ -1,5 +1,5 @@
 import { loadConfig } from '../../src/config/index.js';
-import { configuredProviders, type Runbridge, startBridge } from '../../src/main.js';
+import { type Runbridge, startBridge } from '../../src/main.js';
 import type { RunRegistry } from '../../src/runs/run-registry.js';
 
 /** A bench bridge, with its registry to look inside it. */
@@ -43,7 +43,7 @@ export async function startBenchBridge(options: BenchBridgeOptions): Promise<Ben
   });
   const { bridge, registry } = await startBridge({
     config,
-    providers: [...configuredProviders(config), ...(options.extraProviders ?? [])],
+    providers: options.extraProviders ?? [],
     log: (message, error) => console.error(message, error ?? ''),
   });
   return { ...bridge, registry };

@@ -77,6 +77,7 @@ export type AnyRunEvent = RunEvent | UnknownRunEvent;
 /** Every event type this client knows; the type makes adding one to the schema without adding it here a compile error. */
 const KNOWN_EVENT_TYPES: Readonly<Record<RunEventType, true>> = {
   'run.started': true,
+  'prompt.available': true,
   'message.delta': true,
   'reasoning.delta': true,
   'reasoning.available': true,

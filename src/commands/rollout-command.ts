@@ -29,7 +29,7 @@ Options:
   --concurrency N          episodes in flight at most (default 8)
   --out FILE               the JSONL file (required); its manifest goes beside it (FILE.manifest.json)
   --max-turns N            model turns per episode at most (default 20)
-  --temperature X          sampling temperature (default: the provider's)
+  --temperature X          sampling temperature (default: 1 with --samples above 1, else the provider's)
   --seed N                 master seed; each rollout's seed derives from it, the task and the sample (default 0)
   --extra-body JSON        object passed to the provider verbatim, e.g. '{"logprobs": true}'
   --instructions TEXT      system prompt before the environment's prompt
@@ -98,7 +98,7 @@ export interface RolloutCommandIo {
   stderr(text: string): void;
   /** Calls `listener` with the signal's name when the process is asked to stop; returns a function that stops listening. */
   onStop(listener: (signal: NodeJS.Signals) => void): () => void;
-  /** Model providers instead of the configured ones (tests use the offline model without token delays). */
+  /** Model providers added to the configured ones, replacing those of their names (tests use the offline model without token delays). */
   providers?: ModelProvider[];
   /** Environments for the built-in ORS server instead of the built-in ones. */
   environments?: AnyEnvironment[];
@@ -185,11 +185,8 @@ export async function runRolloutCommand(args: string[], io: RolloutCommandIo): P
           onProgress,
         });
     } else {
-      const model = new ModelRegistry(
-        io.providers ?? configuredProviders(config),
-        config.defaultModel,
-        PROVIDER_SETUP,
-      ).resolve(flags.model);
+      const providers = [...configuredProviders(config), ...(io.providers ?? [])];
+      const model = new ModelRegistry(providers, config.defaultModel, PROVIDER_SETUP).resolve(flags.model);
       const { ors, orsServer } = await connectOrs(config, io.environments);
       closeOrs = async () => orsServer?.close();
       play = async (signal, onProgress) =>

@@ -167,5 +167,11 @@ function summarise(result: ExportResult, inputs: number): string {
     );
   }
   if (result.rows === 0) lines.push('no record passed the filters: the export is empty');
+  if (result.rows === 0 && result.droppedGroups > 0) {
+    lines.push(
+      "every group's samples scored the same: play them at a temperature above 0 so they differ " +
+        '(runbridge rollout samples at 1 with --samples above 1 unless --temperature says otherwise)',
+    );
+  }
   return `${lines.join('\n')}\n`;
 }

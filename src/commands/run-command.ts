@@ -32,7 +32,8 @@ Options:
   --input-timeout S     seconds chat mode waits for a message before the run completes (default 600)
 
 Exit code: 0 when the run completed (or you ended the chat), 1 when it failed, 130 when it was cancelled
-(Ctrl-C cancels it).`;
+(Ctrl-C cancels it). When stdout closes before the run ends (runbridge run --json | head -2), the run is
+cancelled and the command ends quietly with 0, as Unix tools do.`;
 
 /** `runbridge run`: starts a run (on an in-process bridge unless `--server`) and renders it live. */
 export async function runCommand(args: string[]): Promise<number> {
@@ -65,6 +66,10 @@ export async function runCommand(args: string[]): Promise<number> {
     return 0;
   }
   const request = buildRequest(values);
+  // A reader that went away (EPIPE, `| head`) is no failure of the command: stop following the run and
+  // end quietly. Heard until the process ends, since the error may come after the last write.
+  const stdoutClosed = new AbortController();
+  process.stdout.on('error', () => stdoutClosed.abort());
 
   let bridge: Runbridge | undefined;
   if (values.server === undefined) {
@@ -91,13 +96,17 @@ export async function runCommand(args: string[]): Promise<number> {
     const body = (await created.json()) as { run_id?: string; error?: { code: string; message: string } };
     if (!created.ok || body.run_id === undefined) throw new Error(refusal(created.status, body, values.server));
     const asks = { approve: values.approve === true, chat: values.chat === true };
-    const { terminal, left } = await follow(base, body.run_id, headers, values.json === true, asks);
-    if (left) return 0;
+    const ended = await follow(base, body.run_id, headers, values.json === true, asks, stdoutClosed.signal);
+    if (ended.kind !== 'terminal') return 0;
+    const { terminal } = ended;
     return terminal.event === 'run.completed' ? 0 : terminal.event === 'run.cancelled' ? 130 : 1;
   } finally {
     await bridge?.shutdown();
   }
 }
+
+/** How following a run ended: its terminal event, the person ending the chat, or stdout closing under it. */
+type Followed = { kind: 'terminal'; terminal: RunEvent } | { kind: 'left' } | { kind: 'stdout_closed' };
 
 /**
  * What to tell the person when the run was not started: the bridge's own message, and for a bridge of
@@ -113,8 +122,9 @@ function refusal(status: number, body: { error?: { code: string; message: string
 
 /**
  * Streams the run's events to stdout until its terminal event; Ctrl-C asks the server to cancel.
- * With `asks`, a person answers in the terminal what the run waits for (see {@link TerminalPrompts});
- * `left` says the person ended it (and the run was cancelled for that).
+ * With `asks`, a person answers in the terminal what the run waits for (see {@link TerminalPrompts}).
+ * A person who ended the chat (`left`), or a stdout that closed (`| head`: no one reads any more),
+ * ends it early, the run cancelled for that.
  */
 async function follow(
   base: string,
@@ -122,7 +132,8 @@ async function follow(
   headers: Record<string, string>,
   json: boolean,
   asks: { approve: boolean; chat: boolean },
-): Promise<{ terminal: RunEvent; left: boolean }> {
+  stdoutClosed: AbortSignal,
+): Promise<Followed> {
   // Without API keys every POST must say it is JSON, an empty one too.
   const post = async (path: string, body: unknown) => {
     const response = await fetch(`${base}${path}`, {
@@ -133,7 +144,8 @@ async function follow(
     const text = await response.text();
     return { status: response.status, body: text === '' ? null : (JSON.parse(text) as unknown) };
   };
-  const requestCancel = () => void post(`/v1/runs/${runId}/cancel`, {}).catch(() => undefined);
+  const sendCancel = () => post(`/v1/runs/${runId}/cancel`, {}).catch(() => undefined);
+  const requestCancel = () => void sendCancel();
   const cancel = () => {
     process.stderr.write('\ncancelling… (Ctrl-C again to quit at once)\n');
     process.once('SIGINT', () => process.exit(130));
@@ -166,17 +178,23 @@ async function follow(
     for (let attempt = 0; attempt < 5; attempt++) {
       const response = await fetch(`${base}/v1/runs/${runId}/events?after=${cursor}`, {
         headers: { ...headers, Accept: 'text/event-stream' },
+        signal: stdoutClosed,
       });
       if (!response.ok || !response.body) throw new Error(`cannot read the run's events (${response.status})`);
       for await (const frame of readSseEvents(response.body)) {
         const event = RunEventSchema.parse(JSON.parse(frame.data));
         cursor = event.seq;
         process.stdout.write(json ? `${frame.data}\n` : renderer.render(event));
-        if (isTerminalEvent(event)) return { terminal: event, left: prompts?.left === true };
+        if (isTerminalEvent(event)) return prompts?.left ? { kind: 'left' } : { kind: 'terminal', terminal: event };
         await prompts?.answer(event);
       }
     }
     throw new Error('the event stream kept dropping before the run ended');
+  } catch (error) {
+    if (!stdoutClosed.aborted) throw error;
+    // Nobody reads what the run does any more: it is cancelled, not left running unseen.
+    await sendCancel();
+    return { kind: 'stdout_closed' };
   } finally {
     process.off('SIGINT', cancel);
     prompts?.close();

@@ -64,6 +64,8 @@ export class RunRenderer {
         return `${this.#leave()}${this.#paint('dim', '  (waiting for your message)')}\n`;
       case 'message.dropped':
         return `${this.#leave()}${this.#paint('yellow', '  (a message of yours was not read: the run ended first)')}\n`;
+      // Not printed: the terminal follows what the model does, and a prompt can be pages long.
+      case 'prompt.available':
       case 'turn.completed':
       case 'tool.arguments.delta':
       case 'tool.progress':

@@ -32,11 +32,16 @@ export class TerminalPrompts {
   #left = false;
   #interrupted = false;
   #pending: ((line: string | undefined) => void) | undefined;
+  /** Lines that came before a question asked for them, oldest first. */
+  readonly #lines: string[] = [];
 
   constructor(options: TerminalPromptsOptions) {
     this.#o = options;
     this.#rl = createInterface({ input: options.input, output: options.output });
     this.#rl.on('SIGINT', () => this.#interrupt());
+    // Every line is kept until a question takes it: piped input arrives all at once, before the run asks
+    // anything, and a person may type ahead while the model answers.
+    this.#rl.on('line', (line) => (this.#pending ? this.#pending(line) : this.#lines.push(line)));
     this.#rl.on('close', () => {
       this.#closed = true;
       this.#pending?.(undefined);
@@ -105,16 +110,31 @@ export class TerminalPrompts {
     }
   }
 
-  /** One line from the person, `prefill` already typed; undefined once the input has ended. */
+  /**
+   * The next line from the person, `prefill` already typed (in a terminal; piped input brings the whole
+   * line); undefined once the input has ended. Input that is not a terminal is not echoed, so its
+   * answer is written after the question, for the transcript to read as typed.
+   */
   #ask(question: string, prefill?: string): Promise<string | undefined> {
+    const echo = (line: string) => {
+      if (!this.#rl.terminal) this.#write(`${line}\n`);
+      return line;
+    };
+    const early = this.#lines.shift();
+    if (early !== undefined) {
+      // A terminal showed a line typed ahead as it was typed, under the output of the time.
+      if (!this.#rl.terminal) this.#write(question);
+      return Promise.resolve(echo(early));
+    }
     if (this.#closed) return Promise.resolve(undefined);
     return new Promise((resolve) => {
       this.#pending = (line) => {
         this.#pending = undefined;
-        resolve(line);
+        resolve(line === undefined ? undefined : echo(line));
       };
-      this.#rl.question(question, (line) => this.#pending?.(line));
-      if (prefill !== undefined) this.#rl.write(prefill);
+      this.#rl.setPrompt(question);
+      this.#rl.prompt();
+      if (prefill !== undefined && this.#rl.terminal) this.#rl.write(prefill);
     });
   }
 

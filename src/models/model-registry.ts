@@ -12,6 +12,7 @@ export class ModelRegistry {
   readonly #howToEnable: ReadonlyMap<string, string>;
 
   constructor(
+    /** The providers, by name; of two with the same name, the later one is kept. */
     providers: readonly ModelProvider[],
     /** The reference used when a request names no model. */
     readonly defaultModel: string,

@@ -53,6 +53,17 @@ export const RunStartedEventSchema = z.object({
   model: z.string(),
 });
 
+/**
+ * The environment's prompt — the task the model is given — as text (image blocks as `[image: mime/type]`),
+ * once the session has read it: after `run.started`, before the first turn. A run that fails or is
+ * cancelled before it has read the prompt has none.
+ */
+export const PromptAvailableEventSchema = z.object({
+  event: z.literal('prompt.available'),
+  ...envelope,
+  text: z.string(),
+});
+
 export const MessageDeltaEventSchema = z.object({
   event: z.literal('message.delta'),
   ...envelope,
@@ -201,6 +212,8 @@ export const ToolApprovalRequiredEventSchema = z.object({
   call_index: z.number().int().nonnegative(),
   /** Epoch seconds at which the approval timeout decides. */
   expires_at: z.number(),
+  /** What the timeout decides at `expires_at`: the run's `approval.on_timeout`, so a client can say so. */
+  on_timeout: ApprovalDecisionSchema,
 });
 
 export const ToolApprovalResolvedEventSchema = z.object({
@@ -251,6 +264,7 @@ export const RunAwaitingInputEventSchema = z.object({
 /** Every run event, discriminated by `event`: parse a frame's data with it to get a typed {@link RunEvent}. */
 export const RunEventSchema = z.discriminatedUnion('event', [
   RunStartedEventSchema,
+  PromptAvailableEventSchema,
   MessageDeltaEventSchema,
   ReasoningDeltaEventSchema,
   ReasoningAvailableEventSchema,

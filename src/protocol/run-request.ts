@@ -14,12 +14,16 @@ export const EnvNameSchema = z
   .max(128)
   .regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, 'use letters, digits, "_", "." and "-" only');
 
-/** `provider:name`, or a bare provider such as `offline`. */
+/**
+ * `provider:name`, or a bare provider such as `offline`. Only the shape is checked here: which
+ * providers exist is the model registry's to say, and a bare model name (`gpt-4.1-mini`) must reach it
+ * to be answered `unknown_model` with the `provider:name` it probably meant.
+ */
 export const ModelRefSchema = z
   .string()
   .min(1)
   .max(256)
-  .regex(/^[a-z][a-z0-9-]*(:[^\s]+)?$/, 'expected "provider:name", e.g. "openai:gpt-4.1-mini" or "offline"');
+  .regex(/^[^\s:]+(:\S+)?$/, 'expected "provider:name", e.g. "openai:gpt-4.1-mini" or "offline"');
 
 /** A text part of a chat message's content. */
 export const TextPartSchema = z.strictObject({ type: z.literal('text'), text: z.string() });

@@ -10,7 +10,8 @@ export class EventOrderError extends Error {
 
 /**
  * Checks the rules every run log obeys (docs/protocol.md §1, §3.1) and returns each one broken:
- * `seq` runs 0, 1, 2, … with no gap under one `run_id`; `run.started` is seq 0; every
+ * `seq` runs 0, 1, 2, … with no gap under one `run_id`; `run.started` is seq 0; `prompt.available` comes
+ * at most once, before any event of a turn; every
  * `tool.completed` follows its `tool.started` and every started tool completes; a call's
  * `tool.arguments.delta`s come before its `tool.started` and its `tool.progress` between that and
  * its `tool.completed`; every `tool.approval_required` is resolved once, by a later
@@ -25,6 +26,7 @@ export function findEventOrderViolations(events: readonly RunEvent[], options: {
   const startedTools = new Set<string>();
   let terminalAt = -1;
   let lastTurn = 0;
+  let promptAt = -1;
   /** Open approvals by id, with the call they hold (`turn:tool_call_id`, as call ids are unique per turn). */
   const openApprovals = new Map<string, string>();
   const resolvedApprovals = new Set<string>();
@@ -37,6 +39,11 @@ export function findEventOrderViolations(events: readonly RunEvent[], options: {
     if (event.run_id !== events[0]?.run_id) violations.push(`seq ${event.seq} belongs to run ${event.run_id}`);
     if (position === 0 && event.event !== 'run.started') violations.push(`seq 0 is ${event.event}, not run.started`);
     if (position > 0 && event.event === 'run.started') violations.push(`run.started repeated at seq ${event.seq}`);
+    if (event.event === 'prompt.available') {
+      if (promptAt >= 0) violations.push(`prompt.available repeated at seq ${event.seq}`);
+      if (lastTurn > 0) violations.push(`prompt.available at seq ${event.seq} follows turn ${lastTurn}`);
+      promptAt = event.seq;
+    }
     if (terminalAt >= 0)
       violations.push(`${event.event} at seq ${event.seq} follows the terminal event at seq ${terminalAt}`);
     if ('turn' in event) {

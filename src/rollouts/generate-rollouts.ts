@@ -18,7 +18,12 @@ import {
   writeManifest,
 } from './rollout-manifest.js';
 import { formatTaskIndices, type PlannedRollout, planRollouts } from './rollout-plan.js';
-import { parseRolloutSettings, RolloutSettingsSchema, resolveRolloutTasks } from './rollout-settings.js';
+import {
+  parseRolloutSettings,
+  RolloutSettingsSchema,
+  resolveRolloutTasks,
+  withSamplesTemperature,
+} from './rollout-settings.js';
 import { summarizeOutcomes } from './rollout-stats.js';
 import { RolloutStore } from './rollout-store.js';
 import type { TrajectoryRecord } from './trajectory-schema.js';
@@ -50,7 +55,10 @@ export interface GenerateRolloutsOptions {
    * caps take their defaults (`EPISODE_CAPS`). `runbridge rollout` passes the settings'.
    */
   caps?: Partial<EpisodeCaps>;
-  /** Sent with every model call; each rollout adds its derived `seed`. */
+  /**
+   * Sent with every model call; each rollout adds its derived `seed`. With more than one sample and no
+   * `temperature`, the temperature is `SAMPLES_TEMPERATURE` (rollout-settings.ts; the manifest says so).
+   */
   sampling?: Omit<Sampling, 'seed'>;
   /** The master seed rollout seeds derive from; default 0. */
   seed?: number;
@@ -96,7 +104,7 @@ const SettingsSchema = RolloutSettingsSchema.extend({
   retryFailed: z.boolean().default(false),
   passThreshold: z.number().finite().default(1),
   manifestIntervalMs: z.number().nonnegative().default(1000),
-});
+}).transform(withSamplesTemperature);
 type Settings = z.infer<typeof SettingsSchema>;
 /** The options of a batch, checked and defaulted (what `runbridge rollout` plays, locally or on a server). */
 export type RolloutOptions = Settings;

@@ -14,7 +14,12 @@ import { pairCount, pairOfBatch, planOfBatch, type RolloutBatchRecord } from './
 import type { PairState, RolloutBatchStore, StoredBatch } from './rollout-batch-store.js';
 import type { PlannedRollout } from './rollout-plan.js';
 import { type RolloutRequest, rolloutSettingsOf } from './rollout-request.js';
-import { parseRolloutSettings, RolloutSettingsSchema, resolveRolloutTasks } from './rollout-settings.js';
+import {
+  parseRolloutSettings,
+  RolloutSettingsSchema,
+  resolveRolloutTasks,
+  withSamplesTemperature,
+} from './rollout-settings.js';
 import { type RolloutSnapshot, snapshotOfBatch } from './rollout-snapshot-of.js';
 import { outcomeOf } from './rollout-stats.js';
 import { toTrajectoryRecord } from './to-trajectory-record.js';
@@ -93,7 +98,10 @@ export class RolloutService {
    */
   async create(request: RolloutRequest, owner: string, idempotencyKey?: string): Promise<CreatedBatch> {
     if (this.#o.registry.draining) throw new DrainingError();
-    const settings = parseRolloutSettings(RolloutSettingsSchema, rolloutSettingsOf(request));
+    const settings = parseRolloutSettings(
+      RolloutSettingsSchema.transform(withSamplesTemperature),
+      rolloutSettingsOf(request),
+    );
     const model = this.#o.models.resolve(request.model).id;
     const { split, indices } = await resolveRolloutTasks(this.#o.ors, settings);
     const batch: RolloutBatchRecord = {
@@ -323,7 +331,7 @@ export class RolloutService {
     await Promise.all(
       pairs
         .filter((pair) => pair.state === 'open')
-        .map((pair) => this.#o.registry.cancel(pair.run, batch.owner).catch(() => undefined)),
+        .map((pair) => this.#o.registry.cancelPair(pair.run, batch.owner).catch(() => undefined)),
     );
   }
 

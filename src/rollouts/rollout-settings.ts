@@ -35,6 +35,20 @@ export const RolloutSettingsSchema = z.object({
 });
 export type RolloutSettings = z.infer<typeof RolloutSettingsSchema>;
 
+/**
+ * The temperature of a batch of several samples per task that names none. At a provider's default
+ * (the offline model's is 0, as is many a server's greedy decoding) the samples of a task would often
+ * be one episode played again: a GRPO group without variance, which the export then leaves out.
+ */
+export const SAMPLES_TEMPERATURE = 1;
+
+/** `settings`, with {@link SAMPLES_TEMPERATURE} when it has several samples and names no temperature. */
+export function withSamplesTemperature<T extends Pick<RolloutSettings, 'samples' | 'sampling'>>(settings: T): T {
+  return settings.samples > 1 && settings.sampling.temperature === undefined
+    ? { ...settings, sampling: { ...settings.sampling, temperature: SAMPLES_TEMPERATURE } }
+    : settings;
+}
+
 /** `input` parsed by `schema` (which keeps only its own keys), or a 400 naming every problem. */
 export function parseRolloutSettings<Schema extends z.ZodType>(schema: Schema, input: unknown): z.infer<Schema> {
   const parsed = schema.safeParse(input);

@@ -108,6 +108,7 @@ export async function awaitApprovals(
         turn,
         call_index: entry.callIndex,
         expires_at: Math.round(deadline) / 1000,
+        on_timeout: onTimeout,
       });
       announced.set(entry.approvalId, entry);
     }

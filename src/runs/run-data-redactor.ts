@@ -31,6 +31,7 @@ const RUN_DATA_KEYS: RedactionKeys = {
     'code',
     'by',
     'decision',
+    'on_timeout',
     'detail',
     'reward_reduction',
     'sampling',

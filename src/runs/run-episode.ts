@@ -153,6 +153,8 @@ class Episode {
       const context = this.#redact ? this.#redact.value(written) : written;
       this.#fold.applyContext(context);
       this.#pendingContext = context;
+      // The task as the model reads it, for the people watching (the context rides on this entry).
+      this.#emit({ event: 'prompt.available', text: blocksToText(blocks) });
       end = { status: 'completed', stopReason: await this.#loop(open, signal) };
     } catch (error) {
       end = endFromError(error, o.signal);

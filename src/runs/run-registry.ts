@@ -19,6 +19,7 @@ import { RunScheduler, type SchedulerLimits } from './run-scheduler.js';
 import type { OpenedRun, RunListQuery, RunPage, RunStats, RunStore } from './run-store.js';
 import { StoreUnavailableError } from './store-unavailable-error.js';
 import { TaskTracker } from './task-tracker.js';
+import { waitForTerminalWithin } from './wait-for-terminal.js';
 import { type WebhookSink, webhooksNotConfigured } from './webhook-sink.js';
 
 export interface RunLimits extends SchedulerLimits {
@@ -57,6 +58,9 @@ const newId = customAlphabet('0123456789abcdefghijklmnopqrstuvwxyz', 20);
 
 /** The longest shutdown waits, after the last run ended, for the webhooks due meanwhile to be delivered. */
 const WEBHOOK_FLUSH_MS = 10_000;
+
+/** How long a cancel's request waits for the run to end, to answer how it ended (docs/api.md). */
+const CANCEL_CONFIRM_MS = 10_000;
 
 /** How long a decision's request waits for the run to write its resolution before answering 503. */
 const DECISION_CONFIRM_MS = 10_000;
@@ -301,11 +305,28 @@ export class RunRegistry {
     return { ...page, data: await Promise.all(page.data.map((snapshot) => this.#withDeliveries(snapshot))) };
   }
 
-  /** Cancels `owner`'s run; idempotent. A queued run leaves the queue and ends at once. */
+  /**
+   * Cancels `owner`'s run (idempotent) and answers its snapshot once the run has ended: `cancelled`, or
+   * how it ended when its end came first. A queued run leaves the queue and ends at once; a running one
+   * ends once its model call or tool call is aborted and its ORS session closed. A run that has not
+   * ended within {@link CANCEL_CONFIRM_MS} (its instance no longer answers, its ORS server is slow to
+   * close the session) is answered as it stands then, the cancel still on its way.
+   */
   async cancel(id: string, owner: string): Promise<RunSnapshot> {
-    await this.snapshot(id, owner);
+    const run = await this.open(id, owner);
     await this.#cancel(id, 'client');
+    await waitForTerminalWithin(run, this, CANCEL_CONFIRM_MS);
     return this.snapshot(id, owner);
+  }
+
+  /**
+   * Cancels `owner`'s pair run `id` without waiting for its end, as its batch is cancelled: the batch
+   * answers at once, and a pair's end after the cancel is not recorded anyway.
+   */
+  async cancelPair(id: string, owner: string): Promise<void> {
+    const stored = await this.#store.snapshot(id);
+    if (!stored || stored.owner !== owner) throw runNotFound(id);
+    await this.#cancel(id, 'client');
   }
 
   /** Cancels an orphaned run, but for a rollout batch's pair: the batch, not a watcher, keeps it (it is cancelled with its batch). */

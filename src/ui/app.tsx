@@ -5,6 +5,7 @@ import { KeyForm } from './components/key-form.js';
 import { RunListView } from './components/run-list.js';
 import { RunView } from './components/run-view.js';
 import { StartRunForm } from './components/start-run-form.js';
+import type { ShownStatus } from './components/status-badge.js';
 import { useCatalog } from './hooks/use-catalog.js';
 import { useNow } from './hooks/use-now.js';
 import { navigate, useRoute } from './hooks/use-route.js';
@@ -24,13 +25,22 @@ export function App() {
   const [apiKey, setApiKey] = useState(apiKeyStore.load);
   const [keyWanted, setKeyWanted] = useState(false);
   const client = useMemo(
-    () => createClient({ baseUrl: location.origin, ...(apiKey === undefined ? {} : { apiKey }) }),
+    () =>
+      createClient({
+        baseUrl: location.origin,
+        ...(apiKey === undefined ? {} : { apiKey }),
+        // A broken stream that cannot reconnect at once is given up, so the page can say the connection
+        // is lost straight away; it then tries again itself (use-run-stream.ts).
+        reconnect: { retries: 0 },
+      }),
     [apiKey],
   );
   const route = useRoute();
   const { catalog, reload: reloadCatalog } = useCatalog(client);
   const runList = useRunList(client);
   const [listOpen, setListOpen] = useState(false);
+  // The open run's status as its view shows it, so the run list says the same at the same moment.
+  const [shown, setShown] = useState<{ runId: string; status: ShownStatus }>();
   const [announcements, setAnnouncements] = useState<Array<{ id: number; text: string }>>([]);
   const announced = useRef(0);
   const main = useRef<HTMLElement>(null);
@@ -46,6 +56,11 @@ export function App() {
   }, [route.runId]);
 
   const wantKey = useCallback(() => setKeyWanted(true), []);
+  const runId = route.runId;
+  const showStatus = useCallback(
+    (status: ShownStatus) => setShown(runId === undefined ? undefined : { runId, status }),
+    [runId],
+  );
   const refused = [catalog.state === 'failed' ? catalog.error : undefined, runList.failure].some(
     (error) => error instanceof AuthenticationError,
   );
@@ -101,7 +116,15 @@ export function App() {
         </div>
       </header>
       <div class={needsKey ? 'layout layout-single' : 'layout'}>
-        {needsKey ? null : <RunListView list={runList} current={route.runId} open={listOpen} now={now} />}
+        {needsKey ? null : (
+          <RunListView
+            list={runList}
+            current={route.runId}
+            currentStatus={shown?.runId === route.runId ? shown?.status : undefined}
+            open={listOpen}
+            now={now}
+          />
+        )}
         <main id="main" ref={main} tabIndex={-1}>
           {needsKey ? (
             <KeyForm onKey={acceptKey} rejected={apiKey !== undefined} />
@@ -125,6 +148,7 @@ export function App() {
               announce={announce}
               onEnd={runList.refresh}
               onAuthError={wantKey}
+              onStatus={showStatus}
               focus={moved}
             />
           )}

@@ -1,4 +1,5 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { builtinEnvironments } from '../../adapters/environments/builtin-environments.js';
@@ -172,6 +173,28 @@ describe('runbridge run in a terminal, with a person in the loop', () => {
     const done = await waitForScreen('chat', /\[exit \d+\]/);
     expect(done).toContain('you: Hello there.');
     expect(done).toContain('[exit 0]');
+    const events = await newestRunEvents();
+    expect(events.filter((event) => event.event === 'message.received').map((event) => event.content)).toEqual([
+      'Hello there.',
+      'And again.',
+    ]);
+    expect(events.at(-1)).toMatchObject({ event: 'run.cancelled', reason: 'client' });
+  }, 60_000);
+
+  it('--chat takes input piped all at once as typed input, line by line, each when the run asks for it', async () => {
+    const child = spawn(
+      process.execPath,
+      [...FROM_SOURCES.execArgv, CLI_FROM_SOURCES, 'run', '--server', bridge.url, '--model', 'chat', '--chat'],
+      { env: { ...process.env, ...FROM_SOURCES.env, NO_COLOR: '1', RUNBRIDGE_API_KEYS: '' }, stdio: 'pipe' },
+    );
+    child.stdin.end('Hello there.\nAnd again.\n/exit\n');
+    let stdout = '';
+    child.stdout.setEncoding('utf8').on('data', (text: string) => (stdout += text));
+    const [code] = (await once(child, 'exit')) as [number | null];
+    expect(code).toBe(0);
+    // Not echoed by a terminal, each answer is written after its prompt.
+    expect(stdout).toContain('you> Hello there.\n');
+    expect(stdout).toContain('you> And again.\n');
     const events = await newestRunEvents();
     expect(events.filter((event) => event.event === 'message.received').map((event) => event.content)).toEqual([
       'Hello there.',

@@ -5,8 +5,10 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { type RunEvent, RunEventSchema } from '../../src/protocol/run-events.js';
-import { FROM_SOURCES } from '../support/spawn-runbridge.js';
+import { scriptedProvider } from '../support/scripted-model.js';
+import { FROM_SOURCES, spawnRunbridge } from '../support/spawn-runbridge.js';
 import { startTestBridge } from '../support/start-test-bridge.js';
+import { createTestEnvironment, deferred } from '../support/test-environment.js';
 
 const CLI_FROM_SOURCES = fileURLToPath(new URL('../support/runbridge-from-sources.ts', import.meta.url));
 
@@ -87,6 +89,51 @@ describe('runbridge run as a process', () => {
       );
     } finally {
       await keyed.shutdown();
+    }
+  }, 60_000);
+
+  it('ends quietly with exit 0 when its stdout closes (| head -2), and cancels the run no one reads', async () => {
+    const gate = deferred();
+    const bridge = await startTestBridge(
+      { RUNBRIDGE_DEFAULT_ENV: 'hitl' },
+      {
+        environments: [createTestEnvironment('hitl').environment],
+        providers: [
+          scriptedProvider({
+            // Streams only once the reader has gone, then never ends by itself.
+            unread: [
+              {
+                gate: gate.promise,
+                text: 'Here is a lot to say. '.repeat(20),
+                toolCalls: [{ name: 'noop', arguments: '{}' }],
+              },
+              { hang: true },
+            ],
+          }),
+        ],
+      },
+    );
+    try {
+      const child = spawnRunbridge(['run', '--server', bridge.url, '--model', 'scripted:unread', '--json'], {
+        env: { ...process.env, RUNBRIDGE_API_KEYS: '', RUNBRIDGE_API_KEY: '' },
+      });
+      let stderr = '';
+      child.stderr.setEncoding('utf8').on('data', (text: string) => (stderr += text));
+      const exited = once(child, 'exit') as Promise<[number | null]>;
+      let read = '';
+      for await (const chunk of child.stdout.setEncoding('utf8')) {
+        read += chunk;
+        if (read.includes('\n')) break; // like head: the first line, then the pipe is closed
+      }
+      child.stdout.destroy();
+      const runId = RunEventSchema.parse(JSON.parse(read.split('\n')[0]!)).run_id;
+      gate.resolve();
+      const [code] = await exited;
+      expect(stderr).toBe('');
+      expect(code).toBe(0);
+      expect((await bridge.readEvents(runId)).at(-1)).toMatchObject({ event: 'run.cancelled', reason: 'client' });
+    } finally {
+      await bridge.shutdown();
     }
   }, 60_000);
 });

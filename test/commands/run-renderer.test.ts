@@ -80,7 +80,14 @@ describe('the terminal renderer of runbridge run', () => {
     const resolved = { event: 'tool.approval_resolved', ...call, approval_id: 'a', edited: false } as const;
     const text = render([
       { event: 'message.delta', delta: 'Checking.', turn: 1 },
-      { event: 'tool.approval_required', ...call, approval_id: 'a', arguments: { text: 'hi' }, expires_at: 600 },
+      {
+        event: 'tool.approval_required',
+        ...call,
+        approval_id: 'a',
+        arguments: { text: 'hi' },
+        expires_at: 600,
+        on_timeout: 'deny',
+      },
       { ...resolved, decision: 'approve', by: 'client', arguments: { text: 'HI' }, edited: true },
       { ...resolved, decision: 'deny', by: 'client', reason: 'not now', arguments: { text: 'hi' } },
       { ...resolved, decision: 'deny', by: 'timeout', reason: 'No decision within 600 s.', arguments: {} },

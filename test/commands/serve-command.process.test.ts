@@ -72,7 +72,9 @@ describe('runbridge serve as a process', () => {
       const [code] = (await once(child, 'exit')) as [number | null];
       clearTimeout(killer);
       expect(code).toBe(1);
-      expect(stderr).toContain('EADDRINUSE');
+      expect(stderr).toContain(
+        `PORT=${port}: 127.0.0.1:${port} is already in use (EADDRINUSE); set PORT to another port (runbridge serve --port N)`,
+      );
     } finally {
       taken.close();
     }

@@ -5,7 +5,6 @@ import { type RunEvent, RunEventSchema } from '../../src/protocol/run-events.js'
 import { assertEventOrder } from '../../src/protocol/verify-event-order.js';
 import { readSseEvents } from '../../src/sse/read-sse-events.js';
 import { spawnRunbridge } from '../support/spawn-runbridge.js';
-import { createTestEnvironment } from '../support/test-environment.js';
 
 /**
  * The real `runbridge serve` process under SIGTERM while its runs wait on people (docs/protocol.md
@@ -35,9 +34,10 @@ async function follow(url: string, onEvent: (event: RunEvent) => void): Promise<
 
 describe('runbridge serve under SIGTERM while runs wait on people', () => {
   it('cancels the waiting runs at once (shutdown), deletes their sessions and exits 0 within the grace period', async () => {
-    // The offline model declines an environment it does not know in plain text: in chat mode it then waits.
+    // The offline model answers an arith "ages" problem (every index ending in 9) in plain text, as it
+    // cannot solve it: in chat mode the run then waits for a message.
     const ors = createOrsServer({
-      environments: [...builtinEnvironments, createTestEnvironment('hitl').environment],
+      environments: builtinEnvironments,
       logError: () => undefined,
     });
     const orsUrl = await ors.listen();
@@ -77,7 +77,7 @@ describe('runbridge serve under SIGTERM while runs wait on people', () => {
       return ((await response.json()) as { run_id: string }).run_id;
     };
     const approving = await start({ env: 'arith', approval: { tools: '*' } });
-    const chatting = await start({ env: 'hitl', await_input: true });
+    const chatting = await start({ env: 'arith', task: { index: 9 }, await_input: true });
     let waiting = 0;
     let bothWaiting: () => void = () => {};
     const waitingNow = new Promise<void>((resolve) => {

@@ -76,14 +76,13 @@ describe('a run waiting on a person', () => {
     const events = await bridge.readEvents(approving);
     assertEventOrder(events);
     expect(events.at(-1)).toMatchObject({ event: 'run.completed' });
-    expect(
-      (
-        await bridge.fetch(`/v1/runs/${chatting}/cancel`, {
-          method: 'POST',
-          headers: { 'Content-Type': 'application/json' },
-        })
-      ).status,
-    ).toBe(202);
+    const cancel = await bridge.fetch(`/v1/runs/${chatting}/cancel`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+    });
+    expect(cancel.status).toBe(202);
+    // The status it ends with, not the awaiting_input it had when the cancel came.
+    expect(await cancel.json()).toEqual({ run_id: chatting, status: 'cancelled' });
     expect((await bridge.readEvents(chatting)).at(-1)).toMatchObject({ event: 'run.cancelled', reason: 'client' });
   }, 20_000);
 });
@@ -130,8 +129,13 @@ describe('a queued run', () => {
     const answer = await sendMessage(bridge, queued, 'hello');
     expect(answer.status).toBe(409);
     expect(answer.body).toMatchObject({ error: { code: 'run_not_started' } });
-    for (const id of [first, second, queued])
-      await bridge.fetch(`/v1/runs/${id}/cancel`, { method: 'POST', headers: { 'Content-Type': 'application/json' } });
+    for (const id of [queued, first, second]) {
+      const cancel = await bridge.fetch(`/v1/runs/${id}/cancel`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+      });
+      expect(await cancel.json()).toEqual({ run_id: id, status: 'cancelled' });
+    }
     for (const id of [first, second, queued]) await bridge.readEvents(id);
   });
 });

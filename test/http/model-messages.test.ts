@@ -36,6 +36,16 @@ describe('an unknown model', () => {
     );
   });
 
+  it('named with a dot, as OpenAI names them (gpt-4.1-mini), gets the same suggestion rather than a shape error', async () => {
+    const chat = { model: 'gpt-4.1-mini', messages: [{ role: 'user', content: 'hi' }] };
+    for (const message of [
+      await messageFor('/v1/runs', { model: 'gpt-4.1-mini' }),
+      await messageFor('/v1/chat/completions', chat),
+    ]) {
+      expect(message).toContain('Did you mean "openai:gpt-4.1-mini"');
+    }
+  });
+
   it('of a provider that is not configured names the setting that enables that provider', async () => {
     const message = await messageFor('/v1/runs', { model: 'anthropic:claude-sonnet-4-5' });
     expect(message).toBe(

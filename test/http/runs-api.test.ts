@@ -280,6 +280,7 @@ describe('runs that wait on slow tools', () => {
           headers: { 'Content-Type': 'application/json' },
         });
         expect(cancel.status).toBe(202);
+        expect(await cancel.json()).toEqual({ run_id: runId, status: 'cancelled' });
       }
     }
     assertEventOrder(events);
@@ -287,14 +288,23 @@ describe('runs that wait on slow tools', () => {
     expect(events.at(-1)).toMatchObject({ event: 'run.cancelled', reason: 'client' });
     expect(bridge.orsServer!.activeSessionIds()).toEqual([]);
     // Cancelling again is harmless.
-    expect(
-      (
-        await bridge.fetch(`/v1/runs/${runId}/cancel`, {
-          method: 'POST',
-          headers: { 'Content-Type': 'application/json' },
-        })
-      ).status,
-    ).toBe(202);
+    const again = await bridge.fetch(`/v1/runs/${runId}/cancel`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+    });
+    expect(again.status).toBe(202);
+    expect(await again.json()).toEqual({ run_id: runId, status: 'cancelled' });
+  });
+
+  it('answers a cancel that came after the end with how the run ended', async () => {
+    const runId = await bridge.startRun({ model: 'scripted:sleepy' });
+    expect((await bridge.readEvents(runId)).at(-1)).toMatchObject({ event: 'run.completed' });
+    const cancel = await bridge.fetch(`/v1/runs/${runId}/cancel`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+    });
+    expect(cancel.status).toBe(202);
+    expect(await cancel.json()).toEqual({ run_id: runId, status: 'completed' });
   });
 });
 

@@ -248,6 +248,7 @@ describe('GET /v1/schema/events', () => {
       'message.delta',
       'message.dropped',
       'message.received',
+      'prompt.available',
       'reasoning.available',
       'reasoning.delta',
       'run.awaiting_input',
@@ -263,7 +264,7 @@ describe('GET /v1/schema/events', () => {
       'tool.started',
       'turn.completed',
     ]);
-    expect(schema.oneOf).toHaveLength(17);
+    expect(schema.oneOf).toHaveLength(18);
   });
 
   it('accepts every event of real runs that complete, fail and are cancelled, and refuses malformed ones', async () => {
@@ -281,6 +282,7 @@ describe('GET /v1/schema/events', () => {
     expect(new Set(events.map((event) => event.event))).toEqual(
       new Set([
         'run.started',
+        'prompt.available',
         'message.delta',
         'reasoning.delta',
         'reasoning.available',

@@ -164,7 +164,7 @@ export async function follow(runId: string, into: HTMLElement): Promise<void> {
 `;
 
 /**
- * The package as users get it: `npm pack` (which builds dist/ through `prepare`), the tarball
+ * The package as users get it: `npm pack` (which builds dist/ through `prepack`), the tarball
  * installed into an empty project from the npm cache (`--offline`; metadata from the registry only when
  * the cache has none), then the command, each
  * entry point from plain ESM, and TypeScript consumers against the shipped declarations.
@@ -173,6 +173,7 @@ describe('the packed package', () => {
   let work: string;
   let consumer: string;
   let packedFiles: string[];
+  let installOutput: string;
 
   beforeAll(async () => {
     work = await mkdtemp(join(tmpdir(), 'runbridge-pack-'));
@@ -180,7 +181,7 @@ describe('the packed package', () => {
       cwd: ROOT,
       maxBuffer: 64 * 1024 * 1024,
     });
-    // npm prints the JSON after whatever `prepare` printed.
+    // npm prints the JSON after whatever `prepack` printed.
     const [packed] = JSON.parse(stdout.slice(stdout.indexOf('[\n'))) as Array<{
       filename: string;
       files: Array<{ path: string }>;
@@ -204,10 +205,11 @@ describe('the packed package', () => {
     // The tarballs are in the npm cache (`npm ci` put them there), but a fresh machine's cache has no
     // package metadata, which resolving the tarball's version ranges needs: then, and only then, the
     // metadata comes from the registry `npm ci` itself used.
-    await install('--offline').catch((error: Error) => {
+    const installed = await install('--offline').catch((error: Error) => {
       if (!error.message.includes('ENOTCACHED')) throw error;
       return install('--prefer-offline');
     });
+    installOutput = installed.stdout + installed.stderr;
   }, 240_000);
 
   afterAll(async () => {
@@ -227,6 +229,15 @@ describe('the packed package', () => {
         !/^dist\/ui\/[\w.-]+$/.test(path),
     );
     expect(unexpected).toEqual([]);
+  });
+
+  it('installs without running or announcing any script of its own: the tarball ships what the build wrote', async () => {
+    const manifest = JSON.parse(await readFile(join(consumer, 'node_modules/runbridge/package.json'), 'utf8')) as {
+      scripts?: Record<string, string>;
+    };
+    const installTime = ['preinstall', 'install', 'postinstall', 'prepare', 'preprepare', 'postprepare'];
+    expect(Object.keys(manifest.scripts ?? {}).filter((name) => installTime.includes(name))).toEqual([]);
+    expect(installOutput).not.toMatch(/script/i);
   });
 
   it('runs `npx runbridge --help` from the compiled JavaScript', async () => {

@@ -55,6 +55,17 @@ describe('the event order verifier', () => {
     expect(findEventOrderViolations(log(cancelled))).toContain('seq 0 is run.cancelled, not run.started');
   });
 
+  it('takes the prompt at most once, before the first turn', () => {
+    const prompt: RunEventInput = { event: 'prompt.available', text: 'What is 2 + 2?' };
+    expect(findEventOrderViolations(log(started, prompt, toolStarted, toolCompleted, cancelled))).toEqual([]);
+    expect(findEventOrderViolations(log(started, prompt, prompt, cancelled))).toEqual([
+      'prompt.available repeated at seq 2',
+    ]);
+    expect(findEventOrderViolations(log(started, toolStarted, toolCompleted, prompt, cancelled))).toEqual([
+      'prompt.available at seq 3 follows turn 1',
+    ]);
+  });
+
   it('requires exactly one terminal event, last', () => {
     expect(findEventOrderViolations(log(started))).toContain('the log has no terminal event');
     expect(findEventOrderViolations(log(started, cancelled, cancelled))).toContain(
@@ -93,6 +104,7 @@ describe('the event order verifier', () => {
       approval_id: 'a1',
       arguments: { answer: 4 },
       expires_at: 1_764_000_600,
+      on_timeout: 'deny',
     };
     const resolved = (decision: 'approve' | 'deny'): RunEventInput => ({
       event: 'tool.approval_resolved',

@@ -95,7 +95,7 @@ describe('model faults the SDK retries', () => {
     expect(failed?.event === 'run.failed' && failed.error).toContain(`HTTP ${status}`);
     expect(failed?.event === 'run.failed' && failed.error).toContain(message);
     expect(vendor.bodiesOf(ROUTE)).toHaveLength(3);
-    expect(events.map((event) => event.event)).toEqual(['run.started', 'run.failed']);
+    expect(events.map((event) => event.event)).toEqual(['run.started', 'prompt.available', 'run.failed']);
   });
 
   it('does not retry a refused request (400) and says what to check', async () => {
@@ -116,7 +116,12 @@ describe('model streams that break', () => {
     await startBridge();
     vendor.reply(ROUTE, { kind: 'stream', fixture: 'openai-chat/text.sse', stopAfterFrames: 2, then: 'cut' }, TEXT);
     const events = await play();
-    expect(events.map((event) => event.event)).toEqual(['run.started', 'message.delta', 'run.failed']);
+    expect(events.map((event) => event.event)).toEqual([
+      'run.started',
+      'prompt.available',
+      'message.delta',
+      'run.failed',
+    ]);
     expect(events.at(-1)).toMatchObject({ event: 'run.failed', code: 'model_stream_interrupted' });
     expect(vendor.bodiesOf(ROUTE)).toHaveLength(1);
   });

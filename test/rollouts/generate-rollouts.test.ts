@@ -6,6 +6,7 @@ import { generateRollouts, type RolloutProgress } from '../../src/rollouts/gener
 import { RolloutLock } from '../../src/rollouts/rollout-lock.js';
 import { manifestPathFor } from '../../src/rollouts/rollout-manifest.js';
 import { planRollouts, rolloutKey } from '../../src/rollouts/rollout-plan.js';
+import { SAMPLES_TEMPERATURE } from '../../src/rollouts/rollout-settings.js';
 import type { TrajectoryRecord } from '../../src/rollouts/trajectory-schema.js';
 import {
   keysOf,
@@ -52,6 +53,8 @@ describe('generateRollouts', () => {
       split: 'train',
       tasks: '0:20',
       samples: 2,
+      // Greedy: the offline model makes no slips, so every reward is known beforehand.
+      sampling: { temperature: 0 },
       concurrency: 8,
       out,
     });
@@ -112,6 +115,21 @@ describe('generateRollouts', () => {
     expect(manifest.results.tokens.total).toBe(records.reduce((sum, record) => sum + record.metrics.total_tokens, 0));
     expect(manifest.results.episode_seconds.p95).toBeGreaterThanOrEqual(manifest.results.episode_seconds.p50!);
     expect(rig.server.activeSessionIds()).toEqual([]);
+  });
+
+  it('samples several episodes of a task at temperature 1 when none is named, so they differ; one sample keeps the provider default', async () => {
+    const base = { ors: rig.ors, model: offlineModel(), env: 'arith', split: 'train', tasks: '0:8' };
+    const several = await generateRollouts({ ...base, samples: 4, out: rig.path('unnamed-temperature.jsonl') });
+    expect(several.manifest.config.sampling).toEqual({ temperature: SAMPLES_TEMPERATURE });
+    const records = readRecords(rig.path('unnamed-temperature.jsonl'));
+    for (const record of records) expect(record.sampling.temperature).toBe(1);
+    const rewardsOf = (index: number) =>
+      new Set(records.filter((record) => record.task.index === index).map((record) => record.reward));
+    // Some task's samples scored differently: a GRPO group with variance.
+    expect([...Array(8).keys()].some((index) => rewardsOf(index).size > 1)).toBe(true);
+
+    const single = await generateRollouts({ ...base, samples: 1, out: rig.path('one-sample.jsonl') });
+    expect(single.manifest.config.sampling).toEqual({});
   });
 
   it('writes identical records apart from ids and timings for the same master seed, at concurrency 1 and 16', async () => {

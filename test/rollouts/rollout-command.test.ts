@@ -85,6 +85,8 @@ describe('runbridge rollout', () => {
       tasks: '0:4',
       samples: 2,
       concurrency: 3,
+      // Several samples and no --temperature: sampled at 1, so a task's samples can differ.
+      sampling: { temperature: 1 },
     });
     expect(out()).toContain('rollouts: 8/8 done (8 completed, 0 failed, 0 skipped), 0 running');
     expect(out()).toContain(`wrote 8 record(s) to ${file}`);

@@ -20,6 +20,7 @@ function required(index: number): RunEventInput {
     turn: 1,
     call_index: index,
     expires_at: 1_700_000_600,
+    on_timeout: 'deny',
   };
 }
 

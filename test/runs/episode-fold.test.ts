@@ -220,6 +220,7 @@ describe('the event log is the only record of an episode', () => {
     );
     expect(log.events().map((event) => event.event)).toEqual([
       'run.started',
+      'prompt.available',
       'turn.completed',
       'tool.started',
       'tool.completed',
@@ -229,9 +230,19 @@ describe('the event log is the only record of an episode', () => {
       expect(entry.json).toBe(JSON.stringify(entry.event));
       expect(Object.keys(entry.event)).not.toContain('detail');
     }
-    expect(log.entries[1]!.detail).toMatchObject({ context: expect.any(Object), turn: expect.any(Object) });
-    expect(log.entries[3]!.detail).toEqual({ tool: { metadata: null } });
-    expect(log.entries[4]!.detail).toEqual({ timing: expect.any(Object) });
+    // The prompt the model is sent (after the instructions) is published as text, the context riding on it.
+    expect(log.entries[1]!.detail).toEqual({ context: expect.any(Object) });
+    const prompt = log.entries[1]!.detail?.context?.messages[1];
+    const [part] = Array.isArray(prompt?.content) ? prompt.content : [];
+    expect(prompt?.role).toBe('user');
+    expect(log.entries[1]!.event).toEqual({
+      ...log.entries[1]!.event,
+      event: 'prompt.available',
+      text: part?.type === 'text' ? part.text : 'a text part',
+    });
+    expect(log.entries[2]!.detail).toEqual({ turn: expect.any(Object) });
+    expect(log.entries[4]!.detail).toEqual({ tool: { metadata: null } });
+    expect(log.entries[5]!.detail).toEqual({ timing: expect.any(Object) });
   });
 
   it('keeps no detail for a run cancelled before it began, whose log is run.started → run.cancelled', async () => {

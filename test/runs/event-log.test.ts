@@ -87,6 +87,7 @@ describe('the event log', () => {
       turn: 1,
       call_index: 0,
       expires_at: 2,
+      on_timeout: 'deny',
     });
     expect(log.summary.status).toBe('requires_action');
     expect(Object.keys(log.summary.pendingApprovals)).toEqual(['appr_1']);

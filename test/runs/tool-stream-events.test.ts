@@ -88,6 +88,7 @@ describe('runEpisode and the events that show a tool call forming and running', 
     );
     expect(events.map((event) => event.event)).toEqual([
       'run.started',
+      'prompt.available',
       'message.delta',
       'tool.arguments.delta',
       'tool.arguments.delta',

@@ -11,6 +11,7 @@ const keyOf = (name: string) => `${name}-0123456789abcdef`;
 const models = [
   scriptedProvider({
     stuck: [{ hang: true }],
+    brief: [{ text: 'Done.' }],
     chatty: [{ text: 'word '.repeat(4000) }],
     loop: [
       { toolCalls: [{ name: 'echo', arguments: '{"text":"again"}' }] },
@@ -159,7 +160,7 @@ describe('quotas and byte budgets of the run store', () => {
       RUNBRIDGE_API_KEYS: `${keyOf('alpha')},${keyOf('beta')}`,
       RUNBRIDGE_MAX_STORED_BYTES: String(64 * 1024),
     });
-    const kept = await post('alpha', {});
+    const kept = await post('alpha', { model: 'scripted:brief' });
     const { run_id: alphaRun } = (await kept.json()) as { run_id: string };
     await bridge!.readEvents(alphaRun, { headers: { Authorization: `Bearer ${keyOf('alpha')}` } });
     // Beta floods with large runs that stay running: they count against its share (half the budget).

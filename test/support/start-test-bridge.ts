@@ -31,7 +31,7 @@ export async function startTestBridge(
   const { bridge, registry, rollouts } = await startBridge({
     log: () => undefined,
     ...options,
-    // The offline model is always there, without token delays; tests add scripted or vendor-backed ones.
+    // In place of the configured offline model, one without token delays; tests add scripted or vendor-backed ones.
     providers: [createOfflineProvider({ tokenDelayMs: 0 }), ...(options.providers ?? [])],
     config,
   });

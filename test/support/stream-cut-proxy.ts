@@ -35,6 +35,8 @@ export interface StreamCutProxy {
   url: string;
   /** Every request, in arrival order. */
   readonly requests: CutProxyRequest[];
+  /** Cuts every answer still streaming to the client, as a server that died would; returns how many. */
+  dropOpenResponses(): number;
   /** Stops listening and cuts every connection, both sides. */
   close(): Promise<void>;
 }
@@ -54,8 +56,11 @@ export async function startStreamCutProxy(
   const target = new URL(upstream);
   const requests: CutProxyRequest[] = [];
   const inFlight = new Set<http.ClientRequest>();
+  const open = new Set<http.ServerResponse>();
 
   const server = http.createServer((req, res) => {
+    open.add(res);
+    res.on('close', () => open.delete(res));
     const header = req.headers['last-event-id'];
     const method = req.method ?? 'GET';
     const url = req.url ?? '/';
@@ -124,6 +129,11 @@ export async function startStreamCutProxy(
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     requests,
+    dropOpenResponses() {
+      const count = open.size;
+      for (const res of open) res.destroy();
+      return count;
+    },
     async close() {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();

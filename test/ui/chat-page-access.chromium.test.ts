@@ -151,7 +151,8 @@ describe('the chat page is accessible', () => {
       await startRunFromForm(tab, { env: 'workspace', split: 'train', index: 2, message: 'Find it.' });
       await tab.locator('.outcome-completed').waitFor();
       await tab.locator('.reasoning summary').first().click();
-      expect(await accessibilityViolations(tab), `${colorScheme}: a completed run`).toEqual([]);
+      await tab.locator('.task summary').click();
+      expect(await accessibilityViolations(tab), `${colorScheme}: a completed run, its task open`).toEqual([]);
       if (colorScheme === 'dark') await snap(tab, 'dark', { fullPage: true });
       await startRunFromForm(await newForm(tab), { env: 'arith', model: 'scripted:hang' });
       await tab.getByRole('button', { name: 'Stop' }).waitFor();

@@ -127,7 +127,7 @@ describe('the chat page explains errors', () => {
     try {
       const { tab, problems } = await openChatPage(browser, orsless.url, { allowErrorAnswers: true });
       expect(await alertText(tab)).toMatch(
-        /^Could not list the environments and modelsGET \/list_environments: .+ \(ors_unavailable\)Try again$/,
+        /^Could not list the environments and modelsthe ORS server at http:\/\/127\.0\.0\.1:\d+ did not answer .+ \(ors_unavailable\)Try again$/,
       );
       expect(await tab.getByRole('button', { name: 'Start run' }).isDisabled()).toBe(true);
       const retry = tab.getByRole('button', { name: 'Try again' });

@@ -56,7 +56,6 @@ describe('the chat page with a person in the loop', () => {
     await expect
       .poll(() => box.evaluate((element) => element === element.ownerDocument.activeElement), PATIENCE)
       .toBe(true);
-    await snap(tab, 'chat-your-turn');
     await box.fill('No need. Submit 0.');
     await box.press('Enter');
 
@@ -77,6 +76,31 @@ describe('the chat page with a person in the loop', () => {
     expect(log.at(-1)).toMatchObject({ event: 'run.completed', finished: true });
     expect(problems).toEqual([]);
     expect(foreign).toEqual([]);
+  });
+
+  it("chat mode with the offline model: denied its calculator twice, it answers in words and waits for the person's reply", async () => {
+    // How anyone can see this screen (docs/ui.md): the offline model that every bridge has, no other.
+    const { tab, problems } = await openChatPage(browser, bridge.url);
+    await startRunFromForm(tab, { env: 'arith', split: 'train', index: 2, model: 'offline', askFirst: true });
+    for (const reason of ['Work it out without the calculator.', 'Not this way either.']) {
+      const question = tab.getByRole('group', { name: 'Approve calculator?' });
+      await question.waitFor(PATIENCE);
+      await question.getByRole('button', { name: 'Deny' }).click();
+      await tab.getByLabel('Why not?').fill(reason);
+      await tab.getByRole('button', { name: 'Deny the call' }).click();
+      await tab.locator('.tool-verdict', { hasText: reason }).waitFor(PATIENCE);
+    }
+    await tab.locator('.run-meta .badge', { hasText: 'your turn' }).waitFor(PATIENCE);
+    const box = tab.getByLabel('Your turn: the model waits for your message');
+    await expect
+      .poll(() => box.evaluate((element) => element === element.ownerDocument.activeElement), PATIENCE)
+      .toBe(true);
+    expect((await shownTranscript(tab)).text.at(-1)).toMatch(/^I could not finish the calculation: /);
+    await snap(tab, 'chat-your-turn');
+    await tab.getByRole('button', { name: 'Stop' }).click();
+    await tab.locator('.outcome-cancelled').waitFor(PATIENCE);
+    expect(problems).toEqual([]);
+    await tab.close();
   });
 
   it('an approval decided in one tab is gone from the other; edited arguments and a denial reason show in both', async () => {

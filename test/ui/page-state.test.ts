@@ -13,6 +13,7 @@ import {
 import type { RunEvent } from '../../src/protocol/run-events.js';
 import type { RunSnapshot } from '../../src/protocol/run-snapshot.js';
 import { describeError } from '../../src/ui/state/describe-error.js';
+import { escapeInvisible } from '../../src/ui/state/escape-invisible.js';
 import { formatAgo, formatSeconds, formatTask } from '../../src/ui/state/format.js';
 import { Narrator } from '../../src/ui/state/narrator.js';
 import { parseRoute, routeHash } from '../../src/ui/state/route.js';
@@ -81,7 +82,7 @@ describe("the chat page's error messages", () => {
     [
       new StreamInterruptedError('cut', { lastSeq: 41, cause: undefined }),
       'Connection lost',
-      /after event 41 .*resume when the bridge is back/,
+      /after event 41 .*Nothing shown is lost\./,
       'resume',
     ],
   ])('says what happened and what to do for %o', (error, title, message, action) => {
@@ -127,6 +128,7 @@ describe("the chat page's narration for screen readers", () => {
         approval_id: 'apr_1',
         arguments: {},
         expires_at: 9,
+        on_timeout: 'deny',
       }),
     ).toEqual(['search waits for your decision.']);
     expect(
@@ -200,5 +202,23 @@ describe("the chat page's address and bookkeeping", () => {
     expect(formatTask({ spec: { a: 1 } })).toBe('custom task');
     expect(formatAgo(1000, 1_010_000)).toBe('just now');
     expect(formatAgo(1000, 1_000_000 + 300_000)).toBe('5 min ago');
+  });
+});
+
+describe('what a person is shown of tool arguments', () => {
+  it('writes bidi controls and invisible characters as JSON escapes, and leaves every other character alone', () => {
+    expect(escapeInvisible('report\u202Efdp.exe')).toBe('report\\u202Efdp.exe');
+    expect(escapeInvisible('a\u200Bb\u2066c\u2069\uFEFF')).toBe('a\\u200Bb\\u2066c\\u2069\\uFEFF');
+    // An invisible tag character (beyond U+FFFF) as JSON writes it: two UTF-16 escapes.
+    expect(escapeInvisible('ok\u{E0041}')).toBe('ok\\uDB40\\uDC41');
+    expect(escapeInvisible('bell\u0007 and\r')).toBe('bell\\u0007 and\\u000D');
+    expect(escapeInvisible('tab\tnew line\nنص عربي, 漢字, é, 🙂')).toBe('tab\tnew line\nنص عربي, 漢字, é, 🙂');
+  });
+
+  it('keeps JSON valid and equal to what it was: approving what is shown runs what the model sent', () => {
+    const args = { path: 'notes\u202Etxt.exe', hidden: 'x\u{E0041}\u200D', plain: 'ab' };
+    const shown = escapeInvisible(JSON.stringify(args, null, 2));
+    expect(shown).not.toMatch(/[\u202E\u200D]/);
+    expect(JSON.parse(shown)).toEqual(args);
   });
 });

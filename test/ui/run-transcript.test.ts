@@ -39,6 +39,8 @@ describe("the chat page's run transcript", () => {
     const transcript = fold(log);
     expect(transcript.lastSeq).toBe(log.at(-1)!.seq);
     expect(transcript.started).toEqual({ env: 'workspace', task: { split: 'train', index: 2 }, model: 'offline' });
+    const prompt = log.find((event) => event.event === 'prompt.available');
+    expect(transcript.prompt).toBe(prompt?.event === 'prompt.available' ? prompt.text : 'a prompt');
     const texts = transcript.turns
       .map((turn) => turn.parts.flatMap((part) => (part.kind === 'text' ? [part.text] : [])).join(''))
       .filter((text) => text !== '');
@@ -184,9 +186,15 @@ describe("the chat page's run transcript", () => {
         approval_id: id,
         arguments: { q: id },
         expires_at: 600,
+        on_timeout: 'deny',
       }) as const;
-    const waiting = fold([required(0, 'apr_1', 'call_1', 0), required(1, 'apr_2', 'call_2', 1)]);
+    const waiting = fold([
+      required(0, 'apr_1', 'call_1', 0),
+      { ...required(1, 'apr_2', 'call_2', 1), on_timeout: 'approve' },
+    ]);
     expect(pendingApprovals(waiting).map((part) => part.approval?.id)).toEqual(['apr_1', 'apr_2']);
+    // What each call's timeout will decide, for the question to say.
+    expect(pendingApprovals(waiting).map((part) => part.approval?.onTimeout)).toEqual(['deny', 'approve']);
     expect((waiting.turns[0]!.parts[0] as ToolPart).arguments).toEqual({ q: 'apr_1' });
 
     const resolved = (seq: number, id: string, tool_call_id: string, decision: 'approve' | 'deny') =>

@@ -1,15 +1,17 @@
 import type { Message, ToolCall, ToolDefinition } from '../../../src/models/conversation.js';
 import { nextArithTurn, suitsArith } from './arith-skill.js';
 import { viewConversation } from './conversation-view.js';
-import { answerOnly, type OfflineTurnPlan } from './offline-action.js';
+import { nextGenericTurn } from './generic-skill.js';
+import type { OfflineTurnPlan } from './offline-action.js';
 import { samplingNoise } from './sampling-noise.js';
 import { nextWorkspaceTurn, suitsWorkspace } from './workspace-skill.js';
 
 /**
  * The offline model's mind: a pure function from the conversation and the offered tools to the next
  * turn. It recognises an episode by the tools on offer and the wording of the prompt (the built-in
- * `arith` and `workspace` environments), never by anything outside the conversation; anything else it
- * declines in plain text, so the run ends with stop reason `no_tool_calls`.
+ * `arith` and `workspace` environments), never by anything outside the conversation; in any other
+ * environment it tries each tool once with arguments made from its schema (`generic-skill.ts`), then
+ * answers in text, so such a run ends when a tool finishes the episode or with stop reason `no_tool_calls`.
  */
 
 /** Everything the policy decides from: the conversation, the offered tools and the sampling. */
@@ -40,7 +42,7 @@ export function decideNextTurn(input: OfflinePolicyInput): OfflineDecision {
     ? nextArithTurn(view, noise)
     : suitsWorkspace(view)
       ? nextWorkspaceTurn(view, noise)
-      : declineUnknown(input.tools);
+      : nextGenericTurn(view, input.tools);
   return {
     reasoning: plan.reasoning,
     text: plan.text,
@@ -50,13 +52,4 @@ export function decideNextTurn(input: OfflinePolicyInput): OfflineDecision {
       arguments: JSON.stringify(call.arguments),
     })),
   };
-}
-
-function declineUnknown(tools: readonly ToolDefinition[]): OfflineTurnPlan {
-  const offered = tools.length === 0 ? 'no tools' : `the tools ${tools.map((tool) => tool.name).join(', ')}`;
-  return answerOnly(
-    `This is not an arithmetic question with a calculator, nor a search through workspace files, and I am offered ${offered}.`,
-    "I can't solve this task: the offline model only knows how to play the built-in arith and workspace environments. " +
-      'Use a real model (e.g. openai:… or anthropic:…) for other tasks.',
-  );
 }

@@ -19,7 +19,7 @@ import { callsInStretchBefore, isFirstPiece, wasAnnounced } from './streamed-too
  * The AG-UI projection of a run's log (`format=ag-ui`), in the event types and field names of AG-UI
  * 1.0 (`@ag-ui/core`). One run is one AG-UI run, its id both `threadId` and `runId`:
  *
- * - `run.started` → `RUN_STARTED`;
+ * - `run.started` → `RUN_STARTED`; `prompt.available` → nothing (the AG-UI run is the assistant's side);
  * - a turn's `message.delta`s → one assistant text message, `TEXT_MESSAGE_START` before the first,
  *   `TEXT_MESSAGE_CONTENT` for each;
  * - a turn's reasoning → `REASONING_START` and `REASONING_MESSAGE_START` before the first

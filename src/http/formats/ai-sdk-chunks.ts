@@ -15,6 +15,7 @@ import { callsNeverStartedBefore, isFirstPiece } from './streamed-tool-calls.js'
  * UI message. The whole run is that one message, its id the run id; each model turn is a step:
  *
  * - `run.started` → `start` (`messageId`: the run id) and a `data-runbridge-run` part;
+ * - `prompt.available` → nothing: the stream is the assistant's message, and the prompt is not part of it;
  * - the first event of a turn → `finish-step` for the turn before it (if any), then `start-step`;
  * - a turn's `message.delta`s → `text-start` before the first, `text-delta` each; its reasoning
  *   likewise as `reasoning-start` / `reasoning-delta` (a `reasoning.available` only when the turn
@@ -114,6 +115,8 @@ export function aiSdkChunksOf(event: RunEvent, context: StreamContext): AiSdkChu
   if (isStreamedOutput(event)) return [...stepBoundary(event, log), ...streamedChunks(event, log)];
   const chunks = closing(log, event.seq);
   switch (event.event) {
+    case 'prompt.available':
+      return [];
     case 'run.started':
       return [
         { type: 'start', messageId: event.run_id },

@@ -17,7 +17,8 @@ import { isFirstPiece, wasAnnounced } from './streamed-tool-calls.js';
 /**
  * The OpenAI projection of a run's log (docs/protocol.md §3.2), shared by `format=openai`, `format=combined`
  * and the chat completions route, so every OpenAI-shaped door says the same thing. The whole episode
- * reads as one assistant message: a role chunk at `run.started`; each turn's text in
+ * reads as one assistant message (so no chunk carries the environment's prompt, `prompt.available`): a
+ * role chunk at `run.started`; each turn's text in
  * `delta.content`, a blank line between turns that have text; reasoning in
  * `delta.reasoning_content`; every tool call the model made in `delta.tool_calls` at its run-wide
  * `call_index` (already run by the bridge, so it is history, not a request to the client) — in

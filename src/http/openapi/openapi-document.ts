@@ -314,7 +314,11 @@ function paths(): Record<string, unknown> {
       post: {
         summary: 'Cancel; idempotent',
         responses: {
-          202: { description: 'Cancelling (or already finished).', content: json('CancelAnswer') },
+          202: {
+            description:
+              'The run as it ended: `cancelled`, or its own end when that came first. Answered once the run has ended, 10 s at most; a run still going then is answered with its status then.',
+            content: json('CancelAnswer'),
+          },
           ...errors({
             415: 'Without API keys: not sent as JSON (an empty body included).',
             ...unauthorized,

@@ -1,6 +1,7 @@
 import Router from 'koa-router';
 import { ChatCompletionRequestSchema } from '../../protocol/chat-completion-request.js';
 import type { OpenedRun } from '../../runs/run-store.js';
+import { waitForTerminal } from '../../runs/wait-for-terminal.js';
 import type { AppDeps, AppState } from '../app-deps.js';
 import { chatRequestToRunRequest } from '../chat-run-request.js';
 import { runErrorOf } from '../formats/openai-chunks.js';
@@ -11,7 +12,6 @@ import { parseInput } from '../parse-input.js';
 import { readJsonBody } from '../read-json-body.js';
 import { responseSignal } from '../response-signal.js';
 import { serveRunStream, streamContextOf } from '../serve-run-stream.js';
-import { waitForTerminal } from '../wait-for-terminal.js';
 import { EventsQuerySchema } from './runs-routes.js';
 
 /** `?agent_events=1` works here as on the events route: the typed events ride along in the stream. */

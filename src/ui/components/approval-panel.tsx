@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import { ConflictError } from 'runbridge/client';
 import { describeError, type ErrorNotice } from '../state/describe-error.js';
+import { escapeInvisible } from '../state/escape-invisible.js';
 import { formatClock } from '../state/format.js';
 import type { ToolApproval, ToolPart } from '../state/run-transcript.js';
 import { ErrorNoticeView } from './error-notice.js';
@@ -14,7 +15,9 @@ export interface ApprovalActions {
 /**
  * The question a waiting call puts to the person: approve it, approve it with edited arguments, or
  * deny it with a reason the model is told. It goes away in every open tab once the run writes
- * `tool.approval_resolved`, whoever decided; a decision that came second says so.
+ * `tool.approval_resolved`, whoever decided; a decision that came second says so. It says what the
+ * timeout will decide, and when. The tool's name and the arguments to edit show bidi and invisible
+ * characters escaped (`\u202E`): JSON escapes, so the arguments parse to what the model sent.
  */
 export function ApprovalPanel({
   part,
@@ -26,11 +29,14 @@ export function ApprovalPanel({
   actions: ApprovalActions;
 }) {
   const [mode, setMode] = useState<'ask' | 'edit' | 'deny'>('ask');
-  const [argumentsText, setArgumentsText] = useState(() => JSON.stringify(part.arguments ?? {}, null, 2));
+  const [argumentsText, setArgumentsText] = useState(() =>
+    escapeInvisible(JSON.stringify(part.arguments ?? {}, null, 2)),
+  );
   const [reason, setReason] = useState('');
   const [busy, setBusy] = useState(false);
   const [problem, setProblem] = useState<ErrorNotice | string>();
   const ids = { args: `edit-${part.id}`, reason: `reason-${part.id}`, hint: `approval-hint-${part.id}` };
+  const tool = escapeInvisible(part.tool);
 
   const send = async (decide: () => Promise<void>, doing: string) => {
     setBusy(true);
@@ -68,10 +74,11 @@ export function ApprovalPanel({
 
   return (
     <fieldset class="approval">
-      <legend class="visually-hidden">Approve {part.tool}?</legend>
+      <legend class="visually-hidden">Approve {tool}?</legend>
       <p class="approval-question" id={ids.hint}>
-        <strong>Run {part.tool}?</strong> Nothing reaches the environment until you decide. Undecided, the bridge
-        decides at {formatClock(approval.expiresAt)}.
+        <strong>Run {tool}?</strong> Nothing reaches the environment until you decide. If no one decides by{' '}
+        {formatClock(approval.expiresAt)},{' '}
+        {approval.onTimeout === 'approve' ? 'it is approved and runs' : 'it is denied'}.
       </p>
       {mode === 'ask' ? (
         <div class="approval-actions">

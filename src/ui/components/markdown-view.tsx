@@ -40,7 +40,8 @@ export function MarkdownView({ text, class: className }: { text: string; class: 
     <div ref={root} class={`markdown ${className}`}>
       {blocks.update(text).map((token, index) => (
         // A block keeps its place as the text grows: settled blocks never move.
-        <div key={index} class="md-block" dangerouslySetInnerHTML={{ __html: renderBlock(token) }} />
+        // `dir="auto"` isolates each block: a bidi override the model wrote stays inside it.
+        <div key={index} class="md-block" dir="auto" dangerouslySetInnerHTML={{ __html: renderBlock(token) }} />
       ))}
     </div>
   );

@@ -47,7 +47,9 @@ export function RunOutcomeView({ outcome }: { outcome: RunOutcome }) {
       return (
         <section class="outcome outcome-failed" aria-labelledby="outcome-title">
           <h2 id="outcome-title">Failed</h2>
-          <p class="outcome-message">{outcome.error}</p>
+          <p class="outcome-message" dir="auto">
+            {outcome.error}
+          </p>
           <p class="outcome-code">
             code <code>{outcome.code}</code>
           </p>

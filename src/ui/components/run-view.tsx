@@ -1,6 +1,7 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { AuthenticationError, type RunbridgeClient, type RunSnapshot, type RunStatus } from 'runbridge/client';
 import { isFinishedStatus } from '../../protocol/run-status.js';
+import { useFollowStream } from '../hooks/use-follow-stream.js';
 import { useNow } from '../hooks/use-now.js';
 import { useRunStream } from '../hooks/use-run-stream.js';
 import { describeError, type ErrorNotice } from '../state/describe-error.js';
@@ -11,7 +12,8 @@ import type { ApprovalActions } from './approval-panel.js';
 import { ErrorNoticeView } from './error-notice.js';
 import { MessageComposer } from './message-composer.js';
 import { RunOutcomeView } from './run-outcome.js';
-import { StatusBadge } from './status-badge.js';
+import { type ShownStatus, StatusBadge } from './status-badge.js';
+import { TaskPrompt } from './task-prompt.js';
 import { TurnView } from './turn-view.js';
 
 export interface RunViewProps {
@@ -23,6 +25,8 @@ export interface RunViewProps {
   onEnd: () => void;
   /** A request was refused for want of a valid key. */
   onAuthError: () => void;
+  /** The status the run's heading shows, as it changes: the run list shows the same. */
+  onStatus: (status: ShownStatus) => void;
   /** Move the focus to the run's heading once shown (after the person opened or started it). */
   focus: boolean;
 }
@@ -31,13 +35,18 @@ export interface RunViewProps {
  * One run: its heading and status, the transcript as it streams — with the questions of calls waiting
  * for a decision — then, while it runs, a message box and a Stop button (which cancels it), and its outcome.
  */
-export function RunView({ client, runId, announce, onEnd, onAuthError, focus }: RunViewProps) {
-  const { transcript, snapshot, failure, resume } = useRunStream(client, runId, announce, onEnd);
+export function RunView({ client, runId, announce, onEnd, onAuthError, onStatus, focus }: RunViewProps) {
+  const { transcript, snapshot, failure, lost, resume } = useRunStream(client, runId, announce, onEnd);
   const [cancelling, setCancelling] = useState(false);
   const [cancelNotice, setCancelNotice] = useState<ErrorNotice>();
   const heading = useRef<HTMLHeadingElement>(null);
+  const section = useRef<HTMLElement>(null);
+  const dock = useRef<HTMLDivElement>(null);
   const status = statusOf(transcript, snapshot);
   const active = !transcript.outcome && status !== 'loading' && !isFinishedStatus(status);
+  // While the bridge does not answer, what the run does is not known: say so rather than its last status.
+  const shown: ShownStatus = lost && active ? 'disconnected' : status;
+  const { behind, jump } = useFollowStream(active, section);
   // Messages can reach a run once it has started (a queued one answers 409 run_not_started).
   const talking = active && status !== 'queued' && transcript.started !== undefined;
   const now = useNow(hasRunningTool(transcript));
@@ -50,6 +59,8 @@ export function RunView({ client, runId, announce, onEnd, onAuthError, focus }: 
   useEffect(() => {
     if (failure instanceof AuthenticationError || cancelNotice?.action === 'key') onAuthError();
   }, [failure, cancelNotice, onAuthError]);
+  // Before the page is painted, so the run list never shows another status than the heading.
+  useLayoutEffect(() => onStatus(shown), [shown, onStatus]);
 
   const cancel = async () => {
     setCancelling(true);
@@ -77,15 +88,28 @@ export function RunView({ client, runId, announce, onEnd, onAuthError, focus }: 
   const started = transcript.started;
   const env = started?.env ?? snapshot?.env;
   const lastTurn = transcript.turns.at(-1);
+  const failedWith = transcript.outcome?.kind === 'failed' ? transcript.outcome.error : undefined;
+  // Why the page cannot follow the run; while the run is on, in the dock, where it is in view.
+  const followNotice = notice ? (
+    <ErrorNoticeView
+      notice={lost ? { ...notice, message: `${notice.message} The page keeps trying to reconnect.` } : notice}
+    >
+      {notice.action === 'resume' || notice.action === 'retry' ? (
+        <button type="button" class="button" onClick={resume}>
+          {lost ? 'Reconnect now' : 'Try again'}
+        </button>
+      ) : null}
+    </ErrorNoticeView>
+  ) : null;
   return (
-    <section class="run" aria-labelledby="run-title">
+    <section class="run" aria-labelledby="run-title" ref={section}>
       <header class="run-head">
         <div class="run-head-text">
           <h1 id="run-title" ref={heading} tabIndex={-1}>
             {env === undefined ? 'Run' : `${env} · ${formatTask(started?.task ?? snapshot?.task)}`}
           </h1>
           <p class="run-meta">
-            <StatusBadge status={status} />
+            <StatusBadge status={shown} />
             {(started?.model ?? snapshot?.model) ? <span>{started?.model ?? snapshot?.model}</span> : null}
             <code class="run-id">{runId}</code>
           </p>
@@ -93,10 +117,17 @@ export function RunView({ client, runId, announce, onEnd, onAuthError, focus }: 
       </header>
 
       <ol class="transcript" aria-label="Transcript">
+        {transcript.prompt === undefined ? null : (
+          <li class="entry entry-task">
+            <TaskPrompt text={transcript.prompt} />
+          </li>
+        )}
         {input === undefined ? null : (
           <li class="entry entry-user">
             <div class="turn-label">You</div>
-            <p class="user-bubble">{input}</p>
+            <p class="user-bubble" dir="auto">
+              {input}
+            </p>
           </li>
         )}
         {transcript.turns.map((turn) => (
@@ -106,22 +137,37 @@ export function RunView({ client, runId, announce, onEnd, onAuthError, focus }: 
             now={now}
             streaming={active && turn === lastTurn && turn.usage === undefined}
             actions={active ? actions : undefined}
+            failedWith={failedWith}
           />
         ))}
-        {active ? <Activity status={status} transcript={transcript} /> : null}
+        {active ? <Activity status={shown} transcript={transcript} /> : null}
       </ol>
 
       {active ? (
         // Kept in view at the bottom of the window while the transcript grows above it.
-        <div class="run-dock">
+        <div class="run-dock" ref={dock}>
+          {behind ? (
+            <button
+              type="button"
+              class="button button-small jump-button"
+              onClick={() => {
+                jump();
+                // The button goes once at the latest; the focus goes to the message box (or Stop) beside it.
+                dock.current?.querySelector<HTMLElement>('textarea, .stop-button')?.focus({ preventScroll: true });
+              }}
+            >
+              <span aria-hidden="true">↓</span> Jump to latest
+            </button>
+          ) : null}
           {talking ? (
-            <MessageComposer send={sendMessage} awaited={status === 'awaiting_input'} onAuthError={onAuthError} />
+            <MessageComposer send={sendMessage} awaited={shown === 'awaiting_input'} onAuthError={onAuthError} />
           ) : null}
           <button type="button" class="button button-danger stop-button" onClick={cancel} disabled={cancelling}>
             <span class="stop-icon" aria-hidden="true" />
             {cancelling ? 'Stopping…' : 'Stop'}
           </button>
           {cancelNotice ? <ErrorNoticeView notice={cancelNotice} /> : null}
+          {followNotice}
         </div>
       ) : null}
       {transcript.droppedMessages > 0 ? (
@@ -132,26 +178,18 @@ export function RunView({ client, runId, announce, onEnd, onAuthError, focus }: 
         </p>
       ) : null}
       {transcript.outcome ? <RunOutcomeView outcome={transcript.outcome} /> : null}
-      {notice ? (
-        <ErrorNoticeView notice={notice}>
-          {notice.action === 'resume' || notice.action === 'retry' ? (
-            <button type="button" class="button" onClick={resume}>
-              {notice.action === 'resume' ? 'Resume' : 'Try again'}
-            </button>
-          ) : null}
-        </ErrorNoticeView>
-      ) : null}
+      {active ? null : followNotice}
     </section>
   );
 }
 
 /** What the run is doing when nothing on screen moves: queued, starting, or waiting for the model's next turn. */
-function Activity({ status, transcript }: { status: string; transcript: RunTranscript }) {
+function Activity({ status, transcript }: { status: ShownStatus; transcript: RunTranscript }) {
   if (status === 'queued') {
     return <li class="entry entry-activity">Queued: waiting for a free slot on the bridge…</li>;
   }
-  // Waiting on the person: the question or the message box says so.
-  if (status === 'requires_action' || status === 'awaiting_input') return null;
+  // Waiting on the person (the question or the message box says so), or on the connection (its notice does).
+  if (status === 'requires_action' || status === 'awaiting_input' || status === 'disconnected') return null;
   const last = transcript.turns.at(-1);
   const lastPart = last?.parts.at(-1);
   const waiting =

@@ -29,7 +29,7 @@ export function ToolOutput({ id, output, truncated }: { id: string; output: stri
           <MarkdownView class="tool-markdown-body" text={shown} />
         </div>
       ) : (
-        <pre id={id} class={cut ? 'is-cut' : undefined}>
+        <pre id={id} class={cut ? 'is-cut' : undefined} dir="auto">
           {format.kind === 'json' ? (
             <code dangerouslySetInnerHTML={{ __html: sanitizeHtml(highlightCode(shown, 'json')) }} />
           ) : (

@@ -18,11 +18,14 @@ export function TurnView({
   now,
   streaming,
   actions,
+  failedWith,
 }: {
   turn: TurnEntry;
   now: number;
   streaming: boolean;
   actions: ApprovalActions | undefined;
+  /** The message of the run's failure, which its outcome shows. */
+  failedWith: string | undefined;
 }) {
   const lastText = turn.parts.findLastIndex((part) => part.kind === 'text');
   return (
@@ -30,10 +33,19 @@ export function TurnView({
       {turn.messages.map((message) => (
         <li key={message.id} class="entry entry-user">
           <div class="turn-label">You</div>
-          <p class="user-bubble">{message.text}</p>
+          <p class="user-bubble" dir="auto">
+            {message.text}
+          </p>
         </li>
       ))}
-      <TurnEntryView turn={turn} now={now} streaming={streaming} actions={actions} lastText={lastText} />
+      <TurnEntryView
+        turn={turn}
+        now={now}
+        streaming={streaming}
+        actions={actions}
+        lastText={lastText}
+        failedWith={failedWith}
+      />
     </>
   );
 }
@@ -44,12 +56,14 @@ function TurnEntryView({
   streaming,
   actions,
   lastText,
+  failedWith,
 }: {
   turn: TurnEntry;
   now: number;
   streaming: boolean;
   actions: ApprovalActions | undefined;
   lastText: number;
+  failedWith: string | undefined;
 }) {
   if (turn.parts.length === 0 && turn.reasoning === undefined) return null;
   return (
@@ -69,7 +83,7 @@ function TurnEntryView({
             }
           />
         ) : (
-          <ToolCard key={part.id} part={part} now={now} actions={actions} />
+          <ToolCard key={part.id} part={part} now={now} actions={actions} failedWith={failedWith} />
         ),
       )}
       {lastText >= 0 && !streaming ? (
@@ -94,7 +108,7 @@ function Reasoning({ text, complete }: { text: string; complete: boolean }) {
         <MarkdownView class="reasoning-text" text={text} />
       </details>
       {open || complete ? null : (
-        <p class="reasoning-preview" aria-hidden="true">
+        <p class="reasoning-preview" aria-hidden="true" dir="auto">
           {text.length > PREVIEW_CHARS ? `…${text.slice(-PREVIEW_CHARS)}` : text}
         </p>
       )}

@@ -68,7 +68,7 @@ export function describeError(error: unknown, doing: string, bridge: string): Er
   if (error instanceof StreamInterruptedError) {
     return notice(
       'Connection lost',
-      `The connection to the bridge broke off after event ${error.lastSeq} and could not be restored. Nothing shown is lost: resume when the bridge is back.`,
+      `The connection to the bridge broke off after event ${error.lastSeq} and could not be restored. Nothing shown is lost.`,
       'resume',
     );
   }

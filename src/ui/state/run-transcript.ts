@@ -1,4 +1,12 @@
-import type { AnyRunEvent, CancelReason, MessageContent, StopReason, TaskRef, Usage } from 'runbridge/client';
+import type {
+  AnyRunEvent,
+  ApprovalDecision,
+  CancelReason,
+  MessageContent,
+  StopReason,
+  TaskRef,
+  Usage,
+} from 'runbridge/client';
 import { isKnownRunEvent } from 'runbridge/client';
 import { foldRunStatus, queuedStanding, type RunStanding } from '../../protocol/run-status.js';
 
@@ -17,6 +25,8 @@ export interface RunTranscript {
   standing: RunStanding;
   /** From `run.started`: what the run plays. */
   started: { env: string; task: TaskRef; model: string } | undefined;
+  /** From `prompt.available`: the environment's prompt, the task the model is answering. */
+  prompt: string | undefined;
   /** The model's turns, in order. */
   turns: TurnEntry[];
   /** How the run ended, from its terminal event; undefined while it runs. */
@@ -88,7 +98,9 @@ export interface ToolApproval {
   id: string;
   /** Epoch seconds at which the timeout decides. */
   expiresAt: number;
-  decision: 'approve' | 'deny' | undefined;
+  /** What the timeout decides then (the run's `approval.on_timeout`). */
+  onTimeout: ApprovalDecision;
+  decision: ApprovalDecision | undefined;
   by: 'client' | 'timeout' | 'cancel' | undefined;
   reason: string | undefined;
   edited: boolean;
@@ -125,6 +137,7 @@ export function emptyTranscript(runId: string): RunTranscript {
     lastSeq: -1,
     standing: queuedStanding(),
     started: undefined,
+    prompt: undefined,
     turns: [],
     outcome: undefined,
     droppedMessages: 0,
@@ -146,6 +159,8 @@ export function foldRunEvent(transcript: RunTranscript, event: AnyRunEvent, rece
   switch (event.event) {
     case 'run.started':
       return { ...next, started: { env: event.env, task: event.task, model: event.model } };
+    case 'prompt.available':
+      return { ...next, prompt: event.text };
     case 'message.delta':
       return withTurn(next, event.turn, (turn) => ({ ...turn, parts: appendText(turn.parts, event.delta) }));
     case 'reasoning.delta':
@@ -207,6 +222,7 @@ export function foldRunEvent(transcript: RunTranscript, event: AnyRunEvent, rece
         approval: {
           id: event.approval_id,
           expiresAt: event.expires_at,
+          onTimeout: event.on_timeout,
           decision: undefined,
           by: undefined,
           reason: undefined,
@@ -221,6 +237,8 @@ export function foldRunEvent(transcript: RunTranscript, event: AnyRunEvent, rece
         approval: {
           id: event.approval_id,
           expiresAt: part.approval?.expiresAt ?? event.timestamp,
+          // Decided: what a timeout would have done no longer shows.
+          onTimeout: part.approval?.onTimeout ?? 'deny',
           decision: event.decision,
           by: event.by,
           reason: event.reason,

@@ -3,7 +3,7 @@ import type { RunTranscript } from './run-transcript.js';
 /** The one slot of this tab's storage that holds the transcript on screen and its cursor. */
 const KEY = 'runbridge.ui.transcript';
 /** Bumped when {@link RunTranscript} changes shape, so a stored one of another shape is ignored. */
-const VERSION = 3;
+const VERSION = 4;
 
 /**
  * Keeps the transcript on screen in the tab's `sessionStorage`, so a reload shows it at once and

@@ -305,6 +305,7 @@ describe.each(VENDORS)('a full arith run through the $name adapter', (vendorCase
         : ['reasoning.delta', 'tool.arguments.delta', 'reasoning.available'];
     expect(shape(events)).toEqual([
       'run.started',
+      'prompt.available',
       ...turnOne,
       'turn.completed',
       'tool.started',
@@ -421,7 +422,7 @@ describe.each(VENDORS)('a full arith run through the $name adapter', (vendorCase
     vendor.reply(vendorCase.route, { kind: 'json', status: 401, body: vendorCase.unauthorized });
     const events = await play();
 
-    expect(shape(events)).toEqual(['run.started', 'run.failed']);
+    expect(shape(events)).toEqual(['run.started', 'prompt.available', 'run.failed']);
     expect(events.at(-1)).toMatchObject({ event: 'run.failed', code: 'model_auth' });
     expect(vendor.requests).toHaveLength(1);
   });
@@ -430,7 +431,7 @@ describe.each(VENDORS)('a full arith run through the $name adapter', (vendorCase
     vendor.reply(vendorCase.route, { kind: 'json', status: 500, body: vendorCase.serverError, headers: FAST_RETRY });
     const events = await play();
 
-    expect(shape(events)).toEqual(['run.started', 'run.failed']);
+    expect(shape(events)).toEqual(['run.started', 'prompt.available', 'run.failed']);
     expect(events.at(-1)).toMatchObject({ event: 'run.failed', code: 'model_unavailable' });
     expect(vendor.requests).toHaveLength(1 + MAX_RETRIES);
   });

@@ -22,6 +22,7 @@ export const hitlEpisode: RunEventInput[] = [
     turn: 1,
     call_index: 0,
     expires_at: EXPIRES,
+    on_timeout: 'deny',
   },
   {
     event: 'tool.approval_required',
@@ -32,6 +33,7 @@ export const hitlEpisode: RunEventInput[] = [
     turn: 1,
     call_index: 1,
     expires_at: EXPIRES,
+    on_timeout: 'deny',
   },
   {
     event: 'tool.approval_resolved',

@@ -164,6 +164,16 @@ describe('runbridge rollout export', () => {
     expect(readFileSync(out, 'utf8')).toBe('');
   });
 
+  it('says what to do when --min-group-variance leaves every group out: samples played alike', async () => {
+    const alike = join(dir, 'alike.jsonl');
+    writeFileSync(alike, jsonl([sampleRecord(0, 0), sampleRecord(0, 1)]));
+    const result = await run([alike, '--format', 'grpo', '--out', join(dir, 'x.jsonl'), '--min-group-variance', '0']);
+    expect(result.code).toBe(0);
+    expect(result.out).toContain('left out 1 group(s) (2 record(s)) by --min-group-variance');
+    expect(result.out).toContain('no record passed the filters: the export is empty');
+    expect(result.out).toContain("every group's samples scored the same: play them at a temperature above 0");
+  });
+
   it('writes every message content as a list of parts when any exported message holds an image', async () => {
     const image = sampleRecord(1, 0, {
       messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA' } }] }],

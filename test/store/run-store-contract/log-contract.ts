@@ -118,6 +118,7 @@ export function logContract(h: StoreHarness): void {
           turn: 1,
           call_index,
           expires_at: 1_700_000_600,
+          on_timeout: 'deny',
         }) as const;
       play(run.log, started(run.record), required('appr_long', long, 0), required('appr_short', short, 1));
       const readers = h.kind.shared ? [here, await h.open()] : [here];

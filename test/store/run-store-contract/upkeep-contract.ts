@@ -82,6 +82,7 @@ export function upkeepContract(h: StoreHarness): void {
         turn: 1,
         call_index: 0,
         expires_at: h.now() / 1000 + 3600,
+        on_timeout: 'deny',
       });
       const chatting = await h.start(here, 'alpha');
       play(chatting.log, started(chatting.record), {

@@ -164,6 +164,9 @@ const SCREENSHOTS = fileURLToPath(new URL('../../../docs/screenshots/', import.m
 export async function snap(tab: Page, name: string, options: { fullPage?: boolean } = {}): Promise<void> {
   if (process.env.RUNBRIDGE_UI_SCREENSHOTS !== '1') return;
   await mkdir(SCREENSHOTS, { recursive: true });
+  // A whole page is drawn from its top: scrolled (as the page follows a run), its sticky bar and run
+  // list would be drawn where the window was.
+  if (options.fullPage) await tab.evaluate('window.scrollTo(0, 0)');
   // The caret and spinners blink: stopped, so a screenshot does not depend on the moment.
   await tab.screenshot({
     path: `${SCREENSHOTS}${name}.png`,

@@ -240,15 +240,61 @@ describe('the offline policy on workspace conversations', () => {
 });
 
 describe('the offline policy elsewhere', () => {
-  it('declines an unknown task in text, naming what it can do', () => {
-    const decision = decide(conversation('Write a poem about the sea.', []), [
-      { name: 'shell', description: 'run', inputSchema: { type: 'object' } },
+  const unknownTools: ToolDefinition[] = [
+    {
+      name: 'submit_word',
+      description: 'Submit the word; ends the episode.',
+      inputSchema: { type: 'object', properties: { word: { type: 'string' } }, required: ['word'] },
+    },
+    {
+      name: 'look',
+      description: 'Look around.',
+      inputSchema: {
+        type: 'object',
+        properties: {
+          direction: { type: 'string', enum: ['north', 'south'] },
+          steps: { type: 'integer', minimum: 1, maximum: 9 },
+          careful: { type: 'boolean' },
+          note: { type: 'string' },
+        },
+        required: ['direction', 'steps', 'careful'],
+      },
+    },
+  ];
+  const RIDDLE = 'Find the word "lantern" hidden in the room, then submit it.';
+
+  it('tries each tool of an unknown environment once, arguments made from its schema, the one that ends the episode last', () => {
+    const first = decide(conversation(RIDDLE, []), unknownTools);
+    expect(first.toolCalls).toEqual([
+      { id: 'call_1_0', name: 'look', arguments: '{"direction":"north","steps":1,"careful":false}' },
     ]);
-    expect(decision.toolCalls).toEqual([]);
-    expect(decision.text).toMatch(
-      /^I can't solve this task: the offline model only knows how to play the built-in arith and workspace environments\./,
+    expect(first.reasoning).toContain('neither an arith nor a workspace task');
+    const second = decide(
+      conversation(RIDDLE, [['look', { direction: 'north', steps: 1, careful: false }, 'A dark room.']]),
+      unknownTools,
     );
-    expect(decision.reasoning).toContain('the tools shell');
+    // A string takes the first word the prompt quotes.
+    expect(second.toolCalls).toEqual([{ id: 'call_2_0', name: 'submit_word', arguments: '{"word":"lantern"}' }]);
+    expect(decide(conversation(RIDDLE, []), unknownTools)).toEqual(first);
+  });
+
+  it('answers in text once every tool was tried, saying which refused its arguments, so the run ends', () => {
+    const decision = decide(
+      conversation(RIDDLE, [
+        ['look', { direction: 'north', steps: 1, careful: false }, 'A dark room.'],
+        ['submit_word', { word: 'lantern' }, 'Not the right word.', true],
+      ]),
+      unknownTools,
+    );
+    expect(decision.toolCalls).toEqual([]);
+    expect(decision.reasoning).toContain('submit_word refused the arguments');
+    expect(decision.text).toMatch(/^I tried each tool once/);
+  });
+
+  it('says it can do nothing when an unknown task offers no tools', () => {
+    const decision = decide(conversation('Write a poem about the sea.', []), []);
+    expect(decision.toolCalls).toEqual([]);
+    expect(decision.text).toMatch(/^I can't do anything here/);
   });
 
   it('slips with probability min(0.5, 0.2 × temperature), never at temperature 0', () => {

@@ -1,7 +1,7 @@
 import type { RunEvent } from '../protocol/run-events.js';
-import { waitForAppend } from '../runs/log-reader.js';
-import type { OpenedRun } from '../runs/run-store.js';
-import { StoreUnavailableError } from '../runs/store-unavailable-error.js';
+import { waitForAppend } from './log-reader.js';
+import type { OpenedRun } from './run-store.js';
+import { StoreUnavailableError } from './store-unavailable-error.js';
 
 /**
  * Waits until `run` has written its terminal event and returns it, or undefined once `signal`
@@ -23,5 +23,21 @@ export async function waitForTerminal(
     return log.terminal;
   } finally {
     detach();
+  }
+}
+
+/** {@link waitForTerminal} for `timeoutMs` at most: the terminal event, or undefined when the time ran out first. */
+export async function waitForTerminalWithin(
+  run: OpenedRun,
+  runs: { watch(id: string): () => void },
+  timeoutMs: number,
+): Promise<RunEvent | undefined> {
+  if (run.log.terminal) return run.log.terminal;
+  const waited = new AbortController();
+  const timer = setTimeout(() => waited.abort(), timeoutMs);
+  try {
+    return await waitForTerminal(run, runs, { signal: waited.signal, wakeMs: timeoutMs });
+  } finally {
+    clearTimeout(timer);
   }
 }
