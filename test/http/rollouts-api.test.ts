@@ -44,7 +44,12 @@ describe('rollout batches over HTTP (docs/api.md, "Rollout batches")', () => {
     expect(records.map(keyOf).sort()).toEqual(plan.map((pair) => pair.key).sort());
     for (const record of records) {
       const pair = plan.find((planned) => planned.key === keyOf(record))!;
-      expect(record).toMatchObject({ batch_id: id, policy_version: 'step-7', sampling: { seed: pair.seed } });
+      // Several samples and no temperature: 1, as runbridge rollout samples them.
+      expect(record).toMatchObject({
+        batch_id: id,
+        policy_version: 'step-7',
+        sampling: { seed: pair.seed, temperature: 1 },
+      });
     }
 
     const snapshot = RolloutSnapshotSchema.parse(await (await bridge.fetch(`/v1/rollouts/${id}`)).json());
