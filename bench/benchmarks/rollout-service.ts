@@ -69,7 +69,8 @@ export async function benchRolloutService(ctx: BenchContext): Promise<BenchResul
         `One batch of ${formatNumber(episodes)} pairs (${BENCH_ENV} tasks, one model call and one tool call each, the fake model ` +
         `answering after ${LATENCY_MS} ms) posted to \`POST /v1/rollouts\` on \`runbridge serve\` processes sharing one Redis ` +
         `(${SLOTS} slots each), its records read as NDJSON from the first until the batch ends. Redis figures from \`INFO\` ` +
-        `(reset before each batch): every command and network byte of the batch, over its episodes. Medians of ${rounds} alternating round(s).`,
+        `(reset before each batch): every command and network byte of the batch, over its episodes. Medians of ${rounds} alternating round(s); ` +
+        'the ratio is the median of the rounds\u2019 ratios.',
       tables: [
         {
           columns: [
