@@ -249,10 +249,10 @@ export class RolloutService {
       const { record: batch } = stored;
       for (const [n, pair] of (await this.#store.pairs(id)).entries()) {
         if (pair.state !== 'open') continue;
-        // A snapshot first: one read, where opening a run elsewhere follows its log.
-        const status = await this.#o.registry.snapshot(pair.run, batch.owner).then(
-          (snapshot) => snapshot.status,
-          (error: unknown) => (error instanceof NotFoundError ? 'missing' : undefined),
+        // Its status first: one read, where opening a run elsewhere follows its log.
+        const status = await this.#o.registry.statusOf(pair.run, batch.owner).then(
+          (found) => found ?? 'missing',
+          () => undefined,
         );
         if (status === 'missing') {
           const lost = `${id}:${n}:${pair.run}:${pair.attempt}`;
@@ -400,12 +400,7 @@ export class RolloutService {
     if (stored.finishedAt === null) {
       const open = pairs.filter((pair) => pair.state === 'open');
       const statuses = await Promise.all(
-        open.map((pair) =>
-          this.#o.registry.snapshot(pair.run, record.owner).then(
-            (snapshot) => snapshot.status,
-            () => undefined,
-          ),
-        ),
+        open.map((pair) => this.#o.registry.statusOf(pair.run, record.owner).catch(() => undefined)),
       );
       running = statuses.filter(
         (status) => status !== undefined && status !== 'queued' && !isFinishedStatus(status),

@@ -299,6 +299,15 @@ export class RunRegistry {
     return this.#withDeliveries(stored.snapshot);
   }
 
+  /**
+   * The status of `owner`'s run `id`, or undefined when there is none: one read, without the touch
+   * and the deliveries of {@link snapshot}, for a rollout batch counting where its many pairs stand.
+   */
+  async statusOf(id: string, owner: string): Promise<RunStatus | undefined> {
+    const stored = await this.#store.snapshot(id);
+    return stored?.owner === owner ? stored.snapshot.status : undefined;
+  }
+
   /** `owner`'s runs, newest first; a cursor naming no run of theirs is a 400. */
   async list(owner: string, query: RunListQuery): Promise<RunPage> {
     const page = await this.#store.list(owner, query);
