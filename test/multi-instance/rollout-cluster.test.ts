@@ -86,5 +86,7 @@ describe('a rollout batch on a cluster', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
-  });
+    // Three instances, a lease to run out and 60 episodes twice (here and local): 14-21 s alone, over 30 s
+    // beside a dozen other files under load; as long as the other multi-instance tests get.
+  }, 90_000);
 });
