@@ -133,7 +133,12 @@ export class RunRegistry {
     this.#hashRequest = requestHasher(options.secret ?? randomBytes(32));
     this.#telemetry = options.telemetry ?? noTelemetry;
     const log = this.#telemetry.logger;
-    this.#tasks = new TaskTracker((error) => log.error({ err: error }, 'background task failed'));
+    // A task cut short by the store going away is said once by the store's connection line, not by each task.
+    this.#tasks = new TaskTracker((error) =>
+      error instanceof StoreUnavailableError
+        ? log.debug({ err: error }, 'background task stopped: the store is unavailable')
+        : log.error({ err: error }, 'background task failed'),
+    );
     this.#scheduler = new RunScheduler({
       ors: options.ors,
       models: options.models,
