@@ -9,8 +9,10 @@ import { benchHttpClient } from './benchmarks/http-client.js';
 import { benchMarkdownStreaming } from './benchmarks/markdown-streaming.js';
 import { benchOrchestratorOverhead } from './benchmarks/orchestrator-overhead.js';
 import { benchRedisStore } from './benchmarks/redis-store.js';
+import { benchRolloutService } from './benchmarks/rollout-service.js';
 import { benchRolloutThroughput } from './benchmarks/rollout-throughput.js';
 import { benchScale } from './benchmarks/scale.js';
+import { benchTelemetryOverhead } from './benchmarks/telemetry-overhead.js';
 import { benchTimeToFirstEvent } from './benchmarks/time-to-first-event.js';
 import { type BenchChild, startBenchChild } from './support/bench-child.js';
 import type { BenchContext, BenchResult } from './support/bench-result.js';
@@ -29,6 +31,8 @@ const BENCHMARKS: ReadonlyArray<{ id: string; run: (ctx: BenchContext) => Promis
   { id: 'cold-start', run: benchColdStart },
   { id: 'redis', run: benchRedisStore },
   { id: 'markdown', run: benchMarkdownStreaming },
+  { id: 'telemetry', run: benchTelemetryOverhead },
+  { id: 'rollout-service', run: benchRolloutService },
   { id: 'every-core', run: benchEveryCore },
 ];
 

@@ -23,7 +23,7 @@ const SERVE_TARGET = 1.5;
 const SCALE_MODEL = 'openai:solve-in-5-after-50ms';
 
 /**
- * Benchmark 11 (issue 27, "every core"): what `--workers 2` gives on this machine.
+ * Benchmark 13 (issue 27, "every core"): what `--workers 2` gives on this machine.
  * - Rollouts: `generateRollouts` at 256 episodes in flight, in this thread (`--workers 1`) and in two
  *   worker threads (`--workers 2`), beside the single-threaded hand-written loop on `node:http`
  *   keep-alive playing the same one-turn episodes against the same fakes.
@@ -34,7 +34,7 @@ export async function benchEveryCore(ctx: BenchContext): Promise<BenchResult> {
   const rollouts = await rolloutRows(ctx);
   const serve = await serveRows(ctx);
   return {
-    title: '11. Every core',
+    title: '13. Every core',
     method:
       `Rollouts: ${rollouts.episodes} one-turn episodes (one model call answered after ${LATENCY_MS} ms, one tool call) at ` +
       `${CONCURRENCY} in flight, through \`generateRollouts\` (records and manifest written) with \`workers\` unset and with two ` +

@@ -2,7 +2,6 @@ import cluster from 'node:cluster';
 import { ConfigError, loadConfig } from '../config/index.js';
 import { startRunbridge } from '../main.js';
 import { redactedUrl } from '../store/open-run-store.js';
-import { lineLog } from './line-log.js';
 import { nextStopSignal } from './on-stop-signal.js';
 import { parseFlags } from './parse-flags.js';
 import { drainRequested, reportListening, runServeCluster } from './serve-cluster.js';
@@ -49,7 +48,7 @@ export async function serveCommand(args: string[]): Promise<number> {
   if (inCluster && cluster.isPrimary) return runServeCluster(config, (text) => process.stdout.write(text));
   // In a worker of the cluster the primary speaks for all: it prints one banner and the shutdown lines.
   const say = inCluster ? () => undefined : (text: string) => process.stdout.write(text);
-  const bridge = await startRunbridge({ config, log: lineLog(config.logLevel === 'debug') });
+  const bridge = await startRunbridge({ config });
   const auth = config.apiKeys.length > 0 ? ` -H 'Authorization: Bearer <key>'` : '';
   // The example names the environment requests play by default, so that copying it works.
   const body = bridge.defaultEnv === undefined ? '{}' : JSON.stringify({ env: bridge.defaultEnv });

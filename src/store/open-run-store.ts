@@ -1,13 +1,17 @@
 import { customAlphabet } from 'nanoid';
 import type { Config } from '../config/index.js';
+import type { RolloutBatchStore } from '../rollouts/rollout-batch-store.js';
 import type { RunStore, StoreLimits } from '../runs/run-store.js';
 import { StoreUnavailableError } from '../runs/store-unavailable-error.js';
+import type { Logger } from '../telemetry/logger.js';
 import type { WebhookOutbox } from '../webhooks/webhook-outbox.js';
+import { MemoryRolloutStore } from './memory/memory-rollout-store.js';
 import { MemoryRunStore } from './memory/memory-run-store.js';
 import { MemoryWebhookOutbox } from './memory/memory-webhook-outbox.js';
 import { RedisConnection } from './redis/redis-connection.js';
 import { RedisKeys } from './redis/redis-keys.js';
-import { RedisRunStore } from './redis/redis-run-store.js';
+import { RedisRolloutStore } from './redis/redis-rollout-store.js';
+import { EXPIRY_MARGIN_MS, RedisRunStore } from './redis/redis-run-store.js';
 import { RedisWebhookOutbox } from './redis/redis-webhook-outbox.js';
 import { SealedSecrets } from './redis/sealed-secrets.js';
 import { SharedSecret } from './redis/shared-secret.js';
@@ -41,6 +45,8 @@ export interface OpenedStore {
   instance: string | undefined;
   /** Where webhook deliveries wait: beside the runs, in memory or in the same Redis. */
   outbox: WebhookOutbox;
+  /** Where the service's rollout batches live: beside the runs, in memory or in the same Redis. */
+  rollouts: RolloutBatchStore;
 }
 
 /**
@@ -48,10 +54,7 @@ export interface OpenedStore {
  * Redis, start-up waits for it (30 s at most, then stops with a message that says so), and the
  * instances' shared secret is `RUNBRIDGE_SECRET` or, when that is not set, one kept in Redis.
  */
-export async function openRunStore(
-  config: Config,
-  log: (message: string, error?: unknown) => void,
-): Promise<OpenedStore> {
+export async function openRunStore(config: Config, log: Logger): Promise<OpenedStore> {
   const configured = config.secret === undefined ? undefined : Buffer.from(config.secret, 'utf8');
   if (config.redisUrl === undefined) {
     return {
@@ -59,6 +62,7 @@ export async function openRunStore(
       secret: configured,
       instance: undefined,
       outbox: new MemoryWebhookOutbox(config.retentionMs),
+      rollouts: new MemoryRolloutStore(),
     };
   }
   const connection = new RedisConnection(config.redisUrl, { commandTimeoutMs: config.redisCommandTimeoutMs });
@@ -71,6 +75,16 @@ export async function openRunStore(
       error,
     );
   }
+  // Losing Redis, and finding it again, are what an operator looks for first when runs stall.
+  // Each failed reconnection closes again: only the changes are logged.
+  const redis = redactedUrl(config.redisUrl);
+  let wasUp = true;
+  connection.onStateChange((up) => {
+    if (up === wasUp) return;
+    wasUp = up;
+    if (up) log.info({ redis }, 'Redis connection restored');
+    else log.error({ redis }, 'Redis connection lost; reconnecting');
+  });
   const keys = new RedisKeys(config.redisPrefix);
   const shared = configured === undefined ? await SharedSecret.open(connection, keys, log) : undefined;
   const secret = configured ?? shared!.value;
@@ -86,7 +100,13 @@ export async function openRunStore(
     ...(shared === undefined ? {} : { sharedSecret: shared }),
     log,
   });
-  return { store, secret, instance, outbox: new RedisWebhookOutbox(connection, keys, config.retentionMs) };
+  return {
+    store,
+    secret,
+    instance,
+    outbox: new RedisWebhookOutbox(connection, keys, config.retentionMs),
+    rollouts: new RedisRolloutStore({ connection, keys, expireMs: config.retentionMs + EXPIRY_MARGIN_MS }),
+  };
 }
 
 /** The URL without its password, for messages. */

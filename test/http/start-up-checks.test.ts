@@ -2,6 +2,7 @@ import { once } from 'node:events';
 import { type AddressInfo, createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/config/index.js';
+import { captureLog } from '../support/captured-log.js';
 import { startTestBridge } from '../support/start-test-bridge.js';
 
 /** What start-up checks before the bridge listens (docs/configuration.md). */
@@ -29,12 +30,15 @@ describe('start-up', () => {
     await once(closed, 'listening');
     const { port } = closed.address() as AddressInfo;
     await new Promise((resolve) => closed.close(resolve));
-    const logged: string[] = [];
+    const log = captureLog('warn');
     const bridge = await startTestBridge(
       { ORS_URL: `http://127.0.0.1:${port}`, RUNBRIDGE_DEFAULT_ENV: 'anything' },
-      { log: (message) => logged.push(message) },
+      { logger: log.logger },
     );
     await bridge.shutdown();
-    expect(logged).toEqual(['Starting without the ORS server (RUNBRIDGE_DEFAULT_ENV=anything was not checked):']);
+    expect(log.messages()).toEqual([
+      'Starting without the ORS server (RUNBRIDGE_DEFAULT_ENV=anything was not checked)',
+    ]);
+    expect(log.lines()[0]?.err).toMatchObject({ code: 'ors_unavailable' });
   }, 30_000);
 });
