@@ -102,6 +102,6 @@ describe('runbridge rollout --server', () => {
     expect(bad.err()).toMatch(/out of range/);
     const retry = testIo({ RUNBRIDGE_API_KEY: KEY });
     expect(await runRolloutCommand([...args(file), '--retry-failed'], retry.io)).toBe(2);
-    expect(retry.err()).toMatch(/--retry-failed and --ors-url apply to a batch played here/);
+    expect(retry.err()).toMatch(/--retry-failed, --ors-url and --workers apply to a batch played here/);
   });
 });
