@@ -149,12 +149,13 @@ export class RolloutWorkerPool {
               }),
             );
             return;
-          case 'played': {
-            const pending = thread.pending.get(message.id);
-            thread.pending.delete(message.id);
-            pending?.resolve(message.record);
+          case 'played':
+            for (const { id, record } of message.records) {
+              const pending = thread.pending.get(id);
+              thread.pending.delete(id);
+              pending?.resolve(JSON.parse(record) as EpisodeRecord);
+            }
             return;
-          }
           case 'closed':
             return;
         }

@@ -28,6 +28,11 @@ try {
 }
 
 const inFlight = new Map<number, AbortController>();
+let played: Array<{ id: number; record: string }> = [];
+const sendPlayed = () => {
+  post({ kind: 'played', records: played });
+  played = [];
+};
 port.on('message', (message: ToWorker) => {
   switch (message.kind) {
     case 'play': {
@@ -35,7 +40,8 @@ port.on('message', (message: ToWorker) => {
       inFlight.set(message.id, controller);
       void playRolloutEpisode(runtime, message.episode, controller.signal).then((record) => {
         inFlight.delete(message.id);
-        post({ kind: 'played', id: message.id, record });
+        if (played.length === 0) setImmediate(sendPlayed);
+        played.push({ id: message.id, record: JSON.stringify(record) });
       });
       return;
     }
