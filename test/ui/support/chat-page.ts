@@ -2,7 +2,7 @@ import { mkdir, readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import type { Page, Request } from 'playwright-core';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { type LaunchedChromium, launchChromium } from '../../support/launch-chromium.js';
 import { startTestBridge, type TestBridge } from '../../support/start-test-bridge.js';
 import { buildPage } from './build-page.js';
@@ -48,6 +48,50 @@ export async function startChatPageRig(
   }
 }
 
+/** A {@link ChatPageRig} the tests of one `describe` share, read once its `beforeAll` started it. */
+export interface SharedChatPageRig {
+  readonly bridge: TestBridge;
+  readonly browser: LaunchedChromium;
+  /** The folder of the build, for more bridges serving the same page. */
+  readonly uiDir: string;
+  /** Opens the chat page of the rig's bridge in a new tab, as {@link openChatPage} does. */
+  open(options?: OpenChatPageOptions): Promise<ChatTab>;
+}
+
+type RigOptions = Parameters<typeof startChatPageRig>[1];
+
+/**
+ * Starts a {@link ChatPageRig} before the tests of the enclosing `describe` and stops it after them.
+ * `options` may be a function, called in that `beforeAll`, for options made of what an earlier
+ * `beforeAll` started (a server the page must not call, say).
+ */
+export function useChatPageRig(
+  env: Record<string, string> = {},
+  options: RigOptions | (() => RigOptions) = {},
+): SharedChatPageRig {
+  let rig: ChatPageRig | undefined;
+  const started = (): ChatPageRig => {
+    if (!rig) throw new Error('the chat page rig is read before its beforeAll started it');
+    return rig;
+  };
+  beforeAll(async () => {
+    rig = await startChatPageRig(env, typeof options === 'function' ? options() : options);
+  });
+  afterAll(() => rig?.stop());
+  return {
+    get bridge() {
+      return started().bridge;
+    },
+    get browser() {
+      return started().browser;
+    },
+    get uiDir() {
+      return started().uiDir;
+    },
+    open: (opening) => openChatPage(started().browser, started().bridge.url, opening),
+  };
+}
+
 /** One open tab of the chat page and what it did. */
 export interface ChatTab {
   tab: Page;
@@ -57,6 +101,14 @@ export interface ChatTab {
   requests: Request[];
   /** Requests to anywhere but the bridge that served the page: there must be none. */
   foreign: string[];
+}
+
+/** Where {@link openChatPage} opens the page, in a window of what size, and what errors it lets pass. */
+export interface OpenChatPageOptions {
+  hash?: string;
+  width?: number;
+  height?: number;
+  allowErrorAnswers?: boolean;
 }
 
 /**
@@ -69,7 +121,7 @@ export interface ChatTab {
 export async function openChatPage(
   browser: LaunchedChromium,
   origin: string,
-  options: { hash?: string; width?: number; height?: number; allowErrorAnswers?: boolean } = {},
+  options: OpenChatPageOptions = {},
 ): Promise<ChatTab> {
   const tab = await browser.context.newPage();
   await tab.setViewportSize({ width: options.width ?? 1280, height: options.height ?? 860 });
