@@ -5,7 +5,16 @@ import type { RunEvent, RunEventOf } from '../../src/protocol/run-events.js';
 import { assertEventOrder } from '../../src/protocol/verify-event-order.js';
 import { startTestBridge, type TestBridge } from '../support/start-test-bridge.js';
 import { createTestEnvironment } from '../support/test-environment.js';
-import { decide, eventsMatching, ofType, recordingProvider, type Sent, snapshotOf, textOf } from './hitl-support.js';
+import {
+  decide,
+  echo,
+  eventsMatching,
+  ofType,
+  recordingProvider,
+  type Sent,
+  snapshotOf,
+  textOf,
+} from './hitl-support.js';
 
 /**
  * Tool approvals over HTTP (docs/protocol.md §7): a listed call waits for a decision, the run shows
@@ -13,11 +22,6 @@ import { decide, eventsMatching, ofType, recordingProvider, type Sent, snapshotO
  * the decision; approve runs it (with edited arguments, if any), deny answers the model instead, the
  * timeout decides `on_timeout`, the first decision wins.
  */
-
-const echo = (text: string, extra: Record<string, unknown> = {}) => ({
-  name: 'echo',
-  arguments: JSON.stringify({ text, ...extra }),
-});
 
 const sent: Sent = [];
 const test = createTestEnvironment('hitl');

@@ -5,6 +5,7 @@ import { assertEventOrder } from '../../src/protocol/verify-event-order.js';
 import {
   chatProvider,
   decide,
+  echo,
   eventsMatching,
   ofType,
   postJson,
@@ -23,7 +24,6 @@ import { useTwoBridgesOnRedis } from '../support/two-bridges-on-redis.js';
  * store's control path and answers with what the executing instance wrote.
  */
 
-const echo = (text: string) => ({ name: 'echo', arguments: JSON.stringify({ text }) });
 const sent: Sent = [];
 const test = createTestEnvironment('hitl');
 const instances = useTwoBridgesOnRedis(
