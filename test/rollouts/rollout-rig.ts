@@ -1,6 +1,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
 import { builtinEnvironments } from '../../adapters/environments/builtin-environments.js';
 import { createOfflineProvider } from '../../adapters/models/offline/offline-provider.js';
 import { ModelError } from '../../src/errors.js';
@@ -38,6 +39,37 @@ export async function startRolloutRig(): Promise<RolloutRig> {
       await server.close();
       rmSync(dir, { recursive: true, force: true });
     },
+  };
+}
+
+/**
+ * Starts a {@link RolloutRig} before the tests of the enclosing `describe` and closes it after them;
+ * its parts are read inside the tests, once it started.
+ */
+export function useRolloutRig(): Omit<RolloutRig, 'close'> {
+  let rig: RolloutRig | undefined;
+  const started = (): RolloutRig => {
+    if (!rig) throw new Error('the rollout rig is read before its beforeAll started it');
+    return rig;
+  };
+  beforeAll(async () => {
+    rig = await startRolloutRig();
+  });
+  afterAll(() => rig?.close());
+  return {
+    get server() {
+      return started().server;
+    },
+    get url() {
+      return started().url;
+    },
+    get ors() {
+      return started().ors;
+    },
+    get dir() {
+      return started().dir;
+    },
+    path: (name) => started().path(name),
   };
 }
 
