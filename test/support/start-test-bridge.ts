@@ -1,3 +1,4 @@
+import { afterAll, beforeAll } from 'vitest';
 import { createOfflineProvider } from '../../adapters/models/offline/offline-provider.js';
 import { loadConfig } from '../../src/config/index.js';
 import { type Runbridge, type StartOptions, startBridge } from '../../src/main.js';
@@ -62,4 +63,23 @@ export async function startTestBridge(
       return runEventsOf(response.body);
     },
   };
+}
+
+/**
+ * Starts a bridge as {@link startTestBridge} does before the tests of the enclosing `describe` (or
+ * file) and shuts it down after them. What it returns stands for that bridge: each property read goes
+ * to the bridge started, so tests use it as they would the bridge itself, once the `beforeAll` ran.
+ */
+export function useTestBridge(...args: Parameters<typeof startTestBridge>): TestBridge {
+  let bridge: TestBridge | undefined;
+  beforeAll(async () => {
+    bridge = await startTestBridge(...args);
+  });
+  afterAll(() => bridge?.shutdown());
+  return new Proxy({} as TestBridge, {
+    get(_target, key) {
+      if (!bridge) throw new Error(`bridge.${String(key)} is read before the beforeAll of useTestBridge started it`);
+      return Reflect.get(bridge, key);
+    },
+  });
 }
