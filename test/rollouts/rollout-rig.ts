@@ -1,7 +1,6 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll } from 'vitest';
 import { builtinEnvironments } from '../../adapters/environments/builtin-environments.js';
 import { createOfflineProvider } from '../../adapters/models/offline/offline-provider.js';
 import { ModelError } from '../../src/errors.js';
@@ -11,6 +10,7 @@ import { createOrsServer, type OrsServer } from '../../src/ors/server/create-ors
 import { type RolloutManifest, RolloutManifestSchema } from '../../src/rollouts/rollout-manifest.js';
 import { rolloutKey } from '../../src/rollouts/rollout-plan.js';
 import { type TrajectoryRecord, TrajectoryRecordSchema } from '../../src/rollouts/trajectory-schema.js';
+import { useStarted } from '../support/use-started.js';
 
 /** The built-in ORS server on loopback, a client of it, and a scratch folder for rollout files. */
 export interface RolloutRig {
@@ -44,33 +44,10 @@ export async function startRolloutRig(): Promise<RolloutRig> {
 
 /**
  * Starts a {@link RolloutRig} before the tests of the enclosing `describe` and closes it after them;
- * its parts are read inside the tests, once it started.
+ * what it returns stands for the rig ({@link useStarted}).
  */
-export function useRolloutRig(): Omit<RolloutRig, 'close'> {
-  let rig: RolloutRig | undefined;
-  const started = (): RolloutRig => {
-    if (!rig) throw new Error('the rollout rig is read before its beforeAll started it');
-    return rig;
-  };
-  beforeAll(async () => {
-    rig = await startRolloutRig();
-  });
-  afterAll(() => rig?.close());
-  return {
-    get server() {
-      return started().server;
-    },
-    get url() {
-      return started().url;
-    },
-    get ors() {
-      return started().ors;
-    },
-    get dir() {
-      return started().dir;
-    },
-    path: (name) => started().path(name),
-  };
+export function useRolloutRig(): RolloutRig {
+  return useStarted('the rollout rig', startRolloutRig, (rig) => rig.close());
 }
 
 /** The offline model without token delays. */

@@ -1,10 +1,10 @@
-import { afterAll, beforeAll } from 'vitest';
 import { createOfflineProvider } from '../../adapters/models/offline/offline-provider.js';
 import { loadConfig } from '../../src/config/index.js';
 import { type Runbridge, type StartOptions, startBridge } from '../../src/main.js';
 import type { RunEvent } from '../../src/protocol/run-events.js';
 import type { RunRegistry } from '../../src/runs/run-registry.js';
 import { runEventsOf } from './run-events-of.js';
+import { useStarted } from './use-started.js';
 
 export interface TestBridge extends Runbridge {
   /** The runs the bridge holds, to look inside it. */
@@ -67,19 +67,12 @@ export async function startTestBridge(
 
 /**
  * Starts a bridge as {@link startTestBridge} does before the tests of the enclosing `describe` (or
- * file) and shuts it down after them. What it returns stands for that bridge: each property read goes
- * to the bridge started, so tests use it as they would the bridge itself, once the `beforeAll` ran.
+ * file) and shuts it down after them; what it returns stands for that bridge ({@link useStarted}).
  */
 export function useTestBridge(...args: Parameters<typeof startTestBridge>): TestBridge {
-  let bridge: TestBridge | undefined;
-  beforeAll(async () => {
-    bridge = await startTestBridge(...args);
-  });
-  afterAll(() => bridge?.shutdown());
-  return new Proxy({} as TestBridge, {
-    get(_target, key) {
-      if (!bridge) throw new Error(`bridge.${String(key)} is read before the beforeAll of useTestBridge started it`);
-      return Reflect.get(bridge, key);
-    },
-  });
+  return useStarted(
+    'the bridge',
+    () => startTestBridge(...args),
+    (bridge) => bridge.shutdown(),
+  );
 }

@@ -2,9 +2,10 @@ import { mkdir, readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import type { Page, Request } from 'playwright-core';
-import { afterAll, beforeAll, expect } from 'vitest';
+import { expect } from 'vitest';
 import { type LaunchedChromium, launchChromium } from '../../support/launch-chromium.js';
 import { startTestBridge, type TestBridge } from '../../support/start-test-bridge.js';
+import { useStarted } from '../../support/use-started.js';
 import { buildPage } from './build-page.js';
 
 /**
@@ -19,6 +20,8 @@ export interface ChatPageRig {
   /** The folder of the build, for more bridges serving the same page. */
   uiDir: string;
   browser: LaunchedChromium;
+  /** Opens the chat page of the rig's bridge in a new tab, as {@link openChatPage} does. */
+  open(options?: OpenChatPageOptions): Promise<ChatTab>;
   /** Closes the browser, shuts the bridge down and removes the build. */
   stop(): Promise<void>;
 }
@@ -41,55 +44,32 @@ export async function startChatPageRig(
     stops.push(() => bridge.shutdown());
     const browser = await launchChromium();
     stops.push(() => browser.close());
-    return { bridge, uiDir: page.dir, browser, stop };
+    return { bridge, uiDir: page.dir, browser, open: (options) => openChatPage(browser, bridge.url, options), stop };
   } catch (error) {
     await stop();
     throw error;
   }
 }
 
-/** A {@link ChatPageRig} the tests of one `describe` share, read once its `beforeAll` started it. */
-export interface SharedChatPageRig {
-  readonly bridge: TestBridge;
-  readonly browser: LaunchedChromium;
-  /** The folder of the build, for more bridges serving the same page. */
-  readonly uiDir: string;
-  /** Opens the chat page of the rig's bridge in a new tab, as {@link openChatPage} does. */
-  open(options?: OpenChatPageOptions): Promise<ChatTab>;
-}
-
 type RigOptions = Parameters<typeof startChatPageRig>[1];
 
+/** A value, or a function that makes it when it is needed. */
+type Later<T> = T | (() => T);
+
+const made = <T>(value: Later<T>): T => (typeof value === 'function' ? (value as () => T)() : value);
+
 /**
- * Starts a {@link ChatPageRig} before the tests of the enclosing `describe` and stops it after them.
- * `options` may be a function, called in that `beforeAll`, for options made of what an earlier
- * `beforeAll` started (a server the page must not call, say).
+ * Starts a {@link ChatPageRig} before the tests of the enclosing `describe` and stops it after them;
+ * what it returns stands for the rig ({@link useStarted}). `env` and `options` may be functions, called
+ * in that `beforeAll`, when they are made of what an earlier `beforeAll` started (a server the page
+ * must not call, a receiver of traces).
  */
-export function useChatPageRig(
-  env: Record<string, string> = {},
-  options: RigOptions | (() => RigOptions) = {},
-): SharedChatPageRig {
-  let rig: ChatPageRig | undefined;
-  const started = (): ChatPageRig => {
-    if (!rig) throw new Error('the chat page rig is read before its beforeAll started it');
-    return rig;
-  };
-  beforeAll(async () => {
-    rig = await startChatPageRig(env, typeof options === 'function' ? options() : options);
-  });
-  afterAll(() => rig?.stop());
-  return {
-    get bridge() {
-      return started().bridge;
-    },
-    get browser() {
-      return started().browser;
-    },
-    get uiDir() {
-      return started().uiDir;
-    },
-    open: (opening) => openChatPage(started().browser, started().bridge.url, opening),
-  };
+export function useChatPageRig(env: Later<Record<string, string>> = {}, options: Later<RigOptions> = {}): ChatPageRig {
+  return useStarted(
+    'the chat page rig',
+    () => startChatPageRig(made(env), made(options)),
+    (rig) => rig.stop(),
+  );
 }
 
 /** One open tab of the chat page and what it did. */
