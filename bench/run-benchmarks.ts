@@ -10,6 +10,7 @@ import { benchOrchestratorOverhead } from './benchmarks/orchestrator-overhead.js
 import { benchRedisStore } from './benchmarks/redis-store.js';
 import { benchRolloutThroughput } from './benchmarks/rollout-throughput.js';
 import { benchScale } from './benchmarks/scale.js';
+import { benchTelemetryOverhead } from './benchmarks/telemetry-overhead.js';
 import { benchTimeToFirstEvent } from './benchmarks/time-to-first-event.js';
 import { type BenchChild, startBenchChild } from './support/bench-child.js';
 import type { BenchContext, BenchResult } from './support/bench-result.js';
@@ -28,6 +29,7 @@ const BENCHMARKS: ReadonlyArray<{ id: string; run: (ctx: BenchContext) => Promis
   { id: 'cold-start', run: benchColdStart },
   { id: 'redis', run: benchRedisStore },
   { id: 'markdown', run: benchMarkdownStreaming },
+  { id: 'telemetry', run: benchTelemetryOverhead },
 ];
 
 const USAGE = `npm run bench -- [--quick] [--only id,id] [--out FILE]

@@ -8,7 +8,9 @@ try {
   cli = await import(CLI.href);
 } catch (error) {
   if (error?.code === 'ERR_MODULE_NOT_FOUND' && error.url === CLI.href) {
-    process.stderr.write('runbridge: the compiled CLI (dist/) is missing; in a clone of the repository, run `npm run build` (or `npm start`, which builds first).\n');
+    process.stderr.write(
+      'runbridge: the compiled CLI (dist/) is missing; in a clone of the repository, run `npm run build` (or `npm start`, which builds first).\n',
+    );
     process.exit(1);
   }
   throw error;

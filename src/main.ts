@@ -7,7 +7,6 @@ import { createAnthropicProvider } from '../adapters/models/anthropic/anthropic-
 import { createOfflineProvider } from '../adapters/models/offline/offline-provider.js';
 import { createOpenAiChatProvider } from '../adapters/models/openai-chat/openai-chat-provider.js';
 import { createOpenAiResponsesProvider } from '../adapters/models/openai-responses/openai-responses-provider.js';
-import { lineLog } from './commands/line-log.js';
 import { type Config, ConfigError } from './config/index.js';
 import { NotFoundError } from './errors.js';
 import { limitConnectionsPerAddress } from './http/address-connections.js';
@@ -26,6 +25,10 @@ import type { EpisodeCaps } from './protocol/episode-caps.js';
 import { EnvCatalog } from './runs/env-catalog.js';
 import { RunRegistry } from './runs/run-registry.js';
 import { type OpenedStore, openRunStore } from './store/open-run-store.js';
+import { createLogger } from './telemetry/create-logger.js';
+import { createTelemetry } from './telemetry/create-telemetry.js';
+import type { Logger } from './telemetry/logger.js';
+import { tracingSettings } from './telemetry/otel-tracing.js';
 import { WebhookDispatcher } from './webhooks/webhook-dispatcher.js';
 
 /** What {@link startRunbridge} needs: a validated configuration (see `loadConfig`), and optional replacements for tests and embedding. */
@@ -42,8 +45,11 @@ export interface StartOptions {
   environments?: AnyEnvironment[];
   /** The folder of the built chat page to serve at `/`; default `dist/ui/` (tests serve a fresh build of the sources). */
   uiDir?: string;
-  /** Where operational messages and unexpected errors go; default one line each on stderr (whole errors at `RUNBRIDGE_LOG_LEVEL=debug`). */
-  log?: (message: string, error?: unknown) => void;
+  /**
+   * Where the log lines go (docs/operations.md#logs); default pino on stderr as `RUNBRIDGE_LOG_LEVEL`
+   * and `RUNBRIDGE_LOG_FORMAT` say (whole errors only at `debug`).
+   */
+  logger?: Logger;
 }
 
 /** A running bridge. */
@@ -79,7 +85,7 @@ export async function startRunbridge(options: StartOptions): Promise<Runbridge> 
  */
 export async function startBridge(options: StartOptions): Promise<{ bridge: Runbridge; registry: RunRegistry }> {
   const { config } = options;
-  const log = options.log ?? lineLog(config.logLevel === 'debug');
+  const log = options.logger ?? createLogger({ level: config.logLevel, format: config.logFormat });
   const keyless = keylessExposures(config);
   if (keyless.length > 0) throw new ConfigError(keyless);
 
@@ -107,14 +113,21 @@ export async function startBridge(options: StartOptions): Promise<{ bridge: Runb
     await orsServer?.close();
     throw error;
   }
-  const { store, secret, outbox } = opened;
+  const { store, secret, outbox, instance } = opened;
+  const telemetry = createTelemetry({
+    logger: log,
+    metrics: config.metrics.enabled,
+    tracing: tracingSettings(config.tracing),
+    ...(instance === undefined ? {} : { instance }),
+  });
   const registry = new RunRegistry({
     ors,
     models,
     store,
     catalog,
-    webhooks: new WebhookDispatcher({ outbox, settings: config.webhooks, log }),
-    log,
+    webhooks: new WebhookDispatcher({ outbox, settings: config.webhooks, log, metrics: telemetry.metrics }),
+    telemetry,
+    ...(config.tracing.traceUrl === undefined ? {} : { traceUrl: config.tracing.traceUrl }),
     ...(secret ? { secret } : {}),
     sweepMs: config.sweepMs,
     limits: {
@@ -126,6 +139,7 @@ export async function startBridge(options: StartOptions): Promise<{ bridge: Runb
       caps: episodeCaps(config),
     },
   });
+  telemetry.metrics.countQueued(async () => (await registry.stats()).queued);
 
   const shutdownController = new AbortController();
   // Every open event stream and waiting request listens for the shutdown: as many listeners as clients.
@@ -141,7 +155,11 @@ export async function startBridge(options: StartOptions): Promise<{ bridge: Runb
     config: { ...config, store: config.redisUrl === undefined ? 'memory' : 'redis' },
     shutdownSignal: shutdownController.signal,
     now: Date.now,
-    log: (error) => log('request failed:', error),
+    telemetry,
+    metricsAuthenticator: new Authenticator([
+      ...config.apiKeys,
+      ...(config.metrics.token === undefined ? [] : [config.metrics.token]),
+    ]),
   });
   // Node answers a request without a Host header with a bare 400 before the app sees it; the bridge
   // never routes by Host, so such a request is served (or refused) like any other, with our error body.
@@ -171,6 +189,7 @@ export async function startBridge(options: StartOptions): Promise<{ bridge: Runb
     // ORS server's socket and the registry's sweep would keep the process alive after the error.
     await registry.shutdown(0);
     await orsServer?.close();
+    await telemetry.shutdown();
     if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
       throw new ConfigError([
         `PORT=${config.port}: ${config.host}:${config.port} is already in use (EADDRINUSE); ` +
@@ -185,11 +204,15 @@ export async function startBridge(options: StartOptions): Promise<{ bridge: Runb
   let stopping: Promise<void> | undefined;
   const shutdown = (): Promise<void> =>
     (stopping ??= (async () => {
+      const running = registry.localStats().running;
+      log.info({ running, grace_ms: config.shutdownGraceMs }, 'shutting down: no new runs; running ones may finish');
       await registry.shutdown(config.shutdownGraceMs);
       await waitForSubscribers(registry, FLUSH_MS);
       shutdownController.abort();
       await closeServer(server);
       await orsServer?.close();
+      log.info('shut down');
+      await telemetry.shutdown();
     })());
 
   return { bridge: { url: `http://${host}:${address.port}`, orsUrl, orsServer, defaultEnv, shutdown }, registry };
@@ -227,7 +250,7 @@ async function checkDefaultEnv(
   catalog: EnvCatalog,
   orsUrl: string,
   configured: string | undefined,
-  log: (message: string, error?: unknown) => void,
+  log: Logger,
 ): Promise<string | undefined> {
   try {
     if (configured === undefined) return await catalog.defaultEnv();
@@ -238,11 +261,11 @@ async function checkDefaultEnv(
       const named = configured === undefined ? 'The default environment' : `RUNBRIDGE_DEFAULT_ENV=${configured}`;
       throw new ConfigError([`${named}: the ORS server at ${orsUrl} says: ${error.message}`]);
     }
-    log(
+    log.warn(
+      { err: error },
       configured === undefined
-        ? 'Starting without the ORS server (the default environment is chosen once it answers):'
-        : `Starting without the ORS server (RUNBRIDGE_DEFAULT_ENV=${configured} was not checked):`,
-      error,
+        ? 'Starting without the ORS server (the default environment is chosen once it answers)'
+        : `Starting without the ORS server (RUNBRIDGE_DEFAULT_ENV=${configured} was not checked)`,
     );
     return configured;
   }

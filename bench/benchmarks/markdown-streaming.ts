@@ -10,6 +10,7 @@ import { createClient } from '../../src/client/index.js';
 import { loadConfig } from '../../src/config/index.js';
 import { startRunbridge } from '../../src/main.js';
 import type { ModelPart } from '../../src/models/model.js';
+import { createLogger } from '../../src/telemetry/create-logger.js';
 import { type LaunchedChromium, launchChromium } from '../../test/support/launch-chromium.js';
 import { cutIntoDeltas, LONG_ANSWER_LAST_LINE, longMarkdownAnswer } from '../../test/support/long-markdown.js';
 import { singleModelProvider } from '../../test/support/scripted-model.js';
@@ -220,7 +221,8 @@ async function measurePage(
         yield { type: 'finish', reason: 'stop' };
       }),
     ],
-    log: (message, error) => console.error(message, error ?? ''),
+    // Warnings and errors only: the access lines would be part of what is measured.
+    logger: createLogger({ level: 'warn', format: 'json' }),
   });
   const client = createClient({ baseUrl: bridge.url });
   try {

@@ -6,6 +6,7 @@ import { type LoopTransport, playHandWrittenEpisodes } from '../baselines/hand-w
 import { BENCH_ENV } from '../fakes/bench-environment.js';
 import { LoadClient } from '../load/load-client-api.js';
 import { type BenchContext, type BenchResult, formatNumber, formatRatio } from '../support/bench-result.js';
+import { driveApiTurns } from '../support/drive-api-turns.js';
 import { alternate, measure, median, pairedRatio } from '../support/measure.js';
 import { startBenchBridge } from '../support/start-bench-bridge.js';
 
@@ -60,19 +61,7 @@ export async function benchOrchestratorOverhead(ctx: BenchContext): Promise<Benc
       return perTurn(wallMs, cpuMs, expectTurns(value, `the hand-written loop on ${transport}`));
     };
     const variants = {
-      api: async () => {
-        const { value, cpuMs } = await measure(() =>
-          load.driveRuns({
-            baseUrl: bridge.url,
-            body: { model: `openai:${model}`, max_turns: 20 },
-            runs: episodes,
-            concurrency: 1,
-          }),
-        );
-        if (value.failed > 0)
-          throw new Error(`Orchestrator overhead: ${value.failed} runs failed, e.g. ${value.firstError}`);
-        return perTurn(value.elapsedMs, cpuMs, expectTurns(value.turns, 'the API'));
-      },
+      api: () => driveApiTurns(load, { url: bridge.url, model, episodes, turns: TURNS, what: 'Orchestrator overhead' }),
       episode: async () => {
         const { value, wallMs, cpuMs } = await measure(async () => {
           let turns = 0;

@@ -6,6 +6,7 @@ import type { RunRegistry } from '../../src/runs/run-registry.js';
 export type BenchBridge = Runbridge & { registry: RunRegistry };
 
 import type { ModelProvider } from '../../src/models/model.js';
+import { createLogger } from '../../src/telemetry/create-logger.js';
 import { BENCH_ENV } from '../fakes/bench-environment.js';
 
 /** What a benchmark bridge talks to. */
@@ -44,7 +45,8 @@ export async function startBenchBridge(options: BenchBridgeOptions): Promise<Ben
   const { bridge, registry } = await startBridge({
     config,
     providers: options.extraProviders ?? [],
-    log: (message, error) => console.error(message, error ?? ''),
+    // Warnings and errors only: the access lines would be part of what is measured.
+    logger: createLogger({ level: 'warn', format: 'json' }),
   });
   return { ...bridge, registry };
 }

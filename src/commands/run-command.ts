@@ -4,7 +4,8 @@ import { type Runbridge, startRunbridge } from '../main.js';
 import { isTerminalEvent, type RunEvent, RunEventSchema } from '../protocol/run-events.js';
 import type { RunRequestInput } from '../protocol/run-request.js';
 import { readSseEvents } from '../sse/read-sse-events.js';
-import { lineLog } from './line-log.js';
+import { createLogger } from '../telemetry/create-logger.js';
+import { silentLogger } from '../telemetry/logger.js';
 import { parseFlags } from './parse-flags.js';
 import { RunRenderer } from './run-renderer.js';
 import { TerminalPrompts } from './terminal-prompts.js';
@@ -77,7 +78,8 @@ export async function runCommand(args: string[]): Promise<number> {
     // What goes wrong reaches the person as the run's own answer, in one line; the bridge's log adds to
     // it only when asked for.
     const verbose = values.verbose === true || config.logLevel === 'debug';
-    bridge = await startRunbridge({ config, log: verbose ? lineLog(true) : () => undefined });
+    const logger = verbose ? createLogger({ level: 'debug', format: 'pretty' }) : silentLogger;
+    bridge = await startRunbridge({ config, logger });
   }
   const base = (values.server ?? bridge!.url).replace(/\/+$/, '');
   const apiKey = values['api-key'] ?? process.env.RUNBRIDGE_API_KEY;

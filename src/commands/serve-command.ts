@@ -1,7 +1,6 @@
 import { loadConfig } from '../config/index.js';
 import { startRunbridge } from '../main.js';
 import { redactedUrl } from '../store/open-run-store.js';
-import { lineLog } from './line-log.js';
 import { nextStopSignal } from './on-stop-signal.js';
 import { parseFlags } from './parse-flags.js';
 
@@ -34,7 +33,7 @@ export async function serveCommand(args: string[]): Promise<number> {
     // Start-up waits for Redis (up to 30 s): say so at once, rather than print nothing meanwhile.
     process.stdout.write(`runbridge: connecting to Redis at ${redactedUrl(config.redisUrl)}…\n`);
   }
-  const bridge = await startRunbridge({ config, log: lineLog(config.logLevel === 'debug') });
+  const bridge = await startRunbridge({ config });
   const auth = config.apiKeys.length > 0 ? ` -H 'Authorization: Bearer <key>'` : '';
   // The example names the environment requests play by default, so that copying it works.
   const body = bridge.defaultEnv === undefined ? '{}' : JSON.stringify({ env: bridge.defaultEnv });

@@ -135,3 +135,50 @@ export function oneOf<const Choice extends string>(choices: readonly Choice[], f
     default: code(fallback),
   };
 }
+
+/** One of `choices`, in any case, without a default: `undefined` when unset or blank (the loader derives one). */
+export function optionalOneOf<const Choice extends string>(choices: readonly Choice[]): Kind<Choice | undefined> {
+  return {
+    schema: optionalText
+      .transform((value) => value?.toLowerCase())
+      .pipe(z.enum(choices as [Choice, ...Choice[]], `must be one of ${choices.join(', ')}`).optional()),
+    accepts: choices.map(code).join(', '),
+    default: '—',
+  };
+}
+
+/** A bearer token of at least 16 characters, `undefined` when unset or blank; never shown in messages. */
+export function longSecret(): Kind<string | undefined> {
+  return {
+    schema: optionalText.pipe(z.string().min(16, 'must be at least 16 characters').optional()),
+    accepts: 'text, at least 16 characters',
+    default: '—',
+    secret: true,
+  };
+}
+
+/** An `http(s)` URL template holding `{trace_id}`, `undefined` when unset or blank. */
+export function traceUrlTemplate(): Kind<string | undefined> {
+  return {
+    schema: optionalText.pipe(
+      z
+        .string()
+        .refine((value) => value.includes('{trace_id}'), 'must hold {trace_id} where the trace id goes')
+        .refine(
+          (value) => /^https?:$/.test(safeProtocol(value.replaceAll('{trace_id}', '0'))),
+          'must be an http:// or https:// URL',
+        )
+        .optional(),
+    ),
+    accepts: 'an `http://` or `https://` URL holding `{trace_id}`',
+    default: '—',
+  };
+}
+
+function safeProtocol(url: string): string {
+  try {
+    return new URL(url).protocol;
+  } catch {
+    return '';
+  }
+}

@@ -7,13 +7,15 @@ import {
   bytes,
   flag,
   list,
+  longSecret,
   oneOf,
   optional,
-  optionalText,
+  optionalOneOf,
   optionalUrl,
   optionalWholeNumber,
   seconds,
   text,
+  traceUrlTemplate,
   wholeNumber,
 } from './setting-kinds.js';
 import { webhookSecret } from './webhook-secret.js';
@@ -64,8 +66,15 @@ export const settings = {
     variable: 'RUNBRIDGE_LOG_LEVEL',
     ...oneOf(['debug', 'info', 'warn', 'error'], 'info'),
     description:
-      'the least severe log line written; `debug` also writes the whole error behind a one-line message (its stack ' +
-      'and cause)',
+      'the least severe log line written; `debug` also writes the whole error behind a line (its stack and cause). ' +
+      'What is logged: [operations](operations.md#logs)',
+  }),
+  logFormat: setting({
+    variable: 'RUNBRIDGE_LOG_FORMAT',
+    ...optionalOneOf(['json', 'pretty']),
+    default: '`pretty` when stderr is a terminal, else `json`',
+    derive: (own) => own ?? (process.stderr.isTTY ? 'pretty' : 'json'),
+    description: 'log lines on stderr: one JSON object each (pino), or readable lines (pino-pretty)',
   }),
   defaultModel: setting({
     variable: 'RUNBRIDGE_MODEL',
@@ -356,10 +365,8 @@ export const settings = {
   }),
   secret: setting({
     variable: 'RUNBRIDGE_SECRET',
-    schema: optionalText.pipe(z.string().min(16, 'must be at least 16 characters').optional()),
-    accepts: 'text, at least 16 characters',
+    ...longSecret(),
     default: '— (one kept in Redis, or one per process)',
-    secret: true,
     description:
       'the same on every instance: seals stream tokens and the secrets of queued runs. Unset: one is kept in Redis ' +
       '(written by the first instance), or without Redis one per process (tokens die with it)',
@@ -403,6 +410,72 @@ export const settings = {
       description:
         'how often an instance looks for deliveries that came due (retries, and those of other instances) when ' +
         'nothing woke it sooner',
+    }),
+  },
+  metrics: {
+    enabled: setting({
+      variable: 'RUNBRIDGE_METRICS',
+      ...flag(true),
+      description:
+        '`GET /metrics` in the Prometheus text format ([operations](operations.md#metrics)); off, it is a 404 and ' +
+        'nothing is counted',
+    }),
+    token: setting({
+      variable: 'RUNBRIDGE_METRICS_TOKEN',
+      ...longSecret(),
+      description:
+        'a bearer token `GET /metrics` takes besides the API keys (for the scraper). With keys or this token set, ' +
+        '`/metrics` needs one of them; with neither, it is open on loopback like the API',
+    }),
+  },
+  tracing: {
+    endpoint: setting({
+      variable: 'OTEL_EXPORTER_OTLP_ENDPOINT',
+      ...optionalUrl('an `http://` or `https://` URL', { protocol: /^https?$/, base: true }),
+      description:
+        'an OTLP/HTTP receiver (an OpenTelemetry Collector, Jaeger, Tempo): turns tracing on, spans going to ' +
+        '`/v1/traces` under it ([operations](operations.md#traces))',
+    }),
+    tracesEndpoint: setting({
+      variable: 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT',
+      ...optionalUrl('an `http://` or `https://` URL', { protocol: /^https?$/ }),
+      description: 'the whole URL spans are posted to, instead of the one above; turns tracing on too',
+    }),
+    protocol: setting({
+      variable: 'OTEL_EXPORTER_OTLP_PROTOCOL',
+      ...oneOf(['http/protobuf', 'http/json'], 'http/protobuf'),
+      description: 'how spans are encoded (gRPC is not offered)',
+    }),
+    tracesProtocol: setting({
+      variable: 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL',
+      ...optionalOneOf(['http/protobuf', 'http/json']),
+      default: '`OTEL_EXPORTER_OTLP_PROTOCOL`',
+      derive: (own, { tracing }: { tracing: { protocol: 'http/protobuf' | 'http/json' } }) => own ?? tracing.protocol,
+      description: 'the same, for traces alone',
+    }),
+    serviceName: setting({
+      variable: 'OTEL_SERVICE_NAME',
+      ...text('runbridge'),
+      description: "the spans' `service.name`",
+    }),
+    disabled: setting({
+      variable: 'OTEL_SDK_DISABLED',
+      ...flag(false),
+      description: 'turns tracing off whatever the endpoints say',
+    }),
+    captureContent: setting({
+      variable: 'OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT',
+      ...flag(false),
+      description:
+        "records what was sent to the model and what it answered, and tools' arguments and results, on the spans; " +
+        'off, spans carry no prompt or output',
+    }),
+    traceUrl: setting({
+      variable: 'RUNBRIDGE_TRACE_URL',
+      ...traceUrlTemplate(),
+      description:
+        "a link to a run's trace, `{trace_id}` standing for its id (e.g. `https://jaeger.example/trace/{trace_id}`): " +
+        "snapshots carry it as `trace_url` and the chat page links the run's heading to it",
     }),
   },
   openai: {

@@ -1,5 +1,6 @@
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { withTraceHeaders } from './trace-headers.js';
 
 /** One request as {@link NodeHttp} sends it. */
 export interface NodeHttpInit {
@@ -56,10 +57,9 @@ export function createNodeHttp(): NodeHttp {
         if (signal?.aborted) return reject(abortError());
         const target = new URL(url);
         const secure = target.protocol === 'https:';
+        const traced = withTraceHeaders(init.headers);
         const headers =
-          init.body === undefined
-            ? init.headers
-            : { ...init.headers, 'content-length': String(Buffer.byteLength(init.body)) };
+          init.body === undefined ? traced : { ...traced, 'content-length': String(Buffer.byteLength(init.body)) };
         const agent = agents[init.reuse][secure ? 'https' : 'http'];
         let answer: IncomingMessage | undefined;
         const req = (secure ? httpsRequest : httpRequest)(target, { method: init.method, headers, agent }, (res) => {

@@ -1,6 +1,7 @@
 import type { ModelRegistry } from '../models/model-registry.js';
 import type { EnvironmentEntry, OrsHealth } from '../runs/env-catalog.js';
 import type { RunRegistry } from '../runs/run-registry.js';
+import type { Telemetry } from '../telemetry/telemetry.js';
 import type { Authenticator } from './authenticate.js';
 import type { StreamSlots } from './stream-slots.js';
 import type { UiAssets } from './ui-assets.js';
@@ -31,7 +32,10 @@ export interface AppDeps {
   /** Aborted at the very end of shutdown to cut streams whose clients stopped reading. */
   shutdownSignal: AbortSignal;
   now: () => number;
-  log: (error: unknown) => void;
+  /** Logs (the access lines, our own 500s), metrics (`GET /metrics`, open streams) and request spans. */
+  telemetry: Telemetry;
+  /** Who may read `GET /metrics` when keys or `RUNBRIDGE_METRICS_TOKEN` are set: the API keys and that token. */
+  metricsAuthenticator: Authenticator;
 }
 
 /** `ctx.state` of every authenticated request. */

@@ -4,9 +4,11 @@ import { authenticateRequest } from './authenticate-request.js';
 import { corsMiddleware } from './cors-middleware.js';
 import { errorMiddleware } from './error-middleware.js';
 import { loopbackOnly } from './loopback-only.js';
+import { observeRequests } from './observe-requests.js';
 import { chatCompletionsRoutes } from './routes/chat-completions-routes.js';
 import { environmentsRoutes } from './routes/environments-routes.js';
 import { healthRoutes, modelsRoutes } from './routes/meta-routes.js';
+import { metricsRoutes } from './routes/metrics-routes.js';
 import { runsRoutes } from './routes/runs-routes.js';
 import { schemaRoutes } from './routes/schema-routes.js';
 import { streamTokenRoutes } from './routes/stream-token-routes.js';
@@ -14,18 +16,21 @@ import { uiRoutes } from './routes/ui-routes.js';
 import { StreamTokens } from './stream-token.js';
 
 /**
- * The Koa application of the bridge: CORS (when configured), error mapping, the loopback guard (without
- * keys), then what is open to all (`/health`, the schemas, the chat page), then auth, then the API.
+ * The Koa application of the bridge: the request's id, span and access line, CORS (when configured),
+ * error mapping, the loopback guard (without keys), then what is open to all (`/health`, the schemas,
+ * the chat page), `/metrics` with its own keys, then auth, then the API.
  */
 export function createApp(deps: AppDeps): Koa<AppState> {
   const app = new Koa<AppState>();
   app.silent = true;
+  app.use(observeRequests(deps.telemetry));
   const cors = corsMiddleware(deps.config.corsOrigins);
   if (cors) app.use(cors);
-  app.use(errorMiddleware(deps.log));
+  app.use(errorMiddleware(deps.telemetry.logger));
   // Without keys, other web pages are the attackers left: no rebound names, no form posts.
   if (!deps.authenticator.required) app.use(loopbackOnly());
   app.use(healthRoutes(deps).routes());
+  app.use(metricsRoutes(deps).routes());
   // The API's own description is public, like /health: it says nothing about anyone's runs.
   app.use(schemaRoutes().routes());
   // The chat page holds no data; it asks for the key itself when the API wants one (docs/ui.md).

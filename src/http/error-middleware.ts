@@ -3,6 +3,7 @@ import type { z } from 'zod';
 import { RunbridgeError } from '../errors.js';
 import type { ErrorBodySchema } from '../protocol/api-answers.js';
 import { ERROR_CODES } from '../protocol/error-codes.js';
+import type { Logger } from '../telemetry/logger.js';
 
 /** The error body of docs/protocol.md §2. */
 export type ErrorBody = z.infer<typeof ErrorBodySchema>;
@@ -20,7 +21,8 @@ export function errorBody(error: RunbridgeError): ErrorBody {
  * text may hold internals, so it goes to the log, not the caller. After the first byte of a
  * response (an SSE stream) there is nothing to answer; the stream's own code ends it.
  */
-export function errorMiddleware(log: (error: unknown) => void) {
+export function errorMiddleware(logger: Logger) {
+  const log = (error: unknown) => logger.error({ err: error }, 'request failed');
   return async (ctx: Context, next: Next): Promise<void> => {
     try {
       await next();

@@ -2,6 +2,7 @@ import type { Context } from 'koa';
 import type { OpenedRun } from '../runs/run-store.js';
 import type { AppDeps, AppState } from './app-deps.js';
 import type { FormatOptions, StreamContext, StreamFormat } from './formats/stream-format.js';
+import { streamFormatName } from './formats/stream-formats.js';
 import { responseSignal } from './response-signal.js';
 import { streamRunEvents } from './stream-run-events.js';
 
@@ -35,6 +36,7 @@ export async function serveRunStream(
   slot: () => void = deps.streams.acquire(ctx.state.owner),
 ): Promise<void> {
   const { signal, release } = responseSignal(ctx.res, deps.shutdownSignal);
+  const closed = deps.telemetry.metrics.streamOpened(streamFormatName(format));
   try {
     ctx.respond = false;
     await streamRunEvents({
@@ -49,6 +51,7 @@ export async function serveRunStream(
       signal,
     });
   } finally {
+    closed();
     release();
     slot();
   }

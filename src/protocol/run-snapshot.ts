@@ -71,6 +71,10 @@ export const RunSnapshotSchema = z.object({
   last_seq: z.number().int(),
   /** The run's webhook and its deliveries (docs/protocol.md §9); absent when the request had none. */
   webhook: WebhookStateSchema.optional(),
+  /** The id of the run's OpenTelemetry trace; absent when the run was made while tracing was off. */
+  trace_id: z.string().optional(),
+  /** A link to that trace, from the server's `RUNBRIDGE_TRACE_URL`; absent without one. */
+  trace_url: z.string().optional(),
 });
 /** The status snapshot of a run, a fold over its event log; `GET /v1/runs/:id` answers it. */
 export type RunSnapshot = z.infer<typeof RunSnapshotSchema>;

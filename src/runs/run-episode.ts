@@ -14,6 +14,13 @@ import {
   type RunRequest,
   type Sampling,
 } from '../protocol/run-request.js';
+import { silentLogger } from '../telemetry/logger.js';
+import {
+  type ModelCallResult,
+  quietObserver,
+  type RunObserver,
+  type ToolCallResult,
+} from '../telemetry/run-observer.js';
 import { awaitApprovals, type GatedCall, heldCalls, type Verdict } from './approval-gate.js';
 import { awaitInput } from './await-input.js';
 import { CallIndexes } from './call-indexes.js';
@@ -72,7 +79,11 @@ export interface EpisodeOptions {
    */
   emit: (event: RunEventInput, detail?: EventDetail) => RunEvent;
   now?: () => number;
+  /** Hears of each model call, tool call, ORS session step and wait, for logs, metrics and traces; default none. */
+  observer?: RunObserver;
 }
+
+const QUIET = quietObserver(silentLogger);
 
 /**
  * Plays one ORS episode (docs/protocol.md §1): opens a session, reads prompt and tools, loops model turn →
@@ -98,12 +109,14 @@ class Episode {
   readonly #callIndexes = new CallIndexes();
   /** Cuts the run's secrets out of everything it writes; undefined (no work at all) without secrets. */
   readonly #redact: RunDataRedactor | undefined;
+  readonly #observer: RunObserver;
   readonly #caps: EpisodeCaps;
 
   constructor(options: EpisodeOptions) {
     this.#o = options;
     this.#now = options.now ?? Date.now;
     this.#redact = runDataRedactor(options.secrets);
+    this.#observer = options.observer ?? QUIET;
     this.#caps = { ...EPISODE_CAPS, ...options.caps };
   }
 
@@ -130,13 +143,16 @@ class Episode {
       this.#emit({ event: 'run.started', env: o.env, task: o.task, model: o.model.id });
       o.signal.throwIfAborted();
       began = true;
-      session = await this.#timed('envMs', () =>
-        o.ors.openSession({ env: o.env, task: o.task, secrets: o.secrets, signal: o.signal }),
+      const { open, signal, blocks, specs } = await this.#timed('envMs', () =>
+        this.#observer.orsSession('setup', async () => {
+          const opened = await o.ors.openSession({ env: o.env, task: o.task, secrets: o.secrets, signal: o.signal });
+          session = opened;
+          // From here on, a session that can no longer be kept alive stops the model and the tools too.
+          const signal = AbortSignal.any([o.signal, opened.lost]);
+          const [blocks, specs] = await Promise.all([opened.prompt(signal), opened.tools(signal)]);
+          return { open: opened, signal, blocks, specs };
+        }),
       );
-      // From here on, a session that can no longer be kept alive stops the model and the tools too.
-      const signal = AbortSignal.any([o.signal, session.lost]);
-      const open = session;
-      const [blocks, specs] = await this.#timed('envMs', () => Promise.all([open.prompt(signal), open.tools(signal)]));
       const messages: Message[] = [
         ...(o.instructions ? [{ role: 'system' as const, content: o.instructions }] : []),
         { role: 'user', content: blocksToContent(blocks) },
@@ -160,8 +176,8 @@ class Episode {
       end = endFromError(error, o.signal);
     } finally {
       if (session) {
-        const open = session;
-        await this.#timed('envMs', () => open.close());
+        const open: OrsSession = session;
+        await this.#timed('envMs', () => this.#observer.orsSession('teardown', () => open.close()));
       }
     }
     // Messages accepted but never read: their senders learn it before the run ends.
@@ -190,7 +206,8 @@ class Episode {
         if (o.inbox?.hasMessages) continue;
         if (o.inbox && o.inputTimeoutMs !== undefined) {
           const input = { inbox: o.inbox, emit: (event: RunEventInput) => this.#emit(event), now: this.#now };
-          if (await awaitInput(turn, signal, { ...input, timeoutMs: o.inputTimeoutMs })) continue;
+          const timeoutMs = o.inputTimeoutMs;
+          if (await this.#observer.wait('input', () => awaitInput(turn, signal, { ...input, timeoutMs }))) continue;
         }
         return 'no_tool_calls';
       }
@@ -241,12 +258,38 @@ class Episode {
     if (held.length === 0) return new Map();
     const indexes = new Map(calls.map((call) => [call.id, this.#callIndexes.announce(call.id).index]));
     const gated: GatedCall[] = held.map((entry) => ({ ...entry, callIndex: indexes.get(entry.call.id)! }));
-    const emit = (event: RunEventInput, detail?: EventDetail) => this.#emit(event, detail);
-    return awaitApprovals(gated, turn, signal, { policy: approval, inbox, emit, now: this.#now });
+    // The pending-approvals gauge follows the calls as they are held and decided, and is settled
+    // however the wait ends.
+    let pending = 0;
+    const emit = (event: RunEventInput, detail?: EventDetail) => {
+      this.#emit(event, detail);
+      const delta =
+        event.event === 'tool.approval_required' ? 1 : event.event === 'tool.approval_resolved' && pending > 0 ? -1 : 0;
+      pending += delta;
+      if (delta !== 0) this.#observer.approvals(delta);
+    };
+    try {
+      return await this.#observer.wait('approval', () =>
+        awaitApprovals(gated, turn, signal, { policy: approval, inbox, emit, now: this.#now }),
+      );
+    } finally {
+      if (pending > 0) this.#observer.approvals(-pending);
+    }
   }
 
   /** Streams one model turn, emitting its text and reasoning as they come; returns its tool calls. */
-  async #modelTurn(turn: number, signal: AbortSignal): Promise<ToolCall[]> {
+  #modelTurn(turn: number, signal: AbortSignal): Promise<ToolCall[]> {
+    const o = this.#o;
+    const call = {
+      turn,
+      model: o.model.id,
+      sampling: o.sampling ?? {},
+      messages: () => this.#fold.messages.map(messageToWire),
+    };
+    return this.#observer.modelCall(call, (result) => this.#streamTurn(turn, signal, result));
+  }
+
+  async #streamTurn(turn: number, signal: AbortSignal, result: ModelCallResult): Promise<ToolCall[]> {
     const o = this.#o;
     const started = this.#now();
     let streamedReasoning = '';
@@ -310,6 +353,12 @@ class Episode {
       this.#timing.modelMs += this.#now() - started;
     }
     const durationMs = this.#now() - started;
+    const finishReason = finish?.reason ?? (calls.length > 0 ? 'tool_calls' : 'stop');
+    result.inputTokens = usage.inputTokens;
+    result.outputTokens = usage.outputTokens;
+    result.finishReason = finishReason;
+    // Once turn.completed is folded, the conversation ends with this turn's answer.
+    result.output = () => messageToWire(this.#fold.messages.at(-1)!);
 
     const reasoningText = reasoning.length > 0 ? reasoning.map((block) => block.text).join('\n\n') : streamedReasoning;
     if (reasoningText !== '') this.#emit({ event: 'reasoning.available', text: reasoningText, turn });
@@ -317,7 +366,7 @@ class Episode {
       {
         event: 'turn.completed',
         turn,
-        finish_reason: finish?.reason ?? (calls.length > 0 ? 'tool_calls' : 'stop'),
+        finish_reason: finishReason,
         usage: {
           input_tokens: usage.inputTokens,
           output_tokens: usage.outputTokens,
@@ -349,7 +398,6 @@ class Episode {
     signal: AbortSignal,
     { approved, refused }: { approved?: Record<string, unknown> | undefined; refused?: string | undefined } = {},
   ): Promise<void> {
-    const tools = this.#fold.tools;
     const callIndex = this.#callIndexes.start(call.id);
     // An approved call runs with the arguments its approval settled on, a person's edit included.
     const parsed = approved ?? parseToolArguments(call.arguments);
@@ -362,14 +410,40 @@ class Episode {
       turn,
       call_index: callIndex,
     });
+    // What spans record (with message content on) is cut like everything the run writes.
+    const redact = this.#redact;
+    const info = { name: call.name, callId: call.id, arguments: () => redactValue(redact, parsed ?? call.arguments) };
+    await this.#observer.toolCall(info, (observed) =>
+      this.#sendTool(session, { call, turn, callIndex, parsed, refused }, signal, observed),
+    );
+  }
+
+  /** The body of {@link #toolCall}: sends the call, tells `observed` how it came out, emits `tool.completed`. */
+  async #sendTool(
+    session: OrsSession,
+    {
+      call,
+      turn,
+      callIndex,
+      parsed,
+      refused,
+    }: { call: ToolCall; turn: number; callIndex: number; parsed: ToolArguments; refused: string | undefined },
+    signal: AbortSignal,
+    observed: ToolCallResult,
+  ): Promise<void> {
+    const tools = this.#fold.tools;
     const started = this.#now();
     const result: ToolResult = { output: undefined, errorMessage: undefined };
     try {
       if (refused !== undefined) {
+        // Past the turn's cap: answered as a call to an unknown tool, never sent (docs/protocol.md §1.6).
+        observed.errorType = 'unknown_tool';
         result.errorMessage = refused;
       } else if (parsed === null) {
+        observed.errorType = 'invalid_arguments';
         result.errorMessage = `The arguments of ${call.name} are not a JSON object: ${call.arguments.slice(0, 200)}. Call the tool again with valid JSON.`;
       } else if (!tools.some((tool) => tool.name === call.name)) {
+        observed.errorType = 'unknown_tool';
         result.errorMessage = `There is no tool named "${call.name}". Available tools: ${tools.map((tool) => tool.name).join(', ')}.`;
       } else {
         const progress = { tool: call.name, tool_call_id: call.id, turn, call_index: callIndex };
@@ -378,11 +452,15 @@ class Episode {
           () => session.call(call.name, parsed, { signal }),
         );
         switch (outcome.type) {
-          case 'output':
+          case 'output': {
+            const { blocks } = outcome.output;
             result.output = outcome.output;
+            observed.output = () => redactValue(this.#redact, blocksToText(blocks));
             break;
+          }
           case 'tool_error':
           case 'server_error':
+            observed.errorType = outcome.type === 'tool_error' ? 'tool_error' : 'ors_server_error';
             result.errorMessage = outcome.error;
             break;
           case 'unknown_task':
@@ -455,6 +533,14 @@ class Episode {
       this.#timing[bucket] += this.#now() - started;
     }
   }
+}
+
+/** A tool call's arguments as an object, or null when they are not a JSON object. */
+type ToolArguments = Record<string, unknown> | null;
+
+/** `value` without the run's secrets (as is, in a run without any). */
+function redactValue<T>(redact: RunDataRedactor | undefined, value: T): T {
+  return redact ? redact.value(value) : value;
 }
 
 /** How one tool call came out: the tool's output, or why there is none. */

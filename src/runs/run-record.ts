@@ -1,5 +1,6 @@
 import type { TaskRef } from '../protocol/run-events.js';
 import type { RunRequest } from '../protocol/run-request.js';
+import type { RunTraceContext } from '../telemetry/trace-context.js';
 import { EventLog } from './event-log.js';
 
 /** What a run is made of before anything happens to it: who asked for what, and when. Plain JSON. */
@@ -14,6 +15,8 @@ export interface RunRecord {
   request: Omit<RunRequest, 'secrets'>;
   /** Epoch milliseconds. */
   createdAt: number;
+  /** The trace the run belongs to, when it was made while tracing (docs/operations.md#traces). */
+  trace?: RunTraceContext;
 }
 
 /** Characters of JSON a record holds: what the stored-bytes budget counts of it beside its log. */

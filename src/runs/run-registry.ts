@@ -8,6 +8,8 @@ import type { CancelReason, RunEventOf } from '../protocol/run-events.js';
 import type { MessageContent, RunRequest } from '../protocol/run-request.js';
 import type { RunListItem, RunSnapshot, RunStatus } from '../protocol/run-snapshot.js';
 import { isFinishedStatus } from '../protocol/run-status.js';
+import { noTelemetry } from '../telemetry/no-telemetry.js';
+import type { Telemetry } from '../telemetry/telemetry.js';
 import { approvalState, awaitApprovalOutcome } from './approval-outcome.js';
 import type { EnvCatalog } from './env-catalog.js';
 import { type RequestHasher, requestHasher } from './request-hasher.js';
@@ -37,8 +39,10 @@ export interface RunRegistryOptions {
   now?: () => number;
   /** Calls the runs' webhooks; without it a request with `webhook` is refused. */
   webhooks?: WebhookSink;
-  /** Where a background task's unexpected failure is reported; default `console.error`. */
-  log?: (message: string, error?: unknown) => void;
+  /** Logs, metrics and traces of the runs (and where a background task's unexpected failure is reported); default none. */
+  telemetry?: Telemetry;
+  /** Snapshots link to their trace with this, `{trace_id}` standing for the run's (`RUNBRIDGE_TRACE_URL`). */
+  traceUrl?: string;
   /**
    * The secret every instance shares, which keys the hashes idempotency keys are bound to (so a key
    * dedupes across instances, and a store's dump cannot be tested against guesses); default a random
@@ -112,6 +116,7 @@ export class RunRegistry {
   readonly #scheduler: RunScheduler;
   readonly #retention: RunRetention;
   readonly #hashRequest: RequestHasher;
+  readonly #telemetry: Telemetry;
   #draining = false;
 
   constructor(options: RunRegistryOptions) {
@@ -119,14 +124,16 @@ export class RunRegistry {
     this.#now = options.now ?? Date.now;
     this.#store = options.store;
     this.#hashRequest = requestHasher(options.secret ?? randomBytes(32));
-    const log = options.log ?? ((message: string, error?: unknown) => console.error(message, error));
-    this.#tasks = new TaskTracker((error) => log('background task failed:', error));
+    this.#telemetry = options.telemetry ?? noTelemetry;
+    const log = this.#telemetry.logger;
+    this.#tasks = new TaskTracker((error) => log.error({ err: error }, 'background task failed'));
     this.#scheduler = new RunScheduler({
       ors: options.ors,
       models: options.models,
       store: this.#store,
       limits: options.limits,
       tasks: this.#tasks,
+      telemetry: this.#telemetry,
       now: this.#now,
       onStart: (record, log) => options.webhooks?.watch(record, log),
     });
@@ -195,8 +202,16 @@ export class RunRegistry {
     await this.#o.webhooks.check(webhook);
   }
 
-  /** `snapshot` (or list item) with its webhook's deliveries as they stand now (docs/protocol.md §9). */
-  async #withDeliveries<View extends RunSnapshot | RunListItem>(snapshot: View): Promise<View> {
+  /**
+   * `snapshot` (or list item) with what changes apart from its log: its webhook's deliveries as they
+   * stand now (docs/protocol.md §9), and the link to its trace.
+   */
+  async #current<View extends RunSnapshot | RunListItem>(stored: View): Promise<View> {
+    const { traceUrl } = this.#o;
+    const snapshot =
+      traceUrl === undefined || stored.trace_id === undefined
+        ? stored
+        : { ...stored, trace_url: traceUrl.replaceAll('{trace_id}', stored.trace_id) };
     if (snapshot.webhook === undefined || this.#o.webhooks === undefined) return snapshot;
     return {
       ...snapshot,
@@ -215,6 +230,7 @@ export class RunRegistry {
     // Checked again after the await: the server may have begun draining meanwhile.
     if (this.#draining) throw new DrainingError();
     const { secrets, ...kept } = request;
+    const trace = this.#telemetry.captureTrace();
     const record: RunRecord = {
       id: `run_${newRunId()}`,
       owner,
@@ -223,6 +239,7 @@ export class RunRegistry {
       model,
       request: kept,
       createdAt: this.#now(),
+      ...(trace === undefined ? {} : { trace }),
     };
     const admission = await this.#scheduler.admit({
       record,
@@ -263,13 +280,13 @@ export class RunRegistry {
     const stored = await this.#store.snapshot(id);
     if (!stored || stored.owner !== owner) throw runNotFound(id);
     await this.#store.touch(id);
-    return this.#withDeliveries(stored.snapshot);
+    return this.#current(stored.snapshot);
   }
 
   /** `owner`'s runs, newest first; a cursor naming no run of theirs is a 400. */
   async list(owner: string, query: RunListQuery): Promise<RunPage> {
     const page = await this.#store.list(owner, query);
-    return { ...page, data: await Promise.all(page.data.map((snapshot) => this.#withDeliveries(snapshot))) };
+    return { ...page, data: await Promise.all(page.data.map((snapshot) => this.#current(snapshot))) };
   }
 
   /**

@@ -1,3 +1,4 @@
+import type { Logger } from '../telemetry/logger.js';
 import type { RunStore } from './run-store.js';
 
 export interface RunRetentionOptions {
@@ -5,7 +6,7 @@ export interface RunRetentionOptions {
   /** Cancels a run nobody watched or asked about within the orphan TTL. */
   cancelOrphan: (id: string) => Promise<void>;
   /** Where a sweep that failed is reported (e.g. the store is unreachable); the next sweep tries again. */
-  log: (message: string, error?: unknown) => void;
+  log: Logger;
   /** `RUNBRIDGE_SWEEP_SECONDS`: how often orphans and expired runs are swept. */
   intervalMs: number;
 }
@@ -41,7 +42,7 @@ export class RunRetention {
       const { orphans } = await this.#o.store.sweep();
       for (const id of orphans) await this.#o.cancelOrphan(id);
     } catch (error) {
-      this.#o.log('sweep failed:', error);
+      this.#o.log.warn({ err: error }, 'sweep failed');
     }
   }
 

@@ -4,7 +4,10 @@ import type { OrsClient } from '../ors/client/ors-client.js';
 import type { EpisodeCaps } from '../protocol/episode-caps.js';
 import type { CancelReason } from '../protocol/run-events.js';
 import { DEFAULT_WAIT_SECONDS } from '../protocol/run-request.js';
+import type { RunObserver, RunOutcome } from '../telemetry/run-observer.js';
+import type { Telemetry } from '../telemetry/telemetry.js';
 import type { ControlMessage, ControlOutcome } from './control-message.js';
+import type { EpisodeRecord } from './episode-record.js';
 import type { EventLog } from './event-log.js';
 import { RunCancelledError } from './run-cancelled-error.js';
 import { runEpisode } from './run-episode.js';
@@ -29,6 +32,8 @@ export interface RunSchedulerOptions {
   store: RunStore;
   limits: SchedulerLimits;
   tasks: TaskTracker;
+  /** Hears of each run's steps, for the logs, metrics and traces. */
+  telemetry: Telemetry;
   now: () => number;
   /** Hears of every run as it starts here, before its first event (the webhooks watch their events). */
   onStart?: (record: RunRecord, log: EventLog) => void;
@@ -52,7 +57,7 @@ const STORE_WAIT_MS = 5000;
  */
 export class RunScheduler {
   readonly #o: RunSchedulerOptions;
-  readonly #active = new Map<string, { controller: AbortController; inbox: RunInbox }>();
+  readonly #active = new Map<string, { controller: AbortController; inbox: RunInbox; observer: RunObserver }>();
   /** The episodes in flight (their slots free later, once the store holds their whole log). */
   readonly #episodes = new Set<Promise<unknown>>();
   /** Slots promised to runs being created (`reserve`), so two creations never take the last one. */
@@ -151,42 +156,56 @@ export class RunScheduler {
     const controller = new AbortController();
     if (cancelled) controller.abort(new RunCancelledError(cancelled));
     const inbox = new RunInbox();
+    const observer = this.#o.telemetry.observeRun({
+      id: record.id,
+      env: record.env,
+      model: record.model,
+      trace: record.trace,
+    });
     inbox.onWait((waiting) => {
       // Shutdown waits for no one: a run that waits on a person is cancelled at once.
       if (waiting && this.#stopped) this.cancel(record.id, 'shutdown');
       // The time spent waiting on a person does not count towards being orphaned.
       if (!waiting) void store.touch(record.id).catch(() => undefined);
     });
-    this.#active.set(record.id, { controller, inbox });
+    this.#active.set(record.id, { controller, inbox, observer });
     this.#o.onStart?.(record, log);
     const timeout = setTimeout(() => controller.abort(new RunCancelledError('timeout')), limits.runTimeoutMs);
     const started = now();
     const stored = store.track(record, log);
-    const episode = runEpisode({
-      ors,
-      model: models.resolve(record.model),
-      env: record.env,
-      task: record.task,
-      input: request.input,
-      instructions: request.instructions,
-      sampling: request.sampling,
-      maxTurns: request.max_turns,
-      rewardReduction: request.reward_reduction,
-      inbox,
-      approval: request.approval,
-      inputTimeoutMs: request.await_input ? (request.input_timeout_seconds ?? DEFAULT_WAIT_SECONDS) * 1000 : undefined,
-      secrets,
-      toolOutputEventChars: limits.toolOutputEventChars,
-      toolProgressMs: limits.toolProgressMs,
-      ...(limits.caps === undefined ? {} : { caps: limits.caps }),
-      signal: controller.signal,
-      emit: (event, detail) => log.append(event, detail),
-      now,
-    });
+    const episode = observer.within(() =>
+      runEpisode({
+        ors,
+        model: models.resolve(record.model),
+        env: record.env,
+        task: record.task,
+        input: request.input,
+        instructions: request.instructions,
+        sampling: request.sampling,
+        maxTurns: request.max_turns,
+        rewardReduction: request.reward_reduction,
+        inbox,
+        approval: request.approval,
+        inputTimeoutMs: request.await_input
+          ? (request.input_timeout_seconds ?? DEFAULT_WAIT_SECONDS) * 1000
+          : undefined,
+        secrets,
+        toolOutputEventChars: limits.toolOutputEventChars,
+        toolProgressMs: limits.toolProgressMs,
+        ...(limits.caps === undefined ? {} : { caps: limits.caps }),
+        signal: controller.signal,
+        emit: (event, detail) => log.append(event, detail),
+        now,
+        observer,
+      }),
+    );
     this.#episodes.add(episode);
     // Both outcomes handled here: a rejection is the tracker's to report (below), not an unhandled one.
     const forget = () => this.#episodes.delete(episode);
-    episode.then(forget, forget);
+    episode.then((played) => {
+      forget();
+      observer.end(outcomeOf(played));
+    }, forget);
     this.#o.tasks.track(
       episode
         // The slot frees once the store holds the whole log, so a run never outlives its slot.
@@ -234,8 +253,10 @@ export class RunScheduler {
    * its episode ends and closes its ORS session; what it writes from here on stays here.
    */
   abandon(id: string, why: 'instance_lost' | 'store_lost'): void {
-    const controller = this.#active.get(id)?.controller;
-    if (controller && !controller.signal.aborted) controller.abort(new RunbridgeError(ABANDONED[why], { code: why }));
+    const active = this.#active.get(id);
+    if (!active || active.controller.signal.aborted) return;
+    active.observer.log.warn({ code: why }, 'run abandoned: the store no longer lets this instance write it');
+    active.controller.abort(new RunbridgeError(ABANDONED[why], { code: why }));
   }
 
   /** Takes queued runs from the store while slots are free; runs of overlapping calls are folded into one. */
@@ -291,6 +312,21 @@ export class RunScheduler {
     while (this.#episodes.size > 0) await Promise.allSettled([...this.#episodes]);
     await within(this.#o.tasks.idle(), Math.max(graceMs, STORE_WAIT_MS));
   }
+}
+
+/** How a played episode ended, as its last log line, its counters and its span tell it. */
+function outcomeOf(played: EpisodeRecord): RunOutcome {
+  const { end } = played;
+  return {
+    status: end.status,
+    turns: played.turns,
+    reward: played.reward,
+    inputTokens: played.usage.input_tokens,
+    outputTokens: played.usage.output_tokens,
+    ...(end.status === 'failed' ? { errorCode: end.code } : {}),
+    ...(end.status === 'cancelled' ? { reason: end.reason } : {}),
+    ...(end.status === 'completed' ? { reason: end.stopReason } : {}),
+  };
 }
 
 /** Waits for `work`, but `limitMs` at most. */

@@ -6,6 +6,7 @@ import {
   type RunSnapshot,
 } from '../protocol/run-snapshot.js';
 import { type WebhookRequest, webhookEvents } from '../protocol/webhook.js';
+import { traceIdOf } from '../telemetry/trace-context.js';
 import type { EventLog } from './event-log.js';
 import type { RunRecord } from './run-record.js';
 
@@ -34,6 +35,7 @@ function viewOf<Pending>(
 ): Omit<RunSnapshot, 'pending_approvals'> & { pending_approvals: Pending[] } {
   const summary = log.summary;
   const webhook: WebhookRequest | undefined = record.request.webhook;
+  const traceId = traceIdOf(record.trace);
   return {
     run_id: record.id,
     status: summary.status,
@@ -53,6 +55,7 @@ function viewOf<Pending>(
     pending_approvals: Object.values(summary.pendingApprovals).map(pending),
     last_seq: log.lastSeq,
     ...(webhook === undefined ? {} : { webhook: { url: webhook.url, events: webhookEvents(webhook), deliveries: [] } }),
+    ...(traceId === undefined ? {} : { trace_id: traceId }),
   };
 }
 

@@ -2,6 +2,7 @@ import { customAlphabet } from 'nanoid';
 import type { Config } from '../config/index.js';
 import type { RunStore, StoreLimits } from '../runs/run-store.js';
 import { StoreUnavailableError } from '../runs/store-unavailable-error.js';
+import type { Logger } from '../telemetry/logger.js';
 import type { WebhookOutbox } from '../webhooks/webhook-outbox.js';
 import { MemoryRunStore } from './memory/memory-run-store.js';
 import { MemoryWebhookOutbox } from './memory/memory-webhook-outbox.js';
@@ -48,10 +49,7 @@ export interface OpenedStore {
  * Redis, start-up waits for it (30 s at most, then stops with a message that says so), and the
  * instances' shared secret is `RUNBRIDGE_SECRET` or, when that is not set, one kept in Redis.
  */
-export async function openRunStore(
-  config: Config,
-  log: (message: string, error?: unknown) => void,
-): Promise<OpenedStore> {
+export async function openRunStore(config: Config, log: Logger): Promise<OpenedStore> {
   const configured = config.secret === undefined ? undefined : Buffer.from(config.secret, 'utf8');
   if (config.redisUrl === undefined) {
     return {
@@ -71,6 +69,16 @@ export async function openRunStore(
       error,
     );
   }
+  // Losing Redis, and finding it again, are what an operator looks for first when runs stall.
+  // Each failed reconnection closes again: only the changes are logged.
+  const redis = redactedUrl(config.redisUrl);
+  let wasUp = true;
+  connection.onStateChange((up) => {
+    if (up === wasUp) return;
+    wasUp = up;
+    if (up) log.info({ redis }, 'Redis connection restored');
+    else log.error({ redis }, 'Redis connection lost; reconnecting');
+  });
   const keys = new RedisKeys(config.redisPrefix);
   const shared = configured === undefined ? await SharedSecret.open(connection, keys, log) : undefined;
   const secret = configured ?? shared!.value;

@@ -7,6 +7,8 @@ import type { EventLog } from '../runs/event-log.js';
 import type { RunRecord } from '../runs/run-record.js';
 import { listItemOf } from '../runs/snapshot-of.js';
 import { type WebhookSink, webhooksNotConfigured } from '../runs/webhook-sink.js';
+import { type BridgeMetrics, noMetrics } from '../telemetry/bridge-metrics.js';
+import type { Logger } from '../telemetry/logger.js';
 import { postWebhook } from './post-webhook.js';
 import type { OutboxDelivery, WebhookOutbox } from './webhook-outbox.js';
 import { type HostLookup, resolveWebhookTarget, systemLookup, WebhookTargetError } from './webhook-target.js';
@@ -14,7 +16,9 @@ import { type HostLookup, resolveWebhookTarget, systemLookup, WebhookTargetError
 export interface WebhookDispatcherOptions {
   outbox: WebhookOutbox;
   settings: WebhookSettings;
-  log: (message: string, error?: unknown) => void;
+  log: Logger;
+  /** Counts delivery attempts by outcome; default none. */
+  metrics?: BridgeMetrics;
   now?: () => number;
   /** How host names resolve (tests resolve names of their own). */
   lookup?: HostLookup;
@@ -150,7 +154,9 @@ export class WebhookDispatcher implements WebhookSink {
   }
 
   #track(work: Promise<void>): void {
-    const tracked = work.catch((error) => this.#o.log('webhook: could not record or settle a delivery:', error));
+    const tracked = work.catch((error) =>
+      this.#o.log.error({ err: error }, 'webhook: could not record or settle a delivery'),
+    );
     this.#work.add(tracked);
     void tracked.finally(() => this.#work.delete(tracked));
   }
@@ -172,7 +178,7 @@ export class WebhookDispatcher implements WebhookSink {
       return;
     }
     this.#ticking = this.#tick()
-      .catch((error) => this.#o.log('webhook: could not claim due deliveries:', error))
+      .catch((error) => this.#o.log.error({ err: error }, 'webhook: could not claim due deliveries'))
       .finally(() => {
         this.#ticking = undefined;
         if (this.#tickAgain) {
@@ -242,8 +248,18 @@ export class WebhookDispatcher implements WebhookSink {
       nextAttemptAt: delivered || failed ? null : now + backoffMs(settings.retryMs, attempts),
       deliveredAt: delivered ? now : null,
     };
+    (this.#o.metrics ?? noMetrics).webhookDelivery(delivered ? 'delivered' : failed ? 'failed' : 'retry');
     if (failed) {
-      this.#o.log(
+      this.#o.log.warn(
+        {
+          run_id: delivery.runId,
+          ...traceOf(delivery),
+          webhook_id: delivery.id,
+          event: delivery.event,
+          origin: new URL(delivery.url).origin,
+          attempts,
+          last_status: outcome.status,
+        },
         `webhook: delivery ${delivery.id} (${delivery.event} of run ${delivery.runId}) to ${new URL(delivery.url).origin} failed after ${attempts} attempt(s): ${lastError}`,
       );
     }
@@ -271,6 +287,12 @@ function deliveryState(delivery: OutboxDelivery): WebhookDelivery {
     next_attempt_at: seconds(delivery.nextAttemptAt),
     delivered_at: seconds(delivery.deliveredAt),
   };
+}
+
+/** The `trace_id` of a delivery's run, read from the snapshot its body carries, for its log line. */
+function traceOf(delivery: OutboxDelivery): { trace_id?: string } {
+  const traceId = (JSON.parse(delivery.body) as { data?: { run?: { trace_id?: unknown } } }).data?.run?.trace_id;
+  return typeof traceId === 'string' ? { trace_id: traceId } : {};
 }
 
 function sleep(ms: number): Promise<void> {

@@ -5,9 +5,10 @@ import Koa from 'koa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DrainingError, ModelError, RunbridgeError } from '../../src/errors.js';
 import { errorMiddleware } from '../../src/http/error-middleware.js';
+import { captureLog } from '../support/captured-log.js';
 
 describe('the error middleware', () => {
-  const logged: unknown[] = [];
+  const log = captureLog();
   const failures: Record<string, () => Error> = {
     '/model': () => new ModelError('The model provider is unavailable.', { code: 'model_unavailable' }),
     '/draining': () => new DrainingError(),
@@ -20,7 +21,7 @@ describe('the error middleware', () => {
   beforeAll(async () => {
     const app = new Koa();
     app.silent = true;
-    app.use(errorMiddleware((error) => logged.push(error)));
+    app.use(errorMiddleware(log.logger));
     app.use((ctx) => {
       throw failures[ctx.path]!();
     });
@@ -36,17 +37,17 @@ describe('the error middleware', () => {
   };
 
   it('answers an upstream failure (502) and draining (503) with their codes and keeps them out of the server log', async () => {
-    logged.length = 0;
+    const before = log.lines().length;
     expect(await get('/model')).toEqual({
       status: 502,
       body: { error: { code: 'model_unavailable', message: 'The model provider is unavailable.' } },
     });
     expect((await get('/draining')).status).toBe(503);
-    expect(logged).toEqual([]);
+    expect(log.lines().slice(before)).toEqual([]);
   });
 
   it('logs our own 500s, and hides an unknown error behind a generic message', async () => {
-    logged.length = 0;
+    const before = log.lines().length;
     expect(await get('/ours')).toEqual({
       status: 500,
       body: { error: { code: 'internal_error', message: 'The run broke.' } },
@@ -54,6 +55,9 @@ describe('the error middleware', () => {
     const bug = await get('/bug');
     expect(bug.status).toBe(500);
     expect(JSON.stringify(bug.body)).not.toContain('secret internals');
-    expect(logged).toHaveLength(2);
+    expect(log.lines().slice(before)).toMatchObject([
+      { level: 'error', msg: 'request failed', err: { message: 'The run broke.', code: 'internal_error' } },
+      { level: 'error', msg: 'request failed', err: { type: 'Error', message: 'secret internals' } },
+    ]);
   });
 });

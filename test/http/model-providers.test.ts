@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/index.js';
 import { type Runbridge, startRunbridge } from '../../src/main.js';
+import { silentLogger } from '../../src/telemetry/logger.js';
 import { scriptedProvider } from '../support/scripted-model.js';
 
 /** `startRunbridge({ providers })`: providers of your own beside the configured ones (docs/models.md). */
@@ -20,7 +21,7 @@ describe('providers given to startRunbridge', () => {
     bridge = await startRunbridge({
       config: loadConfig({ PORT: '0', HOST: '127.0.0.1' }),
       providers: [scriptedProvider({ mine: [{ text: 'Mine.' }] })],
-      log: () => undefined,
+      logger: silentLogger,
     });
     expect(await modelIds()).toEqual(['offline', 'scripted:mine']);
   });
@@ -30,7 +31,7 @@ describe('providers given to startRunbridge', () => {
     bridge = await startRunbridge({
       config: loadConfig({ PORT: '0', HOST: '127.0.0.1', OPENAI_API_KEY: 'sk-unused' }),
       providers: [openai],
-      log: () => undefined,
+      logger: silentLogger,
     });
     const ids = await modelIds();
     expect(ids).toContain('offline');

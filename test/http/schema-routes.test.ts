@@ -17,6 +17,8 @@ import { EnvCatalog } from '../../src/runs/env-catalog.js';
 import { RunRegistry } from '../../src/runs/run-registry.js';
 import { MemoryRunStore } from '../../src/store/memory/memory-run-store.js';
 import { storeLimits } from '../../src/store/open-run-store.js';
+import { createTelemetry } from '../../src/telemetry/create-telemetry.js';
+import { silentLogger } from '../../src/telemetry/logger.js';
 import { eventually } from '../support/eventually.js';
 import { probeEnvironment } from '../support/probe-environment.js';
 import { scriptedProvider } from '../support/scripted-model.js';
@@ -62,7 +64,9 @@ async function appRoutes(): Promise<string[]> {
       config: { ...config, store: 'memory' },
       shutdownSignal: new AbortController().signal,
       now: Date.now,
-      log: () => undefined,
+      // Metrics on, so that `/metrics` is routed too.
+      telemetry: createTelemetry({ logger: silentLogger, metrics: true, tracing: undefined }),
+      metricsAuthenticator: new Authenticator([]),
     });
     const routers = app.middleware.flatMap((middleware) => {
       const router = (middleware as { router?: Router }).router;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/config/index.js';
+import { captureLog } from '../support/captured-log.js';
 import { startTestBridge } from '../support/start-test-bridge.js';
 import { unusedPort } from '../support/unused-port.js';
 
@@ -25,12 +26,15 @@ describe('start-up', () => {
 
   it('starts, and says the check was skipped, when a remote ORS server does not answer yet', async () => {
     const port = await unusedPort();
-    const logged: string[] = [];
+    const log = captureLog('warn');
     const bridge = await startTestBridge(
       { ORS_URL: `http://127.0.0.1:${port}`, RUNBRIDGE_DEFAULT_ENV: 'anything' },
-      { log: (message) => logged.push(message) },
+      { logger: log.logger },
     );
     await bridge.shutdown();
-    expect(logged).toEqual(['Starting without the ORS server (RUNBRIDGE_DEFAULT_ENV=anything was not checked):']);
+    expect(log.messages()).toEqual([
+      'Starting without the ORS server (RUNBRIDGE_DEFAULT_ENV=anything was not checked)',
+    ]);
+    expect(log.lines()[0]?.err).toMatchObject({ code: 'ors_unavailable' });
   }, 30_000);
 });

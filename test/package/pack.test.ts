@@ -73,7 +73,7 @@ import * as ors from 'runbridge/ors';
 const exported = Object.fromEntries(
   [['runbridge', main], ['runbridge/client', client], ['runbridge/ors', ors]].map(([name, module]) => [name, Object.keys(module).sort()]),
 );
-const bridge = await main.startRunbridge({ config: main.loadConfig({ PORT: '0', HOST: '127.0.0.1' }), log: () => {} });
+const bridge = await main.startRunbridge({ config: main.loadConfig({ PORT: '0', HOST: '127.0.0.1', RUNBRIDGE_LOG_LEVEL: 'error' }) });
 try {
   const api = client.createClient({ baseUrl: bridge.url });
   const { run_id } = await api.runs.create({ env: 'arith' });

@@ -8,6 +8,8 @@ import { type RunRequestInput, RunRequestSchema } from '../../src/protocol/run-r
 import { EnvCatalog } from '../../src/runs/env-catalog.js';
 import { RunRegistry, type RunRegistryOptions } from '../../src/runs/run-registry.js';
 import { MemoryRunStore } from '../../src/store/memory/memory-run-store.js';
+import { noTelemetry } from '../../src/telemetry/no-telemetry.js';
+import { captureLog } from '../support/captured-log.js';
 import { probeEnvironment } from '../support/probe-environment.js';
 import { scriptedProvider } from '../support/scripted-model.js';
 import { deferred } from '../support/test-environment.js';
@@ -59,7 +61,6 @@ describe('RunRegistry', () => {
       catalog: new EnvCatalog(ors, { defaultEnv: 'probe' }),
       sweepMs: 1000,
       limits: { maxConcurrentRuns: 4, maxEventsPerRun: 1000, runTimeoutMs: 60_000, toolOutputEventChars: 100 },
-      log: () => undefined,
       ...options,
     });
     return registry;
@@ -163,16 +164,25 @@ describe('RunRegistry', () => {
   });
 
   it('reports a background task that fails to its log, not the console', async () => {
-    const log = vi.fn();
+    const log = captureLog();
     const consoleError = vi.spyOn(console, 'error').mockImplementation(() => undefined);
-    const runs = start({ log });
+    const runs = start({ telemetry: { ...noTelemetry, logger: log.logger } });
     const { record } = await runs.create(request(), OWNER);
     // A listener that throws on the terminal event makes the episode itself reject: a bug, reported.
     const bug = new Error('listener bug');
     (await runs.open(record.id, OWNER)).log.onAppend(({ event }) => {
       if (isTerminalEvent(event)) throw bug;
     });
-    await vi.waitFor(() => expect(log).toHaveBeenCalledWith('background task failed:', bug), patiently);
+    await vi.waitFor(
+      () =>
+        expect(log.lines()).toContainEqual(
+          expect.objectContaining({
+            msg: 'background task failed',
+            err: expect.objectContaining({ message: bug.message }),
+          }),
+        ),
+      patiently,
+    );
     expect(consoleError).not.toHaveBeenCalled();
   });
 });

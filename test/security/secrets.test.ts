@@ -6,6 +6,7 @@ import { planRollouts } from '../../src/rollouts/rollout-plan.js';
 import { toTrajectoryRecord } from '../../src/rollouts/to-trajectory-record.js';
 import { foldEpisode } from '../../src/runs/episode-fold.js';
 import { snapshotOf } from '../../src/runs/snapshot-of.js';
+import { captureLog } from '../support/captured-log.js';
 import { scriptedProvider } from '../support/scripted-model.js';
 import { ScriptedOrsServer } from '../support/scripted-ors-server.js';
 import { startTestBridge, type TestBridge } from '../support/start-test-bridge.js';
@@ -26,11 +27,12 @@ const NEEDLES = [SECRET, NESTED, String(PIN)];
 
 /** Everything written to the console or the process's stdout and stderr while a test runs. */
 const consoleOutput: string[] = [];
-const logged: string[] = [];
+/** The bridge's whole log, at debug (whole errors, causes included). */
+let log = captureLog('debug');
 
 beforeEach(() => {
   consoleOutput.length = 0;
-  logged.length = 0;
+  log = captureLog('debug');
   for (const method of ['log', 'info', 'warn', 'error', 'debug'] as const) {
     vi.spyOn(console, method).mockImplementation((...args: unknown[]) => {
       consoleOutput.push(args.map(asText).join(' '));
@@ -81,7 +83,7 @@ async function startBridge(ors: ScriptedOrsServer): Promise<TestBridge> {
           submit: [{ text: 'Submitting.', toolCalls: [{ name: 'submit', arguments: '{"answer":5}' }] }],
         }),
       ],
-      log: (message, error) => logged.push(`${message} ${asText(error)}`),
+      logger: log.logger,
     },
   );
 }
@@ -168,7 +170,7 @@ describe('secrets of a run', () => {
     for (const request of ors.requests.filter((request) => request.path !== '/create')) {
       expectNoSecret(asText(request), `ORS request ${request.method} ${request.path}`);
     }
-    expectNoSecret(logged.join('\n'), 'the bridge log');
+    expectNoSecret(log.text(), 'the bridge log');
     expectNoSecret(consoleOutput.join('\n'), 'the console');
   });
 
@@ -183,7 +185,7 @@ describe('secrets of a run', () => {
     expect(failed?.event === 'run.failed' && failed.error).toContain('[redacted]');
     const outputs = await outputsOf(bridge, runId);
     for (const [where, text] of Object.entries(outputs)) expectNoSecret(text, where);
-    expectNoSecret(logged.join('\n'), 'the bridge log');
+    expectNoSecret(log.text(), 'the bridge log');
     expectNoSecret(consoleOutput.join('\n'), 'the console');
   });
 
@@ -205,6 +207,6 @@ describe('secrets of a run', () => {
       expectNoSecret(await answer.text(), `the ${answer.status} answer`);
     }
     expect(ors.requestsTo('/create')).toHaveLength(0);
-    expectNoSecret(logged.join('\n'), 'the bridge log');
+    expectNoSecret(log.text(), 'the bridge log');
   });
 });

@@ -41,7 +41,6 @@ runStoreContract('RedisRunStore', () => {
         queuePollMs: 200,
         secrets,
         now,
-        log: () => undefined,
       });
     },
   };

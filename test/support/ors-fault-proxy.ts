@@ -44,6 +44,8 @@ export interface ProxiedRequest {
   method: string;
   path: string;
   fault: OrsFault['type'] | undefined;
+  /** The W3C `traceparent` the request carried, if any. */
+  traceparent?: string;
 }
 
 const HOP_BY_HOP = ['connection', 'keep-alive', 'transfer-encoding', 'content-length'];
@@ -133,7 +135,8 @@ export class OrsFaultProxy {
     const method = req.method ?? 'GET';
     const path = new URL(req.url ?? '/', 'http://x').pathname;
     const fault = this.#take(method, path);
-    const request: ProxiedRequest = { method, path, fault: fault?.type };
+    const traceparent = req.headers.traceparent?.toString();
+    const request: ProxiedRequest = { method, path, fault: fault?.type, ...(traceparent ? { traceparent } : {}) };
     this.requests.push(request);
     this.#events.emit('request', request);
     if (fault?.type === 'flood') {

@@ -3,6 +3,7 @@ import { loadConfig } from '../../src/config/index.js';
 import { type Runbridge, type StartOptions, startBridge } from '../../src/main.js';
 import type { RunEvent } from '../../src/protocol/run-events.js';
 import type { RunRegistry } from '../../src/runs/run-registry.js';
+import { silentLogger } from '../../src/telemetry/logger.js';
 import { runEventsOf } from './run-events-of.js';
 import { useStarted } from './use-started.js';
 
@@ -27,7 +28,7 @@ export async function startTestBridge(
 ): Promise<TestBridge> {
   const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', ...env });
   const { bridge, registry } = await startBridge({
-    log: () => undefined,
+    logger: silentLogger,
     ...options,
     // In place of the configured offline model, one without token delays; tests add scripted or vendor-backed ones.
     providers: [createOfflineProvider({ tokenDelayMs: 0 }), ...(options.providers ?? [])],

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryWebhookOutbox } from '../../src/store/memory/memory-webhook-outbox.js';
+import { silentLogger } from '../../src/telemetry/logger.js';
 import { WebhookDispatcher } from '../../src/webhooks/webhook-dispatcher.js';
 import {
   type HostLookup,
@@ -131,7 +132,7 @@ describe('the webhook target guard', () => {
         concurrency: 1,
         pollMs: 10,
       },
-      log: () => undefined,
+      log: silentLogger,
       lookup: async () => {
         lookups++;
         return [{ address: '192.168.0.10', family: 4 }];

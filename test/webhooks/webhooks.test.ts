@@ -6,6 +6,7 @@ import type { RunEvent, RunEventOf } from '../../src/protocol/run-events.js';
 import type { RunListItem, RunSnapshot } from '../../src/protocol/run-snapshot.js';
 import type { WebhookDelivery } from '../../src/protocol/webhook.js';
 import { chatProvider } from '../hitl/hitl-support.js';
+import { captureLog } from '../support/captured-log.js';
 import { eventually } from '../support/eventually.js';
 import { startTestBridge, type TestBridge } from '../support/start-test-bridge.js';
 import { createTestEnvironment } from '../support/test-environment.js';
@@ -157,8 +158,8 @@ describe('a webhook delivery', () => {
 
   it('fails for good after the last attempt, in the snapshot and the log', async () => {
     const hooks = await receiver(() => 500);
-    const logged: string[] = [];
-    const target = await bridge({ RUNBRIDGE_WEBHOOK_MAX_ATTEMPTS: '3' }, { log: (message) => logged.push(message) });
+    const log = captureLog('warn');
+    const target = await bridge({ RUNBRIDGE_WEBHOOK_MAX_ATTEMPTS: '3' }, { logger: log.logger });
     const runId = await target.startRun({ webhook: { url: hooks.url } });
     const [delivery] = await deliveriesOf(target, runId, settled);
     expect(delivery).toMatchObject({
@@ -170,8 +171,13 @@ describe('a webhook delivery', () => {
       delivered_at: null,
     });
     expect(hooks.received).toHaveLength(3);
-    expect(logged.some((line) => line.includes(delivery?.webhook_id ?? '?') && line.includes('after 3 attempt'))).toBe(
-      true,
+    expect(log.lines()).toContainEqual(
+      expect.objectContaining({
+        level: 'warn',
+        run_id: runId,
+        webhook_id: delivery?.webhook_id,
+        msg: expect.stringContaining('after 3 attempt'),
+      }),
     );
   });
 

@@ -21,3 +21,8 @@ export const STREAM_FORMATS: Readonly<Record<string, StreamFormat>> = {
 export function streamFormatNamed(name: string): StreamFormat | undefined {
   return Object.hasOwn(STREAM_FORMATS, name) ? STREAM_FORMATS[name] : undefined;
 }
+
+/** The name `format` is served by (a metric's label). */
+export function streamFormatName(format: StreamFormat): string {
+  return Object.keys(STREAM_FORMATS).find((name) => STREAM_FORMATS[name] === format)!;
+}

@@ -178,6 +178,21 @@ function paths(): Record<string, unknown> {
         },
       },
     },
+    '/metrics': {
+      get: {
+        summary: "This instance's metrics in the Prometheus text format (docs/operations.md#metrics)",
+        description:
+          'Absent (404) with `RUNBRIDGE_METRICS=0`. With API keys or `RUNBRIDGE_METRICS_TOKEN` configured it takes ' +
+          'either as its bearer token; with neither it is open, like the API.',
+        responses: {
+          200: {
+            description: 'The metrics, in the Prometheus text exposition format 0.0.4.',
+            content: { 'text/plain; version=0.0.4; charset=utf-8': { schema: { type: 'string' } } },
+          },
+          ...errors({ 401: 'Keys or a metrics token are configured and the request has neither.' }),
+        },
+      },
+    },
     '/v1/schema/events': {
       get: {
         summary: 'JSON Schema of every run event',

@@ -3,6 +3,8 @@ import type { RunEventInput, RunEventOf } from '../../protocol/run-events.js';
 import type { EventLog } from '../../runs/event-log.js';
 import { newRunLog, type RunRecord } from '../../runs/run-record.js';
 import { listItemOf } from '../../runs/snapshot-of.js';
+import type { Logger } from '../../telemetry/logger.js';
+import { runLogFields } from '../../telemetry/run-log-fields.js';
 import type { RedisConnection } from './redis-connection.js';
 import type { RedisKeys } from './redis-keys.js';
 import { appendEntries } from './run-mirrors.js';
@@ -17,7 +19,7 @@ export interface InstanceLeasesOptions {
   /** How long a finished run's keys live. */
   expireMs: number;
   now: () => number;
-  log: (message: string, error?: unknown) => void;
+  log: Logger;
   /** Called after each renewal: the lease holds, so what the instance executes can be checked against the store. */
   onRenewed?: () => Promise<void>;
   /** Called for each run this instance ended for a lost instance, with the seq of its first closing event. */
@@ -42,10 +44,13 @@ export class InstanceLeases {
   readonly #timer: NodeJS.Timeout;
   /** No one is judged lost before this: after an outage every instance first gets to renew. */
   #graceUntil: number;
+  /** When the lease was last renewed (a renewal later than the lease period means it lapsed meanwhile). */
+  #renewedAt: number;
 
   constructor(options: InstanceLeasesOptions) {
     this.#o = options;
     this.#graceUntil = options.now() + options.leaseMs;
+    this.#renewedAt = options.now();
     this.#timer = setInterval(() => void this.renew().catch(() => undefined), Math.max(50, options.leaseMs / 3));
     this.#timer.unref();
     options.connection.onStateChange((up) => {
@@ -59,6 +64,14 @@ export class InstanceLeases {
   async renew(): Promise<void> {
     const { connection, keys, instance, leaseMs } = this.#o;
     await connection.run(() => connection.command.set(keys.lease(instance), '1', 'PX', leaseMs));
+    const renewedAt = this.#o.now();
+    if (renewedAt - this.#renewedAt > leaseMs) {
+      this.#o.log.warn(
+        { instance, lapsed_ms: renewedAt - this.#renewedAt },
+        `the lease of instance ${instance} lapsed (Redis could not be reached in time): other instances may have ended its runs with instance_lost`,
+      );
+    }
+    this.#renewedAt = renewedAt;
     await this.#o.onRenewed?.();
   }
 
@@ -96,7 +109,12 @@ export class InstanceLeases {
     if (recordJson === null || recordJson === undefined) return false;
     if (Number(lastSeq) === -1) {
       const requeued = await connection.script('rbRequeue', keys.prefix, { id, holder, lease: keys.lease(holder) });
-      if (requeued === 1) this.#o.log(`run ${id} had not started on lost instance ${holder}; it is queued again.`);
+      if (requeued === 1) {
+        this.#o.log.warn(
+          { run_id: id, instance: holder },
+          `run ${id} had not started on lost instance ${holder}; it is queued again.`,
+        );
+      }
       return requeued === 1;
     }
 
@@ -126,7 +144,10 @@ export class InstanceLeases {
       added.flatMap((entry) => [entry.json, '']),
     );
     if (outcome !== 'ok') return false;
-    this.#o.log(`run ${id} was ended with instance_lost: instance ${holder} is gone.`);
+    this.#o.log.warn(
+      { ...runLogFields(record), instance: holder, code: 'instance_lost' },
+      `run ${id} was ended with instance_lost: instance ${holder} is gone.`,
+    );
     this.#o.onEnded?.(record, log, first);
     return true;
   }

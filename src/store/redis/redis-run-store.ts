@@ -20,6 +20,8 @@ import type {
 } from '../../runs/run-store.js';
 import { listItemOf, snapshotOf } from '../../runs/snapshot-of.js';
 import { StoreUnavailableError } from '../../runs/store-unavailable-error.js';
+import { type Logger, silentLogger } from '../../telemetry/logger.js';
+import { runLogFields } from '../../telemetry/run-log-fields.js';
 import { keyQueueFull, keyStoreFull, queueBytesFull, queueFull, type Refusal, storeFull } from '../refusals.js';
 import { SubscriberCount } from '../subscriber-count.js';
 import { InstanceLeases } from './instance-leases.js';
@@ -46,7 +48,7 @@ export interface RedisRunStoreOptions {
   /** That secret when it is kept in Redis (no `RUNBRIDGE_SECRET`): the store is unfit once it is no longer the shared one. */
   sharedSecret?: SharedSecret;
   now?: () => number;
-  log?: (message: string, error?: unknown) => void;
+  log?: Logger;
 }
 
 /** Finished runs' keys outlive their retention by this much: the sweep forgets them first, expiry is the net. */
@@ -66,7 +68,7 @@ const TOUCH_EVERY_MS = 1000;
 export class RedisRunStore implements RunStore {
   readonly #o: RedisRunStoreOptions;
   readonly #now: () => number;
-  readonly #log: (message: string, error?: unknown) => void;
+  readonly #log: Logger;
   readonly #keys: RedisKeys;
   readonly #connection: RedisConnection;
   readonly #follower: StreamFollower;
@@ -81,7 +83,7 @@ export class RedisRunStore implements RunStore {
   constructor(options: RedisRunStoreOptions) {
     this.#o = options;
     this.#now = options.now ?? Date.now;
-    this.#log = options.log ?? ((message, error) => console.error(message, error ?? ''));
+    this.#log = options.log ?? silentLogger;
     this.#keys = new RedisKeys(options.prefix);
     this.#connection = options.connection;
     this.#follower = new StreamFollower(this.#connection, () => this.#mirrors.interruptAll());
@@ -197,7 +199,10 @@ export class RedisRunStore implements RunStore {
       onFenced: (why) => {
         // `gone`: the record itself vanished (Redis lost its data); otherwise another instance ended the run as lost.
         const lost = why === 'gone' ? 'store_lost' : 'instance_lost';
-        this.#log(`run ${record.id} can no longer be stored (${why}); this instance stops it with ${lost}.`);
+        this.#log.warn(
+          { ...runLogFields(record), code: lost },
+          `run ${record.id} can no longer be stored (${why}); this instance stops it with ${lost}.`,
+        );
         this.#executor?.abandon(record.id, lost);
       },
       log: this.#log,
@@ -364,9 +369,9 @@ export class RedisRunStore implements RunStore {
       secrets = sealed ? this.#o.secrets.unseal(id!, sealed) : undefined;
     } catch (error) {
       // Sealed under another secret: the instances do not share RUNBRIDGE_SECRET.
-      this.#log(
+      this.#log.error(
+        { ...runLogFields(record), err: error },
         `the secrets of run ${id} could not be opened (is RUNBRIDGE_SECRET the same on every instance?)`,
-        error,
       );
     }
     return { record, secrets, log: this.#newLog(record) };
@@ -396,7 +401,8 @@ export class RedisRunStore implements RunStore {
     for (const [position, id] of ids.entries()) {
       const [error, exists] = replies[position] ?? [];
       if (error || exists !== 0) continue;
-      this.#log(
+      this.#log.warn(
+        { run_id: id, code: 'store_lost' },
         `run ${id} has no record in Redis any more (did it restart without its data?); it is ended with store_lost.`,
       );
       this.#executor?.abandon(id, 'store_lost');

@@ -3,6 +3,8 @@ import type { EventLog, LoggedEvent } from '../../runs/event-log.js';
 import type { RunRecord } from '../../runs/run-record.js';
 import { listItemOf } from '../../runs/snapshot-of.js';
 import { StoreUnavailableError } from '../../runs/store-unavailable-error.js';
+import type { Logger } from '../../telemetry/logger.js';
+import { runLogFields } from '../../telemetry/run-log-fields.js';
 import type { RedisConnection } from './redis-connection.js';
 import type { RedisKeys } from './redis-keys.js';
 
@@ -15,7 +17,7 @@ export interface RunLogWriterOptions {
   expireMs: number;
   /** The store refused the appends: another instance ended the run (this one was taken for lost). */
   onFenced: (why: string) => void;
-  log: (message: string, error?: unknown) => void;
+  log: Logger;
 }
 
 /** How a writer ended: the whole log stored, refused by the store, or stopped with the store. */
@@ -101,7 +103,10 @@ export class RunLogWriter {
       if (this.#log.terminal && this.#stored === this.#log.length) this.#finish('stored');
     } catch (error) {
       if (!(error instanceof StoreUnavailableError))
-        this.#o.log(`storing the log of ${this.#record.id} failed:`, error);
+        this.#o.log.error(
+          { ...runLogFields(this.#record), err: error },
+          `storing the log of ${this.#record.id} failed`,
+        );
       this.#retry = setTimeout(() => void this.#flush(), this.#retryMs);
       this.#retryMs = Math.min(RETRY_MAX_MS, this.#retryMs * 2);
     } finally {

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { Logger } from '../../telemetry/logger.js';
 import type { RedisConnection } from './redis-connection.js';
 import type { RedisKeys } from './redis-keys.js';
 
@@ -14,10 +15,10 @@ export class SharedSecret {
   readonly value: Buffer;
   readonly #connection: RedisConnection;
   readonly #keys: RedisKeys;
-  readonly #log: (message: string) => void;
+  readonly #log: Logger;
   #problem: string | undefined;
 
-  private constructor(value: Buffer, connection: RedisConnection, keys: RedisKeys, log: (message: string) => void) {
+  private constructor(value: Buffer, connection: RedisConnection, keys: RedisKeys, log: Logger) {
     this.value = value;
     this.#connection = connection;
     this.#keys = keys;
@@ -28,11 +29,7 @@ export class SharedSecret {
   }
 
   /** The secret in Redis (written now, when there is none). */
-  static async open(
-    connection: RedisConnection,
-    keys: RedisKeys,
-    log: (message: string) => void,
-  ): Promise<SharedSecret> {
+  static async open(connection: RedisConnection, keys: RedisKeys, log: Logger): Promise<SharedSecret> {
     const candidate = randomBytes(32).toString('base64');
     const key = keys.fixed('secret');
     await connection.run(() => connection.command.set(key, candidate, 'NX'));
@@ -54,6 +51,6 @@ export class SharedSecret {
     this.#problem =
       "The secret shared through Redis is no longer this instance's (Redis lost its data and another instance wrote a new one): " +
       'stream tokens and sealed secrets no longer work across instances. Restart this instance, or set RUNBRIDGE_SECRET on every instance.';
-    this.#log(this.#problem);
+    this.#log.error(this.#problem);
   }
 }

@@ -14,6 +14,7 @@ import { MessageComposer } from './message-composer.js';
 import { RunOutcomeView } from './run-outcome.js';
 import { type ShownStatus, StatusBadge } from './status-badge.js';
 import { TaskPrompt } from './task-prompt.js';
+import { TraceLink } from './trace-link.js';
 import { TurnView } from './turn-view.js';
 
 export interface RunViewProps {
@@ -112,6 +113,7 @@ export function RunView({ client, runId, announce, onEnd, onAuthError, onStatus,
             <StatusBadge status={shown} />
             {(started?.model ?? snapshot?.model) ? <span>{started?.model ?? snapshot?.model}</span> : null}
             <code class="run-id">{runId}</code>
+            <TraceLink snapshot={snapshot} />
           </p>
         </div>
       </header>

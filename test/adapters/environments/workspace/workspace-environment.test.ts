@@ -137,9 +137,11 @@ describe('the workspace environment', () => {
   it("stops a deep search as soon as the session's signal aborts, rejecting with its reason and leaving no timer", async () => {
     const slow = createWorkspaceEnvironment({ slowToolMs: 600_000 });
     const state = await session(workspaceTasks.get('train', 0), slow);
-    // The search spreads its 600 s over the files (18): 33 s per file, above any other timer's, such as
-    // vitest's 30 s timeouts or the keep-alive timers of the HTTP clients of files before in this worker.
-    const timers = watchTimers((ms) => ms > 30_000);
+    // The search spreads its 600 s evenly over the files: a delay of exactly this many milliseconds is
+    // the search's and no other timer's (a worker that keeps modules between files also keeps the
+    // timers of the files before, and any of them may be armed again while this test runs).
+    const perFile = 600_000 / state.files.size;
+    const timers = watchTimers((ms) => ms === perFile);
     const controller = new AbortController();
     controllers.push(controller);
     let settled = false;

@@ -1,0 +1,59 @@
+import { type DestinationStream, pino, stdSerializers, stdTimeFunctions } from 'pino';
+import pinoPretty from 'pino-pretty';
+import type { Logger } from './logger.js';
+
+/** How {@link createLogger} writes. */
+export interface LoggerOptions {
+  /** The least severe line written (`RUNBRIDGE_LOG_LEVEL`). */
+  level: 'debug' | 'info' | 'warn' | 'error';
+  /** One JSON object per line, or readable lines (`RUNBRIDGE_LOG_FORMAT`). */
+  format: 'json' | 'pretty';
+  /** Where lines go; stderr when absent, so stdout stays the commands' own output. */
+  destination?: DestinationStream;
+}
+
+/**
+ * The bridge's logger: pino, its lines JSON with an ISO `time` and the level's name, or through
+ * pino-pretty for a person at a terminal (one line each). An error (`err`) is its type, message and
+ * code; its stack and cause only at `debug`, so a missing ORS server is one line to read, not a stack
+ * to scroll past. Writes are synchronous: the last lines before a crash are not lost in a buffer.
+ */
+export function createLogger(options: LoggerOptions): Logger {
+  const destination =
+    options.format === 'pretty'
+      ? pinoPretty({
+          destination: options.destination ?? 2,
+          sync: true,
+          colorize: options.destination === undefined && process.stderr.isTTY === true,
+          singleLine: true,
+          translateTime: 'SYS:HH:MM:ss.l',
+          // One line each: below `debug` an error is its message at the end of the line, not an object.
+          ...(options.level === 'debug'
+            ? { ignore: 'pid,hostname' }
+            : { ignore: 'pid,hostname,err', messageFormat: withErrorMessage }),
+        })
+      : (options.destination ?? pino.destination({ dest: 2, sync: true }));
+  return pino(
+    {
+      level: options.level,
+      timestamp: stdTimeFunctions.isoTime,
+      formatters: { level: (label) => ({ level: label }) },
+      serializers: { err: options.level === 'debug' ? stdSerializers.err : briefError },
+    },
+    destination,
+  );
+}
+
+/** A pretty line's message, then what its error says (unless the message says it already). */
+function withErrorMessage(line: Record<string, unknown>, messageKey: string): string {
+  const message = String(line[messageKey] ?? '');
+  const said = (line.err as { message?: unknown } | undefined)?.message;
+  return typeof said === 'string' && !message.includes(said) ? `${message}: ${said}` : message;
+}
+
+/** An error as one line tells it: its type, message and code. */
+function briefError(error: unknown): unknown {
+  if (!(error instanceof Error)) return error;
+  const code = (error as { code?: unknown }).code;
+  return { type: error.name, message: error.message, ...(code === undefined ? {} : { code }) };
+}

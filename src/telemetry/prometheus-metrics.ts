@@ -1,0 +1,188 @@
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { BoundedLabel } from './bounded-label.js';
+import type { BridgeMetrics, DeliveryOutcome, ModelCallSample } from './bridge-metrics.js';
+
+/** Environments and model names past these many read `other` (each is one series per other label). */
+const MAX_ENVS = 100;
+const MAX_MODELS = 50;
+
+/** The OpenTelemetry GenAI semantic conventions' advised buckets: tokens, and seconds of a call. */
+const TOKEN_BUCKETS = [1, 4, 16, 64, 256, 1024, 4096, 16384, 65536, 262144, 1048576, 4194304, 16777216, 67108864];
+const CALL_BUCKETS = [0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56, 5.12, 10.24, 20.48, 40.96, 81.92];
+const TURN_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 25, 60, 120, 300];
+const TOOL_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300];
+
+/**
+ * The bridge's metrics in a prom-client registry of its own (not the process-wide default one, so two
+ * bridges in one process count apart), with Node's process and event-loop metrics. Every instance
+ * serves its own, as Prometheus expects; only `runbridge_runs_queued` counts what the instances share.
+ */
+export class PrometheusMetrics implements BridgeMetrics {
+  readonly registry = new Registry();
+  readonly #envs = new BoundedLabel(MAX_ENVS);
+  readonly #models = new BoundedLabel(MAX_MODELS);
+  #readQueued: () => Promise<number> = async () => 0;
+
+  readonly #started = new Counter({
+    name: 'runbridge_runs_started_total',
+    help: 'Runs this instance started executing, by environment.',
+    labelNames: ['env'] as const,
+    registers: [this.registry],
+  });
+  readonly #finished = new Counter({
+    name: 'runbridge_runs_finished_total',
+    help: 'Runs this instance finished executing, by environment and status (completed, failed, cancelled).',
+    labelNames: ['env', 'status'] as const,
+    registers: [this.registry],
+  });
+  readonly #running = new Gauge({
+    name: 'runbridge_runs_running',
+    help: 'Runs executing on this instance now.',
+    registers: [this.registry],
+  });
+  readonly #streams = new Gauge({
+    name: 'runbridge_event_streams_open',
+    help: 'Event streams open on this instance, by format.',
+    labelNames: ['format'] as const,
+    registers: [this.registry],
+  });
+  readonly #turns = new Histogram({
+    name: 'runbridge_turn_duration_seconds',
+    help: 'One turn: its model call and the tool calls it asked for (waits on a person excluded).',
+    buckets: TURN_BUCKETS,
+    registers: [this.registry],
+  });
+  readonly #modelCalls = new Histogram({
+    name: 'runbridge_model_call_duration_seconds',
+    help: 'One model call, from the request to the end of its stream, by provider.',
+    labelNames: ['provider'] as const,
+    buckets: CALL_BUCKETS,
+    registers: [this.registry],
+  });
+  readonly #modelErrors = new Counter({
+    name: 'runbridge_model_errors_total',
+    help: 'Model calls that failed, by provider and error code (model_auth, model_unavailable, …).',
+    labelNames: ['provider', 'code'] as const,
+    registers: [this.registry],
+  });
+  readonly #toolCalls = new Histogram({
+    name: 'runbridge_tool_call_duration_seconds',
+    help: 'One tool call to the ORS server, by environment.',
+    labelNames: ['env'] as const,
+    buckets: TOOL_BUCKETS,
+    registers: [this.registry],
+  });
+  readonly #orsErrors = new Counter({
+    name: 'runbridge_ors_errors_total',
+    help: 'Failures of the ORS server, by error code (ors_unavailable, ors_server_error, …).',
+    labelNames: ['code'] as const,
+    registers: [this.registry],
+  });
+  readonly #approvals = new Gauge({
+    name: 'runbridge_approvals_pending',
+    help: 'Tool calls waiting for a decision, in runs executing on this instance.',
+    registers: [this.registry],
+  });
+  readonly #deliveries = new Counter({
+    name: 'runbridge_webhook_deliveries_total',
+    help: 'Webhook delivery attempts made by this instance, by outcome (delivered, retry, failed: the last one).',
+    labelNames: ['outcome'] as const,
+    registers: [this.registry],
+  });
+  readonly #tokens = new Histogram({
+    name: 'gen_ai_client_token_usage',
+    help: 'Tokens of one model call (OpenTelemetry GenAI gen_ai.client.token.usage), input or output.',
+    labelNames: ['gen_ai_operation_name', 'gen_ai_provider_name', 'gen_ai_request_model', 'gen_ai_token_type'] as const,
+    buckets: TOKEN_BUCKETS,
+    registers: [this.registry],
+  });
+  readonly #operations = new Histogram({
+    name: 'gen_ai_client_operation_duration_seconds',
+    help: 'One model call (OpenTelemetry GenAI gen_ai.client.operation.duration); error_type when it failed.',
+    labelNames: ['gen_ai_operation_name', 'gen_ai_provider_name', 'gen_ai_request_model', 'error_type'] as const,
+    buckets: CALL_BUCKETS,
+    registers: [this.registry],
+  });
+
+  constructor() {
+    collectDefaultMetrics({ register: this.registry });
+    const read = () => this.#readQueued();
+    new Gauge({
+      name: 'runbridge_runs_queued',
+      help: 'Runs waiting in the queue. Cluster-wide: with Redis, every instance reports the one shared queue.',
+      registers: [this.registry],
+      async collect() {
+        try {
+          this.set(await read());
+        } catch {
+          // The store does not answer (Redis is down): the last count stands, and the scrape still answers.
+        }
+      },
+    });
+  }
+
+  runStarted(env: string): void {
+    this.#started.inc({ env: this.#envs.of(env) });
+    this.#running.inc();
+  }
+
+  runFinished(env: string, status: string): void {
+    this.#finished.inc({ env: this.#envs.of(env), status });
+    this.#running.dec();
+  }
+
+  turn(seconds: number): void {
+    this.#turns.observe(seconds);
+  }
+
+  modelCall(sample: ModelCallSample): void {
+    const { provider, seconds, errorType } = sample;
+    const model = this.#models.of(sample.model);
+    this.#modelCalls.observe({ provider }, seconds);
+    const genAi = { gen_ai_operation_name: 'chat', gen_ai_provider_name: provider, gen_ai_request_model: model };
+    if (errorType !== undefined) {
+      // A call cut short by the run's cancel is timed with its error type, but the provider did not fail.
+      if (errorType.startsWith('model_')) this.#modelErrors.inc({ provider, code: errorType });
+      this.#operations.observe({ ...genAi, error_type: errorType }, seconds);
+      return;
+    }
+    this.#operations.observe(genAi, seconds);
+    this.#tokens.observe({ ...genAi, gen_ai_token_type: 'input' }, sample.inputTokens);
+    this.#tokens.observe({ ...genAi, gen_ai_token_type: 'output' }, sample.outputTokens);
+  }
+
+  toolCall(env: string, seconds: number): void {
+    this.#toolCalls.observe({ env: this.#envs.of(env) }, seconds);
+  }
+
+  orsError(code: string): void {
+    this.#orsErrors.inc({ code });
+  }
+
+  approvalsPending(delta: number): void {
+    this.#approvals.inc(delta);
+  }
+
+  streamOpened(format: string): () => void {
+    this.#streams.inc({ format });
+    let open = true;
+    return () => {
+      if (!open) return;
+      open = false;
+      this.#streams.dec({ format });
+    };
+  }
+
+  webhookDelivery(outcome: DeliveryOutcome): void {
+    this.#deliveries.inc({ outcome });
+  }
+
+  countQueued(read: () => Promise<number>): void {
+    this.#readQueued = read;
+  }
+
+  /** The text `GET /metrics` answers, and its content type. */
+  async scrape(): Promise<{ contentType: string; body: string }> {
+    return { contentType: this.registry.contentType, body: await this.registry.metrics() };
+  }
+}

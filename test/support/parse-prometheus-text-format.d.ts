@@ -1,0 +1,18 @@
+/** The types of `parse-prometheus-text-format`, which ships none: prom2json's shape, every value a string. */
+declare module 'parse-prometheus-text-format' {
+  export interface ParsedSample {
+    labels?: Record<string, string>;
+    value?: string;
+    /** Histograms: the cumulative count by upper bound (`le`). */
+    buckets?: Record<string, string>;
+    count?: string;
+    sum?: string;
+  }
+  export interface ParsedFamily {
+    name: string;
+    help: string;
+    type: 'COUNTER' | 'GAUGE' | 'HISTOGRAM' | 'SUMMARY' | 'UNTYPED';
+    metrics: ParsedSample[];
+  }
+  export default function parsePrometheusTextFormat(text: string): ParsedFamily[];
+}

@@ -1,0 +1,84 @@
+import { Writable } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config/index.js';
+import { createLogger } from '../../src/telemetry/create-logger.js';
+import { tracingSettings } from '../../src/telemetry/otel-tracing.js';
+
+/** What the variables of docs/operations.md turn on, and how the log reads (docs/configuration.md). */
+
+const tracingOf = (env: Record<string, string>) => tracingSettings(loadConfig(env).tracing);
+
+describe('tracing', () => {
+  it('is off unless an OTLP endpoint is set', () => {
+    expect(tracingOf({})).toBeUndefined();
+    expect(tracingOf({ OTEL_SERVICE_NAME: 'runbridge-eu' })).toBeUndefined();
+  });
+
+  it('posts to /v1/traces under OTEL_EXPORTER_OTLP_ENDPOINT, as protobuf unless told otherwise', () => {
+    expect(tracingOf({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' })).toEqual({
+      url: 'http://collector:4318/v1/traces',
+      protocol: 'http/protobuf',
+      serviceName: 'runbridge',
+      captureContent: false,
+    });
+  });
+
+  it('takes the traces endpoint and protocol over the general ones', () => {
+    const settings = tracingOf({
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318',
+      OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'https://tempo.example/otlp/v1/traces',
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf',
+      OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/json',
+      OTEL_SERVICE_NAME: 'runbridge-eu',
+      OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: 'true',
+    });
+    expect(settings).toEqual({
+      url: 'https://tempo.example/otlp/v1/traces',
+      protocol: 'http/json',
+      serviceName: 'runbridge-eu',
+      captureContent: true,
+    });
+  });
+
+  it('is off with OTEL_SDK_DISABLED whatever the endpoints say', () => {
+    expect(tracingOf({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_SDK_DISABLED: 'true' })).toBe(
+      undefined,
+    );
+  });
+
+  it('refuses gRPC, which it does not offer', () => {
+    expect(() => loadConfig({ OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' })).toThrow(/OTEL_EXPORTER_OTLP_PROTOCOL/);
+  });
+});
+
+describe('the log', () => {
+  it('is at info unless told, JSON unless stderr is a terminal', () => {
+    const config = loadConfig({});
+    expect(config.logLevel).toBe('info');
+    expect(config.logFormat).toBe(process.stderr.isTTY ? 'pretty' : 'json');
+    expect(loadConfig({ RUNBRIDGE_LOG_FORMAT: 'pretty', RUNBRIDGE_LOG_LEVEL: 'warn' })).toMatchObject({
+      logFormat: 'pretty',
+      logLevel: 'warn',
+    });
+    expect(() => loadConfig({ RUNBRIDGE_LOG_FORMAT: 'xml' })).toThrow(/RUNBRIDGE_LOG_FORMAT/);
+  });
+
+  it('reads, pretty, as one line each: the level, the message with its error at the end, and the fields', () => {
+    const chunks: string[] = [];
+    const destination = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        chunks.push(chunk.toString());
+        done();
+      },
+    });
+    const log = createLogger({ level: 'info', format: 'pretty', destination });
+    log.debug('not written at info');
+    log.warn({ run_id: 'run_abc', err: new Error('connect ECONNREFUSED 127.0.0.1:8233') }, 'ORS session setup failed');
+    const lines = chunks.join('').split('\n').filter(Boolean);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^\[\d\d:\d\d:\d\d\.\d{3}\] WARN: ORS session setup failed: connect ECONNREFUSED/);
+    expect(lines[0]).toContain('{"run_id":"run_abc"}');
+    expect(lines[0]).not.toContain('    at ');
+    expect(() => JSON.parse(lines[0]!)).toThrow();
+  });
+});
