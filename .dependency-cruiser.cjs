@@ -19,9 +19,20 @@ const ALLOWED = {
   telemetry: ['protocol', 'config', 'package-version.ts'],
   runs: ['protocol', 'errors.ts', 'models', 'ors', 'telemetry'],
   webhooks: ['runs', 'protocol', 'errors.ts', 'config', 'telemetry'],
-  store: ['runs', 'webhooks', 'protocol', 'errors.ts', 'config', 'telemetry'],
-  http: ['runs', 'protocol', 'errors.ts', 'models', 'ors', 'sse', 'config', 'package-version.ts', 'telemetry'],
-  rollouts: ['runs', 'models', 'ors', 'protocol', 'errors.ts'],
+  store: ['runs', 'rollouts', 'webhooks', 'protocol', 'errors.ts', 'config', 'telemetry'],
+  http: [
+    'runs',
+    'rollouts',
+    'protocol',
+    'errors.ts',
+    'models',
+    'ors',
+    'sse',
+    'config',
+    'package-version.ts',
+    'telemetry',
+  ],
+  rollouts: ['runs', 'models', 'ors', 'protocol', 'errors.ts', 'telemetry'],
   client: ['protocol', 'sse', 'http-client'],
 };
 

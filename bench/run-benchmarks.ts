@@ -8,6 +8,7 @@ import { benchHttpClient } from './benchmarks/http-client.js';
 import { benchMarkdownStreaming } from './benchmarks/markdown-streaming.js';
 import { benchOrchestratorOverhead } from './benchmarks/orchestrator-overhead.js';
 import { benchRedisStore } from './benchmarks/redis-store.js';
+import { benchRolloutService } from './benchmarks/rollout-service.js';
 import { benchRolloutThroughput } from './benchmarks/rollout-throughput.js';
 import { benchScale } from './benchmarks/scale.js';
 import { benchTelemetryOverhead } from './benchmarks/telemetry-overhead.js';
@@ -30,6 +31,7 @@ const BENCHMARKS: ReadonlyArray<{ id: string; run: (ctx: BenchContext) => Promis
   { id: 'redis', run: benchRedisStore },
   { id: 'markdown', run: benchMarkdownStreaming },
   { id: 'telemetry', run: benchTelemetryOverhead },
+  { id: 'rollout-service', run: benchRolloutService },
 ];
 
 const USAGE = `npm run bench -- [--quick] [--only id,id] [--out FILE]

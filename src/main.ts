@@ -22,6 +22,7 @@ import { OrsClient } from './ors/client/ors-client.js';
 import { createOrsServer, type OrsServer } from './ors/server/create-ors-server.js';
 import type { AnyEnvironment } from './ors/server/environment-registry.js';
 import type { EpisodeCaps } from './protocol/episode-caps.js';
+import { RolloutService } from './rollouts/rollout-service.js';
 import { EnvCatalog } from './runs/env-catalog.js';
 import { RunRegistry } from './runs/run-registry.js';
 import { type OpenedStore, openRunStore } from './store/open-run-store.js';
@@ -73,6 +74,8 @@ export interface Runbridge {
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
 /** How long subscribers get to read their terminal event after the last run ended. */
 const FLUSH_MS = 2000;
+/** Least time between two sweeps of the rollout batches. */
+const ROLLOUT_SWEEP_MS = 5000;
 
 /** Wires ORS, models, runs and HTTP together and starts listening. The one place adapters meet the core. */
 export async function startRunbridge(options: StartOptions): Promise<Runbridge> {
@@ -80,10 +83,12 @@ export async function startRunbridge(options: StartOptions): Promise<Runbridge> 
 }
 
 /**
- * {@link startRunbridge}, also handing back the runs' registry (not part of the public API: the tests and
+ * {@link startRunbridge}, also handing back the runs' registry and the rollout service (not part of the public API: the tests and
  * the benchmarks look inside a running bridge through it).
  */
-export async function startBridge(options: StartOptions): Promise<{ bridge: Runbridge; registry: RunRegistry }> {
+export async function startBridge(
+  options: StartOptions,
+): Promise<{ bridge: Runbridge; registry: RunRegistry; rollouts: RolloutService }> {
   const { config } = options;
   const log = options.logger ?? createLogger({ level: config.logLevel, format: config.logFormat });
   const keyless = keylessExposures(config);
@@ -113,7 +118,7 @@ export async function startBridge(options: StartOptions): Promise<{ bridge: Runb
     await orsServer?.close();
     throw error;
   }
-  const { store, secret, outbox, instance } = opened;
+  const { store, secret, outbox, instance, rollouts: batches } = opened;
   const telemetry = createTelemetry({
     logger: log,
     metrics: config.metrics.enabled,
@@ -141,11 +146,24 @@ export async function startBridge(options: StartOptions): Promise<{ bridge: Runb
   });
   telemetry.metrics.countQueued(async () => (await registry.stats()).queued);
 
+  const rollouts = new RolloutService({
+    registry,
+    ors,
+    models,
+    store: batches,
+    ...(secret ? { secret } : {}),
+    retentionMs: config.retentionMs,
+    // The sweep only mends what an instance's death cut short: it need not run as often as the runs' own.
+    sweepMs: Math.max(config.sweepMs, ROLLOUT_SWEEP_MS),
+    log,
+  });
+
   const shutdownController = new AbortController();
   // Every open event stream and waiting request listens for the shutdown: as many listeners as clients.
   setMaxListeners(0, shutdownController.signal);
   const app = createApp({
     registry,
+    rollouts,
     models,
     authenticator: new Authenticator(config.apiKeys),
     environments: catalog,
@@ -187,6 +205,7 @@ export async function startBridge(options: StartOptions): Promise<{ bridge: Runb
   } catch (error) {
     // The port is taken or refused: nothing was served yet. Stop what already runs — the built-in
     // ORS server's socket and the registry's sweep would keep the process alive after the error.
+    await rollouts.stop();
     await registry.shutdown(0);
     await orsServer?.close();
     await telemetry.shutdown();
@@ -206,6 +225,7 @@ export async function startBridge(options: StartOptions): Promise<{ bridge: Runb
     (stopping ??= (async () => {
       const running = registry.localStats().running;
       log.info({ running, grace_ms: config.shutdownGraceMs }, 'shutting down: no new runs; running ones may finish');
+      await rollouts.stop();
       await registry.shutdown(config.shutdownGraceMs);
       await waitForSubscribers(registry, FLUSH_MS);
       shutdownController.abort();
@@ -215,7 +235,11 @@ export async function startBridge(options: StartOptions): Promise<{ bridge: Runb
       await telemetry.shutdown();
     })());
 
-  return { bridge: { url: `http://${host}:${address.port}`, orsUrl, orsServer, defaultEnv, shutdown }, registry };
+  return {
+    bridge: { url: `http://${host}:${address.port}`, orsUrl, orsServer, defaultEnv, shutdown },
+    registry,
+    rollouts,
+  };
 }
 
 /**

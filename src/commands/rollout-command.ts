@@ -1,13 +1,14 @@
 import { z } from 'zod';
-import { type Config, ConfigError, loadConfig } from '../config/index.js';
+import { ConfigError, loadConfig } from '../config/index.js';
 import { RunbridgeError } from '../errors.js';
 import { configuredProviders, connectOrs, episodeCaps, PROVIDER_SETUP } from '../main.js';
-import type { Model, ModelProvider } from '../models/model.js';
+import type { ModelProvider } from '../models/model.js';
 import { ModelRegistry } from '../models/model-registry.js';
 import type { AnyEnvironment } from '../ors/server/environment-registry.js';
 import { EnvNameSchema, ModelRefSchema, RewardReductionSchema } from '../protocol/run-request.js';
-import { generateRollouts, type RolloutResult } from '../rollouts/generate-rollouts.js';
+import { generateRollouts, type RolloutProgress, type RolloutResult } from '../rollouts/generate-rollouts.js';
 import { formatDuration, ProgressDisplay, type ProgressOutput } from '../rollouts/progress-display.js';
+import { remoteRollouts } from '../rollouts/remote-rollouts.js';
 import { EnvCatalog } from '../runs/env-catalog.js';
 import { exitCodeForSignal, onStopSignal } from './on-stop-signal.js';
 import { parseFlags } from './parse-flags.js';
@@ -37,9 +38,13 @@ Options:
   --timeout-seconds S      time limit of one episode (default 600)
   --retry-failed           run the pairs whose record in FILE is a failure again
   --ors-url URL            a remote ORS server (default: ORS_URL, else the built-in one in this process)
+  --server URL             submit the batch to a bridge (or a cluster behind one URL) and stream its
+                           records into --out, instead of playing it in this process
+  --api-key KEY            bearer key for --server (default: RUNBRIDGE_API_KEY)
   --help                   show this text
 
-Rerunning with the same --out resumes: finished (task, sample) pairs are skipped.
+Rerunning with the same --out resumes: finished (task, sample) pairs are skipped; with --server, the
+rerun resumes the same batch on the bridge and never writes a record twice.
 Exit code: 0 when every pair completed, 1 when some failed (rerun with --retry-failed), 2 for bad
 options, 3 when the batch could not run (a locked or damaged file, an unreachable ORS server; the
 reason is on stderr), 130 / 143 when interrupted by SIGINT / SIGTERM (episodes in flight are
@@ -80,6 +85,8 @@ const FlagsSchema = z.object({
   'timeout-seconds': z.coerce.number().positive().max(2_000_000).optional(),
   'retry-failed': z.boolean().optional(),
   'ors-url': z.url({ protocol: /^https?$/ }).optional(),
+  server: z.url({ protocol: /^https?$/ }).optional(),
+  'api-key': z.string().min(1).optional(),
 });
 
 /** What {@link runRolloutCommand} talks to; {@link rolloutCommand} passes the process's own. */
@@ -135,34 +142,16 @@ export async function runRolloutCommand(args: string[], io: RolloutCommandIo): P
     return usageError(parsed.error.issues.map((issue) => `--${issue.path.join('.')} ${issue.message}`).join('; '));
   }
   const flags = parsed.data;
-
-  let config: Config;
-  let model: Model;
-  try {
-    config = loadConfig({ ...io.env, ...(flags['ors-url'] === undefined ? {} : { ORS_URL: flags['ors-url'] }) });
-    const providers = [...configuredProviders(config), ...(io.providers ?? [])];
-    model = new ModelRegistry(providers, config.defaultModel, PROVIDER_SETUP).resolve(flags.model);
-  } catch (error) {
-    if (error instanceof ConfigError || isUsageError(error)) return usageError((error as Error).message);
-    throw error;
+  if (flags.server !== undefined && (flags['retry-failed'] || flags['ors-url'] !== undefined)) {
+    return usageError('--retry-failed and --ors-url apply to a batch played here, not to one sent to --server.');
   }
 
-  const { ors, orsServer } = await connectOrs(config, io.environments);
-  const controller = new AbortController();
-  let stoppedBy: NodeJS.Signals | undefined;
-  const stopListening = io.onStop((signal) => {
-    stoppedBy = signal;
-    io.stderr(
-      `\n${signal}: cancelling the episodes in flight and closing their sessions (send it again to exit at once)…\n`,
-    );
-    controller.abort();
-  });
-  const display = new ProgressDisplay({ output: io.stdout });
+  type Play = (signal: AbortSignal, onProgress: (progress: RolloutProgress) => void) => Promise<RolloutResult>;
+  let play: Play;
+  let closeOrs = async (): Promise<void> => undefined;
   try {
-    const result = await generateRollouts({
-      ors,
-      model,
-      env: flags.env ?? (await new EnvCatalog(ors, { defaultEnv: config.defaultEnv }).defaultEnv()),
+    const config = loadConfig({ ...io.env, ...(flags['ors-url'] === undefined ? {} : { ORS_URL: flags['ors-url'] }) });
+    const settings = {
       split: flags.split,
       tasks: flags.tasks,
       samples: flags.samples,
@@ -179,10 +168,57 @@ export async function runRolloutCommand(args: string[], io: RolloutCommandIo): P
       rewardReduction: flags['reward-reduction'],
       retries: flags.retries,
       timeoutMs: flags['timeout-seconds'] === undefined ? undefined : flags['timeout-seconds'] * 1000,
-      retryFailed: flags['retry-failed'],
-      signal: controller.signal,
-      onProgress: (progress) => display.update(progress),
-    });
+    };
+    if (flags.server !== undefined) {
+      const server = flags.server;
+      const apiKey = flags['api-key'] ?? io.env.RUNBRIDGE_API_KEY;
+      // The bridge resolves the model; what this side would default to is what the user would expect.
+      const model = flags.model ?? config.defaultModel;
+      play = (signal, onProgress) =>
+        remoteRollouts({
+          ...settings,
+          server,
+          ...(apiKey === undefined ? {} : { apiKey }),
+          model,
+          env: flags.env,
+          signal,
+          onProgress,
+        });
+    } else {
+      const providers = [...configuredProviders(config), ...(io.providers ?? [])];
+      const model = new ModelRegistry(providers, config.defaultModel, PROVIDER_SETUP).resolve(flags.model);
+      const { ors, orsServer } = await connectOrs(config, io.environments);
+      closeOrs = async () => orsServer?.close();
+      play = async (signal, onProgress) =>
+        generateRollouts({
+          ...settings,
+          ors,
+          model,
+          env: flags.env ?? (await new EnvCatalog(ors, { defaultEnv: config.defaultEnv }).defaultEnv()),
+          retryFailed: flags['retry-failed'],
+          signal,
+          onProgress,
+        });
+    }
+  } catch (error) {
+    if (error instanceof ConfigError || isUsageError(error)) return usageError((error as Error).message);
+    throw error;
+  }
+
+  const controller = new AbortController();
+  let stoppedBy: NodeJS.Signals | undefined;
+  const stopListening = io.onStop((signal) => {
+    stoppedBy = signal;
+    io.stderr(
+      flags.server === undefined
+        ? `\n${signal}: cancelling the episodes in flight and closing their sessions (send it again to exit at once)…\n`
+        : `\n${signal}: no longer reading the batch; it goes on on the bridge, and the same command resumes it…\n`,
+    );
+    controller.abort();
+  });
+  const display = new ProgressDisplay({ output: io.stdout });
+  try {
+    const result = await play(controller.signal, (progress) => display.update(progress));
     display.stop();
     io.stdout.write(summarise(result, stoppedBy));
     if (result.status === 'interrupted') return exitCodeOf(stoppedBy);
@@ -202,7 +238,7 @@ export async function runRolloutCommand(args: string[], io: RolloutCommandIo): P
     return 3;
   } finally {
     stopListening();
-    await orsServer?.close();
+    await closeOrs();
   }
 }
 
@@ -227,6 +263,8 @@ function parse(args: string[]) {
       'timeout-seconds': { type: 'string' },
       'retry-failed': { type: 'boolean' },
       'ors-url': { type: 'string' },
+      server: { type: 'string' },
+      'api-key': { type: 'string' },
       help: { type: 'boolean' },
     },
   });

@@ -1,4 +1,5 @@
 import type { ModelRegistry } from '../models/model-registry.js';
+import type { RolloutService } from '../rollouts/rollout-service.js';
 import type { EnvironmentEntry, OrsHealth } from '../runs/env-catalog.js';
 import type { RunRegistry } from '../runs/run-registry.js';
 import type { Telemetry } from '../telemetry/telemetry.js';
@@ -9,6 +10,8 @@ import type { UiAssets } from './ui-assets.js';
 /** Everything the HTTP layer needs, wired by `main.ts`. */
 export interface AppDeps {
   registry: RunRegistry;
+  /** The rollout batches of `/v1/rollouts`, played as runs of `registry`. */
+  rollouts: RolloutService;
   models: ModelRegistry;
   authenticator: Authenticator;
   /** What `GET /v1/environments` lists (the `EnvCatalog` the runs are checked against), and whether the ORS server answers. */

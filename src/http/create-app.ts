@@ -9,6 +9,7 @@ import { chatCompletionsRoutes } from './routes/chat-completions-routes.js';
 import { environmentsRoutes } from './routes/environments-routes.js';
 import { healthRoutes, modelsRoutes } from './routes/meta-routes.js';
 import { metricsRoutes } from './routes/metrics-routes.js';
+import { rolloutsRoutes } from './routes/rollouts-routes.js';
 import { runsRoutes } from './routes/runs-routes.js';
 import { schemaRoutes } from './routes/schema-routes.js';
 import { streamTokenRoutes } from './routes/stream-token-routes.js';
@@ -42,6 +43,7 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   });
   app.use(authenticateRequest(deps.authenticator, streamTokens));
   app.use(runsRoutes(deps).routes());
+  app.use(rolloutsRoutes(deps).routes());
   app.use(streamTokenRoutes(deps, streamTokens).routes());
   app.use(chatCompletionsRoutes(deps).routes());
   app.use(modelsRoutes(deps).routes());

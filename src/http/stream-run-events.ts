@@ -2,6 +2,7 @@ import type { ServerResponse } from 'node:http';
 import { LogReader } from '../runs/log-reader.js';
 import type { OpenedRun } from '../runs/run-store.js';
 import { SSE_HEADERS, SSE_KEEPALIVE, SSE_RETRY_LINE } from '../sse/sse-headers.js';
+import { drained } from './drained.js';
 import type { StreamContext, StreamFormat } from './formats/stream-format.js';
 import { frameBatch } from './frame-batch.js';
 
@@ -89,25 +90,4 @@ export async function streamRunEvents(options: StreamOptions): Promise<void> {
     detach();
     if (!res.writableEnded && !res.destroyed) res.destroy();
   }
-}
-
-/**
- * Resolves when `res` drains or closes, after `limitMs`, or when `signal` aborts, whichever comes
- * first. Plain listeners rather than `events.once` with a joined signal: this runs once per replayed
- * batch, and the `AbortController` and `AbortSignal.any` per call showed in the replay profile.
- */
-function drained(res: ServerResponse, limitMs: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      clearTimeout(timer);
-      res.off('drain', done);
-      res.off('close', done);
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, limitMs);
-    res.once('drain', done);
-    res.once('close', done);
-    signal.addEventListener('abort', done, { once: true });
-  });
 }

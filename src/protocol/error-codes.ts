@@ -104,6 +104,11 @@ export const ERROR_CODES = {
     where: ['http'],
     meaning: "no such run: it never existed, was forgotten, or is another key's",
   },
+  rollout_not_found: {
+    status: 404,
+    where: ['http'],
+    meaning: "no such rollout batch: it never existed, was forgotten, or is another key's",
+  },
   unknown_env: {
     status: 404,
     where: ['http', 'run'],
@@ -116,6 +121,11 @@ export const ERROR_CODES = {
   },
   idempotency_conflict: { status: 409, where: ['http'], meaning: 'a reused `Idempotency-Key` with another body' },
   run_active: { status: 409, where: ['http'], meaning: 'deleting a run that is queued or running' },
+  rollout_active: {
+    status: 409,
+    where: ['http'],
+    meaning: 'deleting a rollout batch that has not ended (cancel it first)',
+  },
   approval_resolved: {
     status: 409,
     where: ['http'],

@@ -5,16 +5,7 @@ import { BadRequestError } from '../errors.js';
 import type { Model } from '../models/model.js';
 import type { OrsClient } from '../ors/client/ors-client.js';
 import type { EpisodeCaps } from '../protocol/episode-caps.js';
-import {
-  EnvNameSchema,
-  MaxTurnsSchema,
-  type RewardReduction,
-  RewardReductionSchema,
-  RUN_REQUEST_DEFAULTS,
-  type Sampling,
-  SamplingSchema,
-} from '../protocol/run-request.js';
-import { EnvCatalog } from '../runs/env-catalog.js';
+import type { RewardReduction, Sampling } from '../protocol/run-request.js';
 import { RolloutBatch, type RolloutProgress } from './rollout-batch.js';
 import { RolloutLock } from './rollout-lock.js';
 import {
@@ -26,13 +17,13 @@ import {
   readManifest,
   writeManifest,
 } from './rollout-manifest.js';
+import { formatTaskIndices, type PlannedRollout, planRollouts } from './rollout-plan.js';
 import {
-  formatTaskIndices,
-  type PlannedRollout,
-  parseTaskSelection,
-  planRollouts,
-  resolveTaskIndices,
-} from './rollout-plan.js';
+  parseRolloutSettings,
+  RolloutSettingsSchema,
+  resolveRolloutTasks,
+  withSamplesTemperature,
+} from './rollout-settings.js';
 import { summarizeOutcomes } from './rollout-stats.js';
 import { RolloutStore } from './rollout-store.js';
 import type { TrajectoryRecord } from './trajectory-schema.js';
@@ -66,7 +57,7 @@ export interface GenerateRolloutsOptions {
   caps?: Partial<EpisodeCaps>;
   /**
    * Sent with every model call; each rollout adds its derived `seed`. With more than one sample and no
-   * `temperature`, the temperature is {@link SAMPLES_TEMPERATURE} (and the manifest says so).
+   * `temperature`, the temperature is `SAMPLES_TEMPERATURE` (rollout-settings.ts; the manifest says so).
    */
   sampling?: Omit<Sampling, 'seed'>;
   /** The master seed rollout seeds derive from; default 0. */
@@ -107,42 +98,16 @@ export interface RolloutResult {
   manifest: RolloutManifest;
 }
 
-/**
- * The temperature of a batch of several samples per task that names none. At a provider's default
- * (the offline model's is 0, as is many a server's greedy decoding) the samples of a task would often
- * be one episode played again: a GRPO group without variance, which the export then leaves out.
- */
-export const SAMPLES_TEMPERATURE = 1;
-
-const SettingsSchema = z
-  .object({
-    env: EnvNameSchema,
-    split: z.string().min(1).optional(),
-    tasks: z.union([z.string().min(1), z.array(z.number().int().nonnegative())]).optional(),
-    samples: z.number().int().positive().max(100_000).default(1),
-    out: z.string().min(1),
-    concurrency: z.number().int().positive().max(100_000).default(8),
-    maxTurns: MaxTurnsSchema,
-    sampling: SamplingSchema.omit({ seed: true }).default({}),
-    seed: z.number().int().min(Number.MIN_SAFE_INTEGER).max(Number.MAX_SAFE_INTEGER).default(0),
-    instructions: z.string().optional(),
-    rewardReduction: RewardReductionSchema.default(RUN_REQUEST_DEFAULTS.reward_reduction),
-    retries: z.number().int().min(0).max(100).default(2),
-    timeoutMs: z
-      .number()
-      .positive()
-      .max(2 ** 31 - 1)
-      .default(600_000),
-    retryFailed: z.boolean().default(false),
-    passThreshold: z.number().finite().default(1),
-    manifestIntervalMs: z.number().nonnegative().default(1000),
-  })
-  .transform((settings) =>
-    settings.samples > 1 && settings.sampling.temperature === undefined
-      ? { ...settings, sampling: { ...settings.sampling, temperature: SAMPLES_TEMPERATURE } }
-      : settings,
-  );
+const SettingsSchema = RolloutSettingsSchema.extend({
+  out: z.string().min(1),
+  concurrency: z.number().int().positive().max(100_000).default(8),
+  retryFailed: z.boolean().default(false),
+  passThreshold: z.number().finite().default(1),
+  manifestIntervalMs: z.number().nonnegative().default(1000),
+}).transform(withSamplesTemperature);
 type Settings = z.infer<typeof SettingsSchema>;
+/** The options of a batch, checked and defaulted (what `runbridge rollout` plays, locally or on a server). */
+export type RolloutOptions = Settings;
 
 /**
  * Plays tasks × samples episodes of one environment split with one model and writes a JSONL
@@ -158,7 +123,7 @@ export async function generateRollouts(options: GenerateRolloutsOptions): Promis
   const settings = parseSettings(options);
   const now = options.now ?? Date.now;
   const startedAt = now();
-  const { split, indices } = await resolveTasks(options.ors, settings, options.signal);
+  const { split, indices } = await resolveRolloutTasks(options.ors, settings, options.signal);
   const plan = planRollouts({
     env: settings.env,
     split,
@@ -233,29 +198,10 @@ export async function generateRollouts(options: GenerateRolloutsOptions): Promis
   }
 }
 
-function parseSettings(options: GenerateRolloutsOptions): Settings {
+/** Checks and defaults the options of a batch; a 400 names every bad one. */
+export function parseSettings(options: object): Settings {
   // The schema keeps only the settings; the client, model, signal and callbacks are left out.
-  const parsed = SettingsSchema.safeParse(options);
-  if (!parsed.success) {
-    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
-    throw new BadRequestError(`Invalid rollout options: ${problems.join('; ')}.`, { details: parsed.error.issues });
-  }
-  return parsed.data;
-}
-
-/** The split (the first one when none was named) and the task indices, checked against the ORS server. */
-async function resolveTasks(
-  ors: OrsClient,
-  settings: Settings,
-  signal: AbortSignal | undefined,
-): Promise<{ split: string; indices: number[] }> {
-  const requested = settings.split === undefined ? undefined : { split: settings.split, index: 0 };
-  // Asked without a spec, the catalog answers a split and an index.
-  const { split } = (await new EnvCatalog(ors).resolve(settings.env, requested)) as { split: string; index: number };
-  const count = await ors.numTasks(settings.env, split, signal);
-  const selection =
-    typeof settings.tasks === 'string' ? parseTaskSelection(settings.tasks) : (settings.tasks ?? [{ start: 0 }]);
-  return { split, indices: resolveTaskIndices(selection, count) };
+  return parseRolloutSettings(SettingsSchema, options);
 }
 
 /** The task objects of the pending pairs' tasks, one `task_range` request per run of consecutive indices. */
@@ -302,7 +248,7 @@ function configOf(settings: Settings, model: Model, split: string, indices: read
 }
 
 /** Refuses to mix records of other episode settings into one file (a manifest-less file cannot be checked). */
-function checkSameSettings(out: string, previous: RolloutManifest | undefined, config: RolloutConfig): void {
+export function checkSameSettings(out: string, previous: RolloutManifest | undefined, config: RolloutConfig): void {
   if (previous === undefined) return;
   const mismatches = configMismatches(previous.config, config);
   if (mismatches.length === 0) return;
@@ -312,7 +258,8 @@ function checkSameSettings(out: string, previous: RolloutManifest | undefined, c
   );
 }
 
-function buildManifest(input: {
+/** The manifest of a batch writing `store`: its config, how far its plan got, and statistics over every record in the file. */
+export function buildManifest(input: {
   status: RolloutManifest['status'];
   out: string;
   config: RolloutConfig;

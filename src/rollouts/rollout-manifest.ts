@@ -13,7 +13,7 @@ import type { RolloutStats } from './rollout-stats.js';
 export const ROLLOUT_MANIFEST_VERSION = 1;
 
 /** Everything that decided what the batch plays; the settings before `concurrency` also shape each episode. */
-const RolloutConfigSchema = z.object({
+export const RolloutConfigSchema = z.object({
   env: z.string(),
   split: z.string(),
   /** The task indices in selection syntax, e.g. `0:200`. */

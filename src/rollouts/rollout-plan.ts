@@ -123,17 +123,27 @@ export function planRollouts(options: {
   samples: number;
   masterSeed: number;
 }): PlannedRollout[] {
-  const { env, split, samples, masterSeed } = options;
-  return options.indices.flatMap((index) => {
-    const groupId = groupIdOf(env, split, index);
-    return Array.from({ length: samples }, (_, sample) => ({
-      key: rolloutKey(groupId, sample),
-      groupId,
-      index,
-      sample,
-      seed: deriveSeed(masterSeed, env, split, index, sample),
-    }));
-  });
+  const { samples } = options;
+  return options.indices.flatMap((index) =>
+    Array.from({ length: samples }, (_, sample) => plannedRollout(options, index, sample)),
+  );
+}
+
+/** The pair (task `index`, sample `sample`) of a plan, with its derived seed. */
+export function plannedRollout(
+  options: { env: string; split: string; masterSeed: number },
+  index: number,
+  sample: number,
+): PlannedRollout {
+  const { env, split, masterSeed } = options;
+  const groupId = groupIdOf(env, split, index);
+  return {
+    key: rolloutKey(groupId, sample),
+    groupId,
+    index,
+    sample,
+    seed: deriveSeed(masterSeed, env, split, index, sample),
+  };
 }
 
 function describeRange(range: TaskRange): string {

@@ -27,6 +27,8 @@ export interface TrajectoryContext {
   rewardReduction: RewardReduction;
   /** The per-rollout time limit, named in the error of an episode that hit it. */
   timeoutMs: number;
+  /** The service batch that played it, and the policy it names (`POST /v1/rollouts`). */
+  batch?: { id: string; policyVersion: string | null };
 }
 
 /**
@@ -43,6 +45,8 @@ export function toTrajectoryRecord(record: EpisodeRecord, context: TrajectoryCon
   return {
     schema_version: TRAJECTORY_SCHEMA_VERSION,
     rollout_id: context.rolloutId,
+    ...(context.batch === undefined ? {} : { batch_id: context.batch.id }),
+    ...(context.batch?.policyVersion == null ? {} : { policy_version: context.batch.policyVersion }),
     group_id: rollout.groupId,
     sample_index: rollout.sample,
     attempt: context.attempt,

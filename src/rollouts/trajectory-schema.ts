@@ -135,6 +135,10 @@ export const TrajectoryRecordSchema = z.object({
   schema_version: z.literal(TRAJECTORY_SCHEMA_VERSION),
   /** Unique per written record (a retried episode gets a new one). */
   rollout_id: z.string().min(1),
+  /** The `rollout_id` of the service batch (`POST /v1/rollouts`) that played it; absent from a local batch's records. */
+  batch_id: z.string().min(1).optional(),
+  /** The batch's `policy_version`: which weights produced the record; present when the batch named one. */
+  policy_version: z.string().min(1).optional(),
   /** The same for every sample of one task: `<env>/<split>/<index>`. */
   group_id: z.string().min(1),
   sample_index: count,

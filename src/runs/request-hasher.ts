@@ -1,8 +1,6 @@
 import { createHmac, hkdfSync } from 'node:crypto';
-import type { RunRequest } from '../protocol/run-request.js';
-
-/** Hashes a run request as an `Idempotency-Key` is bound to it. */
-export type RequestHasher = (request: RunRequest) => string;
+/** Hashes a request body (a run's, a rollout batch's) as an `Idempotency-Key` is bound to it. */
+export type RequestHasher = (request: object) => string;
 
 /**
  * Hashes a request body (key order does not matter), secrets included, for an `Idempotency-Key` to be

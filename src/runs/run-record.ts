@@ -17,6 +17,26 @@ export interface RunRecord {
   createdAt: number;
   /** The trace the run belongs to, when it was made while tracing (docs/operations.md#traces). */
   trace?: RunTraceContext;
+  /** Set on a run that plays one (task, sample) pair of a rollout batch (docs/rollouts.md, "The service"). */
+  rollout?: RolloutPairRef;
+}
+
+/**
+ * Which pair of which rollout batch a run plays, and its attempt: a pair that failed is played again as a
+ * new run with `attempt + 1` while the batch's retries allow. Such runs are left out of `GET /v1/runs`.
+ */
+export interface RolloutPairRef {
+  /** The batch. */
+  rollout_id: string;
+  /** The pair's position in the batch's plan (tasks × samples, task by task). */
+  pair: number;
+  task_index: number;
+  sample_index: number;
+  /** The sampling seed derived for the pair, as `runbridge rollout` derives it. */
+  seed: number;
+  attempt: number;
+  /** The batch's per-episode time limit, under the server's own (`RUNBRIDGE_RUN_TIMEOUT_SECONDS`). */
+  timeout_ms: number;
 }
 
 /** Characters of JSON a record holds: what the stored-bytes budget counts of it beside its log. */

@@ -13,8 +13,9 @@ import type { Telemetry } from '../telemetry/telemetry.js';
 import { approvalState, awaitApprovalOutcome } from './approval-outcome.js';
 import type { EnvCatalog } from './env-catalog.js';
 import { type RequestHasher, requestHasher } from './request-hasher.js';
+import type { RunEndListener } from './run-end-listener.js';
 import { MAX_WAITING_MESSAGES } from './run-inbox.js';
-import type { RunRecord } from './run-record.js';
+import type { RolloutPairRef, RunRecord } from './run-record.js';
 import { RunRetention } from './run-retention.js';
 import { RunScheduler, type SchedulerLimits } from './run-scheduler.js';
 import type { OpenedRun, RunListQuery, RunPage, RunStats, RunStore } from './run-store.js';
@@ -51,7 +52,12 @@ export interface RunRegistryOptions {
   secret?: Buffer;
 }
 
-const newRunId = customAlphabet('0123456789abcdefghijklmnopqrstuvwxyz', 24);
+const runIdSuffix = customAlphabet('0123456789abcdefghijklmnopqrstuvwxyz', 24);
+
+/** A new run id (`run_` and 24 characters): what the registry names runs, and a rollout batch its pairs' runs in advance. */
+export function newRunId(): string {
+  return `run_${runIdSuffix()}`;
+}
 const newId = customAlphabet('0123456789abcdefghijklmnopqrstuvwxyz', 20);
 
 /** The longest shutdown waits, after the last run ended, for the webhooks due meanwhile to be delivered. */
@@ -117,6 +123,7 @@ export class RunRegistry {
   readonly #retention: RunRetention;
   readonly #hashRequest: RequestHasher;
   readonly #telemetry: Telemetry;
+  #onEnd: RunEndListener | undefined;
   #draining = false;
 
   constructor(options: RunRegistryOptions) {
@@ -126,7 +133,12 @@ export class RunRegistry {
     this.#hashRequest = requestHasher(options.secret ?? randomBytes(32));
     this.#telemetry = options.telemetry ?? noTelemetry;
     const log = this.#telemetry.logger;
-    this.#tasks = new TaskTracker((error) => log.error({ err: error }, 'background task failed'));
+    // A task cut short by the store going away is said once by the store's connection line, not by each task.
+    this.#tasks = new TaskTracker((error) =>
+      error instanceof StoreUnavailableError
+        ? log.debug({ err: error }, 'background task stopped: the store is unavailable')
+        : log.error({ err: error }, 'background task failed'),
+    );
     this.#scheduler = new RunScheduler({
       ors: options.ors,
       models: options.models,
@@ -136,17 +148,21 @@ export class RunRegistry {
       telemetry: this.#telemetry,
       now: this.#now,
       onStart: (record, log) => options.webhooks?.watch(record, log),
+      onEnd: (record, log) => this.#onEnd?.(record, log),
     });
     this.#store.attach({
       freeSlots: () => (this.#draining ? 0 : this.#scheduler.freeSlots()),
       control: (id, message) => this.#scheduler.control(id, message),
       abandon: (id, why) => this.#scheduler.abandon(id, why),
-      endedElsewhere: (record, log, from) => options.webhooks?.deliverFrom(record, log, from),
+      endedElsewhere: (record, log, from) => {
+        options.webhooks?.deliverFrom(record, log, from);
+        this.#tasks.track(Promise.resolve(this.#onEnd?.(record, log)));
+      },
       wake: () => this.#scheduler.wake(),
     });
     this.#retention = new RunRetention({
       store: this.#store,
-      cancelOrphan: (id) => this.#cancel(id, 'orphaned'),
+      cancelOrphan: (id) => this.#cancelOrphan(id),
       log,
       intervalMs: options.sweepMs,
     });
@@ -154,6 +170,26 @@ export class RunRegistry {
 
   get draining(): boolean {
     return this.#draining;
+  }
+
+  /** Tells `listener` of every run that ends (see {@link RunEndListener}); one listener, set once at start-up. */
+  onRunEnd(listener: RunEndListener): void {
+    this.#onEnd = listener;
+  }
+
+  /** How many more runs of `owner` the queue takes now (see `RunStore.queueRoom`). */
+  queueRoom(owner: string): Promise<number> {
+    return this.#store.queueRoom(owner);
+  }
+
+  /**
+   * Submits run `id` (named by the batch, see {@link newRunId}), playing one pair of a rollout batch: validated, started or queued like any run (the same
+   * quotas count it), and marked with `rollout` so it is recorded into its batch when it ends. No
+   * idempotency key: the batch has one.
+   */
+  async createPair(id: string, request: RunRequest, owner: string, rollout: RolloutPairRef): Promise<CreatedRun> {
+    if (this.#draining) throw new DrainingError();
+    return { ...(await this.#create(request, owner, undefined, { id, rollout })), created: true };
   }
 
   /**
@@ -223,6 +259,7 @@ export class RunRegistry {
     request: RunRequest,
     owner: string,
     idempotency?: { key: string; hash: string },
+    pair?: { id: string; rollout: RolloutPairRef },
   ): Promise<Omit<CreatedRun, 'created'>> {
     const model = this.#o.models.resolve(request.model).id;
     const env = request.env ?? (await this.#o.catalog.defaultEnv());
@@ -232,7 +269,7 @@ export class RunRegistry {
     const { secrets, ...kept } = request;
     const trace = this.#telemetry.captureTrace();
     const record: RunRecord = {
-      id: `run_${newRunId()}`,
+      id: pair?.id ?? newRunId(),
       owner,
       env,
       task,
@@ -240,6 +277,7 @@ export class RunRegistry {
       request: kept,
       createdAt: this.#now(),
       ...(trace === undefined ? {} : { trace }),
+      ...(pair === undefined ? {} : { rollout: pair.rollout }),
     };
     const admission = await this.#scheduler.admit({
       record,
@@ -283,6 +321,15 @@ export class RunRegistry {
     return this.#current(stored.snapshot);
   }
 
+  /**
+   * The status of `owner`'s run `id`, or undefined when there is none: one read, without the touch
+   * and the deliveries of {@link snapshot}, for a rollout batch counting where its many pairs stand.
+   */
+  async statusOf(id: string, owner: string): Promise<RunStatus | undefined> {
+    const stored = await this.#store.snapshot(id);
+    return stored?.owner === owner ? stored.snapshot.status : undefined;
+  }
+
   /** `owner`'s runs, newest first; a cursor naming no run of theirs is a 400. */
   async list(owner: string, query: RunListQuery): Promise<RunPage> {
     const page = await this.#store.list(owner, query);
@@ -301,6 +348,22 @@ export class RunRegistry {
     await this.#cancel(id, 'client');
     await waitForTerminalWithin(run, this, CANCEL_CONFIRM_MS);
     return this.snapshot(id, owner);
+  }
+
+  /**
+   * Cancels `owner`'s pair run `id` without waiting for its end, as its batch is cancelled: the batch
+   * answers at once, and a pair's end after the cancel is not recorded anyway.
+   */
+  async cancelPair(id: string, owner: string): Promise<void> {
+    const stored = await this.#store.snapshot(id);
+    if (!stored || stored.owner !== owner) throw runNotFound(id);
+    await this.#cancel(id, 'client');
+  }
+
+  /** Cancels an orphaned run, but for a rollout batch's pair: the batch, not a watcher, keeps it (it is cancelled with its batch). */
+  async #cancelOrphan(id: string): Promise<void> {
+    const run = await this.#store.open(id);
+    if (run?.record.rollout === undefined) await this.#cancel(id, 'orphaned');
   }
 
   /**

@@ -1,5 +1,6 @@
 import type { Logger } from '../telemetry/logger.js';
 import type { RunStore } from './run-store.js';
+import { StoreUnavailableError } from './store-unavailable-error.js';
 
 export interface RunRetentionOptions {
   store: RunStore;
@@ -42,7 +43,11 @@ export class RunRetention {
       const { orphans } = await this.#o.store.sweep();
       for (const id of orphans) await this.#o.cancelOrphan(id);
     } catch (error) {
-      this.#o.log.warn({ err: error }, 'sweep failed');
+      // While the store is away the connection's own line has said so once; a sweep every interval
+      // saying it again would bury everything else.
+      if (error instanceof StoreUnavailableError)
+        this.#o.log.debug({ err: error }, 'sweep skipped: the store is unavailable');
+      else this.#o.log.warn({ err: error }, 'sweep failed');
     }
   }
 

@@ -10,6 +10,7 @@ import type { ControlMessage, ControlOutcome } from './control-message.js';
 import type { EpisodeRecord } from './episode-record.js';
 import type { EventLog } from './event-log.js';
 import { RunCancelledError } from './run-cancelled-error.js';
+import type { RunEndListener } from './run-end-listener.js';
 import { runEpisode } from './run-episode.js';
 import { RunInbox } from './run-inbox.js';
 import type { RunRecord } from './run-record.js';
@@ -37,6 +38,8 @@ export interface RunSchedulerOptions {
   now: () => number;
   /** Hears of every run as it starts here, before its first event (the webhooks watch their events). */
   onStart?: (record: RunRecord, log: EventLog) => void;
+  /** Hears of every run that ended here once the store holds its whole log (the pairs of rollout batches are recorded then). */
+  onEnd?: RunEndListener;
 }
 
 /** Why a run the store no longer keeps was stopped, as its `run.failed` says. */
@@ -170,7 +173,9 @@ export class RunScheduler {
     });
     this.#active.set(record.id, { controller, inbox, observer });
     this.#o.onStart?.(record, log);
-    const timeout = setTimeout(() => controller.abort(new RunCancelledError('timeout')), limits.runTimeoutMs);
+    // A rollout pair also has its batch's own limit, which may be shorter.
+    const limitMs = Math.min(limits.runTimeoutMs, record.rollout?.timeout_ms ?? Number.POSITIVE_INFINITY);
+    const timeout = setTimeout(() => controller.abort(new RunCancelledError('timeout')), limitMs);
     const started = now();
     const stored = store.track(record, log);
     const episode = observer.within(() =>
@@ -216,6 +221,10 @@ export class RunScheduler {
           const took = now() - started;
           this.#meanRunMs = this.#meanRunMs === 0 ? took : this.#meanRunMs * 0.9 + took * 0.1;
           this.wake();
+        })
+        // Only a log the store holds as written here is this run's end; another instance told of the other ends.
+        .then(async (held) => {
+          if (held) await this.#o.onEnd?.(record, log);
         }),
     );
   }

@@ -162,15 +162,23 @@ export interface RunStore {
   unqueue(id: string): Promise<ClaimedRun | undefined>;
   /**
    * Keeps the log of a run this instance executes (the one `submit`, `claim` or `unqueue` handed out)
-   * as the episode writes it; resolves once its terminal event is stored and its slot freed.
+   * as the episode writes it; resolves once its terminal event is stored and its slot freed — true when
+   * the store holds the log as it was written here, false when it ended otherwise there (another
+   * instance ended the run as lost, or the store lost it).
    */
-  track(record: RunRecord, log: EventLog): Promise<void>;
+  track(record: RunRecord, log: EventLog): Promise<boolean>;
 
   /** The run `id` with its log, to stream or page (undefined when unknown). */
   open(id: string): Promise<OpenedRun | undefined>;
+  /**
+   * How many more runs of `owner` the queue takes now: the least of what is left of the queue and of the
+   * key's share of it (`Infinity` when neither is bounded). A rollout batch whose pairs would not fit is
+   * refused before any is submitted.
+   */
+  queueRoom(owner: string): Promise<number>;
   /** The snapshot of run `id` and its owner (undefined when unknown). */
   snapshot(id: string): Promise<StoredSnapshot | undefined>;
-  /** `owner`'s runs, newest first; a cursor naming no run of theirs is a 400 `invalid_cursor`. */
+  /** `owner`'s runs, newest first, but for the pairs of rollout batches; a cursor naming no run of theirs is a 400 `invalid_cursor`. */
   list(owner: string, query: RunListQuery): Promise<RunPage>;
   /** Records that a caller looked at run `id` (runs nobody touches are orphans). */
   touch(id: string): Promise<void>;

@@ -1,14 +1,17 @@
 import { customAlphabet } from 'nanoid';
 import type { Config } from '../config/index.js';
+import type { RolloutBatchStore } from '../rollouts/rollout-batch-store.js';
 import type { RunStore, StoreLimits } from '../runs/run-store.js';
 import { StoreUnavailableError } from '../runs/store-unavailable-error.js';
 import type { Logger } from '../telemetry/logger.js';
 import type { WebhookOutbox } from '../webhooks/webhook-outbox.js';
+import { MemoryRolloutStore } from './memory/memory-rollout-store.js';
 import { MemoryRunStore } from './memory/memory-run-store.js';
 import { MemoryWebhookOutbox } from './memory/memory-webhook-outbox.js';
 import { RedisConnection } from './redis/redis-connection.js';
 import { RedisKeys } from './redis/redis-keys.js';
-import { RedisRunStore } from './redis/redis-run-store.js';
+import { RedisRolloutStore } from './redis/redis-rollout-store.js';
+import { EXPIRY_MARGIN_MS, RedisRunStore } from './redis/redis-run-store.js';
 import { RedisWebhookOutbox } from './redis/redis-webhook-outbox.js';
 import { SealedSecrets } from './redis/sealed-secrets.js';
 import { SharedSecret } from './redis/shared-secret.js';
@@ -42,6 +45,8 @@ export interface OpenedStore {
   instance: string | undefined;
   /** Where webhook deliveries wait: beside the runs, in memory or in the same Redis. */
   outbox: WebhookOutbox;
+  /** Where the service's rollout batches live: beside the runs, in memory or in the same Redis. */
+  rollouts: RolloutBatchStore;
 }
 
 /**
@@ -57,6 +62,7 @@ export async function openRunStore(config: Config, log: Logger): Promise<OpenedS
       secret: configured,
       instance: undefined,
       outbox: new MemoryWebhookOutbox(config.retentionMs),
+      rollouts: new MemoryRolloutStore(),
     };
   }
   const connection = new RedisConnection(config.redisUrl, { commandTimeoutMs: config.redisCommandTimeoutMs });
@@ -94,7 +100,13 @@ export async function openRunStore(config: Config, log: Logger): Promise<OpenedS
     ...(shared === undefined ? {} : { sharedSecret: shared }),
     log,
   });
-  return { store, secret, instance, outbox: new RedisWebhookOutbox(connection, keys, config.retentionMs) };
+  return {
+    store,
+    secret,
+    instance,
+    outbox: new RedisWebhookOutbox(connection, keys, config.retentionMs),
+    rollouts: new RedisRolloutStore({ connection, keys, expireMs: config.retentionMs + EXPIRY_MARGIN_MS }),
+  };
 }
 
 /** The URL without its password, for messages. */

@@ -13,8 +13,10 @@ import { OrsClient } from '../../src/ors/client/ors-client.js';
 import { ERROR_CODE_NAMES } from '../../src/protocol/error-codes.js';
 import type { RunEvent } from '../../src/protocol/run-events.js';
 import { DEFAULT_WAIT_SECONDS, RUN_REQUEST_DEFAULTS } from '../../src/protocol/run-request.js';
+import { RolloutService } from '../../src/rollouts/rollout-service.js';
 import { EnvCatalog } from '../../src/runs/env-catalog.js';
 import { RunRegistry } from '../../src/runs/run-registry.js';
+import { MemoryRolloutStore } from '../../src/store/memory/memory-rollout-store.js';
 import { MemoryRunStore } from '../../src/store/memory/memory-run-store.js';
 import { storeLimits } from '../../src/store/open-run-store.js';
 import { createTelemetry } from '../../src/telemetry/create-telemetry.js';
@@ -53,9 +55,19 @@ async function appRoutes(): Promise<string[]> {
     sweepMs: config.sweepMs,
     limits: { maxConcurrentRuns: 1, maxEventsPerRun: 10, runTimeoutMs: 1000, toolOutputEventChars: 10 },
   });
+  const rollouts = new RolloutService({
+    registry,
+    ors: new OrsClient({ baseUrl: 'http://127.0.0.1:9' }),
+    models: new ModelRegistry([createOfflineProvider()], 'offline'),
+    store: new MemoryRolloutStore(),
+    retentionMs: config.retentionMs,
+    sweepMs: config.sweepMs,
+    log: silentLogger,
+  });
   try {
     const app = createApp({
       registry,
+      rollouts,
       models: new ModelRegistry([createOfflineProvider()], 'offline'),
       authenticator: new Authenticator([]),
       environments: { list: async () => [], health: async () => ({ status: 'ok' }), defaultEnv: async () => 'arith' },
@@ -80,6 +92,7 @@ async function appRoutes(): Promise<string[]> {
       ),
     );
   } finally {
+    await rollouts.stop();
     await registry.shutdown(0);
   }
 }

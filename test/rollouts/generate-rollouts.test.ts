@@ -2,10 +2,11 @@ import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { BadRequestError, ConflictError, NotFoundError } from '../../src/errors.js';
 import type { ModelRequest } from '../../src/models/model.js';
-import { generateRollouts, type RolloutProgress, SAMPLES_TEMPERATURE } from '../../src/rollouts/generate-rollouts.js';
+import { generateRollouts, type RolloutProgress } from '../../src/rollouts/generate-rollouts.js';
 import { RolloutLock } from '../../src/rollouts/rollout-lock.js';
 import { manifestPathFor } from '../../src/rollouts/rollout-manifest.js';
 import { planRollouts, rolloutKey } from '../../src/rollouts/rollout-plan.js';
+import { SAMPLES_TEMPERATURE } from '../../src/rollouts/rollout-settings.js';
 import type { TrajectoryRecord } from '../../src/rollouts/trajectory-schema.js';
 import { keysOf, misbehavingModel, offlineModel, readManifestFile, readRecords, useRolloutRig } from './rollout-rig.js';
 

@@ -3,6 +3,7 @@ import { admissionContract } from './run-store-contract/admission-contract.js';
 import { instanceContract } from './run-store-contract/instance-contract.js';
 import { keyContract } from './run-store-contract/key-contract.js';
 import { logContract } from './run-store-contract/log-contract.js';
+import { rolloutPairContract } from './run-store-contract/rollout-pair-contract.js';
 import { StoreHarness, type StoreKind } from './run-store-contract/store-harness.js';
 import { upkeepContract } from './run-store-contract/upkeep-contract.js';
 
@@ -23,5 +24,6 @@ export function runStoreContract(name: string, setup: () => StoreKind): void {
     keyContract(h);
     upkeepContract(h);
     instanceContract(h);
+    rolloutPairContract(h);
   });
 }

@@ -2,6 +2,7 @@ import { createOfflineProvider } from '../../adapters/models/offline/offline-pro
 import { loadConfig } from '../../src/config/index.js';
 import { type Runbridge, type StartOptions, startBridge } from '../../src/main.js';
 import type { RunEvent } from '../../src/protocol/run-events.js';
+import type { RolloutService } from '../../src/rollouts/rollout-service.js';
 import type { RunRegistry } from '../../src/runs/run-registry.js';
 import { silentLogger } from '../../src/telemetry/logger.js';
 import { runEventsOf } from './run-events-of.js';
@@ -10,6 +11,8 @@ import { useStarted } from './use-started.js';
 export interface TestBridge extends Runbridge {
   /** The runs the bridge holds, to look inside it. */
   registry: RunRegistry;
+  /** The rollout batches the bridge serves, to sweep them when a test says. */
+  rollouts: RolloutService;
   /** fetch against the bridge, with the bearer key when one is configured. */
   fetch(path: string, init?: RequestInit): Promise<Response>;
   /** POST /v1/runs with `body`, and `headers` beside the JSON content type; returns the run id (throws on a non-2xx answer). */
@@ -27,7 +30,7 @@ export async function startTestBridge(
   options: Omit<StartOptions, 'config'> & { apiKey?: string } = {},
 ): Promise<TestBridge> {
   const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', ...env });
-  const { bridge, registry } = await startBridge({
+  const { bridge, registry, rollouts } = await startBridge({
     logger: silentLogger,
     ...options,
     // In place of the configured offline model, one without token delays; tests add scripted or vendor-backed ones.
@@ -43,6 +46,7 @@ export async function startTestBridge(
   return {
     ...bridge,
     registry,
+    rollouts,
     fetch: request,
     async startRun(body = {}, { headers = {} } = {}) {
       const response = await request('/v1/runs', {

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import type { z } from 'zod';
 import { PACKAGE_VERSION } from '../../package-version.js';
 import {
   CancelAnswerSchema,
@@ -19,10 +19,19 @@ import { MessageRequestSchema } from '../../protocol/message-request.js';
 import { RunEventSchema, ToolApprovalResolvedEventSchema } from '../../protocol/run-events.js';
 import { RunRequestSchema } from '../../protocol/run-request.js';
 import { RunCreatedSchema, RunSnapshotSchema } from '../../protocol/run-snapshot.js';
+import { RolloutRequestSchema } from '../../rollouts/rollout-request.js';
+import {
+  RolloutCancelAnswerSchema,
+  RolloutCreatedSchema,
+  RolloutListSchema,
+  RolloutSnapshotSchema,
+} from '../../rollouts/rollout-snapshot.js';
 import { STREAM_FORMATS } from '../formats/stream-formats.js';
 import { ChatQuerySchema } from '../routes/chat-completions-routes.js';
 import { EventsQuerySchema, ListQuerySchema } from '../routes/runs-routes.js';
 import { type JsonSchema, namedJsonSchemas, runEventTypes } from './json-schemas.js';
+import { errors, json, queryParameters, unauthorized } from './openapi-parts.js';
+import { rolloutPaths } from './rollout-paths.js';
 
 /**
  * `GET /v1/openapi.json`: an OpenAPI 3.1 document of the whole HTTP API. Every body and answer
@@ -30,9 +39,6 @@ import { type JsonSchema, namedJsonSchemas, runEventTypes } from './json-schemas
  * parameters from the routes' own query schemas, so the document cannot drift from the code; what is
  * written by hand is the list of routes, their statuses and their prose.
  */
-
-const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
-const json = (name: string) => ({ 'application/json': { schema: ref(name) } });
 
 /** `run.started` → `RunStartedEvent`. */
 function eventComponentName(type: string): string {
@@ -49,6 +55,7 @@ function components(): Record<string, JsonSchema> {
     ['DecisionRequest', DecisionRequestSchema],
     ['MessageRequest', MessageRequestSchema],
     ['ChatCompletionRequest', ChatCompletionRequestSchema],
+    ['RolloutRequest', RolloutRequestSchema],
   ];
   const answers: Array<readonly [string, z.ZodType]> = [
     ['RunCreated', RunCreatedSchema],
@@ -68,31 +75,13 @@ function components(): Record<string, JsonSchema> {
     ['Health', HealthSchema],
     ['Ready', ReadySchema],
     ['ErrorBody', ErrorBodySchema],
+    ['RolloutCreated', RolloutCreatedSchema],
+    ['RolloutSnapshot', RolloutSnapshotSchema],
+    ['RolloutList', RolloutListSchema],
+    ['RolloutCancelAnswer', RolloutCancelAnswerSchema],
   ];
   const uri = (name: string) => `#/components/schemas/${name}`;
   return { ...namedJsonSchemas(requests, uri, 'input'), ...namedJsonSchemas(answers, uri) };
-}
-
-/** Query parameters from a route's own (strict) query schema, as the client writes them. */
-function queryParameters(schema: z.ZodObject, descriptions: Record<string, string>): unknown[] {
-  const generated = z.toJSONSchema(schema, { io: 'input' }) as {
-    properties?: Record<string, JsonSchema>;
-    required?: string[];
-  };
-  return Object.entries(generated.properties ?? {}).map(([name, property]) => ({
-    name,
-    in: 'query',
-    required: generated.required?.includes(name) ?? false,
-    ...(descriptions[name] === undefined ? {} : { description: descriptions[name] }),
-    schema: property,
-  }));
-}
-
-/** Error answers by status, each with the error body of docs/protocol.md §2. */
-function errors(statuses: Record<number, string>): Record<string, unknown> {
-  return Object.fromEntries(
-    Object.entries(statuses).map(([status, description]) => [status, { description, content: json('ErrorBody') }]),
-  );
 }
 
 const runIdParameter = {
@@ -102,7 +91,6 @@ const runIdParameter = {
   description: 'The run id (`run_…`).',
   schema: { type: 'string' },
 };
-const unauthorized = { 401: 'No valid `Authorization: Bearer <key>` (when keys are configured).' };
 const notFound = {
   404: 'No such run for this key: it never existed, was forgotten, or belongs to another key (`run_not_found`).',
 };
@@ -459,6 +447,7 @@ function paths(): Record<string, unknown> {
         },
       },
     },
+    ...rolloutPaths(),
   };
 }
 

@@ -31,7 +31,7 @@ export const EventsQuerySchema = z.strictObject({
 });
 
 /** Idempotency keys are opaque to us, but they are stored, so they are bounded and printable. */
-const IdempotencyKeySchema = z
+export const IdempotencyKeySchema = z
   .string()
   .min(1)
   .max(255)

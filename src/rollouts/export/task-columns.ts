@@ -14,6 +14,8 @@ export interface TaskColumns {
    */
   task: string;
   model: string;
+  /** The policy the record's batch named (`POST /v1/rollouts`); present only when it named one. */
+  policy_version?: string;
 }
 
 /** The {@link TaskColumns} of `record`. */
@@ -27,5 +29,6 @@ export function taskColumns(record: TrajectoryRecord): TaskColumns {
     task_index: record.task.index,
     task: JSON.stringify(record.task.spec ?? null),
     model: record.model,
+    ...(record.policy_version === undefined ? {} : { policy_version: record.policy_version }),
   };
 }

@@ -90,11 +90,11 @@ export class MemoryRunStore implements RunStore {
     return this.#queue.unqueue(id);
   }
 
-  track(record: RunRecord, log: EventLog): Promise<void> {
+  track(record: RunRecord, log: EventLog): Promise<boolean> {
     return new Promise((resolve) => {
       const done = () => {
         this.#queue.ended(record.owner);
-        resolve();
+        resolve(true);
       };
       if (log.terminal) return done();
       const stop = log.onAppend(() => {
@@ -103,6 +103,10 @@ export class MemoryRunStore implements RunStore {
         done();
       });
     });
+  }
+
+  async queueRoom(owner: string): Promise<number> {
+    return this.#queue.room(owner);
   }
 
   async open(id: string): Promise<OpenedRun | undefined> {

@@ -51,7 +51,7 @@ export class RunDirectory {
     let next: string | null = null;
     for (let i = start; i < runs.length; i++) {
       const { record, log } = runs[i]!;
-      if (record.owner !== owner || (query.status && log.summary.status !== query.status)) continue;
+      if (record.owner !== owner || record.rollout || (query.status && log.summary.status !== query.status)) continue;
       if (data.length === query.limit) {
         next = data[data.length - 1]!.run_id;
         break;

@@ -55,6 +55,15 @@ export class RunQueue {
     return { kind: 'queued' };
   }
 
+  /** How many more runs of `owner` may wait now (the queue's bound and the key's share of it). */
+  room(owner: string): number {
+    const { maxQueuedRuns, maxQueuedPerKey } = this.#limits;
+    return Math.max(
+      0,
+      Math.min(maxQueuedRuns - this.#waiting.length, maxQueuedPerKey - count(this.#queuedByKey, owner)),
+    );
+  }
+
   /** Takes up to `max` waiting runs, oldest first, skipping keys at their running quota. */
   claim(max: number): ClaimedRun[] {
     const claimed: ClaimedRun[] = [];

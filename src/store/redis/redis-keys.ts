@@ -52,6 +52,22 @@ export const KEY_LAYOUT = {
   runWebhooks: 'wh:run:{id}',
   /** String: the secret shared by every instance when `RUNBRIDGE_SECRET` is not set. */
   secret: 'secret',
+  /** Hash: a rollout batch's owner, record, pair count, records so far, cancel and end times, idempotency key. */
+  rollout: 'ro:{id}',
+  /** Hash: a batch's pairs by number — `<run id>:<attempt>:<open|done>`. */
+  rolloutPairs: 'ro:{id}:pairs',
+  /** List: a batch's trajectory records (JSON), in the order they were settled; a record's seq is its index. */
+  rolloutRecords: 'ro:{id}:records',
+  /** List: each record's compact outcome (JSON), at the same index. */
+  rolloutOutcomes: 'ro:{id}:outcomes',
+  /** Sorted set: an owner's batches by creation time. */
+  ownerRollouts: 'ro-owner:{owner}',
+  /** Set: the batches that have not ended. */
+  rolloutsOpen: 'ro-open',
+  /** Sorted set: ended batches by when they ended. */
+  rolloutsEnded: 'ro-ended',
+  /** String: a batch's idempotency key — `<hash>:<batch id>`. */
+  rolloutIdempotency: 'ro-idem:{digest}',
 } as const;
 
 type Layout = typeof KEY_LAYOUT;
@@ -91,6 +107,31 @@ export class RedisKeys {
   /** Hashed: idempotency keys are the caller's text, and a key name must not grow with it. */
   idempotency(owner: string, key: string): string {
     return this.#key('idempotency', createHash('sha256').update(`${owner}\0${key}`).digest('base64url'));
+  }
+
+  /** As {@link idempotency}, for the keys of `POST /v1/rollouts`: a caller's key names a run and a batch apart. */
+  rolloutIdempotency(owner: string, key: string): string {
+    return this.#key('rolloutIdempotency', createHash('sha256').update(`${owner}\0${key}`).digest('base64url'));
+  }
+
+  rollout(id: string): string {
+    return this.#key('rollout', id);
+  }
+
+  rolloutPairs(id: string): string {
+    return this.#key('rolloutPairs', id);
+  }
+
+  rolloutRecords(id: string): string {
+    return this.#key('rolloutRecords', id);
+  }
+
+  rolloutOutcomes(id: string): string {
+    return this.#key('rolloutOutcomes', id);
+  }
+
+  ownerRollouts(owner: string): string {
+    return this.#key('ownerRollouts', owner);
   }
 
   lease(instance: string): string {

@@ -52,7 +52,7 @@ export interface RedisRunStoreOptions {
 }
 
 /** Finished runs' keys outlive their retention by this much: the sweep forgets them first, expiry is the net. */
-const EXPIRY_MARGIN_MS = 60_000;
+export const EXPIRY_MARGIN_MS = 60_000;
 /** How long an idempotency key stays pending while its run is created. */
 const PENDING_KEY_MS = 60_000;
 /** Touches of one run are passed to Redis at most this often from one instance. */
@@ -168,6 +168,8 @@ export class RedisRunStore implements RunStore {
       maxStoredBytesPerKey: limits.maxStoredBytesPerKey,
       // Kept until the run has written its first event, so a run whose instance died before that can start elsewhere.
       sealedSecrets: secrets === undefined ? '' : this.#o.secrets.seal(record.id, secrets),
+      // The pairs of a rollout batch are listed under their batch, not among the owner's runs.
+      listed: record.rollout === undefined ? 1 : 0,
     })) as Array<string | number>;
     if (reply[0] === 'refused') return this.#refusal(String(reply[1]), Number(reply[2]), entry.requestBytes);
     return reply[0] === 'started' ? { kind: 'started', log } : { kind: 'queued' };
@@ -190,7 +192,7 @@ export class RedisRunStore implements RunStore {
     return reply.length === 0 ? undefined : this.#claimed(reply);
   }
 
-  track(record: RunRecord, log: EventLog): Promise<void> {
+  track(record: RunRecord, log: EventLog): Promise<boolean> {
     const writer = new RunLogWriter(record, log, {
       connection: this.#connection,
       keys: this.#keys,
@@ -213,7 +215,19 @@ export class RedisRunStore implements RunStore {
       this.#active.delete(record.id);
       // Only a log the store holds whole is a faithful copy; a refused one ended differently there.
       if (outcome === 'stored') this.#mirrors.adopt(record, log, active.subscribers);
+      return outcome === 'stored';
     });
+  }
+
+  async queueRoom(owner: string): Promise<number> {
+    const { maxQueuedRuns, maxQueuedPerKey } = this.#o.limits;
+    const [queued, mine] = await this.#connection.run(() =>
+      Promise.all([
+        this.#connection.command.zcard(this.#keys.fixed('queue')),
+        this.#connection.command.hget(this.#keys.fixed('queuedByOwner'), owner),
+      ]),
+    );
+    return Math.max(0, Math.min(maxQueuedRuns - queued, maxQueuedPerKey - Number(mine ?? 0)));
   }
 
   async open(id: string): Promise<OpenedRun | undefined> {

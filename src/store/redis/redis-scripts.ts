@@ -1,4 +1,6 @@
+import { define, type ScriptSpec } from './define-script.js';
 import { luaKeyFunctions } from './redis-keys.js';
+import { ROLLOUT_SCRIPTS } from './rollout-scripts.js';
 
 /**
  * The Lua scripts of the Redis store. Each runs atomically in Redis, which is what makes the queue,
@@ -48,20 +50,6 @@ local function take(id, owner, instance)
 end
 `;
 
-/** A script: the names of its arguments, in the order the prelude maps them, and its body. */
-interface ScriptSpec {
-  readonly args: readonly string[];
-  /** A script that also takes a list after its named arguments reads it from `ARGV[REST]` on. */
-  readonly rest?: true;
-  readonly body: string;
-}
-
-const define = <const Args extends readonly string[]>(
-  args: Args,
-  body: string,
-  rest?: true,
-): { args: Args; body: string; rest?: true } => ({ args, body, ...(rest ? { rest } : {}) });
-
 /**
  * Admits a new run. Forgets the owner's own longest-finished runs (never another owner's) while its share
  * or the whole byte budget lacks room. Returns `{started}`, `{queued}`, or `{refused, code, held}` (`code`:
@@ -87,6 +75,7 @@ const SUBMIT = define(
     'maxStoredBytes',
     'maxStoredBytesPerKey',
     'sealedSecrets',
+    'listed',
   ],
   `
 local id, owner, stored = A.id, A.owner, num(A.storedBytes)
@@ -124,7 +113,7 @@ end
 if A.sealedSecrets ~= '' then redis.call('SET', K.secrets(id), A.sealedSecrets) end
 redis.call('HSET', run, 'owner', owner, 'record', A.record, 'snapshot', A.snapshot, 'last_seq', -1,
   'touched_at', A.createdAt, 'idem', A.idemKey, 'bytes', stored)
-redis.call('ZADD', K.owner(owner), A.createdAt, id)
+if A.listed == '1' then redis.call('ZADD', K.owner(owner), A.createdAt, id) end
 redis.call('INCRBY', K.storedBytes, stored)
 redis.call('HINCRBY', K.ownerBytes, owner, stored)
 redis.call('HSET', K.runBytes, id, stored)
@@ -361,6 +350,7 @@ export const SCRIPTS = {
   rbReleaseKey: RELEASE_KEY,
   rbTouch: TOUCH,
   rbClaimWebhooks: CLAIM_WEBHOOKS,
+  ...ROLLOUT_SCRIPTS,
 } as const;
 
 export type ScriptName = keyof typeof SCRIPTS;

@@ -5,7 +5,7 @@ import { type RunRequestInput, RunRequestSchema } from '../../../src/protocol/ru
 import type { ControlMessage, ControlOutcome } from '../../../src/runs/control-message.js';
 import type { EventLog } from '../../../src/runs/event-log.js';
 import { requestHasher } from '../../../src/runs/request-hasher.js';
-import { newRunLog, type RunRecord, recordBytes } from '../../../src/runs/run-record.js';
+import { newRunLog, type RolloutPairRef, type RunRecord, recordBytes } from '../../../src/runs/run-record.js';
 import type { Admission, NewRun, RunExecutor, RunStore, StoreLimits } from '../../../src/runs/run-store.js';
 
 /** A kind of store the contract is run against, as its test file opens it. */
@@ -71,8 +71,8 @@ export interface Instance {
 export interface ExecutedRun {
   record: RunRecord;
   log: EventLog;
-  /** Resolves once the store holds the terminal event and freed the run's slot. */
-  tracked: Promise<void>;
+  /** Resolves once the store holds the terminal event and freed the run's slot: true when it holds the log written here. */
+  tracked: Promise<boolean>;
 }
 
 /** Whole seconds, so an event's timestamp (epoch seconds) turns back into exactly the ms it was written at. */
@@ -133,6 +133,8 @@ export class StoreHarness {
       secrets?: Record<string, unknown>;
       idempotency?: { key: string; hash: string };
       startHere?: boolean;
+      /** The rollout pair it plays, for a run of a batch. */
+      rollout?: RolloutPairRef;
     } = {},
   ): NewRun {
     const request = RunRequestSchema.parse(options.request ?? {});
@@ -144,6 +146,7 @@ export class StoreHarness {
       model: 'offline',
       request,
       createdAt: this.#now,
+      ...(options.rollout === undefined ? {} : { rollout: options.rollout }),
     };
     const requestBytes = JSON.stringify(
       options.secrets === undefined ? request : { ...request, secrets: options.secrets },

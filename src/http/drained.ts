@@ -1,0 +1,22 @@
+import type { ServerResponse } from 'node:http';
+
+/**
+ * Resolves when `res` drains or closes, after `limitMs`, or when `signal` aborts, whichever comes
+ * first. Plain listeners rather than `events.once` with a joined signal: this runs once per replayed
+ * batch, and the `AbortController` and `AbortSignal.any` per call showed in the replay profile.
+ */
+export function drained(res: ServerResponse, limitMs: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      res.off('drain', done);
+      res.off('close', done);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, limitMs);
+    res.once('drain', done);
+    res.once('close', done);
+    signal.addEventListener('abort', done, { once: true });
+  });
+}

@@ -1,0 +1,228 @@
+import { createHash } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { RunbridgeError } from '../errors.js';
+import type { ErrorCode } from '../protocol/error-codes.js';
+import {
+  buildManifest,
+  checkSameSettings,
+  type GenerateRolloutsOptions,
+  parseSettings,
+  type RolloutProgress,
+  type RolloutResult,
+} from './generate-rollouts.js';
+import { RolloutLock } from './rollout-lock.js';
+import {
+  manifestPathFor,
+  type RolloutConfig,
+  type RolloutManifest,
+  readManifest,
+  writeManifest,
+} from './rollout-manifest.js';
+import { parseTaskSelection, planRollouts, resolveTaskIndices, rolloutKey } from './rollout-plan.js';
+import { type RolloutSnapshot, RolloutSnapshotSchema } from './rollout-snapshot.js';
+import { RolloutStore } from './rollout-store.js';
+import { TrajectoryRecordSchema } from './trajectory-schema.js';
+
+/** What {@link remoteRollouts} asks of a bridge, and where it writes: `generateRollouts`'s settings without the ORS client and model. */
+export interface RemoteRolloutsOptions extends Omit<GenerateRolloutsOptions, 'ors' | 'model' | 'retryFailed' | 'env'> {
+  /** Default: the bridge's default environment. */
+  env?: string;
+  /** The bridge (or the cluster behind one URL). */
+  server: string;
+  /** Its bearer key, when it wants one. */
+  apiKey?: string;
+  /** `provider:name` as the bridge resolves it. */
+  model: string;
+}
+
+/** Reconnections of the records stream in a row, without a record between them, before the batch is given up. */
+const MAX_RECONNECTS = 5;
+/** How often the running count of the progress line is asked of the bridge. */
+const SNAPSHOT_EVERY_MS = 1000;
+
+/**
+ * `runbridge rollout --server`: submits the batch to a bridge (`POST /v1/rollouts`) instead of playing it
+ * here, and streams its records into the JSONL file and manifest `generateRollouts` writes, with the
+ * same checks, lock and resume rules. The idempotency key is derived from the file's path and the
+ * batch's settings, so a rerun resumes the same batch on the bridge (while the bridge keeps it);
+ * records of pairs the file already holds are never written again. Aborting `signal` stops reading
+ * (status `interrupted`): the batch goes on on the bridge, and a rerun picks it up.
+ */
+export async function remoteRollouts(options: RemoteRolloutsOptions): Promise<RolloutResult> {
+  const server = options.server.replace(/\/+$/, '');
+  const http = bridgeHttp(server, options.apiKey, options.signal);
+  const env = options.env ?? ((await http.json('GET', '/v1/environments')) as { default: string }).default;
+  const settings = parseSettings({ ...options, env });
+  const now = options.now ?? Date.now;
+  const startedAt = now();
+  const body = {
+    env: settings.env,
+    ...(settings.split === undefined ? {} : { split: settings.split }),
+    tasks: settings.tasks ?? '0:',
+    samples: settings.samples,
+    model: options.model,
+    sampling: settings.sampling,
+    seed: settings.seed,
+    max_turns: settings.maxTurns,
+    ...(settings.instructions === undefined ? {} : { instructions: settings.instructions }),
+    reward_reduction: settings.rewardReduction,
+    retries: settings.retries,
+    timeout_seconds: settings.timeoutMs / 1000,
+  };
+  const key = `rollout-${createHash('sha256')
+    .update(JSON.stringify([resolve(settings.out), body]))
+    .digest('hex')
+    .slice(0, 40)}`;
+
+  mkdirSync(dirname(settings.out), { recursive: true });
+  const lock = RolloutLock.acquire(settings.out);
+  try {
+    const store = await RolloutStore.open(settings.out);
+    try {
+      const created = (await http.json('POST', '/v1/rollouts', body, { 'Idempotency-Key': key })) as {
+        rollout_id: string;
+      };
+      let snapshot = await http.snapshot(created.rollout_id);
+      const config: RolloutConfig = {
+        ...snapshot.config,
+        concurrency: settings.concurrency,
+        retry_failed: false,
+        pass_threshold: settings.passThreshold,
+      };
+      const manifestPath = manifestPathFor(settings.out);
+      if (store.size > 0) checkSameSettings(settings.out, readManifest(manifestPath), config);
+      const indices = resolveTaskIndices(parseTaskSelection(config.tasks), Number.MAX_SAFE_INTEGER);
+      const plan = planRollouts({
+        env: config.env,
+        split: config.split,
+        indices,
+        samples: config.samples,
+        masterSeed: config.seed,
+      });
+      const pending = plan.filter((rollout) => store.outcome(rollout.key) === undefined).length;
+      const progress: RolloutProgress = {
+        planned: plan.length,
+        skipped: plan.length - pending,
+        completed: 0,
+        failed: 0,
+        running: snapshot.running,
+        retried: 0,
+        cancelled: 0,
+        meanReward: null,
+        startedAt,
+      };
+      const manifestOf = (status: RolloutManifest['status']): RolloutManifest =>
+        buildManifest({ status, out: settings.out, config, plan, store, progress, startedAt, now: now() });
+      writeManifest(manifestPath, manifestOf('running'));
+      options.onProgress?.({ ...progress });
+
+      let rewardSum = 0;
+      let lastManifest = now();
+      let lastSnapshot = now();
+      let after = -1;
+      let reconnects = 0;
+      while (!options.signal?.aborted) {
+        let read = 0;
+        try {
+          for await (const line of http.lines(`/v1/rollouts/${created.rollout_id}/records?after=${after}`)) {
+            after++;
+            read++;
+            const record = TrajectoryRecordSchema.parse(JSON.parse(line));
+            if (store.outcome(rolloutKey(record.group_id, record.sample_index)) !== undefined) continue;
+            store.append(record);
+            if (record.status === 'completed') {
+              progress.completed++;
+              rewardSum += record.reward ?? 0;
+              progress.meanReward = rewardSum / progress.completed;
+            } else {
+              progress.failed++;
+            }
+            options.onRecord?.(record);
+            if (now() - lastSnapshot >= SNAPSHOT_EVERY_MS) {
+              lastSnapshot = now();
+              progress.running = (await http.snapshot(created.rollout_id)).running;
+            }
+            options.onProgress?.({ ...progress });
+            if (now() - lastManifest >= settings.manifestIntervalMs) {
+              lastManifest = now();
+              writeManifest(manifestPath, manifestOf('running'));
+            }
+          }
+          snapshot = await http.snapshot(created.rollout_id);
+          if (snapshot.status === 'completed' || snapshot.status === 'cancelled') break;
+        } catch (error) {
+          if (options.signal?.aborted) break;
+          // A dropped connection resumes from the last record read; a refusal of the bridge is final.
+          if (error instanceof RunbridgeError || ++reconnects > MAX_RECONNECTS) throw error;
+          if (read > 0) reconnects = 0;
+          await new Promise((done) => setTimeout(done, 200 * reconnects));
+        }
+      }
+      progress.running = 0;
+      const status = options.signal?.aborted ? 'interrupted' : 'finished';
+      const manifest = manifestOf(status);
+      writeManifest(manifestPath, manifest);
+      return { status, out: settings.out, manifestPath, manifest };
+    } finally {
+      store.close();
+    }
+  } finally {
+    lock.release();
+  }
+}
+
+/** The few calls {@link remoteRollouts} makes of a bridge, a refusal thrown as the bridge's own error. */
+function bridgeHttp(server: string, apiKey: string | undefined, signal: AbortSignal | undefined) {
+  const headers = (extra: Record<string, string> = {}) => ({
+    ...(apiKey === undefined ? {} : { Authorization: `Bearer ${apiKey}` }),
+    ...extra,
+  });
+  const refused = async (response: Response): Promise<RunbridgeError> => {
+    const answer = (await response.json().catch(() => ({}))) as { error?: { code?: string; message?: string } };
+    if (response.status === 401) {
+      return new RunbridgeError(
+        `the bridge at ${server} wants an API key: pass --api-key KEY, or set RUNBRIDGE_API_KEY.`,
+        {
+          code: 'unauthorized',
+        },
+      );
+    }
+    return new RunbridgeError(
+      `the bridge at ${server} refused the batch (${response.status}): ${answer.error?.message ?? 'no reason given'}`,
+      { code: (answer.error?.code ?? 'internal_error') as ErrorCode, details: { status: response.status } },
+    );
+  };
+  const request = async (method: string, path: string, body?: unknown, extra?: Record<string, string>) => {
+    const response = await fetch(`${server}${path}`, {
+      method,
+      headers: headers({ ...(body === undefined ? {} : { 'Content-Type': 'application/json' }), ...extra }),
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      ...(signal === undefined ? {} : { signal }),
+    });
+    if (!response.ok) throw await refused(response);
+    return response;
+  };
+  return {
+    json: async (method: string, path: string, body?: unknown, extra?: Record<string, string>) =>
+      (await request(method, path, body, extra)).json() as Promise<unknown>,
+    snapshot: async (id: string): Promise<RolloutSnapshot> =>
+      RolloutSnapshotSchema.parse(await (await request('GET', `/v1/rollouts/${id}`)).json()),
+    /** The non-blank lines of an NDJSON answer, as they arrive; ends with the answer. */
+    async *lines(path: string): AsyncGenerator<string> {
+      const response = await request('GET', path);
+      const decoder = new TextDecoder();
+      let buffered = '';
+      for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+        buffered += decoder.decode(chunk, { stream: true });
+        let newline = buffered.indexOf('\n');
+        while (newline >= 0) {
+          const line = buffered.slice(0, newline);
+          buffered = buffered.slice(newline + 1);
+          if (line.trim() !== '') yield line;
+          newline = buffered.indexOf('\n');
+        }
+      }
+    },
+  };
+}

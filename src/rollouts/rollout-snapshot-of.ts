@@ -1,0 +1,73 @@
+import { pairCount, tasksOfBatch } from './rollout-batch-record.js';
+import type { PairState, StoredBatch } from './rollout-batch-store.js';
+import type { RolloutSnapshot, RolloutStatus } from './rollout-snapshot.js';
+import { type RolloutOutcome, summarizeOutcomes } from './rollout-stats.js';
+
+export type { RolloutSnapshot } from './rollout-snapshot.js';
+
+/** The reward at or above which a service batch's episode passes, for pass@k: the CLI's default. */
+export const PASS_THRESHOLD = 1;
+
+/** A record's compact outcome as the store keeps it beside the record: what the statistics need, and when it started. */
+export interface StoredOutcome extends RolloutOutcome {
+  /** Epoch seconds. */
+  startedAt: number;
+}
+
+/**
+ * The snapshot of a stored batch (`GET /v1/rollouts/:id`): its counts and statistics folded from its
+ * records' outcomes, with `running` pairs as counted by the caller (from the pairs' runs).
+ */
+export function snapshotOfBatch(
+  stored: StoredBatch,
+  outcomeLines: readonly string[],
+  pairs: readonly PairState[],
+  running: number,
+): RolloutSnapshot {
+  const { record } = stored;
+  const outcomes = outcomeLines.map((line) => JSON.parse(line) as StoredOutcome);
+  const results = summarizeOutcomes(outcomes, PASS_THRESHOLD);
+  const total = pairCount(record);
+  const open = pairs.filter((pair) => pair.state === 'open').length;
+  const started = outcomes.length === 0 ? null : Math.min(...outcomes.map((outcome) => outcome.startedAt));
+  return {
+    rollout_id: record.id,
+    status: statusOf(stored, running),
+    created_at: record.created_at / 1000,
+    started_at: started,
+    finished_at: stored.finishedAt === null ? null : stored.finishedAt / 1000,
+    total,
+    completed: results.completed,
+    failed: results.failed,
+    running,
+    queued: stored.finishedAt === null ? Math.max(0, open - running) : 0,
+    mean_reward: results.mean_reward,
+    pass_at_k: results.pass_at_k,
+    policy_version: record.policy_version,
+    metadata: record.metadata,
+    config: {
+      env: record.env,
+      split: record.split,
+      tasks: tasksOfBatch(record),
+      task_count: record.indices.length,
+      samples: record.samples,
+      model: record.model,
+      sampling: record.sampling,
+      seed: record.seed,
+      max_turns: record.max_turns,
+      instructions: record.instructions,
+      reward_reduction: record.reward_reduction,
+      retries: record.retries,
+      timeout_seconds: record.timeout_ms / 1000,
+      pass_threshold: PASS_THRESHOLD,
+    },
+    results,
+    records_url: `/v1/rollouts/${record.id}/records`,
+  };
+}
+
+function statusOf(stored: StoredBatch, running: number): RolloutStatus {
+  if (stored.cancelledAt !== null) return 'cancelled';
+  if (stored.finishedAt !== null) return 'completed';
+  return stored.records > 0 || running > 0 ? 'running' : 'queued';
+}

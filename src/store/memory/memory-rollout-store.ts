@@ -1,0 +1,172 @@
+import type { RolloutBatchRecord } from '../../rollouts/rollout-batch-record.js';
+import type {
+  BatchCreation,
+  BatchPage,
+  PairState,
+  RolloutBatchStore,
+  Settlement,
+  SettleOutcome,
+  StoredBatch,
+} from '../../rollouts/rollout-batch-store.js';
+import { invalidListCursor } from '../../runs/run-store.js';
+
+interface MemoryBatch {
+  record: RolloutBatchRecord;
+  cancelledAt: number | null;
+  finishedAt: number | null;
+  pairs: PairState[];
+  records: string[];
+  outcomes: string[];
+  /** The idempotency key (`owner\0key`) bound to it, if any. */
+  key: string | undefined;
+  /** Woken whenever a record is added or the batch ends. */
+  waiters: Set<() => void>;
+}
+
+/**
+ * The rollout batches of one process, beside the memory run store. Every method runs to its end
+ * without awaiting, so settling a pair is as atomic here as the Redis script makes it there.
+ */
+export class MemoryRolloutStore implements RolloutBatchStore {
+  readonly #batches = new Map<string, MemoryBatch>();
+  /** Idempotency keys (`owner\0key`) → the body hash and batch they name. */
+  readonly #keys = new Map<string, { hash: string; id: string }>();
+
+  async create(
+    batch: RolloutBatchRecord,
+    runs: readonly string[],
+    idempotency?: { key: string; hash: string },
+  ): Promise<BatchCreation> {
+    const key = idempotency === undefined ? undefined : `${batch.owner}\0${idempotency.key}`;
+    if (key !== undefined) {
+      const bound = this.#keys.get(key);
+      if (bound !== undefined && this.#batches.has(bound.id)) {
+        return bound.hash === idempotency!.hash ? { kind: 'existing', id: bound.id } : { kind: 'conflict' };
+      }
+      this.#keys.set(key, { hash: idempotency!.hash, id: batch.id });
+    }
+    this.#batches.set(batch.id, {
+      record: batch,
+      cancelledAt: null,
+      finishedAt: null,
+      pairs: runs.map((run) => ({ run, attempt: 1, state: 'open' })),
+      records: [],
+      outcomes: [],
+      key,
+      waiters: new Set(),
+    });
+    return { kind: 'created' };
+  }
+
+  async get(id: string): Promise<StoredBatch | undefined> {
+    const batch = this.#batches.get(id);
+    return batch && storedOf(batch);
+  }
+
+  async pairs(id: string): Promise<PairState[]> {
+    return (this.#batches.get(id)?.pairs ?? []).map((pair) => ({ ...pair }));
+  }
+
+  async outcomes(id: string): Promise<string[]> {
+    return [...(this.#batches.get(id)?.outcomes ?? [])];
+  }
+
+  async settle(
+    id: string,
+    pair: number,
+    run: string,
+    attempt: number,
+    settlement: Settlement,
+    now: number,
+  ): Promise<SettleOutcome> {
+    const batch = this.#batches.get(id);
+    const state = batch?.pairs[pair];
+    if (!batch || !state || state.run !== run || state.attempt !== attempt || state.state !== 'open') return 'stale';
+    if (batch.cancelledAt !== null) {
+      state.state = 'done';
+      return 'cancelled';
+    }
+    if (settlement.kind !== 'record') {
+      const next = settlement.kind === 'retry' ? attempt + 1 : attempt;
+      batch.pairs[pair] = { run: settlement.next, attempt: next, state: 'open' };
+      return 'retry';
+    }
+    state.state = 'done';
+    batch.records.push(settlement.record);
+    batch.outcomes.push(settlement.outcome);
+    if (batch.records.length === batch.pairs.length) batch.finishedAt = now;
+    wake(batch);
+    return 'recorded';
+  }
+
+  async cancel(id: string, now: number): Promise<void> {
+    const batch = this.#batches.get(id);
+    if (!batch || batch.finishedAt !== null) return;
+    batch.cancelledAt = now;
+    batch.finishedAt = now;
+    wake(batch);
+  }
+
+  async records(id: string, after: number, max: number): Promise<string[]> {
+    return (this.#batches.get(id)?.records ?? []).slice(after + 1, after + 1 + max);
+  }
+
+  changed(id: string, ms: number, signal: AbortSignal): Promise<void> {
+    const batch = this.#batches.get(id);
+    if (!batch || signal.aborted) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        batch.waiters.delete(done);
+        signal.removeEventListener('abort', done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      batch.waiters.add(done);
+      signal.addEventListener('abort', done, { once: true });
+    });
+  }
+
+  async list(owner: string, query: { limit: number; after?: string }): Promise<BatchPage> {
+    const mine = [...this.#batches.values()].filter((batch) => batch.record.owner === owner).reverse();
+    let start = 0;
+    if (query.after !== undefined) {
+      start = mine.findIndex((batch) => batch.record.id === query.after) + 1;
+      if (start === 0) throw invalidListCursor(query.after);
+    }
+    const page = mine.slice(start, start + query.limit);
+    const more = start + query.limit < mine.length;
+    return { data: page.map(storedOf), next: more ? page.at(-1)!.record.id : null };
+  }
+
+  async unfinished(): Promise<string[]> {
+    return [...this.#batches.values()].filter((batch) => batch.finishedAt === null).map((batch) => batch.record.id);
+  }
+
+  async forget(id: string): Promise<void> {
+    const batch = this.#batches.get(id);
+    if (!batch) return;
+    this.#batches.delete(id);
+    if (batch.key !== undefined && this.#keys.get(batch.key)?.id === id) this.#keys.delete(batch.key);
+    wake(batch);
+  }
+
+  async sweep(endedBy: number): Promise<void> {
+    for (const batch of [...this.#batches.values()]) {
+      if (batch.finishedAt !== null && batch.finishedAt <= endedBy) await this.forget(batch.record.id);
+    }
+  }
+}
+
+function storedOf(batch: MemoryBatch): StoredBatch {
+  return {
+    record: batch.record,
+    cancelledAt: batch.cancelledAt,
+    finishedAt: batch.finishedAt,
+    records: batch.records.length,
+  };
+}
+
+function wake(batch: MemoryBatch): void {
+  for (const waiter of [...batch.waiters]) waiter();
+}

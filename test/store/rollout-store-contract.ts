@@ -1,0 +1,203 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { RolloutBatchRecord } from '../../src/rollouts/rollout-batch-record.js';
+import type { RolloutBatchStore } from '../../src/rollouts/rollout-batch-store.js';
+
+/** How a suite opens instances of one rollout store; the instances of one test see the same batches. */
+export interface RolloutStoreKind {
+  open(): Promise<{ store: RolloutBatchStore; close(): Promise<void> }>;
+}
+
+let batches = 0;
+
+/** A batch of `owner` with `pairs` pairs (tasks × 1 sample), created at `at`. */
+function batchOf(owner: string, pairs: number, at = 1000): RolloutBatchRecord {
+  return {
+    id: `ro_${String(++batches).padStart(6, '0')}`,
+    owner,
+    env: 'arith',
+    split: 'train',
+    indices: [...Array(pairs).keys()],
+    samples: 1,
+    model: 'offline:offline',
+    sampling: {},
+    seed: 0,
+    max_turns: 20,
+    instructions: null,
+    reward_reduction: 'last',
+    retries: 1,
+    timeout_ms: 60_000,
+    policy_version: null,
+    metadata: {},
+    created_at: at,
+  };
+}
+
+const runsOf = (batch: RolloutBatchRecord) => batch.indices.map((index) => `run_${batch.id}_${index}`);
+const record = (n: number) => ({ kind: 'record' as const, record: `{"n":${n}}`, outcome: `{"o":${n}}` });
+
+/**
+ * What every `RolloutBatchStore` does (src/rollouts/rollout-batch-store.ts), driven through the interface
+ * alone: both stores give the same answers, and settling a pair is once-only however many settle it.
+ */
+export function rolloutStoreContract(name: string, setup: () => RolloutStoreKind): void {
+  describe(`${name}, as every RolloutBatchStore`, () => {
+    const kind = setup();
+    const opened: Array<{ close(): Promise<void> }> = [];
+    const open = async () => {
+      const instance = await kind.open();
+      opened.push(instance);
+      return instance.store;
+    };
+    afterEach(async () => {
+      for (const instance of opened.splice(0)) await instance.close();
+    });
+
+    it('stores a batch with its pairs open on their first runs, and nothing recorded', async () => {
+      const store = await open();
+      const batch = batchOf('alpha', 3);
+      expect(await store.create(batch, runsOf(batch))).toEqual({ kind: 'created' });
+      expect(await store.get(batch.id)).toEqual({ record: batch, cancelledAt: null, finishedAt: null, records: 0 });
+      expect(await store.pairs(batch.id)).toEqual(runsOf(batch).map((run) => ({ run, attempt: 1, state: 'open' })));
+      expect(await store.unfinished()).toContain(batch.id);
+      expect(await store.get('ro_unknown')).toBeUndefined();
+    });
+
+    it("answers the batch an owner's idempotency key names for the same hash, a conflict for another, and another owner's key apart", async () => {
+      const store = await open();
+      const first = batchOf('alpha', 1);
+      expect(await store.create(first, runsOf(first), { key: 'k', hash: 'aa' })).toEqual({ kind: 'created' });
+      const again = batchOf('alpha', 1);
+      expect(await store.create(again, runsOf(again), { key: 'k', hash: 'aa' })).toEqual({
+        kind: 'existing',
+        id: first.id,
+      });
+      expect(await store.create(again, runsOf(again), { key: 'k', hash: 'bb' })).toEqual({ kind: 'conflict' });
+      expect(await store.get(again.id)).toBeUndefined();
+      const other = batchOf('beta', 1);
+      expect(await store.create(other, runsOf(other), { key: 'k', hash: 'bb' })).toEqual({ kind: 'created' });
+      // A forgotten batch frees its key.
+      await store.forget(first.id);
+      expect(await store.create(again, runsOf(again), { key: 'k', hash: 'bb' })).toEqual({ kind: 'created' });
+    });
+
+    it('records a settled pair once, in settling order, and ends the batch with its last record', async () => {
+      const store = await open();
+      const batch = batchOf('alpha', 2);
+      const [first, second] = runsOf(batch) as [string, string];
+      await store.create(batch, runsOf(batch));
+      expect(await store.settle(batch.id, 1, second, 1, record(1), 2000)).toBe('recorded');
+      expect(await store.settle(batch.id, 1, second, 1, record(1), 2000)).toBe('stale');
+      expect(await store.get(batch.id)).toMatchObject({ records: 1, finishedAt: null });
+      expect(await store.settle(batch.id, 0, first, 1, record(0), 3000)).toBe('recorded');
+      expect(await store.get(batch.id)).toMatchObject({ records: 2, finishedAt: 3000, cancelledAt: null });
+      expect(await store.records(batch.id, -1, 10)).toEqual(['{"n":1}', '{"n":0}']);
+      expect(await store.records(batch.id, 0, 10)).toEqual(['{"n":0}']);
+      expect(await store.records(batch.id, -1, 1)).toEqual(['{"n":1}']);
+      expect(await store.outcomes(batch.id)).toEqual(['{"o":1}', '{"o":0}']);
+      expect(await store.unfinished()).not.toContain(batch.id);
+    });
+
+    it('moves a pair to its next attempt on a retry; the old attempt is stale from then on', async () => {
+      const store = await open();
+      const batch = batchOf('alpha', 1);
+      const [run] = runsOf(batch) as [string];
+      await store.create(batch, runsOf(batch));
+      expect(await store.settle(batch.id, 0, run, 1, { kind: 'retry', next: 'run_next' }, 2000)).toBe('retry');
+      expect(await store.pairs(batch.id)).toEqual([{ run: 'run_next', attempt: 2, state: 'open' }]);
+      expect(await store.settle(batch.id, 0, run, 1, record(0), 2000)).toBe('stale');
+      expect(await store.settle(batch.id, 0, 'run_next', 2, record(0), 2500)).toBe('recorded');
+      expect(await store.pairs(batch.id)).toEqual([{ run: 'run_next', attempt: 2, state: 'done' }]);
+    });
+
+    it('replaces the run of an attempt on a replace, keeping the attempt; the replaced run is stale from then on', async () => {
+      const store = await open();
+      const batch = batchOf('alpha', 1);
+      const [run] = runsOf(batch) as [string];
+      await store.create(batch, runsOf(batch));
+      expect(await store.settle(batch.id, 0, run, 1, { kind: 'replace', next: 'run_instead' }, 2000)).toBe('retry');
+      expect(await store.pairs(batch.id)).toEqual([{ run: 'run_instead', attempt: 1, state: 'open' }]);
+      expect(await store.settle(batch.id, 0, run, 1, { kind: 'replace', next: 'run_other' }, 2000)).toBe('stale');
+      expect(await store.settle(batch.id, 0, run, 1, record(0), 2000)).toBe('stale');
+      expect(await store.settle(batch.id, 0, 'run_instead', 1, record(0), 2500)).toBe('recorded');
+      expect(await store.records(batch.id, -1, 10)).toEqual(['{"n":0}']);
+    });
+
+    it('settles an attempt settled at once from several instances for one of them only', async () => {
+      const stores = await Promise.all([open(), open(), open()]);
+      const batch = batchOf('alpha', 1);
+      const [run] = runsOf(batch) as [string];
+      await stores[0]!.create(batch, runsOf(batch));
+      const outcomes = await Promise.all(
+        stores.flatMap((store, n) => [
+          store.settle(batch.id, 0, run, 1, record(n), 2000),
+          store.settle(batch.id, 0, run, 1, { kind: 'retry', next: `run_${n}` }, 2000),
+        ]),
+      );
+      expect(outcomes.filter((outcome) => outcome !== 'stale')).toHaveLength(1);
+    });
+
+    it('cancels a batch: it ends, takes no more records and drops the pairs settled after; a cancel after the end changes nothing', async () => {
+      const store = await open();
+      const batch = batchOf('alpha', 2);
+      const [first, second] = runsOf(batch) as [string, string];
+      await store.create(batch, runsOf(batch));
+      await store.settle(batch.id, 0, first, 1, record(0), 2000);
+      await store.cancel(batch.id, 3000);
+      expect(await store.get(batch.id)).toMatchObject({ cancelledAt: 3000, finishedAt: 3000, records: 1 });
+      expect(await store.settle(batch.id, 1, second, 1, record(1), 3500)).toBe('cancelled');
+      expect(await store.pairs(batch.id)).toEqual([
+        { run: first, attempt: 1, state: 'done' },
+        { run: second, attempt: 1, state: 'done' },
+      ]);
+      expect(await store.records(batch.id, -1, 10)).toEqual(['{"n":0}']);
+
+      const ended = batchOf('alpha', 1);
+      await store.create(ended, runsOf(ended));
+      await store.settle(ended.id, 0, runsOf(ended)[0]!, 1, record(0), 4000);
+      await store.cancel(ended.id, 5000);
+      expect(await store.get(ended.id)).toMatchObject({ cancelledAt: null, finishedAt: 4000 });
+    });
+
+    it("lists an owner's batches newest first, a page at a time, and refuses a cursor naming none of theirs", async () => {
+      const store = await open();
+      const made = [batchOf('alpha', 1, 1000), batchOf('alpha', 1, 2000), batchOf('alpha', 1, 3000)];
+      for (const batch of made) await store.create(batch, runsOf(batch));
+      const theirs = batchOf('beta', 1, 4000);
+      await store.create(theirs, runsOf(theirs));
+      const first = await store.list('alpha', { limit: 2 });
+      expect(first.data.map((stored) => stored.record.id)).toEqual([made[2]!.id, made[1]!.id]);
+      expect(first.next).toBe(made[1]!.id);
+      const second = await store.list('alpha', { limit: 2, after: first.next! });
+      expect(second).toEqual({ data: [expect.objectContaining({ record: made[0] })], next: null });
+      await expect(store.list('alpha', { limit: 2, after: theirs.id })).rejects.toMatchObject({
+        code: 'invalid_cursor',
+      });
+    });
+
+    it('forgets a batch, and sweeps those that ended at or before a time', async () => {
+      const store = await open();
+      const [early, late, open_] = [batchOf('alpha', 1), batchOf('alpha', 1), batchOf('alpha', 1)];
+      for (const batch of [early, late, open_]) await store.create(batch, runsOf(batch));
+      await store.cancel(early.id, 1000);
+      await store.cancel(late.id, 5000);
+      await store.sweep(1000);
+      expect(await store.get(early.id)).toBeUndefined();
+      expect(await store.get(late.id)).toBeDefined();
+      expect(await store.get(open_.id)).toBeDefined();
+      await store.forget(late.id);
+      expect(await store.get(late.id)).toBeUndefined();
+      expect(await store.pairs(late.id)).toEqual([]);
+      expect((await store.list('alpha', { limit: 10 })).data.map((stored) => stored.record.id)).toEqual([open_.id]);
+    });
+
+    it('tells a reader waiting for changes to look again, within the time it gives', async () => {
+      const store = await open();
+      const batch = batchOf('alpha', 1);
+      await store.create(batch, runsOf(batch));
+      const waited = store.changed(batch.id, 50, new AbortController().signal);
+      await store.settle(batch.id, 0, runsOf(batch)[0]!, 1, record(0), 2000);
+      await waited;
+      expect(await store.records(batch.id, -1, 10)).toEqual(['{"n":0}']);
+    });
+  });
+}
