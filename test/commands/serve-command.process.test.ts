@@ -7,11 +7,16 @@ import { createOrsServer } from '../../src/ors/server/create-ors-server.js';
 import { startTestRedis } from '../support/redis-server.js';
 import { spawnRunbridge } from '../support/spawn-runbridge.js';
 
-/** Starts `runbridge serve` with `env` and resolves to what it printed up to its banner's last line; then stops it. */
-async function banner(env: Record<string, string>): Promise<string> {
-  const child = spawnRunbridge(['serve'], {
+/** `runbridge serve` on a free loopback port, with the built-in ORS server and no keys, and `env` on top. */
+function serve(env: Record<string, string>) {
+  return spawnRunbridge(['serve'], {
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', ORS_URL: '', RUNBRIDGE_API_KEYS: '', ...env },
   });
+}
+
+/** Starts `runbridge serve` with `env` and resolves to what it printed up to its banner's last line; then stops it. */
+async function banner(env: Record<string, string>): Promise<string> {
+  const child = serve(env);
   let stdout = '';
   child.stdout.setEncoding('utf8').on('data', (text: string) => (stdout += text));
   try {
@@ -25,6 +30,20 @@ async function banner(env: Record<string, string>): Promise<string> {
     child.kill('SIGKILL');
     await once(child, 'exit');
   }
+}
+
+/**
+ * Starts `runbridge serve` with `env` and resolves to its exit code and what it wrote to stderr once it
+ * exits. A serve that never exits is killed after 20 s, so a failing test ends instead of hanging the suite.
+ */
+async function exitOf(env: Record<string, string>): Promise<{ code: number | null; stderr: string }> {
+  const child = serve(env);
+  let stderr = '';
+  child.stderr.setEncoding('utf8').on('data', (text: string) => (stderr += text));
+  const killer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+  const [code] = (await once(child, 'exit')) as [number | null];
+  clearTimeout(killer);
+  return { code, stderr };
 }
 
 describe('runbridge serve as a process', () => {
@@ -62,15 +81,7 @@ describe('runbridge serve as a process', () => {
     await once(taken, 'listening');
     const { port } = taken.address() as AddressInfo;
     try {
-      const child = spawnRunbridge(['serve'], {
-        env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', ORS_URL: '', RUNBRIDGE_API_KEYS: '' },
-      });
-      let stderr = '';
-      child.stderr.setEncoding('utf8').on('data', (text: string) => (stderr += text));
-      // Without the fix the process never exits; the kill keeps a failing test from hanging the suite.
-      const killer = setTimeout(() => child.kill('SIGKILL'), 20_000);
-      const [code] = (await once(child, 'exit')) as [number | null];
-      clearTimeout(killer);
+      const { code, stderr } = await exitOf({ PORT: String(port) });
       expect(code).toBe(1);
       expect(stderr).toContain(
         `PORT=${port}: 127.0.0.1:${port} is already in use (EADDRINUSE); set PORT to another port (runbridge serve --port N)`,
@@ -81,21 +92,7 @@ describe('runbridge serve as a process', () => {
   }, 30_000);
 
   it('exits 1 naming RUNBRIDGE_DEFAULT_ENV when the ORS server does not have it, instead of serving 404s', async () => {
-    const child = spawnRunbridge(['serve'], {
-      env: {
-        ...process.env,
-        PORT: '0',
-        HOST: '127.0.0.1',
-        ORS_URL: '',
-        RUNBRIDGE_API_KEYS: '',
-        RUNBRIDGE_DEFAULT_ENV: 'nope',
-      },
-    });
-    let stderr = '';
-    child.stderr.setEncoding('utf8').on('data', (text: string) => (stderr += text));
-    const killer = setTimeout(() => child.kill('SIGKILL'), 20_000);
-    const [code] = (await once(child, 'exit')) as [number | null];
-    clearTimeout(killer);
+    const { code, stderr } = await exitOf({ RUNBRIDGE_DEFAULT_ENV: 'nope' });
     expect(code).toBe(1);
     expect(stderr).toContain('RUNBRIDGE_DEFAULT_ENV=nope');
     expect(stderr).toContain('Available: arith, workspace');

@@ -1,9 +1,9 @@
 import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { RunSnapshot } from '../../src/protocol/run-snapshot.js';
 import { chatProvider, eventsMatching, ofType } from '../hitl/hitl-support.js';
-import { startTestRedis, type TestRedis } from '../support/redis-server.js';
-import { startTestBridge, type TestBridge } from '../support/start-test-bridge.js';
+import type { TestBridge } from '../support/start-test-bridge.js';
+import { useTwoBridgesOnRedis } from '../support/two-bridges-on-redis.js';
 
 /**
  * Redis restarted without its data under two instances (docs/deployment.md): the shared secret is put back
@@ -22,34 +22,19 @@ async function until(what: string, check: () => Promise<boolean>): Promise<void>
 }
 
 describe('Redis restarted without its data', () => {
-  let redis: TestRedis;
-  let prefix: string;
-  let a: TestBridge;
-  let b: TestBridge;
-
-  beforeAll(async () => {
-    redis = await startTestRedis();
-    prefix = redis.prefix();
-    const env = {
-      RUNBRIDGE_REDIS_URL: redis.url,
-      RUNBRIDGE_REDIS_PREFIX: prefix,
-      // Renewed three times a second: a lost record is noticed within a fraction of a second.
-      RUNBRIDGE_LEASE_SECONDS: '0.3',
-    };
-    a = await startTestBridge(env, { providers: [chatProvider] });
-    b = await startTestBridge({ ...env, RUNBRIDGE_MAX_CONCURRENT_RUNS: '1' }, { providers: [chatProvider] });
-  });
-  afterAll(async () => {
-    await a?.shutdown();
-    await b?.shutdown();
-    await redis?.stop();
-  });
+  const instances = useTwoBridgesOnRedis(
+    // Renewed three times a second: a lost record is noticed within a fraction of a second.
+    { RUNBRIDGE_LEASE_SECONDS: '0.3' },
+    { providers: [chatProvider] },
+    { RUNBRIDGE_MAX_CONCURRENT_RUNS: '1' },
+  );
 
   const json = { 'Content-Type': 'application/json' };
   const message = (bridge: TestBridge, runId: string) =>
     bridge.fetch(`/v1/runs/${runId}/messages`, { method: 'POST', headers: json, body: '{"content":"still there?"}' });
 
   it('ends the runs it lost with store_lost, refuses messages to them everywhere, and keeps tokens working', async () => {
+    const { redis, a, b } = instances;
     const runId = await a.startRun({ model: 'chat', await_input: true });
     await eventsMatching(a, runId, ofType('run.awaiting_input'));
     // A subscriber on the instance executing the run, waiting with it.
@@ -84,6 +69,7 @@ describe('Redis restarted without its data', () => {
   });
 
   it("says so, and fails its health, when the shared secret is no longer this instance's", async () => {
+    const { redis, prefix, b } = instances;
     const client = new Redis(redis.url);
     try {
       // Another instance that started while Redis was empty made a secret of its own…
