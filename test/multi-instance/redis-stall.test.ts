@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { RunSnapshot } from '../../src/protocol/run-snapshot.js';
+import { eventually } from '../support/eventually.js';
 import { probeEnvironment } from '../support/probe-environment.js';
 import { scriptedProvider } from '../support/scripted-model.js';
 import type { TestBridge } from '../support/start-test-bridge.js';
@@ -31,11 +32,10 @@ describe('Redis frozen under two instances', () => {
     // Posted to A, which has free slots, the run executes on A. The test asks both instances while
     // Redis is frozen, and sends the decision to B, which has to hand it to A through Redis.
     const runId = await a.startRun({ model: 'scripted:asking', approval: { tools: '*' } });
-    let snapshot: RunSnapshot | undefined;
-    for (const started = Date.now(); snapshot?.status !== 'requires_action'; ) {
-      if (Date.now() - started > BOUND_MS) throw new Error('the run never asked for a decision');
-      snapshot = (await (await b.fetch(`/v1/runs/${runId}`)).json()) as RunSnapshot;
-    }
+    const snapshot = await eventually(async () => {
+      const seen = (await (await b.fetch(`/v1/runs/${runId}`)).json()) as RunSnapshot;
+      return seen.status === 'requires_action' && seen;
+    }, 'the run to ask for a decision');
     const approvalId = snapshot.pending_approvals[0]!.approval_id;
 
     redis.freeze();
@@ -65,9 +65,11 @@ describe('Redis frozen under two instances', () => {
     );
 
     redis.thaw();
-    for (const started = Date.now(); (await b.fetch('/health')).status !== 200; ) {
-      if (Date.now() - started > BOUND_MS) throw new Error('B never found Redis again');
-    }
+    // Both: B takes the decision, but A, where the run executes, must be back on Redis to receive it.
+    await eventually(
+      async () => (await a.fetch('/health')).status === 200 && (await b.fetch('/health')).status === 200,
+      'both instances to find Redis again',
+    );
     // Nothing was decided behind the caller's back: the approval still waits, and the decision sent now wins.
     const pending = (await (await b.fetch(`/v1/runs/${runId}`)).json()) as RunSnapshot;
     expect(pending.pending_approvals.map((entry) => entry.approval_id)).toEqual([approvalId]);
