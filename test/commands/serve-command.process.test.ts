@@ -4,6 +4,7 @@ import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { createWorkspaceEnvironment } from '../../adapters/environments/workspace/workspace-environment.js';
 import { createOrsServer } from '../../src/ors/server/create-ors-server.js';
+import { eventually } from '../support/eventually.js';
 import { startTestRedis } from '../support/redis-server.js';
 import { spawnRunbridge } from '../support/spawn-runbridge.js';
 
@@ -20,11 +21,14 @@ async function banner(env: Record<string, string>): Promise<string> {
   let stdout = '';
   child.stdout.setEncoding('utf8').on('data', (text: string) => (stdout += text));
   try {
-    const deadline = Date.now() + 20_000;
-    while (!stdout.includes('curl -N')) {
-      if (Date.now() > deadline || child.exitCode !== null) throw new Error(`no banner:\n${stdout}`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    await eventually(
+      () => {
+        if (child.exitCode !== null) throw new Error(`exited with ${child.exitCode}:\n${stdout}`);
+        return stdout.includes('curl -N');
+      },
+      'the banner',
+      { intervalMs: 50 },
+    );
     return stdout;
   } finally {
     child.kill('SIGKILL');

@@ -2,6 +2,7 @@ import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import type { RunSnapshot } from '../../src/protocol/run-snapshot.js';
 import { chatProvider, eventsMatching, ofType } from '../hitl/hitl-support.js';
+import { eventually } from '../support/eventually.js';
 import type { TestBridge } from '../support/start-test-bridge.js';
 import { useTwoBridgesOnRedis } from '../support/two-bridges-on-redis.js';
 
@@ -11,16 +12,6 @@ import { useTwoBridgesOnRedis } from '../support/two-bridges-on-redis.js';
  * ended with `store_lost` where it executes, with its terminal event to the subscribers there, and no
  * instance accepts a message for it; an instance whose secret is no longer the shared one says so.
  */
-const BOUND_MS = 20_000;
-
-async function until(what: string, check: () => Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + BOUND_MS;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`waited in vain for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
 describe('Redis restarted without its data', () => {
   const instances = useTwoBridgesOnRedis(
     // Renewed three times a second: a lost record is noticed within a fraction of a second.
@@ -41,10 +32,10 @@ describe('Redis restarted without its data', () => {
     const watching = fetch(`${a.url}/v1/runs/${runId}/events?after=0`).then((response) => response.text());
 
     await redis.wipe();
-    await until('both instances back', async () => {
+    await eventually(async () => {
       const answers = await Promise.all([a, b].map((bridge) => bridge.fetch('/health')));
       return answers.every((answer) => answer.status === 200);
-    });
+    }, 'both instances back');
 
     const seen = await watching;
     expect(seen).toContain('"event":"run.failed"');
@@ -77,10 +68,10 @@ describe('Redis restarted without its data', () => {
       // …and B's connection drops and comes back, as after a restart.
       await client.client('KILL', 'TYPE', 'normal', 'SKIPME', 'yes');
       let answer: { error?: { code: string; message: string } } = {};
-      await until('B to notice', async () => {
+      await eventually(async () => {
         answer = (await (await b.fetch('/health')).json()) as typeof answer;
         return /secret/.test(answer.error?.message ?? '');
-      });
+      }, 'B to notice');
       expect(answer.error).toMatchObject({ code: 'store_unavailable' });
       expect(answer.error?.message).toMatch(/Restart this instance, or set RUNBRIDGE_SECRET/);
     } finally {
