@@ -156,6 +156,7 @@ export async function startBridge(
     // The sweep only mends what an instance's death cut short: it need not run as often as the runs' own.
     sweepMs: Math.max(config.sweepMs, ROLLOUT_SWEEP_MS),
     log,
+    metrics: telemetry.metrics,
   });
 
   const shutdownController = new AbortController();

@@ -10,6 +10,7 @@ import type { EventLog } from '../runs/event-log.js';
 import { requestHasher } from '../runs/request-hasher.js';
 import type { RunRecord } from '../runs/run-record.js';
 import { newRunId, type RunRegistry } from '../runs/run-registry.js';
+import type { BridgeMetrics } from '../telemetry/bridge-metrics.js';
 import type { Logger } from '../telemetry/logger.js';
 import { pairCount, pairOfBatch, planOfBatch, type RolloutBatchRecord } from './rollout-batch-record.js';
 import type { PairState, RolloutBatchStore, StoredBatch } from './rollout-batch-store.js';
@@ -38,6 +39,8 @@ export interface RolloutServiceOptions {
   sweepMs: number;
   now?: () => number;
   log: Logger;
+  /** Counts the pairs this instance records (docs/operations.md#metrics). */
+  metrics?: Pick<BridgeMetrics, 'rolloutRecord'>;
 }
 
 const newBatchId = customAlphabet('0123456789abcdefghijklmnopqrstuvwxyz', 20);
@@ -374,7 +377,7 @@ export class RolloutService {
       batch: { id: batch.id, policyVersion: batch.policy_version },
     });
     const outcome = { ...outcomeOf(trajectory), startedAt: trajectory.timing.started_at };
-    await this.#store.settle(
+    const settled = await this.#store.settle(
       batch.id,
       pair.pair,
       record.id,
@@ -382,6 +385,7 @@ export class RolloutService {
       { kind: 'record', record: JSON.stringify(trajectory), outcome: JSON.stringify(outcome) },
       now,
     );
+    if (settled === 'recorded') this.#o.metrics?.rolloutRecord(trajectory.status);
   }
 
   /** The task object as the ORS server lists it, as a local batch copies it into its records; null when it cannot be read. */

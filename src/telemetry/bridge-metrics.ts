@@ -32,6 +32,8 @@ export interface BridgeMetrics {
   /** An event stream opened in `format`; call what it returns when it closes. */
   streamOpened(format: string): () => void;
   webhookDelivery(outcome: DeliveryOutcome): void;
+  /** A rollout batch's pair recorded by this instance (once per pair across instances), by its record's status. */
+  rolloutRecord(status: 'completed' | 'failed'): void;
   /** How to count the queued runs (the store's count, shared by every instance) when scraped. */
   countQueued(read: () => Promise<number>): void;
 }
@@ -49,5 +51,6 @@ export const noMetrics: BridgeMetrics = {
   approvalsPending: nothing,
   streamOpened: () => nothing,
   webhookDelivery: nothing,
+  rolloutRecord: nothing,
   countQueued: nothing,
 };

@@ -89,6 +89,12 @@ export class PrometheusMetrics implements BridgeMetrics {
     labelNames: ['outcome'] as const,
     registers: [this.registry],
   });
+  readonly #rolloutRecords = new Counter({
+    name: 'runbridge_rollout_records_total',
+    help: 'Pairs of rollout batches recorded by this instance, by the record status (completed, failed).',
+    labelNames: ['status'] as const,
+    registers: [this.registry],
+  });
   readonly #tokens = new Histogram({
     name: 'gen_ai_client_token_usage',
     help: 'Tokens of one model call (OpenTelemetry GenAI gen_ai.client.token.usage), input or output.',
@@ -175,6 +181,10 @@ export class PrometheusMetrics implements BridgeMetrics {
 
   webhookDelivery(outcome: DeliveryOutcome): void {
     this.#deliveries.inc({ outcome });
+  }
+
+  rolloutRecord(status: 'completed' | 'failed'): void {
+    this.#rolloutRecords.inc({ status });
   }
 
   countQueued(read: () => Promise<number>): void {

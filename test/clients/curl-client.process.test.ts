@@ -1,19 +1,14 @@
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parseSseText } from '../support/parse-sse-text.js';
 import { exampleFailure, runExample } from '../support/run-example.js';
-import { startTestBridge, type TestBridge } from '../support/start-test-bridge.js';
+import { useTestBridge } from '../support/start-test-bridge.js';
 
 const SCRIPT = fileURLToPath(new URL('../../examples/curl/run.sh', import.meta.url));
 
 /** `examples/curl/run.sh` — POSIX sh, curl and sed — run by `sh` against a bridge that wants a key. */
 describe('the curl example', () => {
-  let bridge: TestBridge;
-
-  beforeAll(async () => {
-    bridge = await startTestBridge({ RUNBRIDGE_API_KEYS: 'curl-key-0123456789' }, { apiKey: 'curl-key-0123456789' });
-  });
-  afterAll(() => bridge.shutdown());
+  const bridge = useTestBridge({ RUNBRIDGE_API_KEYS: 'curl-key-0123456789' }, { apiKey: 'curl-key-0123456789' });
 
   const env = (key: string) => ({ RUNBRIDGE_URL: `${bridge.url}/`, RUNBRIDGE_API_KEY: key });
 

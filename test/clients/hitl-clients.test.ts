@@ -1,11 +1,9 @@
 import { type AgentSubscriber, HttpAgent } from '@ag-ui/client';
 import { DefaultChatTransport, readUIMessageStream, type UIMessage } from 'ai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { builtinEnvironments } from '../../adapters/environments/builtin-environments.js';
-import { chatProvider, decide, sendMessage } from '../hitl/hitl-support.js';
+import { chatProvider, decide, echoBothThen, sendMessage, startHitlBridge } from '../hitl/hitl-support.js';
 import { scriptedProvider } from '../support/scripted-model.js';
-import { startTestBridge, type TestBridge } from '../support/start-test-bridge.js';
-import { createTestEnvironment } from '../support/test-environment.js';
+import type { TestBridge } from '../support/start-test-bridge.js';
 
 /**
  * The clients of the stream formats, live, while a person answers (docs/protocol.md §7): AG-UI's
@@ -24,24 +22,9 @@ class RunEventsAgent extends HttpAgent {
 let bridge: TestBridge;
 
 beforeAll(async () => {
-  bridge = await startTestBridge(
-    { RUNBRIDGE_DEFAULT_ENV: 'hitl' },
-    {
-      environments: [...builtinEnvironments, createTestEnvironment('hitl').environment],
-      providers: [
-        chatProvider,
-        scriptedProvider({
-          two: [{ text: 'Checking both. ', toolCalls: [echo('alpha'), echo('beta')] }, { text: 'Done.' }],
-        }),
-      ],
-    },
-  );
+  bridge = await startHitlBridge([chatProvider, scriptedProvider({ two: echoBothThen({ text: 'Done.' }) })]);
 });
 afterAll(() => bridge.shutdown());
-
-function echo(text: string) {
-  return { name: 'echo', arguments: JSON.stringify({ text }) };
-}
 
 describe("AG-UI's HttpAgent on a run with a person in the loop", () => {
   it('answers each interrupt through the routes while it reads, and ends with the episode', async () => {

@@ -1,8 +1,8 @@
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { exampleFailure, runExample } from '../support/run-example.js';
 import { FROM_SOURCES } from '../support/spawn-runbridge.js';
-import { startTestBridge, type TestBridge } from '../support/start-test-bridge.js';
+import { useTestBridge } from '../support/start-test-bridge.js';
 import { textByTurn } from '../support/text-by-turn.js';
 import { unusedPort } from '../support/unused-port.js';
 
@@ -18,12 +18,7 @@ const fail = (env: Record<string, string>) =>
   exampleFailure(process.execPath, [...FROM_SOURCES.execArgv, SCRIPT], { ...env, ...FROM_SOURCES.env });
 
 describe('the Node example', () => {
-  let bridge: TestBridge;
-
-  beforeAll(async () => {
-    bridge = await startTestBridge({ RUNBRIDGE_API_KEYS: 'node-key-0123456789' }, { apiKey: 'node-key-0123456789' });
-  });
-  afterAll(() => bridge.shutdown());
+  const bridge = useTestBridge({ RUNBRIDGE_API_KEYS: 'node-key-0123456789' }, { apiKey: 'node-key-0123456789' });
 
   it('prints tool calls with their arguments, results with reward, streamed text on one line, and the reward at the end', async () => {
     const { stdout } = await run({ RUNBRIDGE_URL: bridge.url, RUNBRIDGE_API_KEY: 'node-key-0123456789' }, ['arith']);

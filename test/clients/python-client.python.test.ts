@@ -1,9 +1,8 @@
-import { once } from 'node:events';
-import { type AddressInfo, createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { exampleFailure, runExample } from '../support/run-example.js';
-import { startTestBridge, type TestBridge } from '../support/start-test-bridge.js';
+import { useTestBridge } from '../support/start-test-bridge.js';
+import { unusedPort } from '../support/unused-port.js';
 
 const SCRIPT = fileURLToPath(new URL('../../examples/python/stream_run.py', import.meta.url));
 const DELTAS = new Set(['message.delta', 'reasoning.delta']);
@@ -13,12 +12,7 @@ const DELTAS = new Set(['message.delta', 'reasoning.delta']);
  * on each, the way a plain SSE client reads it — against the default format.
  */
 describe('a Python standard-library client', () => {
-  let bridge: TestBridge;
-
-  beforeAll(async () => {
-    bridge = await startTestBridge({ RUNBRIDGE_API_KEYS: 'py-key-0123456789ab' }, { apiKey: 'py-key-0123456789ab' });
-  });
-  afterAll(() => bridge.shutdown());
+  const bridge = useTestBridge({ RUNBRIDGE_API_KEYS: 'py-key-0123456789ab' }, { apiKey: 'py-key-0123456789ab' });
 
   it('prints a line per event, with text and reasoning deltas streamed inline on one line per stretch', async () => {
     const { stdout } = await runExample('python3', [SCRIPT, 'arith'], {
@@ -63,10 +57,7 @@ describe('a Python standard-library client', () => {
   });
 
   it('says where it looked and what to do when the bridge is down, without a stack trace', async () => {
-    const closed = createServer().listen(0, '127.0.0.1');
-    await once(closed, 'listening');
-    const { port } = closed.address() as AddressInfo;
-    await new Promise((resolve) => closed.close(resolve));
+    const port = await unusedPort();
     const failure = await exampleFailure('python3', [SCRIPT], { RUNBRIDGE_URL: `http://127.0.0.1:${port}` });
     expect(failure?.code).toBe(1);
     expect(failure?.stderr).toBe(

@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { builtinEnvironments } from '../../adapters/environments/builtin-environments.js';
 import {
   type AnyRunEvent,
   ConflictError,
@@ -10,10 +9,9 @@ import {
   type RunbridgeClient,
   type RunEvent,
 } from '../../src/client/index.js';
-import { chatProvider } from '../hitl/hitl-support.js';
+import { chatProvider, echoBothThen, startHitlBridge } from '../hitl/hitl-support.js';
 import { scriptedProvider } from '../support/scripted-model.js';
-import { startTestBridge, type TestBridge } from '../support/start-test-bridge.js';
-import { createTestEnvironment } from '../support/test-environment.js';
+import type { TestBridge } from '../support/start-test-bridge.js';
 
 /**
  * `runbridge/client` with a person in the loop (docs/client.md): `approve` (with edits), `deny` and
@@ -25,27 +23,10 @@ let client: RunbridgeClient;
 let other: RunbridgeClient;
 
 beforeAll(async () => {
-  bridge = await startTestBridge(
-    { RUNBRIDGE_API_KEYS: 'key-a-0123456789ab,key-b-0123456789ab', RUNBRIDGE_DEFAULT_ENV: 'hitl' },
-    {
-      apiKey: 'key-a-0123456789ab',
-      environments: [...builtinEnvironments, createTestEnvironment('hitl').environment],
-      providers: [
-        chatProvider,
-        scriptedProvider({
-          two: [
-            {
-              toolCalls: [
-                { name: 'echo', arguments: '{"text":"alpha"}' },
-                { name: 'echo', arguments: '{"text":"beta"}' },
-              ],
-            },
-            { text: 'Done.' },
-          ],
-        }),
-      ],
-    },
-  );
+  bridge = await startHitlBridge([chatProvider, scriptedProvider({ two: echoBothThen({ text: 'Done.' }) })], {
+    env: { RUNBRIDGE_API_KEYS: 'key-a-0123456789ab,key-b-0123456789ab' },
+    apiKey: 'key-a-0123456789ab',
+  });
   client = createClient({ baseUrl: bridge.url, apiKey: 'key-a-0123456789ab' });
   other = createClient({ baseUrl: bridge.url, apiKey: 'key-b-0123456789ab' });
 });

@@ -2,14 +2,12 @@ import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { builtinEnvironments } from '../../adapters/environments/builtin-environments.js';
 import type { RunEvent } from '../../src/protocol/run-events.js';
-import { chatProvider } from '../hitl/hitl-support.js';
+import { chatProvider, echo, echoBothThen, startHitlBridge } from '../hitl/hitl-support.js';
 import { eventually } from '../support/eventually.js';
 import { scriptedProvider } from '../support/scripted-model.js';
 import { FROM_SOURCES } from '../support/spawn-runbridge.js';
-import { startTestBridge, type TestBridge } from '../support/start-test-bridge.js';
-import { createTestEnvironment } from '../support/test-environment.js';
+import type { TestBridge } from '../support/start-test-bridge.js';
 
 /**
  * `runbridge run --approve` and `--chat` in a real terminal (docs/protocol.md §7): the command runs
@@ -64,30 +62,12 @@ function type(name: string, ...keys: string[]): void {
 let bridge: TestBridge;
 
 beforeAll(async () => {
-  bridge = await startTestBridge(
-    { RUNBRIDGE_DEFAULT_ENV: 'hitl' },
-    {
-      environments: [...builtinEnvironments, createTestEnvironment('hitl').environment],
-      providers: [
-        chatProvider,
-        scriptedProvider({
-          two: [
-            {
-              text: 'Checking both. ',
-              toolCalls: [
-                { name: 'echo', arguments: '{"text":"alpha"}' },
-                { name: 'echo', arguments: '{"text":"beta"}' },
-              ],
-            },
-            {
-              text: 'Finishing. ',
-              toolCalls: [{ name: 'echo', arguments: '{"text":"end","reward":1,"finished":true}' }],
-            },
-          ],
-        }),
-      ],
-    },
-  );
+  bridge = await startHitlBridge([
+    chatProvider,
+    scriptedProvider({
+      two: echoBothThen({ text: 'Finishing. ', toolCalls: [echo('end', { reward: 1, finished: true })] }),
+    }),
+  ]);
 });
 afterAll(async () => {
   try {
@@ -102,6 +82,16 @@ afterAll(async () => {
 async function newestRunEvents(): Promise<RunEvent[]> {
   const page = (await (await bridge.fetch('/v1/runs?limit=1')).json()) as { data: Array<{ run_id: string }> };
   return bridge.readEvents(page.data[0]!.run_id);
+}
+
+/** The newest run read the two messages typed (`Hello there.`, `And again.`) and was cancelled at `/exit`. */
+async function expectTypedChat(): Promise<void> {
+  const events = await newestRunEvents();
+  expect(events.filter((event) => event.event === 'message.received').map((event) => event.content)).toEqual([
+    'Hello there.',
+    'And again.',
+  ]);
+  expect(events.at(-1)).toMatchObject({ event: 'run.cancelled', reason: 'client' });
 }
 
 describe('runbridge run in a terminal, with a person in the loop', () => {
@@ -173,12 +163,7 @@ describe('runbridge run in a terminal, with a person in the loop', () => {
     const done = await waitForScreen('chat', /\[exit \d+\]/);
     expect(done).toContain('you: Hello there.');
     expect(done).toContain('[exit 0]');
-    const events = await newestRunEvents();
-    expect(events.filter((event) => event.event === 'message.received').map((event) => event.content)).toEqual([
-      'Hello there.',
-      'And again.',
-    ]);
-    expect(events.at(-1)).toMatchObject({ event: 'run.cancelled', reason: 'client' });
+    await expectTypedChat();
   }, 60_000);
 
   it('--chat takes input piped all at once as typed input, line by line, each when the run asks for it', async () => {
@@ -195,11 +180,6 @@ describe('runbridge run in a terminal, with a person in the loop', () => {
     // Not echoed by a terminal, each answer is written after its prompt.
     expect(stdout).toContain('you> Hello there.\n');
     expect(stdout).toContain('you> And again.\n');
-    const events = await newestRunEvents();
-    expect(events.filter((event) => event.event === 'message.received').map((event) => event.content)).toEqual([
-      'Hello there.',
-      'And again.',
-    ]);
-    expect(events.at(-1)).toMatchObject({ event: 'run.cancelled', reason: 'client' });
+    await expectTypedChat();
   }, 60_000);
 });

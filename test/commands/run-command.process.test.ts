@@ -1,6 +1,5 @@
 import { execFile } from 'node:child_process';
 import { once } from 'node:events';
-import { type AddressInfo, createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
@@ -9,6 +8,7 @@ import { scriptedProvider } from '../support/scripted-model.js';
 import { FROM_SOURCES, spawnRunbridge } from '../support/spawn-runbridge.js';
 import { startTestBridge } from '../support/start-test-bridge.js';
 import { createTestEnvironment, deferred } from '../support/test-environment.js';
+import { unusedPort } from '../support/unused-port.js';
 
 const CLI_FROM_SOURCES = fileURLToPath(new URL('../support/runbridge-from-sources.ts', import.meta.url));
 
@@ -51,11 +51,7 @@ describe('runbridge run as a process', () => {
   }, 60_000);
 
   it('says where it looked, why and what to do when --server cannot be reached, not just "fetch failed"', async () => {
-    const closed = createServer();
-    closed.listen(0, '127.0.0.1');
-    await once(closed, 'listening');
-    const { port } = closed.address() as AddressInfo;
-    await new Promise((resolve) => closed.close(resolve));
+    const port = await unusedPort();
     const refused = await runbridgeRun(['--server', `http://127.0.0.1:${port}`]);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain(`cannot reach the bridge at http://127.0.0.1:${port} (failed: ECONNREFUSED`);
@@ -67,7 +63,7 @@ describe('runbridge run as a process', () => {
   }, 60_000);
 
   it('says in one line that the ORS server did not answer, and shows the whole error only with --verbose', async () => {
-    const port = await closedPort();
+    const port = await unusedPort();
     const missing = await runbridgeRun([], { ORS_URL: `http://127.0.0.1:${port}` });
     expect(missing.code).toBe(1);
     expect(missing.stderr).toBe(
@@ -139,11 +135,3 @@ describe('runbridge run as a process', () => {
 });
 
 /** A loopback port nothing listens on. */
-async function closedPort(): Promise<number> {
-  const closed = createServer();
-  closed.listen(0, '127.0.0.1');
-  await once(closed, 'listening');
-  const { port } = closed.address() as AddressInfo;
-  await new Promise((resolve) => closed.close(resolve));
-  return port;
-}

@@ -4,27 +4,53 @@ import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { createWorkspaceEnvironment } from '../../adapters/environments/workspace/workspace-environment.js';
 import { createOrsServer } from '../../src/ors/server/create-ors-server.js';
+import { eventually } from '../support/eventually.js';
 import { startTestRedis } from '../support/redis-server.js';
 import { spawnRunbridge } from '../support/spawn-runbridge.js';
 
-/** Starts `runbridge serve` with `env` and resolves to what it printed up to its banner's last line; then stops it. */
-async function banner(env: Record<string, string>): Promise<string> {
-  const child = spawnRunbridge(['serve'], {
+/** `runbridge serve ARGS` on a free loopback port, with the built-in ORS server and no keys, and `env` on top. */
+function serve(env: Record<string, string>, args: string[] = []) {
+  return spawnRunbridge(['serve', ...args], {
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', ORS_URL: '', RUNBRIDGE_API_KEYS: '', ...env },
   });
+}
+
+/** Starts `runbridge serve` with `env` and resolves to what it printed up to its banner's last line; then stops it. */
+async function banner(env: Record<string, string>): Promise<string> {
+  const child = serve(env);
   let stdout = '';
   child.stdout.setEncoding('utf8').on('data', (text: string) => (stdout += text));
   try {
-    const deadline = Date.now() + 20_000;
-    while (!stdout.includes('curl -N')) {
-      if (Date.now() > deadline || child.exitCode !== null) throw new Error(`no banner:\n${stdout}`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    await eventually(
+      () => {
+        if (child.exitCode !== null) throw new Error(`exited with ${child.exitCode}:\n${stdout}`);
+        return stdout.includes('curl -N');
+      },
+      'the banner',
+      { intervalMs: 50 },
+    );
     return stdout;
   } finally {
     child.kill('SIGKILL');
     await once(child, 'exit');
   }
+}
+
+/**
+ * Starts `runbridge serve` with `env` and resolves to its exit code and what it wrote to stderr once it
+ * exits. A serve that never exits is killed after 20 s, so a failing test ends instead of hanging the suite.
+ */
+async function exitOf(
+  env: Record<string, string>,
+  args: string[] = [],
+): Promise<{ code: number | null; stderr: string }> {
+  const child = serve(env, args);
+  let stderr = '';
+  child.stderr.setEncoding('utf8').on('data', (text: string) => (stderr += text));
+  const killer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+  const [code] = (await once(child, 'exit')) as [number | null];
+  clearTimeout(killer);
+  return { code, stderr };
 }
 
 describe('runbridge serve as a process', () => {
@@ -62,15 +88,7 @@ describe('runbridge serve as a process', () => {
     await once(taken, 'listening');
     const { port } = taken.address() as AddressInfo;
     try {
-      const child = spawnRunbridge(['serve'], {
-        env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', ORS_URL: '', RUNBRIDGE_API_KEYS: '' },
-      });
-      let stderr = '';
-      child.stderr.setEncoding('utf8').on('data', (text: string) => (stderr += text));
-      // Without the fix the process never exits; the kill keeps a failing test from hanging the suite.
-      const killer = setTimeout(() => child.kill('SIGKILL'), 20_000);
-      const [code] = (await once(child, 'exit')) as [number | null];
-      clearTimeout(killer);
+      const { code, stderr } = await exitOf({ PORT: String(port) });
       expect(code).toBe(1);
       expect(stderr).toContain(
         `PORT=${port}: 127.0.0.1:${port} is already in use (EADDRINUSE); set PORT to another port (runbridge serve --port N)`,
@@ -81,37 +99,16 @@ describe('runbridge serve as a process', () => {
   }, 30_000);
 
   it('exits 1 naming RUNBRIDGE_DEFAULT_ENV when the ORS server does not have it, instead of serving 404s', async () => {
-    const { code, output } = await serveUntilExit([], { RUNBRIDGE_DEFAULT_ENV: 'nope' });
+    const { code, stderr } = await exitOf({ RUNBRIDGE_DEFAULT_ENV: 'nope' });
     expect(code).toBe(1);
-    expect(output).toContain('RUNBRIDGE_DEFAULT_ENV=nope');
-    expect(output).toContain('Available: arith, workspace');
+    expect(stderr).toContain('RUNBRIDGE_DEFAULT_ENV=nope');
+    expect(stderr).toContain('Available: arith, workspace');
   }, 30_000);
 
   it('exits 1 before serving when --workers is above 1 without Redis, saying the memory store cannot be shared', async () => {
-    const { code, output } = await serveUntilExit(['--workers', '2'], { RUNBRIDGE_REDIS_URL: '' });
+    const { code, stderr } = await exitOf({ RUNBRIDGE_REDIS_URL: '' }, ['--workers', '2']);
     expect(code).toBe(1);
-    expect(output).toContain('RUNBRIDGE_WORKERS=2 (--workers) needs RUNBRIDGE_REDIS_URL');
-    expect(output).toContain("runs kept in one process's memory cannot be seen by the other workers");
-    expect(output).not.toContain('listening');
+    expect(stderr).toContain('RUNBRIDGE_WORKERS=2 (--workers) needs RUNBRIDGE_REDIS_URL');
+    expect(stderr).toContain("runs kept in one process's memory cannot be seen by the other workers");
   }, 30_000);
 });
-
-/**
- * Runs `runbridge serve ARGS` on a free loopback port without keys or ORS_URL, `env` on top, until it
- * exits (it is SIGKILLed after 20 s): its exit code and what it wrote to stdout and stderr.
- */
-async function serveUntilExit(
-  args: string[],
-  env: Record<string, string>,
-): Promise<{ code: number | null; output: string }> {
-  const child = spawnRunbridge(['serve', ...args], {
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', ORS_URL: '', RUNBRIDGE_API_KEYS: '', ...env },
-  });
-  let output = '';
-  child.stdout.setEncoding('utf8').on('data', (text: string) => (output += text));
-  child.stderr.setEncoding('utf8').on('data', (text: string) => (output += text));
-  const killer = setTimeout(() => child.kill('SIGKILL'), 20_000);
-  const [code] = (await once(child, 'exit')) as [number | null];
-  clearTimeout(killer);
-  return { code, output };
-}

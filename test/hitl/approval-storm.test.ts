@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { RunEvent } from '../../src/protocol/run-events.js';
 import { assertEventOrder } from '../../src/protocol/verify-event-order.js';
 import { scriptedProvider } from '../support/scripted-model.js';
-import { startTestBridge, type TestBridge } from '../support/start-test-bridge.js';
+import { useTestBridge } from '../support/start-test-bridge.js';
 import { decide, eventsMatching, ofType } from './hitl-support.js';
 
 /**
@@ -32,19 +32,14 @@ const calls = Array.from({ length: CALLS }, (_, index) => ({
   name: 'calculator',
   arguments: JSON.stringify({ expression: `${index} + 1` }),
 }));
-let bridge: TestBridge;
-
-beforeAll(async () => {
-  bridge = await startTestBridge(
-    {
-      RUNBRIDGE_DEFAULT_ENV: 'arith',
-      RUNBRIDGE_MAX_TOOL_CALLS_PER_TURN: String(CALLS),
-      RUNBRIDGE_MAX_EVENTS_PER_RUN: String(4 * CALLS),
-    },
-    { providers: [scriptedProvider({ storm: [{ toolCalls: calls }] })] },
-  );
-});
-afterAll(() => bridge.shutdown());
+const bridge = useTestBridge(
+  {
+    RUNBRIDGE_DEFAULT_ENV: 'arith',
+    RUNBRIDGE_MAX_TOOL_CALLS_PER_TURN: String(CALLS),
+    RUNBRIDGE_MAX_EVENTS_PER_RUN: String(4 * CALLS),
+  },
+  { providers: [scriptedProvider({ storm: [{ toolCalls: calls }] })] },
+);
 
 /** Asks `/health` again and again while `work` runs; resolves with the work's result and the longest wait. */
 async function whileProbing<T>(work: () => Promise<T>): Promise<{ result: T; longestHealthMs: number }> {

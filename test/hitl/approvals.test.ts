@@ -1,11 +1,20 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { builtinEnvironments } from '../../adapters/environments/builtin-environments.js';
 import type { RunPage } from '../../src/client/client-types.js';
 import type { RunEvent, RunEventOf } from '../../src/protocol/run-events.js';
 import { assertEventOrder } from '../../src/protocol/verify-event-order.js';
-import { startTestBridge, type TestBridge } from '../support/start-test-bridge.js';
+import { useTestBridge } from '../support/start-test-bridge.js';
 import { createTestEnvironment } from '../support/test-environment.js';
-import { decide, eventsMatching, ofType, recordingProvider, type Sent, snapshotOf, textOf } from './hitl-support.js';
+import {
+  decide,
+  echo,
+  eventsMatching,
+  ofType,
+  recordingProvider,
+  type Sent,
+  snapshotOf,
+  textOf,
+} from './hitl-support.js';
 
 /**
  * Tool approvals over HTTP (docs/protocol.md §7): a listed call waits for a decision, the run shows
@@ -14,43 +23,33 @@ import { decide, eventsMatching, ofType, recordingProvider, type Sent, snapshotO
  * timeout decides `on_timeout`, the first decision wins.
  */
 
-const echo = (text: string, extra: Record<string, unknown> = {}) => ({
-  name: 'echo',
-  arguments: JSON.stringify({ text, ...extra }),
-});
-
 const sent: Sent = [];
 const test = createTestEnvironment('hitl');
-let bridge: TestBridge;
-
-beforeAll(async () => {
-  bridge = await startTestBridge(
-    { RUNBRIDGE_DEFAULT_ENV: 'hitl' },
-    {
-      environments: [...builtinEnvironments, test.environment],
-      providers: [
-        recordingProvider(
-          {
-            one: [{ toolCalls: [echo('first')] }, { text: 'Done.' }],
-            two: [{ toolCalls: [echo('alpha'), echo('beta')] }, { text: 'Done.' }],
-            mixed: [{ toolCalls: [{ name: 'hint', arguments: '{}' }, echo('gated')] }, { text: 'Done.' }],
-            broken: [
-              {
-                toolCalls: [
-                  { name: 'nope', arguments: '{}' },
-                  { name: 'echo', arguments: 'not json' },
-                ],
-              },
-              { text: 'Done.' },
-            ],
-          },
-          sent,
-        ),
-      ],
-    },
-  );
-});
-afterAll(() => bridge.shutdown());
+const bridge = useTestBridge(
+  { RUNBRIDGE_DEFAULT_ENV: 'hitl' },
+  {
+    environments: [...builtinEnvironments, test.environment],
+    providers: [
+      recordingProvider(
+        {
+          one: [{ toolCalls: [echo('first')] }, { text: 'Done.' }],
+          two: [{ toolCalls: [echo('alpha'), echo('beta')] }, { text: 'Done.' }],
+          mixed: [{ toolCalls: [{ name: 'hint', arguments: '{}' }, echo('gated')] }, { text: 'Done.' }],
+          broken: [
+            {
+              toolCalls: [
+                { name: 'nope', arguments: '{}' },
+                { name: 'echo', arguments: 'not json' },
+              ],
+            },
+            { text: 'Done.' },
+          ],
+        },
+        sent,
+      ),
+    ],
+  },
+);
 
 /** Starts a run of model `script` with `approval`, and waits until its first `count` approvals are announced. */
 async function startWaiting(script: string, approval: Record<string, unknown>, count = 1) {

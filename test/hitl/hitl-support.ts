@@ -1,15 +1,51 @@
+import { builtinEnvironments } from '../../adapters/environments/builtin-environments.js';
 import type { Message } from '../../src/models/conversation.js';
 import type { ModelProvider } from '../../src/models/model.js';
 import { type RunEvent, RunEventSchema } from '../../src/protocol/run-events.js';
 import type { RunSnapshot } from '../../src/protocol/run-snapshot.js';
 import { readSseEvents } from '../../src/sse/read-sse-events.js';
 import { type ScriptedTurn, scriptedProvider, singleModelProvider } from '../support/scripted-model.js';
-import type { TestBridge } from '../support/start-test-bridge.js';
+import { startTestBridge, type TestBridge } from '../support/start-test-bridge.js';
+import { createTestEnvironment } from '../support/test-environment.js';
 
 /**
  * What the tests of a person in the loop share: a model that records what it was sent, a model that
  * chats back, and helpers to wait for an event and to post decisions and messages as a client does.
  */
+
+/**
+ * Starts a bridge whose default environment is `hitl` — a test environment
+ * (test/support/test-environment.ts), `hitl` when given (to reach its probe), beside the built-ins —
+ * with `providers`; `env` and the other options go to {@link startTestBridge}.
+ */
+export function startHitlBridge(
+  providers: ModelProvider[],
+  {
+    env = {},
+    hitl = createTestEnvironment('hitl').environment,
+    ...options
+  }: { env?: Record<string, string>; hitl?: ReturnType<typeof createTestEnvironment>['environment'] } & Omit<
+    NonNullable<Parameters<typeof startTestBridge>[1]>,
+    'environments' | 'providers'
+  > = {},
+): Promise<TestBridge> {
+  return startTestBridge(
+    { RUNBRIDGE_DEFAULT_ENV: 'hitl', ...env },
+    { ...options, environments: [...builtinEnvironments, hitl], providers },
+  );
+}
+
+/** A call of the test environment's `echo` tool, which answers `text` (and takes `reward`, `finished`). */
+export const echo = (text: string, extra: Record<string, unknown> = {}) => ({
+  name: 'echo',
+  arguments: JSON.stringify({ text, ...extra }),
+});
+
+/** A model's turns: two `echo` calls at once (alpha and beta), so a test has two calls to decide, then `last`. */
+export const echoBothThen = (last: ScriptedTurn): ScriptedTurn[] => [
+  { text: 'Checking both. ', toolCalls: [echo('alpha'), echo('beta')] },
+  last,
+];
 
 /** The conversations a model was sent, one per model call, newest last. */
 export type Sent = Message[][];

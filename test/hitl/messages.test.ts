@@ -211,7 +211,9 @@ describe('chat mode (await_input)', () => {
   }, 30_000);
 
   it('takes a cursor just past the log of a running run once the log reaches it, and refuses one that stays past it', async () => {
-    const runId = await bridge.startRun({ model: 'chat', await_input: true, input_timeout_seconds: 10 });
+    // Waiting a minute for a message, so the run is surely still running when the cursor past it comes,
+    // however busy the machine (with 10 s, a run that had ended refused the cursor at once, once, in CI).
+    const runId = await bridge.startRun({ model: 'chat', await_input: true, input_timeout_seconds: 60 });
     try {
       const [waiting] = await eventsMatching(bridge, runId, ofType('run.awaiting_input'));
       // Another instance, executing the run, may already have served the next event to the client.
@@ -229,6 +231,9 @@ describe('chat mode (await_input)', () => {
       const past = await bridge.fetch(`/v1/runs/${runId}/events?after=${again!.seq + 100}`);
       expect(past.status).toBe(400);
       expect(await past.json()).toMatchObject({ error: { code: 'invalid_cursor' } });
+      expect((await (await bridge.fetch(`/v1/runs/${runId}`)).json()) as { status: string }).toMatchObject({
+        status: 'awaiting_input',
+      });
       expect(Date.now() - started).toBeGreaterThanOrEqual(1_500);
     } finally {
       await bridge.fetch(`/v1/runs/${runId}/cancel`, { method: 'POST' });

@@ -1,9 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { builtinEnvironments } from '../../adapters/environments/builtin-environments.js';
 import { assertEventOrder } from '../../src/protocol/verify-event-order.js';
 import { eventually } from '../support/eventually.js';
 import { scriptedProvider } from '../support/scripted-model.js';
-import { startTestBridge, type TestBridge } from '../support/start-test-bridge.js';
+import { type TestBridge, useTestBridge } from '../support/start-test-bridge.js';
 import { createTestEnvironment } from '../support/test-environment.js';
 import { chatProvider, decide, eventsMatching, ofType, sendMessage, snapshotOf } from './hitl-support.js';
 
@@ -17,28 +17,23 @@ const test = createTestEnvironment('hitl');
 const scripts = scriptedProvider({ one: [{ toolCalls: [{ name: 'echo', arguments: '{"text":"x"}' }] }] });
 const alpha = { Authorization: 'Bearer alpha-key-0123456789' };
 const beta = { Authorization: 'Bearer beta-key-0123456789a' };
-let bridge: TestBridge;
-
-beforeAll(async () => {
-  bridge = await startTestBridge(
-    {
-      RUNBRIDGE_DEFAULT_ENV: 'hitl',
-      RUNBRIDGE_API_KEYS: 'alpha-key-0123456789,beta-key-0123456789a',
-      // Long enough that a run just started is watched before it could pass for an orphan on a busy machine.
-      RUNBRIDGE_ORPHAN_TTL_SECONDS: '1',
-      RUNBRIDGE_SWEEP_SECONDS: '0.05',
-      RUNBRIDGE_KEEPALIVE_SECONDS: '0.05',
-      RUNBRIDGE_MAX_CONCURRENT_RUNS: '2',
-      RUNBRIDGE_MAX_RUNNING_PER_KEY: '2',
-    },
-    {
-      apiKey: 'alpha-key-0123456789',
-      environments: [...builtinEnvironments, test.environment],
-      providers: [scripts, chatProvider],
-    },
-  );
-});
-afterAll(() => bridge.shutdown());
+const bridge = useTestBridge(
+  {
+    RUNBRIDGE_DEFAULT_ENV: 'hitl',
+    RUNBRIDGE_API_KEYS: 'alpha-key-0123456789,beta-key-0123456789a',
+    // Long enough that a run just started is watched before it could pass for an orphan on a busy machine.
+    RUNBRIDGE_ORPHAN_TTL_SECONDS: '1',
+    RUNBRIDGE_SWEEP_SECONDS: '0.05',
+    RUNBRIDGE_KEEPALIVE_SECONDS: '0.05',
+    RUNBRIDGE_MAX_CONCURRENT_RUNS: '2',
+    RUNBRIDGE_MAX_RUNNING_PER_KEY: '2',
+  },
+  {
+    apiKey: 'alpha-key-0123456789',
+    environments: [...builtinEnvironments, test.environment],
+    providers: [scripts, chatProvider],
+  },
+);
 
 describe('a run waiting on a person', () => {
   it('is not orphaned while nobody watches, gets keep-alives, and goes on when the person answers', async () => {

@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { assertEventOrder } from '../../src/protocol/verify-event-order.js';
-import { startTestBridge, type TestBridge } from '../support/start-test-bridge.js';
+import { useTestBridge } from '../support/start-test-bridge.js';
 
 /** Bodies of POST /v1/runs that must each get a 4xx with the error body (docs/protocol.md §2). */
 const BAD_BODIES: Array<[string, string, string?]> = [
@@ -65,12 +65,7 @@ const BAD_BODIES: Array<[string, string, string?]> = [
 ];
 
 describe('bad input to the runs API', () => {
-  let bridge: TestBridge;
-
-  beforeAll(async () => {
-    bridge = await startTestBridge({ RUNBRIDGE_MAX_BODY_BYTES: '200000' });
-  });
-  afterAll(() => bridge.shutdown());
+  const bridge = useTestBridge({ RUNBRIDGE_MAX_BODY_BYTES: '200000' });
 
   it(`answers each of ${BAD_BODIES.length} malformed bodies with a clear 4xx while another run goes on`, async () => {
     const runId = await bridge.startRun({ env: 'workspace' });

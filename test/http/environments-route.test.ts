@@ -1,20 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { builtinEnvironments } from '../../adapters/environments/builtin-environments.js';
-import { startTestBridge, type TestBridge } from '../support/start-test-bridge.js';
+import { startTestBridge, useTestBridge } from '../support/start-test-bridge.js';
 import { unusedPort } from '../support/unused-port.js';
 
 describe('GET /v1/environments', () => {
-  let bridge: TestBridge;
-  let keyed: TestBridge;
-
-  beforeAll(async () => {
-    bridge = await startTestBridge({ RUNBRIDGE_DEFAULT_ENV: 'workspace' });
-    keyed = await startTestBridge({ RUNBRIDGE_API_KEYS: 'env-key-0123456789' }, { apiKey: 'env-key-0123456789' });
-  });
-  afterAll(async () => {
-    await bridge?.shutdown();
-    await keyed?.shutdown();
-  });
+  const bridge = useTestBridge({ RUNBRIDGE_DEFAULT_ENV: 'workspace' });
+  const keyed = useTestBridge({ RUNBRIDGE_API_KEYS: 'env-key-0123456789' }, { apiKey: 'env-key-0123456789' });
 
   it("lists the ORS server's environments with every split's kind and task count, and the default environment", async () => {
     const response = await bridge.fetch('/v1/environments');

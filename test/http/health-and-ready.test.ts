@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { builtinEnvironments } from '../../adapters/environments/builtin-environments.js';
 import { createOrsServer, type OrsServer } from '../../src/ors/server/create-ors-server.js';
 import { HealthSchema } from '../../src/protocol/api-answers.js';
+import { eventually } from '../support/eventually.js';
 import { startTestBridge, type TestBridge } from '../support/start-test-bridge.js';
 import { unusedPort } from '../support/unused-port.js';
 
@@ -40,13 +41,10 @@ describe('a bridge that starts before its ORS server', () => {
 
     ors = createOrsServer({ environments: builtinEnvironments });
     await ors.listen(port, '127.0.0.1');
-    const deadline = Date.now() + 10_000;
-    let ready = await bridge.fetch('/ready');
-    while (ready.status !== 200 && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      ready = await bridge.fetch('/ready');
-    }
-    expect(ready.status).toBe(200);
+    const ready = await eventually(async () => {
+      const answer = await bridge.fetch('/ready');
+      return answer.status === 200 && answer;
+    }, 'the bridge to be ready');
     expect(await ready.json()).toEqual({ status: 'ready' });
     expect(HealthSchema.parse(await (await bridge.fetch('/health')).json()).ors).toEqual({ status: 'ok' });
     // The default environment is chosen now that the server answers.

@@ -1,14 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestBridge, type TestBridge } from '../support/start-test-bridge.js';
+import { describe, expect, it } from 'vitest';
+import { useTestBridge } from '../support/start-test-bridge.js';
 
 /** What a 400 `unknown_model` says, so the caller knows what to write or set (docs/models.md). */
 describe('an unknown model', () => {
-  let bridge: TestBridge;
-
-  beforeAll(async () => {
-    bridge = await startTestBridge();
-  });
-  afterAll(() => bridge.shutdown());
+  const bridge = useTestBridge();
 
   async function messageFor(path: string, body: Record<string, unknown>): Promise<string> {
     const response = await bridge.fetch(path, {

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { RunEvent } from '../../src/protocol/run-events.js';
 import { RunSnapshotSchema } from '../../src/protocol/run-snapshot.js';
 import { assertEventOrder } from '../../src/protocol/verify-event-order.js';
@@ -6,17 +6,12 @@ import { readSseEvents } from '../../src/sse/read-sse-events.js';
 import { eventually } from '../support/eventually.js';
 import { probeEnvironment } from '../support/probe-environment.js';
 import { scriptedProvider } from '../support/scripted-model.js';
-import { startTestBridge, type TestBridge } from '../support/start-test-bridge.js';
+import { startTestBridge, useTestBridge } from '../support/start-test-bridge.js';
 
 const json = { 'Content-Type': 'application/json' };
 
 describe('the runs API with the offline model and the built-in environments', () => {
-  let bridge: TestBridge;
-
-  beforeAll(async () => {
-    bridge = await startTestBridge();
-  });
-  afterAll(() => bridge.shutdown());
+  const bridge = useTestBridge();
 
   it.each(['arith', 'workspace'])(
     'plays a whole %s episode: ordered events, a reward, the session deleted',
@@ -233,23 +228,18 @@ describe('the runs API with the offline model and the built-in environments', ()
 });
 
 describe('runs that wait on slow tools', () => {
-  let bridge: TestBridge;
-
-  beforeAll(async () => {
-    bridge = await startTestBridge(
-      { RUNBRIDGE_KEEPALIVE_SECONDS: '0.05', RUNBRIDGE_DEFAULT_ENV: 'probe' },
-      {
-        environments: [probeEnvironment],
-        providers: [
-          scriptedProvider({
-            sleepy: [{ toolCalls: [{ name: 'sleep', arguments: '{"ms":300}' }] }, { text: 'rested' }],
-            stuck: [{ toolCalls: [{ name: 'sleep', arguments: '{"ms":600000}' }] }],
-          }),
-        ],
-      },
-    );
-  });
-  afterAll(() => bridge.shutdown());
+  const bridge = useTestBridge(
+    { RUNBRIDGE_KEEPALIVE_SECONDS: '0.05', RUNBRIDGE_DEFAULT_ENV: 'probe' },
+    {
+      environments: [probeEnvironment],
+      providers: [
+        scriptedProvider({
+          sleepy: [{ toolCalls: [{ name: 'sleep', arguments: '{"ms":300}' }] }, { text: 'rested' }],
+          stuck: [{ toolCalls: [{ name: 'sleep', arguments: '{"ms":600000}' }] }],
+        }),
+      ],
+    },
+  );
 
   it('sends keep-alive comments while a tool is silent', async () => {
     const runId = await bridge.startRun({ model: 'scripted:sleepy' });

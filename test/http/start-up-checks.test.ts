@@ -1,9 +1,8 @@
-import { once } from 'node:events';
-import { type AddressInfo, createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/config/index.js';
 import { captureLog } from '../support/captured-log.js';
 import { startTestBridge } from '../support/start-test-bridge.js';
+import { unusedPort } from '../support/unused-port.js';
 
 /** What start-up checks before the bridge listens (docs/configuration.md). */
 describe('start-up', () => {
@@ -26,10 +25,7 @@ describe('start-up', () => {
   });
 
   it('starts, and says the check was skipped, when a remote ORS server does not answer yet', async () => {
-    const closed = createServer().listen(0, '127.0.0.1');
-    await once(closed, 'listening');
-    const { port } = closed.address() as AddressInfo;
-    await new Promise((resolve) => closed.close(resolve));
+    const port = await unusedPort();
     const log = captureLog('warn');
     const bridge = await startTestBridge(
       { ORS_URL: `http://127.0.0.1:${port}`, RUNBRIDGE_DEFAULT_ENV: 'anything' },

@@ -1,17 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ScriptedOrsServer } from '../support/scripted-ors-server.js';
-import { startTestBridge, type TestBridge } from '../support/start-test-bridge.js';
+import { startTestBridge, type TestBridge, useTestBridge } from '../support/start-test-bridge.js';
 
 const json = { 'Content-Type': 'application/json' };
 
 /** How `POST /v1/runs` judges `env` and `task` before it answers 202 (docs/api.md). */
 describe('the task of a run request', () => {
-  let bridge: TestBridge;
-
-  beforeAll(async () => {
-    bridge = await startTestBridge();
-  });
-  afterAll(() => bridge.shutdown());
+  const bridge = useTestBridge();
 
   const post = (body: unknown) =>
     bridge.fetch('/v1/runs', { method: 'POST', headers: json, body: JSON.stringify(body) });

@@ -1,10 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { builtinEnvironments } from '../../adapters/environments/builtin-environments.js';
 import type { RunEventOf } from '../../src/protocol/run-events.js';
 import { assertEventOrder } from '../../src/protocol/verify-event-order.js';
 import {
   chatProvider,
   decide,
+  echo,
   eventsMatching,
   ofType,
   postJson,
@@ -13,9 +14,9 @@ import {
   sendMessage,
   snapshotOf,
 } from '../hitl/hitl-support.js';
-import { startTestRedis, type TestRedis } from '../support/redis-server.js';
-import { startTestBridge, type TestBridge } from '../support/start-test-bridge.js';
+import type { TestBridge } from '../support/start-test-bridge.js';
 import { createTestEnvironment } from '../support/test-environment.js';
+import { useTwoBridgesOnRedis } from '../support/two-bridges-on-redis.js';
 
 /**
  * A person in the loop with two instances on one Redis (docs/protocol.md §7, §8): every decision and
@@ -23,39 +24,22 @@ import { createTestEnvironment } from '../support/test-environment.js';
  * store's control path and answers with what the executing instance wrote.
  */
 
-const echo = (text: string) => ({ name: 'echo', arguments: JSON.stringify({ text }) });
 const sent: Sent = [];
 const test = createTestEnvironment('hitl');
-let redis: TestRedis;
-let a: TestBridge;
-let b: TestBridge;
-
-beforeAll(async () => {
-  redis = await startTestRedis();
-  const env = {
-    RUNBRIDGE_REDIS_URL: redis.url,
-    RUNBRIDGE_REDIS_PREFIX: redis.prefix(),
-    RUNBRIDGE_DEFAULT_ENV: 'hitl',
-    RUNBRIDGE_SHUTDOWN_GRACE_SECONDS: '1',
-  };
-  const options = {
+const instances = useTwoBridgesOnRedis(
+  { RUNBRIDGE_DEFAULT_ENV: 'hitl', RUNBRIDGE_SHUTDOWN_GRACE_SECONDS: '1' },
+  {
     environments: [...builtinEnvironments, test.environment],
     providers: [recordingProvider({ one: [{ toolCalls: [echo('first')] }, { text: 'Done.' }] }, sent), chatProvider],
-  };
-  a = await startTestBridge(env, options);
-  b = await startTestBridge(env, options);
-});
-afterAll(async () => {
-  await a?.shutdown();
-  await b?.shutdown();
-  await redis?.stop();
-});
+  },
+);
 
 /**
  * The instance executing run `runId` (it has started and waits on a person) and the other one: every
  * decision and message below goes to the other one.
  */
 function executorAndOther(): { executor: TestBridge; other: TestBridge } {
+  const { a, b } = instances;
   const onA = a.registry.localStats().running;
   const onB = b.registry.localStats().running;
   expect(onA + onB).toBe(1);
@@ -63,12 +47,13 @@ function executorAndOther(): { executor: TestBridge; other: TestBridge } {
 }
 
 async function waitingApproval(runId: string) {
-  const [required] = await eventsMatching(a, runId, ofType('tool.approval_required'));
+  const [required] = await eventsMatching(instances.a, runId, ofType('tool.approval_required'));
   return { required: required as RunEventOf<'tool.approval_required'>, ...executorAndOther() };
 }
 
 describe('a person in the loop, across instances', () => {
   it('runs a call approved on the other instance with the arguments it was sent', async () => {
+    const { a, b } = instances;
     const runId = await a.startRun({ model: 'scripted:one', approval: { tools: ['echo'] } });
     const { required, other } = await waitingApproval(runId);
     expect(await snapshotOf(other, runId)).toMatchObject({ status: 'requires_action' });
@@ -86,6 +71,7 @@ describe('a person in the loop, across instances', () => {
   });
 
   it('tells the model a denial posted on the other instance, and never runs the call', async () => {
+    const { a } = instances;
     const runsBefore = test.probe.runs.get('echo') ?? 0;
     const runId = await a.startRun({ model: 'scripted:one', approval: { tools: ['echo'] } });
     const { required, executor, other } = await waitingApproval(runId);
@@ -100,6 +86,7 @@ describe('a person in the loop, across instances', () => {
   });
 
   it('lets exactly one of two decisions racing on both instances win; the other gets 409', async () => {
+    const { a, b } = instances;
     const runId = await a.startRun({ model: 'scripted:one', approval: { tools: ['echo'] } });
     const { required, executor, other } = await waitingApproval(runId);
     const answers = await Promise.all([
@@ -118,6 +105,7 @@ describe('a person in the loop, across instances', () => {
   });
 
   it('counts unread messages where the run executes: posted on the other instance, the 17th is refused, none is lost', async () => {
+    const { a } = instances;
     const runId = await a.startRun({ model: 'scripted:one', approval: { tools: ['echo'] } });
     const { required, other } = await waitingApproval(runId);
     // While the run waits for the decision, no message is read: a burst on the instance that does not execute it.
@@ -141,6 +129,7 @@ describe('a person in the loop, across instances', () => {
   });
 
   it('continues a chat waiting on one instance with a message posted on the other', async () => {
+    const { a } = instances;
     const runId = await a.startRun({ model: 'chat', await_input: true, input: 'Hello.' });
     await eventsMatching(a, runId, ofType('run.awaiting_input'));
     const { other: b } = executorAndOther();

@@ -1,9 +1,10 @@
 import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { RunSnapshot } from '../../src/protocol/run-snapshot.js';
 import { chatProvider, eventsMatching, ofType } from '../hitl/hitl-support.js';
-import { startTestRedis, type TestRedis } from '../support/redis-server.js';
-import { startTestBridge, type TestBridge } from '../support/start-test-bridge.js';
+import { eventually } from '../support/eventually.js';
+import type { TestBridge } from '../support/start-test-bridge.js';
+import { useTwoBridgesOnRedis } from '../support/two-bridges-on-redis.js';
 
 /**
  * Redis restarted without its data under two instances (docs/deployment.md): the shared secret is put back
@@ -11,55 +12,30 @@ import { startTestBridge, type TestBridge } from '../support/start-test-bridge.j
  * ended with `store_lost` where it executes, with its terminal event to the subscribers there, and no
  * instance accepts a message for it; an instance whose secret is no longer the shared one says so.
  */
-const BOUND_MS = 20_000;
-
-async function until(what: string, check: () => Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + BOUND_MS;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`waited in vain for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
 describe('Redis restarted without its data', () => {
-  let redis: TestRedis;
-  let prefix: string;
-  let a: TestBridge;
-  let b: TestBridge;
-
-  beforeAll(async () => {
-    redis = await startTestRedis();
-    prefix = redis.prefix();
-    const env = {
-      RUNBRIDGE_REDIS_URL: redis.url,
-      RUNBRIDGE_REDIS_PREFIX: prefix,
-      // Renewed three times a second: a lost record is noticed within a fraction of a second.
-      RUNBRIDGE_LEASE_SECONDS: '0.3',
-    };
-    a = await startTestBridge(env, { providers: [chatProvider] });
-    b = await startTestBridge({ ...env, RUNBRIDGE_MAX_CONCURRENT_RUNS: '1' }, { providers: [chatProvider] });
-  });
-  afterAll(async () => {
-    await a?.shutdown();
-    await b?.shutdown();
-    await redis?.stop();
-  });
+  const instances = useTwoBridgesOnRedis(
+    // Renewed three times a second: a lost record is noticed within a fraction of a second.
+    { RUNBRIDGE_LEASE_SECONDS: '0.3' },
+    { providers: [chatProvider] },
+    { RUNBRIDGE_MAX_CONCURRENT_RUNS: '1' },
+  );
 
   const json = { 'Content-Type': 'application/json' };
   const message = (bridge: TestBridge, runId: string) =>
     bridge.fetch(`/v1/runs/${runId}/messages`, { method: 'POST', headers: json, body: '{"content":"still there?"}' });
 
   it('ends the runs it lost with store_lost, refuses messages to them everywhere, and keeps tokens working', async () => {
+    const { redis, a, b } = instances;
     const runId = await a.startRun({ model: 'chat', await_input: true });
     await eventsMatching(a, runId, ofType('run.awaiting_input'));
     // A subscriber on the instance executing the run, waiting with it.
     const watching = fetch(`${a.url}/v1/runs/${runId}/events?after=0`).then((response) => response.text());
 
     await redis.wipe();
-    await until('both instances back', async () => {
+    await eventually(async () => {
       const answers = await Promise.all([a, b].map((bridge) => bridge.fetch('/health')));
       return answers.every((answer) => answer.status === 200);
-    });
+    }, 'both instances back');
 
     const seen = await watching;
     expect(seen).toContain('"event":"run.failed"');
@@ -84,6 +60,7 @@ describe('Redis restarted without its data', () => {
   });
 
   it("says so, and fails its health, when the shared secret is no longer this instance's", async () => {
+    const { redis, prefix, b } = instances;
     const client = new Redis(redis.url);
     try {
       // Another instance that started while Redis was empty made a secret of its own…
@@ -91,10 +68,10 @@ describe('Redis restarted without its data', () => {
       // …and B's connection drops and comes back, as after a restart.
       await client.client('KILL', 'TYPE', 'normal', 'SKIPME', 'yes');
       let answer: { error?: { code: string; message: string } } = {};
-      await until('B to notice', async () => {
+      await eventually(async () => {
         answer = (await (await b.fetch('/health')).json()) as typeof answer;
         return /secret/.test(answer.error?.message ?? '');
-      });
+      }, 'B to notice');
       expect(answer.error).toMatchObject({ code: 'store_unavailable' });
       expect(answer.error?.message).toMatch(/Restart this instance, or set RUNBRIDGE_SECRET/);
     } finally {

@@ -1,9 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { RunSnapshot } from '../../src/protocol/run-snapshot.js';
+import { eventually } from '../support/eventually.js';
 import { probeEnvironment } from '../support/probe-environment.js';
-import { startTestRedis, type TestRedis } from '../support/redis-server.js';
 import { scriptedProvider } from '../support/scripted-model.js';
-import { startTestBridge, type TestBridge } from '../support/start-test-bridge.js';
+import type { TestBridge } from '../support/start-test-bridge.js';
+import { useTwoBridgesOnRedis } from '../support/two-bridges-on-redis.js';
 
 /**
  * Redis frozen (SIGSTOP) under two instances (docs/deployment.md): every route answers within its bound —
@@ -14,44 +15,27 @@ import { startTestBridge, type TestBridge } from '../support/start-test-bridge.j
 const BOUND_MS = 10_000;
 
 describe('Redis frozen under two instances', () => {
-  let redis: TestRedis;
-  let a: TestBridge;
-  let b: TestBridge;
-
-  beforeAll(async () => {
-    redis = await startTestRedis();
-    const env = {
-      RUNBRIDGE_REDIS_URL: redis.url,
-      RUNBRIDGE_REDIS_PREFIX: redis.prefix(),
-      RUNBRIDGE_REDIS_COMMAND_TIMEOUT_SECONDS: '0.5',
-      RUNBRIDGE_DEFAULT_ENV: 'probe',
-      // Runs start on A; B only serves them.
-    };
-    const options = {
+  const instances = useTwoBridgesOnRedis(
+    { RUNBRIDGE_REDIS_COMMAND_TIMEOUT_SECONDS: '0.5', RUNBRIDGE_DEFAULT_ENV: 'probe' },
+    {
       environments: [probeEnvironment],
       providers: [scriptedProvider({ asking: [{ toolCalls: [{ name: 'echo', arguments: '{"text":"hi"}' }] }] })],
-    };
-    a = await startTestBridge(env, options);
-    b = await startTestBridge({ ...env, RUNBRIDGE_MAX_CONCURRENT_RUNS: '1' }, options);
-  });
-  afterAll(async () => {
-    redis?.thaw();
-    await a?.shutdown();
-    await b?.shutdown();
-    await redis?.stop();
-  });
+    },
+  );
 
   /** `path` on `bridge`, failing the test if it takes longer than the bound instead of hanging with Redis. */
   const within = (bridge: TestBridge, path: string, init?: RequestInit) =>
     bridge.fetch(path, { ...init, signal: AbortSignal.timeout(BOUND_MS) });
 
   it('answers 503 with Retry-After instead of hanging, applies no decision late, and recovers once Redis is back', async () => {
+    const { redis, a, b } = instances;
+    // Posted to A, which has free slots, the run executes on A. The test asks both instances while
+    // Redis is frozen, and sends the decision to B, which has to hand it to A through Redis.
     const runId = await a.startRun({ model: 'scripted:asking', approval: { tools: '*' } });
-    let snapshot: RunSnapshot | undefined;
-    for (const started = Date.now(); snapshot?.status !== 'requires_action'; ) {
-      if (Date.now() - started > BOUND_MS) throw new Error('the run never asked for a decision');
-      snapshot = (await (await b.fetch(`/v1/runs/${runId}`)).json()) as RunSnapshot;
-    }
+    const snapshot = await eventually(async () => {
+      const seen = (await (await b.fetch(`/v1/runs/${runId}`)).json()) as RunSnapshot;
+      return seen.status === 'requires_action' && seen;
+    }, 'the run to ask for a decision');
     const approvalId = snapshot.pending_approvals[0]!.approval_id;
 
     redis.freeze();
@@ -81,9 +65,11 @@ describe('Redis frozen under two instances', () => {
     );
 
     redis.thaw();
-    for (const started = Date.now(); (await b.fetch('/health')).status !== 200; ) {
-      if (Date.now() - started > BOUND_MS) throw new Error('B never found Redis again');
-    }
+    // Both: B takes the decision, but A, where the run executes, must be back on Redis to receive it.
+    await eventually(
+      async () => (await a.fetch('/health')).status === 200 && (await b.fetch('/health')).status === 200,
+      'both instances to find Redis again',
+    );
     // Nothing was decided behind the caller's back: the approval still waits, and the decision sent now wins.
     const pending = (await (await b.fetch(`/v1/runs/${runId}`)).json()) as RunSnapshot;
     expect(pending.pending_approvals.map((entry) => entry.approval_id)).toEqual([approvalId]);

@@ -1,26 +1,13 @@
 import { readFileSync, writeFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { generateRollouts } from '../../src/rollouts/generate-rollouts.js';
 import { manifestPathFor } from '../../src/rollouts/rollout-manifest.js';
 import { planRollouts } from '../../src/rollouts/rollout-plan.js';
 import { trackSourceTimers } from '../support/track-source-timers.js';
-import {
-  keysOf,
-  misbehavingModel,
-  offlineModel,
-  type RolloutRig,
-  readManifestFile,
-  readRecords,
-  startRolloutRig,
-} from './rollout-rig.js';
+import { keysOf, misbehavingModel, offlineModel, readManifestFile, readRecords, useRolloutRig } from './rollout-rig.js';
 
 describe('generateRollouts on a file that already has records', () => {
-  let rig: RolloutRig;
-
-  beforeAll(async () => {
-    rig = await startRolloutRig();
-  });
-  afterAll(() => rig.close());
+  const rig = useRolloutRig();
 
   it('skips finished pairs, cuts off a torn last line, and writes each missing pair exactly once', async () => {
     const out = rig.path('torn.jsonl');

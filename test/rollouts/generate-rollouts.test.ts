@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { BadRequestError, ConflictError, NotFoundError } from '../../src/errors.js';
 import type { ModelRequest } from '../../src/models/model.js';
 import { generateRollouts, type RolloutProgress } from '../../src/rollouts/generate-rollouts.js';
@@ -8,15 +8,7 @@ import { manifestPathFor } from '../../src/rollouts/rollout-manifest.js';
 import { planRollouts, rolloutKey } from '../../src/rollouts/rollout-plan.js';
 import { SAMPLES_TEMPERATURE } from '../../src/rollouts/rollout-settings.js';
 import type { TrajectoryRecord } from '../../src/rollouts/trajectory-schema.js';
-import {
-  keysOf,
-  misbehavingModel,
-  offlineModel,
-  type RolloutRig,
-  readManifestFile,
-  readRecords,
-  startRolloutRig,
-} from './rollout-rig.js';
+import { keysOf, misbehavingModel, offlineModel, readManifestFile, readRecords, useRolloutRig } from './rollout-rig.js';
 
 /** A record without what differs between two runs of the same rollout: its id and its timings. */
 function withoutIdsAndTimings(record: TrajectoryRecord): unknown {
@@ -37,12 +29,7 @@ function byKey(records: readonly TrajectoryRecord[]): Map<string, unknown> {
 }
 
 describe('generateRollouts', () => {
-  let rig: RolloutRig;
-
-  beforeAll(async () => {
-    rig = await startRolloutRig();
-  });
-  afterAll(() => rig.close());
+  const rig = useRolloutRig();
 
   it('plays 2 samples of 20 arith tasks with the offline model: 40 valid records with the expected rewards', async () => {
     const out = rig.path('offline.jsonl');

@@ -2,16 +2,22 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { builtinEnvironments } from '../../adapters/environments/builtin-environments.js';
 import { LOCAL_OWNER } from '../../src/http/authenticate.js';
 import { EXPORT_FORMATS, exportRollouts } from '../../src/rollouts/export/export-rollouts.js';
 import { toTrajectoryRecord } from '../../src/rollouts/to-trajectory-record.js';
 import { type TrajectoryRecord, TrajectoryRecordSchema } from '../../src/rollouts/trajectory-schema.js';
 import { foldEpisode } from '../../src/runs/episode-fold.js';
-import { decide, eventsMatching, ofType, sendMessage } from '../hitl/hitl-support.js';
+import {
+  decide,
+  echo,
+  echoBothThen,
+  eventsMatching,
+  ofType,
+  sendMessage,
+  startHitlBridge,
+} from '../hitl/hitl-support.js';
 import { scriptedProvider } from '../support/scripted-model.js';
-import { startTestBridge, type TestBridge } from '../support/start-test-bridge.js';
-import { createTestEnvironment } from '../support/test-environment.js';
+import type { TestBridge } from '../support/start-test-bridge.js';
 
 /**
  * A rollout record of an episode a person took part in (docs/trajectory.md): the log of a real run
@@ -25,29 +31,11 @@ let record: TrajectoryRecord;
 let dir: string;
 
 beforeAll(async () => {
-  bridge = await startTestBridge(
-    { RUNBRIDGE_DEFAULT_ENV: 'hitl' },
-    {
-      environments: [...builtinEnvironments, createTestEnvironment('hitl').environment],
-      providers: [
-        scriptedProvider({
-          two: [
-            {
-              text: 'Both. ',
-              toolCalls: [
-                { name: 'echo', arguments: '{"text":"alpha"}' },
-                { name: 'echo', arguments: '{"text":"beta"}' },
-              ],
-            },
-            {
-              text: 'Now the last one. ',
-              toolCalls: [{ name: 'echo', arguments: '{"text":"end","reward":1,"finished":true}' }],
-            },
-          ],
-        }),
-      ],
-    },
-  );
+  bridge = await startHitlBridge([
+    scriptedProvider({
+      two: echoBothThen({ text: 'Now the last one. ', toolCalls: [echo('end', { reward: 1, finished: true })] }),
+    }),
+  ]);
   dir = mkdtempSync(join(tmpdir(), 'hitl-trajectory-'));
 
   const runId = await bridge.startRun({ model: 'scripted:two', approval: { tools: ['echo'], timeout_seconds: 30 } });

@@ -1,19 +1,12 @@
 import { existsSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createOfflineProvider } from '../../adapters/models/offline/offline-provider.js';
 import { type RolloutCommandIo, runRolloutCommand } from '../../src/commands/rollout-command.js';
 import type { Model, ModelProvider } from '../../src/models/model.js';
 import { RolloutLock } from '../../src/rollouts/rollout-lock.js';
 import { manifestPathFor } from '../../src/rollouts/rollout-manifest.js';
 import { planRollouts } from '../../src/rollouts/rollout-plan.js';
-import {
-  misbehavingModel,
-  offlineModel,
-  type RolloutRig,
-  readManifestFile,
-  readRecords,
-  startRolloutRig,
-} from './rollout-rig.js';
+import { misbehavingModel, offlineModel, readManifestFile, readRecords, useRolloutRig } from './rollout-rig.js';
 
 /** An io that records what the command writes; `stop` plays the role of SIGINT/SIGTERM. */
 function testIo(providers: ModelProvider[] = [createOfflineProvider({ tokenDelayMs: 0 })]) {
@@ -47,12 +40,7 @@ function providerOf(model: Model): ModelProvider {
 }
 
 describe('runbridge rollout', () => {
-  let rig: RolloutRig;
-
-  beforeAll(async () => {
-    rig = await startRolloutRig();
-  });
-  afterAll(() => rig.close());
+  const rig = useRolloutRig();
 
   it('writes the records and the manifest, prints plain progress and a summary, and exits 0', async () => {
     const { io, out, err, listening } = testIo();

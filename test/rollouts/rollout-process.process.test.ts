@@ -1,12 +1,12 @@
 import type { ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { manifestPathFor } from '../../src/rollouts/rollout-manifest.js';
 import { planRollouts } from '../../src/rollouts/rollout-plan.js';
 import { eventually } from '../support/eventually.js';
 import { spawnRunbridge } from '../support/spawn-runbridge.js';
-import { keysOf, played, type RolloutRig, readManifestFile, readRecords, startRolloutRig } from './rollout-rig.js';
+import { keysOf, played, readManifestFile, readRecords, useRolloutRig } from './rollout-rig.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -44,12 +44,7 @@ function recordsWritten(path: string, count: number, child: ChildProcess): Promi
 }
 
 describe('runbridge rollout as a process', () => {
-  let rig: RolloutRig;
-
-  beforeAll(async () => {
-    rig = await startRolloutRig();
-  });
-  afterAll(() => rig.close());
+  const rig = useRolloutRig();
 
   it('killed with SIGKILL midway and run again, leaves every (task, sample) exactly once', async () => {
     const out = rig.path('killed.jsonl');

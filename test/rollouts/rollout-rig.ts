@@ -10,6 +10,7 @@ import { createOrsServer, type OrsServer } from '../../src/ors/server/create-ors
 import { type RolloutManifest, RolloutManifestSchema } from '../../src/rollouts/rollout-manifest.js';
 import { rolloutKey } from '../../src/rollouts/rollout-plan.js';
 import { type TrajectoryRecord, TrajectoryRecordSchema } from '../../src/rollouts/trajectory-schema.js';
+import { useStarted } from '../support/use-started.js';
 
 /** The built-in ORS server on loopback, a client of it, and a scratch folder for rollout files. */
 export interface RolloutRig {
@@ -39,6 +40,14 @@ export async function startRolloutRig(): Promise<RolloutRig> {
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * Starts a {@link RolloutRig} before the tests of the enclosing `describe` and closes it after them;
+ * what it returns stands for the rig ({@link useStarted}).
+ */
+export function useRolloutRig(): RolloutRig {
+  return useStarted('the rollout rig', startRolloutRig, (rig) => rig.close());
 }
 
 /** The offline model without token delays. */

@@ -1,19 +1,14 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { generateRollouts } from '../../src/rollouts/generate-rollouts.js';
 import { planRollouts } from '../../src/rollouts/rollout-plan.js';
 import type { OfflineWorkerData } from './offline-rollout-worker.js';
-import { keysOf, offlineModel, played, type RolloutRig, readRecords, startRolloutRig } from './rollout-rig.js';
+import { keysOf, offlineModel, played, readRecords, useRolloutRig } from './rollout-rig.js';
 
 const SETUP = new URL('./offline-rollout-worker.ts', import.meta.url);
 
 describe('generateRollouts with worker threads', () => {
-  let rig: RolloutRig;
-
-  beforeAll(async () => {
-    rig = await startRolloutRig();
-  });
-  afterAll(() => rig.close());
+  const rig = useRolloutRig();
 
   const batch = { env: 'arith', tasks: '0:12', samples: 2, concurrency: 8 } as const;
 

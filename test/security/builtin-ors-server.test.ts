@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestBridge, type TestBridge } from '../support/start-test-bridge.js';
+import { describe, expect, it } from 'vitest';
+import { useTestBridge } from '../support/start-test-bridge.js';
 
 /**
  * The built-in ORS server inside `runbridge serve` listens on a loopback port, where any local
@@ -7,12 +7,7 @@ import { startTestBridge, type TestBridge } from '../support/start-test-bridge.j
  * such a process opens no session, runs no tool and reads nothing (docs/security.md).
  */
 describe('the built-in ORS server of a bridge', () => {
-  let bridge: TestBridge;
-
-  beforeAll(async () => {
-    bridge = await startTestBridge({ RUNBRIDGE_API_KEYS: 'k1-0123456789abcdef' }, { apiKey: 'k1-0123456789abcdef' });
-  });
-  afterAll(() => bridge.shutdown());
+  const bridge = useTestBridge({ RUNBRIDGE_API_KEYS: 'k1-0123456789abcdef' }, { apiKey: 'k1-0123456789abcdef' });
 
   it('refuses every request without the secret, and its bridge still plays runs through it', async () => {
     expect(bridge.orsServer).toBeDefined();

@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/config/index.js';
-import { startTestBridge, type TestBridge } from '../support/start-test-bridge.js';
+import { startTestBridge, type TestBridge, useTestBridge } from '../support/start-test-bridge.js';
 
 const APP = 'https://app.example';
 const OTHER = 'https://evil.example';
@@ -35,11 +35,7 @@ function preflight(bridge: TestBridge, path: string, origin: string): Promise<Re
 }
 
 describe('CORS, off by default', () => {
-  let bridge: TestBridge;
-  beforeAll(async () => {
-    bridge = await startTestBridge();
-  });
-  afterAll(() => bridge.shutdown());
+  const bridge = useTestBridge();
 
   it('sends no CORS header on any answer, preflights included', async () => {
     const runId = await bridge.startRun({ env: 'arith' });
@@ -59,15 +55,11 @@ describe('CORS, off by default', () => {
 });
 
 describe('CORS with an allowlist', () => {
-  let bridge: TestBridge;
+  const bridge = useTestBridge(
+    { RUNBRIDGE_CORS_ORIGINS: `${APP}/, http://localhost:5173`, RUNBRIDGE_API_KEYS: 'alpha-key-0123456789' },
+    { apiKey: 'alpha-key-0123456789' },
+  );
   const auth = { Authorization: 'Bearer alpha-key-0123456789' };
-  beforeAll(async () => {
-    bridge = await startTestBridge(
-      { RUNBRIDGE_CORS_ORIGINS: `${APP}/, http://localhost:5173`, RUNBRIDGE_API_KEYS: 'alpha-key-0123456789' },
-      { apiKey: 'alpha-key-0123456789' },
-    );
-  });
-  afterAll(() => bridge.shutdown());
 
   it("answers a listed origin's preflight for the events stream, allowing Authorization and Last-Event-ID", async () => {
     const runId = await bridge.startRun({ env: 'arith' });

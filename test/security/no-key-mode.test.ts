@@ -1,6 +1,6 @@
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestBridge, type TestBridge } from '../support/start-test-bridge.js';
+import { startTestBridge, type TestBridge, useTestBridge } from '../support/start-test-bridge.js';
 
 /** One raw HTTP exchange, so the test controls `Host` (fetch will not let it). */
 function exchange(
@@ -103,12 +103,7 @@ describe('a bridge without API keys', () => {
 });
 
 describe('a bridge with API keys', () => {
-  let bridge: TestBridge;
-
-  beforeAll(async () => {
-    bridge = await startTestBridge({ RUNBRIDGE_API_KEYS: 'k1-0123456789abcdef' }, { apiKey: 'k1-0123456789abcdef' });
-  });
-  afterAll(() => bridge.shutdown());
+  const bridge = useTestBridge({ RUNBRIDGE_API_KEYS: 'k1-0123456789abcdef' }, { apiKey: 'k1-0123456789abcdef' });
 
   it('serves any Host and an empty POST of any type: the key is what guards it', async () => {
     const health = await exchange(bridge.url, { path: '/health', headers: { Host: 'bridge.example.com' } });

@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestBridge, type TestBridge } from '../support/start-test-bridge.js';
+import { describe, expect, it } from 'vitest';
+import { type TestBridge, useTestBridge } from '../support/start-test-bridge.js';
 
 /**
  * A `"__proto__"` key is refused wherever a body may put one (docs/protocol.md §2.5): a JavaScript
@@ -17,11 +17,7 @@ async function post(bridge: TestBridge, path: string, body: string): Promise<{ s
 }
 
 describe('a "__proto__" key in a request body', () => {
-  let bridge: TestBridge;
-  beforeAll(async () => {
-    bridge = await startTestBridge();
-  });
-  afterAll(() => bridge.shutdown());
+  const bridge = useTestBridge();
 
   it.each([
     ['metadata', `{"metadata":${PROTO}}`, 'metadata.__proto__'],

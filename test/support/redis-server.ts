@@ -1,9 +1,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { unusedPort } from './unused-port.js';
 
 /** A `redis-server` of a test's own, on a free loopback port, with its data in a temporary directory. */
 export interface TestRedis {
@@ -30,16 +30,6 @@ export interface TestRedis {
 
 let prefixes = 0;
 
-/** A free TCP port on 127.0.0.1 (free when asked; the server binds it right after). */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
 /**
  * Starts `redis-server` (Debian's package; `npm test` installs it when missing) with persistence in
  * an append-only file, fsynced on every write (`fsync: 'always'`, so a restart gives back what was
@@ -47,7 +37,8 @@ async function freePort(): Promise<number> {
  */
 export async function startTestRedis(options: { fsync?: 'always' | 'everysec' } = {}): Promise<TestRedis> {
   const dir = await mkdtemp(join(tmpdir(), 'runbridge-redis-'));
-  const port = await freePort();
+  // Free when asked; the server binds it right after.
+  const port = await unusedPort();
   let child: ChildProcess | undefined;
 
   const start = async () => {

@@ -6,6 +6,7 @@ import type { RolloutService } from '../../src/rollouts/rollout-service.js';
 import type { RunRegistry } from '../../src/runs/run-registry.js';
 import { silentLogger } from '../../src/telemetry/logger.js';
 import { runEventsOf } from './run-events-of.js';
+import { useStarted } from './use-started.js';
 
 export interface TestBridge extends Runbridge {
   /** The runs the bridge holds, to look inside it. */
@@ -67,4 +68,16 @@ export async function startTestBridge(
       return runEventsOf(response.body);
     },
   };
+}
+
+/**
+ * Starts a bridge as {@link startTestBridge} does before the tests of the enclosing `describe` (or
+ * file) and shuts it down after them; what it returns stands for that bridge ({@link useStarted}).
+ */
+export function useTestBridge(...args: Parameters<typeof startTestBridge>): TestBridge {
+  return useStarted(
+    'the bridge',
+    () => startTestBridge(...args),
+    (bridge) => bridge.shutdown(),
+  );
 }

@@ -1,11 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ModelError } from '../../src/errors.js';
 import type { ModelPart } from '../../src/models/model.js';
 import type { RunEvent } from '../../src/protocol/run-events.js';
 import type { RunSnapshot } from '../../src/protocol/run-snapshot.js';
 import { readScrape } from '../support/read-scrape.js';
 import { scriptedProvider, singleModelProvider } from '../support/scripted-model.js';
-import { startTestBridge, type TestBridge } from '../support/start-test-bridge.js';
+import { startTestBridge, useTestBridge } from '../support/start-test-bridge.js';
 
 /** `GET /metrics` (docs/operations.md#metrics), read with a real Prometheus text parser. */
 
@@ -14,33 +14,29 @@ const METRICS_TOKEN = 'scrape-0123456789abcdef';
 const json = { 'Content-Type': 'application/json' };
 
 describe('GET /metrics', () => {
-  let bridge: TestBridge;
   let entered: () => void;
   const inModelCall = new Promise<void>((resolve) => {
     entered = resolve;
   });
 
-  beforeAll(async () => {
-    bridge = await startTestBridge(
-      { RUNBRIDGE_API_KEYS: API_KEY, RUNBRIDGE_METRICS_TOKEN: METRICS_TOKEN },
-      {
-        apiKey: API_KEY,
-        providers: [
-          scriptedProvider({
-            down: [{ error: new ModelError('The provider is down.', { code: 'model_unavailable' }) }],
-          }),
-          // A model call that lasts until the run is cancelled, and says when it has begun.
-          singleModelProvider('hanging', async function* (request): AsyncGenerator<ModelPart> {
-            entered();
-            await new Promise((_resolve, reject) =>
-              request.signal.addEventListener('abort', () => reject(request.signal.reason), { once: true }),
-            );
-          }),
-        ],
-      },
-    );
-  });
-  afterAll(() => bridge.shutdown());
+  const bridge = useTestBridge(
+    { RUNBRIDGE_API_KEYS: API_KEY, RUNBRIDGE_METRICS_TOKEN: METRICS_TOKEN },
+    {
+      apiKey: API_KEY,
+      providers: [
+        scriptedProvider({
+          down: [{ error: new ModelError('The provider is down.', { code: 'model_unavailable' }) }],
+        }),
+        // A model call that lasts until the run is cancelled, and says when it has begun.
+        singleModelProvider('hanging', async function* (request): AsyncGenerator<ModelPart> {
+          entered();
+          await new Promise((_resolve, reject) =>
+            request.signal.addEventListener('abort', () => reject(request.signal.reason), { once: true }),
+          );
+        }),
+      ],
+    },
+  );
 
   const scrape = async (authorization?: string) =>
     fetch(`${bridge.url}/metrics`, authorization === undefined ? {} : { headers: { Authorization: authorization } });

@@ -6,6 +6,7 @@ import { type CapturedLog, captureLog } from '../support/captured-log.js';
 import { eventually } from '../support/eventually.js';
 import { type OtlpReceiver, type ReceivedSpan, startOtlpReceiver } from '../support/otlp-receiver.js';
 import { readScrape, type Scrape } from '../support/read-scrape.js';
+import { postRollout, readRecords } from '../support/rollout-client.js';
 import { scriptedProvider } from '../support/scripted-model.js';
 import { startTestBridge, type TestBridge } from '../support/start-test-bridge.js';
 import { createTestEnvironment } from '../support/test-environment.js';
@@ -21,6 +22,8 @@ import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-r
 
 const CALLER_TRACE = '0af7651916cd43dd8448eb211c80319c';
 const CALLER_SPAN = 'b7ad6b7169203331';
+const BATCH_TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
+const BATCH_SPAN = '00f067aa0ba902b7';
 const STATUS_ERROR = 2;
 const json = { 'Content-Type': 'application/json' };
 
@@ -36,6 +39,7 @@ describe('a traced bridge whose runs fail, wait on a person and call webhooks', 
   let approved: RunSnapshot;
   let chat: RunSnapshot;
   let completionRun: string;
+  let batchRuns: string[];
   let whileHeld: Scrape;
   let after: Scrape;
   let spans: ReceivedSpan[];
@@ -112,6 +116,14 @@ describe('a traced bridge whose runs fail, wait on a person and call webhooks', 
     });
     expect(completion.status).toBe(200);
     completionRun = completion.headers.get('x-run-id')!;
+
+    const batch = await postRollout(
+      bridge.fetch,
+      { env: 'testenv', split: 'train', tasks: '0:2', samples: 1, model: 'chat' },
+      { traceparent: `00-${BATCH_TRACE}-${BATCH_SPAN}-01` },
+    );
+    expect(batch.status).toBe(202);
+    batchRuns = (await readRecords(bridge.fetch, batch.answer.rollout_id as string)).map((record) => record.rollout_id);
 
     // The receivers see a delivery before the bridge reads their answer: the counters follow.
     after = await eventually(async () => {
@@ -192,6 +204,17 @@ describe('a traced bridge whose runs fail, wait on a person and call webhooks', 
     expect(after.value('runbridge_webhook_deliveries_total', { outcome: 'delivered' })).toBe(1);
     expect(after.value('runbridge_webhook_deliveries_total', { outcome: 'retry' })).toBe(1);
     expect(after.value('runbridge_webhook_deliveries_total', { outcome: 'failed' })).toBe(1);
+  });
+
+  it("puts the runs of a batch posted to POST /v1/rollouts in the caller's trace, and counts its records", () => {
+    expect(batchRuns).toHaveLength(2);
+    for (const runId of batchRuns) {
+      const { agent } = spansOf(runId);
+      expect(agent.traceId).toBe(BATCH_TRACE);
+      const request = spans.find((span) => span.spanId === agent.parentSpanId);
+      expect(request).toMatchObject({ name: 'POST /v1/rollouts', parentSpanId: BATCH_SPAN });
+    }
+    expect(after.value('runbridge_rollout_records_total', { status: 'completed' })).toBe(2);
   });
 
   it("puts a run made through POST /v1/chat/completions in the caller's trace", async () => {

@@ -1,18 +1,14 @@
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { arithEnvironment } from '../../adapters/environments/arith/arith-environment.js';
 import { createWorkspaceEnvironment } from '../../adapters/environments/workspace/workspace-environment.js';
-import type { LaunchedChromium } from '../support/launch-chromium.js';
 import { scriptedProvider } from '../support/scripted-model.js';
-import type { TestBridge } from '../support/start-test-bridge.js';
 import {
   accessibilityViolations,
-  type ChatPageRig,
-  openChatPage,
   PATIENCE,
   snap,
-  startChatPageRig,
   startRunFromForm,
+  useChatPageRig,
   waitForForm,
 } from './support/chat-page.js';
 
@@ -46,24 +42,16 @@ function fitsWidth(tab: Page): Promise<boolean> {
  * contrast, ARIA) passing in each state, and no console error.
  */
 describe('the chat page is accessible', () => {
-  let rig: ChatPageRig | undefined;
-  let bridge: TestBridge;
-  let browser: LaunchedChromium;
-
-  beforeAll(async () => {
-    rig = await startChatPageRig(
-      {},
-      {
-        environments: [arithEnvironment, createWorkspaceEnvironment({ slowToolMs: 20 })],
-        providers: [scriptedProvider({ hang: [{ hang: true }] })],
-      },
-    );
-    ({ bridge, browser } = rig);
-  });
-  afterAll(() => rig?.stop());
+  const rig = useChatPageRig(
+    {},
+    {
+      environments: [arithEnvironment, createWorkspaceEnvironment({ slowToolMs: 20 })],
+      providers: [scriptedProvider({ hang: [{ hang: true }] })],
+    },
+  );
 
   it('works with the keyboard alone: start, cancel, start again, expand an output and reasoning, reopen a run', async () => {
-    const { tab, problems } = await openChatPage(browser, bridge.url);
+    const { tab, problems } = await rig.open();
     await waitForForm(tab);
     // The first stop is the skip link, which takes the focus past the bar and the run list.
     await tab.keyboard.press('Tab');
@@ -88,7 +76,7 @@ describe('the chat page is accessible', () => {
     await tab.keyboard.press('Enter');
     await tab.locator('.outcome-cancelled').waitFor();
     const cancelled = /#\/runs\/(run_\w+)$/.exec(tab.url())![1]!;
-    expect((await bridge.readEvents(cancelled))[0]).toMatchObject({ task: { split: 'train', index: 3 } });
+    expect((await rig.bridge.readEvents(cancelled))[0]).toMatchObject({ task: { split: 'train', index: 3 } });
 
     // A new run, through the bar's link; the form's heading takes the focus.
     await tabTo(tab, 'a:New run');
@@ -122,7 +110,7 @@ describe('the chat page is accessible', () => {
   });
 
   it('fits a 360 px wide phone screen, with the run list behind a button', async () => {
-    const { tab, problems } = await openChatPage(browser, bridge.url, { width: 360, height: 740 });
+    const { tab, problems } = await rig.open({ width: 360, height: 740 });
     await waitForForm(tab);
     expect(await fitsWidth(tab)).toBe(true);
     expect(await tab.locator('#run-list').isVisible()).toBe(false);
@@ -144,7 +132,7 @@ describe('the chat page is accessible', () => {
 
   it('passes the WCAG 2.1 A and AA checks in each state, in light and dark colours', async () => {
     for (const colorScheme of ['light', 'dark'] as const) {
-      const { tab, problems } = await openChatPage(browser, bridge.url);
+      const { tab, problems } = await rig.open();
       await tab.emulateMedia({ colorScheme });
       await waitForForm(tab);
       expect(await accessibilityViolations(tab), `${colorScheme}: the start form`).toEqual([]);
@@ -166,7 +154,7 @@ describe('the chat page is accessible', () => {
   });
 
   it('has an accessibility check that fails on what it should catch: an unlabelled field, text too faint to read', async () => {
-    const { tab } = await openChatPage(browser, bridge.url);
+    const { tab } = await rig.open();
     await waitForForm(tab);
     await tab.evaluate(`(() => {
       const form = document.querySelector('form');
@@ -184,7 +172,7 @@ describe('the chat page is accessible', () => {
   });
 
   it('reads a live run out in a polite live region, and marks the page up for assistive technology', async () => {
-    const { tab, problems } = await openChatPage(browser, bridge.url);
+    const { tab, problems } = await rig.open();
     const live = tab.getByTestId('announcer');
     expect(await live.getAttribute('aria-live')).toBe('polite');
     expect(await tab.locator('html').getAttribute('lang')).toBe('en');
@@ -194,7 +182,7 @@ describe('the chat page is accessible', () => {
     await tab.getByRole('button', { name: 'Stop' }).click();
     await expect.poll(() => live.textContent(), PATIENCE).toContain('Run cancelled.');
     expect(await tab.getByRole('list', { name: 'Transcript' }).count()).toBe(1);
-    expect((await bridge.readEvents(runId)).at(-1)?.event).toBe('run.cancelled');
+    expect((await rig.bridge.readEvents(runId)).at(-1)?.event).toBe('run.cancelled');
     expect(problems).toEqual([]);
     await tab.close();
   });

@@ -1,18 +1,15 @@
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { arithEnvironment } from '../../adapters/environments/arith/arith-environment.js';
-import type { LaunchedChromium } from '../support/launch-chromium.js';
 import { scriptedProvider } from '../support/scripted-model.js';
-import type { TestBridge } from '../support/start-test-bridge.js';
 import { startStreamCutProxy } from '../support/stream-cut-proxy.js';
 import {
   accessibilityViolations,
-  type ChatPageRig,
   openChatPage,
   PATIENCE,
   snap,
-  startChatPageRig,
   startRunFromForm,
+  useChatPageRig,
 } from './support/chat-page.js';
 
 /** Page script: the run's status as the heading shows it, and as its item in the run list does. */
@@ -58,35 +55,27 @@ function paintedStatuses(tab: Page): Promise<Statuses[]> {
  * at every frame, not what it last polled.
  */
 describe('the chat page and its connection to the bridge', () => {
-  let rig: ChatPageRig | undefined;
-  let bridge: TestBridge;
-  let browser: LaunchedChromium;
-
-  beforeAll(async () => {
-    rig = await startChatPageRig(
-      {},
-      {
-        environments: [arithEnvironment],
-        providers: [
-          scriptedProvider({
-            asker: [
-              { text: 'Should I check my work with the calculator?' },
-              { toolCalls: [{ name: 'submit', arguments: '{"answer": 0}' }] },
-            ],
-          }),
-        ],
-      },
-    );
-    ({ bridge, browser } = rig);
-  });
-  afterAll(() => rig?.stop());
+  const rig = useChatPageRig(
+    {},
+    {
+      environments: [arithEnvironment],
+      providers: [
+        scriptedProvider({
+          asker: [
+            { text: 'Should I check my work with the calculator?' },
+            { toolCalls: [{ name: 'submit', arguments: '{"answer": 0}' }] },
+          ],
+        }),
+      ],
+    },
+  );
 
   it('says at once, in the heading and the run list, that the connection is lost when the bridge stops answering, and follows the run again once it answers', async () => {
     // The bridge behind a proxy the test can take down: cut what it streams, refuse what comes next.
     let down = false;
-    const proxy = await startStreamCutProxy(bridge.url, () => (down ? { reset: true } : undefined));
+    const proxy = await startStreamCutProxy(rig.bridge.url, () => (down ? { reset: true } : undefined));
     try {
-      const { tab, problems } = await openChatPage(browser, proxy.url, { allowErrorAnswers: true });
+      const { tab, problems } = await openChatPage(rig.browser, proxy.url, { allowErrorAnswers: true });
       await watchStatuses(tab);
       await startRunFromForm(tab, { env: 'arith', model: 'scripted:asker' });
       await tab.locator('.run-meta .badge', { hasText: 'your turn' }).waitFor(PATIENCE);

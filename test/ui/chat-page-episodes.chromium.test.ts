@@ -1,16 +1,21 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { arithEnvironment } from '../../adapters/environments/arith/arith-environment.js';
 import { createWorkspaceEnvironment } from '../../adapters/environments/workspace/workspace-environment.js';
 import type { RunEvent } from '../../src/protocol/run-events.js';
 import { formatSeconds } from '../../src/ui/state/format.js';
-import { type LaunchedChromium, launchChromium } from '../support/launch-chromium.js';
 import { scriptedProvider } from '../support/scripted-model.js';
-import { startTestBridge, type TestBridge } from '../support/start-test-bridge.js';
 import { startStreamCutProxy } from '../support/stream-cut-proxy.js';
-import { createTestEnvironment, type TestProbe } from '../support/test-environment.js';
+import { createTestEnvironment } from '../support/test-environment.js';
 import { textByTurn } from '../support/text-by-turn.js';
-import { type BuiltPage, buildPage } from './support/build-page.js';
-import { openChatPage, PATIENCE, shownTranscript, snap, startRunFromForm, waitForForm } from './support/chat-page.js';
+import {
+  openChatPage,
+  PATIENCE,
+  shownTranscript,
+  snap,
+  startRunFromForm,
+  useChatPageRig,
+  waitForForm,
+} from './support/chat-page.js';
 
 /** How long the workspace's deep search takes here: long enough to watch its timer move. */
 const SLOW_TOOL_MS = 2500;
@@ -39,45 +44,32 @@ function expectedTools(log: RunEvent[]) {
  * of a run, the run list, cancelling. The page is built from the current sources for this file.
  */
 describe('the chat page plays episodes', () => {
-  let page: BuiltPage;
-  let bridge: TestBridge;
-  let browser: LaunchedChromium;
-  let probe: TestProbe;
-
-  beforeAll(async () => {
-    page = await buildPage();
-    const test = createTestEnvironment('testenv');
-    probe = test.probe;
-    bridge = await startTestBridge(
-      { RUNBRIDGE_TOOL_PROGRESS_SECONDS: '0.5' },
-      {
-        uiDir: page.dir,
-        environments: [arithEnvironment, createWorkspaceEnvironment({ slowToolMs: SLOW_TOOL_MS }), test.environment],
-        providers: [
-          scriptedProvider({
-            held: [
-              {
-                reasoning: 'The user wants me to wait for the test.',
-                text: 'Waiting for the test. ',
-                toolCalls: [{ name: 'wait', arguments: '{"key":"reload"}' }],
-              },
-            ],
-            hang: [{ hang: true }],
-          }),
-        ],
-      },
-    );
-    browser = await launchChromium();
-  });
-  afterAll(async () => {
-    probe?.release('reload', 'Released by the test.');
-    await browser?.close();
-    await bridge?.shutdown();
-    await page?.remove();
-  });
+  const test = createTestEnvironment('testenv');
+  const probe = test.probe;
+  const rig = useChatPageRig(
+    { RUNBRIDGE_TOOL_PROGRESS_SECONDS: '0.5' },
+    {
+      environments: [arithEnvironment, createWorkspaceEnvironment({ slowToolMs: SLOW_TOOL_MS }), test.environment],
+      providers: [
+        scriptedProvider({
+          held: [
+            {
+              reasoning: 'The user wants me to wait for the test.',
+              text: 'Waiting for the test. ',
+              toolCalls: [{ name: 'wait', arguments: '{"key":"reload"}' }],
+            },
+          ],
+          hang: [{ hang: true }],
+        }),
+      ],
+    },
+  );
+  // Lets a run still held go before the bridge shuts down: registered after the rig, this runs before
+  // the rig stops (vitest runs after-hooks last registered first).
+  afterAll(() => probe.release('reload', 'Released by the test.'));
 
   it('plays a whole arith episode from the form: the message, text, reasoning, tool cards, rewards and the outcome', async () => {
-    const { tab, problems, foreign } = await openChatPage(browser, bridge.url);
+    const { tab, problems, foreign } = await rig.open();
     await waitForForm(tab);
     await snap(tab, 'start');
     const runId = await startRunFromForm(tab, {
@@ -88,7 +80,7 @@ describe('the chat page plays episodes', () => {
       message: 'Show your work, please.',
     });
     await tab.locator('.outcome').waitFor();
-    const log = await bridge.readEvents(runId);
+    const log = await rig.bridge.readEvents(runId);
     expect(log[0]).toMatchObject({ event: 'run.started', env: 'arith', task: { split: 'train', index: 2 } });
 
     const shown = await shownTranscript(tab);
@@ -118,7 +110,7 @@ describe('the chat page plays episodes', () => {
   });
 
   it("shows a slow tool running with a timer that moves, then the call's duration", async () => {
-    const { tab, problems } = await openChatPage(browser, bridge.url);
+    const { tab, problems } = await rig.open();
     // Task 2 hides its value in archive/: the model searches again with deep: true, the slow path.
     const runId = await startRunFromForm(tab, { env: 'workspace', split: 'train', index: 2 });
     const timer = tab.locator('.tool-running .tool-timer');
@@ -133,7 +125,7 @@ describe('the chat page plays episodes', () => {
     await snap(tab, 'slow-tool-running');
 
     await tab.locator('.outcome').waitFor();
-    const log = await bridge.readEvents(runId);
+    const log = await rig.bridge.readEvents(runId);
     expect(log.some((event) => event.event === 'tool.progress' && event.tool === 'search')).toBe(true);
     const shown = await shownTranscript(tab);
     expect(shown.tools.map(({ name, state, chips }) => ({ name, state, chips }))).toEqual(expectedTools(log));
@@ -143,7 +135,7 @@ describe('the chat page plays episodes', () => {
   });
 
   it('resumes after a reload where it was, from its last event: no text twice, none lost', async () => {
-    const { tab, problems, requests } = await openChatPage(browser, bridge.url);
+    const { tab, problems, requests } = await rig.open();
     const runId = await startRunFromForm(tab, { env: 'testenv', model: 'scripted:held', message: 'Please wait.' });
     await probe.started('reload');
     await tab.locator('.tool-running').waitFor();
@@ -156,7 +148,7 @@ describe('the chat page plays episodes', () => {
     probe.release('reload', 'Released by the test.');
     await tab.locator('.outcome').waitFor();
 
-    const log = await bridge.readEvents(runId);
+    const log = await rig.bridge.readEvents(runId);
     const shown = await shownTranscript(tab);
     expect(shown.text).toEqual(textByTurn(log));
     expect(shown.text).toEqual(['Waiting for the test. ']);
@@ -189,15 +181,15 @@ describe('the chat page plays episodes', () => {
 
   it('shows the run exactly once when its event stream is cut mid-frame, resuming where it broke off', async () => {
     let streams = 0;
-    const proxy = await startStreamCutProxy(bridge.url, ({ method, url }) =>
+    const proxy = await startStreamCutProxy(rig.bridge.url, ({ method, url }) =>
       method === 'GET' && url.includes('/events') && streams++ === 0 ? { bytes: 1500 } : undefined,
     );
     try {
       // Chromium itself logs the cut stream (ERR_INCOMPLETE_CHUNKED_ENCODING); the page must log nothing.
-      const { tab, problems } = await openChatPage(browser, proxy.url, { allowErrorAnswers: true });
+      const { tab, problems } = await openChatPage(rig.browser, proxy.url, { allowErrorAnswers: true });
       const runId = await startRunFromForm(tab, { env: 'arith', split: 'test', index: 5 });
       await tab.locator('.outcome').waitFor();
-      const log = await bridge.readEvents(runId);
+      const log = await rig.bridge.readEvents(runId);
       const shown = await shownTranscript(tab);
       expect(shown.text).toEqual(textByTurn(log));
       expect(shown.tools.map(({ name, state, chips }) => ({ name, state, chips }))).toEqual(expectedTools(log));
@@ -216,12 +208,12 @@ describe('the chat page plays episodes', () => {
   });
 
   it('lists past runs and reopens one in a new tab, replaying its log from the start', async () => {
-    const { tab, problems, requests } = await openChatPage(browser, bridge.url);
+    const { tab, problems, requests } = await rig.open();
     const item = tab.locator('.run-item', { hasText: 'arith · train #2' });
     await item.click();
     await tab.locator('.outcome').waitFor();
     const runId = /#\/runs\/(run_\w+)$/.exec(tab.url())![1]!;
-    const log = await bridge.readEvents(runId);
+    const log = await rig.bridge.readEvents(runId);
     const shown = await shownTranscript(tab);
     expect(shown.text).toEqual(textByTurn(log));
     expect(shown.tools.map(({ name, state }) => ({ name, state }))).toEqual(
@@ -237,25 +229,25 @@ describe('the chat page plays episodes', () => {
   });
 
   it('cancels a running run with its Stop button', async () => {
-    const { tab, problems } = await openChatPage(browser, bridge.url);
+    const { tab, problems } = await rig.open();
     const runId = await startRunFromForm(tab, { env: 'arith', model: 'scripted:hang' });
     await tab.getByRole('button', { name: 'Stop' }).click();
     await tab.locator('.outcome-cancelled').waitFor();
     expect(await tab.locator('.outcome').textContent()).toBe('CancelledA client cancelled it (this page or the API).');
     expect(await tab.getByRole('button', { name: 'Stop' }).count()).toBe(0);
-    expect((await bridge.readEvents(runId)).at(-1)).toMatchObject({ event: 'run.cancelled', reason: 'client' });
+    expect((await rig.bridge.readEvents(runId)).at(-1)).toMatchObject({ event: 'run.cancelled', reason: 'client' });
     await snap(tab, 'cancelled');
     expect(problems).toEqual([]);
     await tab.close();
   });
 
   it('keeps the run list current: Refresh, the status of an active run polled, older runs page by page', async () => {
-    const { tab, problems } = await openChatPage(browser, bridge.url);
+    const { tab, problems } = await rig.open();
     await waitForForm(tab);
     const items = tab.locator('.run-item');
     const before = await items.count();
     // Started elsewhere (another client of the same key): the list shows it on Refresh…
-    const elsewhere = await bridge.startRun({
+    const elsewhere = await rig.bridge.startRun({
       env: 'arith',
       task: { split: 'test', index: 7 },
       model: 'scripted:hang',
@@ -264,18 +256,19 @@ describe('the chat page plays episodes', () => {
     const item = tab.locator(`.run-item[href="#/runs/${elsewhere}"]`);
     await expect.poll(() => item.textContent(), PATIENCE).toMatch(/^arith · test #7running/);
     // …and, while it is active, follows its status without being asked.
-    await bridge.fetch(`/v1/runs/${elsewhere}/cancel`, {
+    await rig.bridge.fetch(`/v1/runs/${elsewhere}/cancel`, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json' },
     });
     await expect.poll(() => item.textContent(), { timeout: 15_000 }).toMatch(/^arith · test #7cancelled/);
 
     // Past 20 runs, the older ones come a page at a time.
-    for (let count = before + 1; count < 21; count++) await bridge.readEvents(await bridge.startRun({ env: 'arith' }));
+    for (let count = before + 1; count < 21; count++)
+      await rig.bridge.readEvents(await rig.bridge.startRun({ env: 'arith' }));
     await tab.getByRole('button', { name: 'Refresh' }).click();
     await expect.poll(() => items.count(), PATIENCE).toBe(20);
     await tab.getByRole('button', { name: 'Show older runs' }).click();
-    const all = (await (await bridge.fetch('/v1/runs?limit=100')).json()) as { data: unknown[] };
+    const all = (await (await rig.bridge.fetch('/v1/runs?limit=100')).json()) as { data: unknown[] };
     expect(all.data.length).toBeGreaterThan(20);
     await expect.poll(() => items.count(), PATIENCE).toBe(all.data.length);
     expect(await tab.getByRole('button', { name: 'Show older runs' }).count()).toBe(0);

@@ -1,18 +1,10 @@
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { builtinEnvironments } from '../../adapters/environments/builtin-environments.js';
-import type { LaunchedChromium } from '../support/launch-chromium.js';
 import { scriptedProvider } from '../support/scripted-model.js';
-import { startTestBridge, type TestBridge } from '../support/start-test-bridge.js';
+import { startTestBridge } from '../support/start-test-bridge.js';
 import { unusedPort } from '../support/unused-port.js';
-import {
-  type ChatPageRig,
-  openChatPage,
-  snap,
-  startChatPageRig,
-  startRunFromForm,
-  waitForForm,
-} from './support/chat-page.js';
+import { openChatPage, snap, startRunFromForm, useChatPageRig, waitForForm } from './support/chat-page.js';
 
 /** The text of the page's alert, once there is one. */
 async function alertText(tab: Page): Promise<string> {
@@ -27,33 +19,24 @@ async function alertText(tab: Page): Promise<string> {
  * Retry-After), and a bridge that is gone. (The key's 401 is in chat-page-access.chromium.test.ts.)
  */
 describe('the chat page explains errors', () => {
-  let rig: ChatPageRig | undefined;
-  let uiDir: string;
-  let bridge: TestBridge;
-  let browser: LaunchedChromium;
-
-  beforeAll(async () => {
-    rig = await startChatPageRig(
-      { RUNBRIDGE_MAX_BODY_BYTES: '2048', RUNBRIDGE_MAX_CONCURRENT_RUNS: '1', RUNBRIDGE_MAX_QUEUED_RUNS: '0' },
-      {
-        environments: builtinEnvironments,
-        providers: [
-          scriptedProvider({
-            broken: [{ text: 'Let me think. ', error: new Error('the vendor hung up') }],
-            hang: [{ hang: true }],
-          }),
-        ],
-      },
-    );
-    ({ bridge, browser, uiDir } = rig);
-  });
-  afterAll(() => rig?.stop());
+  const rig = useChatPageRig(
+    { RUNBRIDGE_MAX_BODY_BYTES: '2048', RUNBRIDGE_MAX_CONCURRENT_RUNS: '1', RUNBRIDGE_MAX_QUEUED_RUNS: '0' },
+    {
+      environments: builtinEnvironments,
+      providers: [
+        scriptedProvider({
+          broken: [{ text: 'Let me think. ', error: new Error('the vendor hung up') }],
+          hang: [{ hang: true }],
+        }),
+      ],
+    },
+  );
 
   it("shows a failed run's message and code where its outcome goes", async () => {
-    const { tab, problems } = await openChatPage(browser, bridge.url);
+    const { tab, problems } = await rig.open();
     const runId = await startRunFromForm(tab, { env: 'arith', model: 'scripted:broken' });
     await tab.locator('.outcome-failed').waitFor();
-    const failed = (await bridge.readEvents(runId)).at(-1)!;
+    const failed = (await rig.bridge.readEvents(runId)).at(-1)!;
     expect(failed.event).toBe('run.failed');
     if (failed.event === 'run.failed') {
       expect(await tab.locator('.outcome').textContent()).toBe(`Failed${failed.error}code ${failed.code}`);
@@ -65,7 +48,7 @@ describe('the chat page explains errors', () => {
   });
 
   it('says a run is not on this bridge (404), and why that may be', async () => {
-    const { tab, problems } = await openChatPage(browser, bridge.url, {
+    const { tab, problems } = await rig.open({
       hash: '#/runs/run_nosuchrun0000',
       allowErrorAnswers: true,
     });
@@ -77,7 +60,7 @@ describe('the chat page explains errors', () => {
   });
 
   it('says a message over the body limit is too large (413), and keeps the message to shorten', async () => {
-    const { tab, problems } = await openChatPage(browser, bridge.url, { allowErrorAnswers: true });
+    const { tab, problems } = await rig.open({ allowErrorAnswers: true });
     await waitForForm(tab);
     const message = 'Please add these numbers. '.repeat(100);
     await tab.getByLabel('Message').fill(message);
@@ -92,15 +75,15 @@ describe('the chat page explains errors', () => {
   });
 
   it('says the bridge is busy (429) and when to try again, from Retry-After', async () => {
-    const holder = await bridge.startRun({ env: 'arith', model: 'scripted:hang' });
-    const { tab, problems } = await openChatPage(browser, bridge.url, { allowErrorAnswers: true });
+    const holder = await rig.bridge.startRun({ env: 'arith', model: 'scripted:hang' });
+    const { tab, problems } = await rig.open({ allowErrorAnswers: true });
     try {
       await waitForForm(tab);
       await tab.getByRole('button', { name: 'Start run' }).click();
       const text = await alertText(tab);
       expect(text).toMatch(/^The bridge is busy.+ Try again in \d+ seconds?\.$/);
       // The seconds are the bridge's Retry-After.
-      const answer = await bridge.fetch('/v1/runs', {
+      const answer = await rig.bridge.fetch('/v1/runs', {
         method: 'POST',
         headers: { 'Content-Type': 'application/json' },
         body: '{}',
@@ -111,7 +94,7 @@ describe('the chat page explains errors', () => {
       await snap(tab, 'error-busy');
       expect(problems).toEqual([]);
     } finally {
-      await bridge.fetch(`/v1/runs/${holder}/cancel`, {
+      await rig.bridge.fetch(`/v1/runs/${holder}/cancel`, {
         method: 'POST',
         headers: { 'Content-Type': 'application/json' },
       });
@@ -122,10 +105,10 @@ describe('the chat page explains errors', () => {
   it('says when the environments cannot be listed (502 from the ORS server), and offers to try again', async () => {
     const orsless = await startTestBridge(
       { ORS_URL: `http://127.0.0.1:${await unusedPort()}`, RUNBRIDGE_ORS_RETRY_SECONDS: '0.01' },
-      { uiDir },
+      { uiDir: rig.uiDir },
     );
     try {
-      const { tab, problems } = await openChatPage(browser, orsless.url, { allowErrorAnswers: true });
+      const { tab, problems } = await openChatPage(rig.browser, orsless.url, { allowErrorAnswers: true });
       expect(await alertText(tab)).toMatch(
         /^Could not list the environments and modelsthe ORS server at http:\/\/127\.0\.0\.1:\d+ did not answer .+ \(ors_unavailable\)Try again$/,
       );
@@ -147,8 +130,8 @@ describe('the chat page explains errors', () => {
   });
 
   it('says the bridge cannot be reached when it has gone away, naming where it was', async () => {
-    const gone = await startTestBridge({}, { uiDir });
-    const { tab, problems } = await openChatPage(browser, gone.url, { allowErrorAnswers: true });
+    const gone = await startTestBridge({}, { uiDir: rig.uiDir });
+    const { tab, problems } = await openChatPage(rig.browser, gone.url, { allowErrorAnswers: true });
     await waitForForm(tab);
     await gone.shutdown();
     await tab.getByRole('button', { name: 'Start run' }).click();

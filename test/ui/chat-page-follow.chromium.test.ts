@@ -1,17 +1,8 @@
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { arithEnvironment } from '../../adapters/environments/arith/arith-environment.js';
 import type { ModelPart } from '../../src/models/model.js';
-import type { LaunchedChromium } from '../support/launch-chromium.js';
-import type { TestBridge } from '../support/start-test-bridge.js';
-import {
-  accessibilityViolations,
-  type ChatPageRig,
-  openChatPage,
-  PATIENCE,
-  snap,
-  startChatPageRig,
-} from './support/chat-page.js';
+import { accessibilityViolations, PATIENCE, snap, useChatPageRig } from './support/chat-page.js';
 import { drivenModel } from './support/driven-model.js';
 
 /** Pixels of the page below the bottom of the window. */
@@ -65,31 +56,21 @@ function layout(tab: Page): Promise<Layout> {
  * unbroken line wraps inside its own box, while it streams as after.
  */
 describe('the chat page keeps up with the run', () => {
-  let rig: ChatPageRig | undefined;
-  let bridge: TestBridge;
-  let browser: LaunchedChromium;
   const writer = drivenModel('writer');
   const thinker = drivenModel('thinker');
 
-  beforeAll(async () => {
-    rig = await startChatPageRig(
-      {},
-      { environments: [arithEnvironment], providers: [writer.provider, thinker.provider] },
-    );
-    ({ bridge, browser } = rig);
-  });
-  afterAll(() => rig?.stop());
+  const rig = useChatPageRig({}, { environments: [arithEnvironment], providers: [writer.provider, thinker.provider] });
 
   /** Starts a run of `model` asking before each call, and opens it in a window `height` pixels high. */
   async function open(name: string, height: number): Promise<{ tab: Page; problems: string[] }> {
-    const runId = await bridge.startRun({
+    const runId = await rig.bridge.startRun({
       env: 'arith',
       model: name,
       input: 'Please answer at length.',
       metadata: { ui_input: 'Please answer at length.' },
       approval: { tools: '*' },
     });
-    const opened = await openChatPage(browser, bridge.url, { hash: `#/runs/${runId}`, height });
+    const opened = await rig.open({ hash: `#/runs/${runId}`, height });
     await opened.tab.locator('.run-meta .badge', { hasText: 'running' }).waitFor(PATIENCE);
     return opened;
   }

@@ -1,14 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LaunchedChromium } from '../support/launch-chromium.js';
-import type { TestBridge } from '../support/start-test-bridge.js';
-import {
-  accessibilityViolations,
-  type ChatPageRig,
-  openChatPage,
-  snap,
-  startChatPageRig,
-  startRunFromForm,
-} from './support/chat-page.js';
+import { describe, expect, it } from 'vitest';
+import { accessibilityViolations, snap, startRunFromForm, useChatPageRig } from './support/chat-page.js';
 
 const KEY = 'ui-key-7f3a-0123456789';
 
@@ -18,18 +9,10 @@ const KEY = 'ui-key-7f3a-0123456789';
  * reads with fetch, so no key or stream token ever goes into a URL.
  */
 describe('the chat page with API keys', () => {
-  let rig: ChatPageRig | undefined;
-  let bridge: TestBridge;
-  let browser: LaunchedChromium;
-
-  beforeAll(async () => {
-    rig = await startChatPageRig({ RUNBRIDGE_API_KEYS: `other-key-0123456789,${KEY}` }, { apiKey: KEY });
-    ({ bridge, browser } = rig);
-  });
-  afterAll(() => rig?.stop());
+  const rig = useChatPageRig({ RUNBRIDGE_API_KEYS: `other-key-0123456789,${KEY}` }, { apiKey: KEY });
 
   it('asks for the key once, refuses a wrong one, then plays a run with the key in a header only', async () => {
-    const { tab, problems, requests, foreign } = await openChatPage(browser, bridge.url, { allowErrorAnswers: true });
+    const { tab, problems, requests, foreign } = await rig.open({ allowErrorAnswers: true });
     const input = tab.getByLabel('API key', { exact: true });
     await input.waitFor();
     expect(await tab.locator('h1').textContent()).toBe('API key needed');
@@ -46,7 +29,7 @@ describe('the chat page with API keys', () => {
     await tab.getByRole('button', { name: 'Continue' }).click();
     const runId = await startRunFromForm(tab, { env: 'arith', index: 4 });
     await tab.locator('.outcome-completed').waitFor();
-    expect((await bridge.readEvents(runId)).at(-1)).toMatchObject({ event: 'run.completed' });
+    expect((await rig.bridge.readEvents(runId)).at(-1)).toMatchObject({ event: 'run.completed' });
 
     const api = requests.filter((request) => new URL(request.url()).pathname.startsWith('/v1/'));
     const sentWithKey = [];
@@ -89,7 +72,7 @@ describe('the chat page with API keys', () => {
   });
 
   it('asks again, saying so, when the key the tab kept is no longer accepted', async () => {
-    const { tab, problems } = await openChatPage(browser, bridge.url, { allowErrorAnswers: true });
+    const { tab, problems } = await rig.open({ allowErrorAnswers: true });
     await tab.evaluate('sessionStorage.setItem("runbridge.ui.apiKey", "revoked-key")');
     await tab.reload();
     await tab.getByLabel('API key', { exact: true }).waitFor();

@@ -3,20 +3,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { arithEnvironment } from '../../adapters/environments/arith/arith-environment.js';
 import { createWorkspaceEnvironment } from '../../adapters/environments/workspace/workspace-environment.js';
 import type { ModelPart } from '../../src/models/model.js';
-import type { LaunchedChromium } from '../support/launch-chromium.js';
 import { cutIntoDeltas, LONG_ANSWER_LAST_LINE, longMarkdownAnswer } from '../support/long-markdown.js';
 import { type LoopbackServer, serveLoopback } from '../support/loopback-server.js';
 import { scriptedProvider, singleModelProvider } from '../support/scripted-model.js';
-import type { TestBridge } from '../support/start-test-bridge.js';
-import {
-  accessibilityViolations,
-  type ChatPageRig,
-  openChatPage,
-  PATIENCE,
-  snap,
-  startChatPageRig,
-  waitForForm,
-} from './support/chat-page.js';
+import { accessibilityViolations, PATIENCE, snap, useChatPageRig, waitForForm } from './support/chat-page.js';
 
 /** The code block of the hostile answer, which its Copy button must copy exactly. */
 const CODE = 'def area(radius):\n    """The area of a circle."""\n    return 3.14159 * radius ** 2';
@@ -47,62 +37,53 @@ const DELTAS = 5_000;
  * deltas or comes in one piece; a page that answers while a long answer streams; Enter to start a run.
  */
 describe('the chat page draws Markdown, safely', () => {
-  let rig: ChatPageRig | undefined;
-  let bridge: TestBridge;
-  let browser: LaunchedChromium;
   let listener: LoopbackServer;
-
   beforeAll(async () => {
     // Where the attacks in the hostile answer would call home: it must hear nothing.
     listener = await serveLoopback((_req, res) => res.end());
-    rig = await startChatPageRig(
-      {},
-      {
-        environments: [arithEnvironment, createWorkspaceEnvironment({ slowToolMs: 20 })],
-        providers: [
-          scriptedProvider({
-            hostile: [{ text: hostileAnswer(listener.url) }],
-            files: [
+  });
+  afterAll(() => listener?.close());
+
+  const rig = useChatPageRig({}, () => ({
+    environments: [arithEnvironment, createWorkspaceEnvironment({ slowToolMs: 20 })],
+    providers: [
+      scriptedProvider({
+        hostile: [{ text: hostileAnswer(listener.url) }],
+        files: [
+          {
+            toolCalls: [
               {
-                toolCalls: [
-                  {
-                    name: 'write_file',
-                    arguments: JSON.stringify({
-                      path: 'notes/summary.md',
-                      content: '# Summary\n\n| file | lines |\n|---|---|\n| app.ini | 12 |\n\n- checked',
-                    }),
-                  },
-                ],
+                name: 'write_file',
+                arguments: JSON.stringify({
+                  path: 'notes/summary.md',
+                  content: '# Summary\n\n| file | lines |\n|---|---|\n| app.ini | 12 |\n\n- checked',
+                }),
               },
-              { toolCalls: [{ name: 'read_file', arguments: '{"path": "notes/summary.md"}' }] },
-              { toolCalls: [{ name: 'read_file', arguments: '{"path": "config/features.json"}' }] },
-              { text: 'Both files are read.' },
             ],
-          }),
-          singleModelProvider('drip', async function* (request): AsyncGenerator<ModelPart> {
-            for (const delta of cutIntoDeltas(LONG_ANSWER, DELTAS)) yield { type: 'text-delta', delta };
-            // Held open, so the page is still following a running run when the test looks at it.
-            await new Promise((_resolve, reject) =>
-              request.signal.addEventListener('abort', () => reject(request.signal.reason), { once: true }),
-            );
-          }),
-          singleModelProvider('whole', async function* (): AsyncGenerator<ModelPart> {
-            yield { type: 'text-delta', delta: LONG_ANSWER };
-            yield { type: 'finish', reason: 'stop' };
-          }),
+          },
+          { toolCalls: [{ name: 'read_file', arguments: '{"path": "notes/summary.md"}' }] },
+          { toolCalls: [{ name: 'read_file', arguments: '{"path": "config/features.json"}' }] },
+          { text: 'Both files are read.' },
         ],
-      },
-    );
-    ({ bridge, browser } = rig);
-    await browser.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: bridge.url });
-  });
-  afterAll(async () => {
-    await rig?.stop();
-    await listener?.close();
-  });
+      }),
+      singleModelProvider('drip', async function* (request): AsyncGenerator<ModelPart> {
+        for (const delta of cutIntoDeltas(LONG_ANSWER, DELTAS)) yield { type: 'text-delta', delta };
+        // Held open, so the page is still following a running run when the test looks at it.
+        await new Promise((_resolve, reject) =>
+          request.signal.addEventListener('abort', () => reject(request.signal.reason), { once: true }),
+        );
+      }),
+      singleModelProvider('whole', async function* (): AsyncGenerator<ModelPart> {
+        yield { type: 'text-delta', delta: LONG_ANSWER };
+        yield { type: 'finish', reason: 'stop' };
+      }),
+    ],
+  }));
 
   it('draws headings, lists, tables and highlighted code, and runs, loads and links nothing it should not', async () => {
-    const { tab, problems, foreign } = await openChatPage(browser, bridge.url);
+    // The Copy buttons are checked by reading the clipboard back.
+    await rig.browser.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: rig.bridge.url });
+    const { tab, problems, foreign } = await rig.open();
     await waitForForm(tab);
     await tab.getByLabel('Environment').selectOption('arith');
     await tab.getByLabel('Model', { exact: true }).selectOption('scripted:hostile');
@@ -171,8 +152,8 @@ describe('the chat page draws Markdown, safely', () => {
   });
 
   it('shows a tool output that is Markdown drawn, and one that is JSON indented and highlighted', async () => {
-    const runId = await bridge.startRun({ env: 'workspace', model: 'scripted:files' });
-    const { tab, problems } = await openChatPage(browser, bridge.url, { hash: `#/runs/${runId}` });
+    const runId = await rig.bridge.startRun({ env: 'workspace', model: 'scripted:files' });
+    const { tab, problems } = await rig.open({ hash: `#/runs/${runId}` });
     await tab.locator('.outcome').waitFor(PATIENCE);
     const outputs = tab.locator('.tool-output');
     await expect.poll(() => outputs.count(), PATIENCE).toBe(3);
@@ -191,10 +172,10 @@ describe('the chat page draws Markdown, safely', () => {
   });
 
   it('draws a long answer streamed in 5,000 deltas as it draws the same answer in one piece, and answers the person meanwhile', async () => {
-    const whole = await bridge.startRun({ env: 'arith', model: 'whole' });
-    const dripping = await bridge.startRun({ env: 'arith', model: 'drip' });
-    const one = await openChatPage(browser, bridge.url, { hash: `#/runs/${whole}` });
-    const streamed = await openChatPage(browser, bridge.url, { hash: `#/runs/${dripping}` });
+    const whole = await rig.bridge.startRun({ env: 'arith', model: 'whole' });
+    const dripping = await rig.bridge.startRun({ env: 'arith', model: 'drip' });
+    const one = await rig.open({ hash: `#/runs/${whole}` });
+    const streamed = await rig.open({ hash: `#/runs/${dripping}` });
 
     await one.tab.locator('.outcome').waitFor(PATIENCE);
     const end = streamed.tab.locator('.assistant-text p', { hasText: LONG_ANSWER_LAST_LINE });
@@ -218,7 +199,9 @@ describe('the chat page draws Markdown, safely', () => {
     await stop.click();
     await streamed.tab.locator('.outcome-cancelled').waitFor(PATIENCE);
     expect(await stop.count()).toBe(0);
-    expect((await bridge.readEvents(dripping)).filter((event) => event.event === 'message.delta')).toHaveLength(DELTAS);
+    expect((await rig.bridge.readEvents(dripping)).filter((event) => event.event === 'message.delta')).toHaveLength(
+      DELTAS,
+    );
     for (const { problems } of [one, streamed]) expect(problems).toEqual([]);
     await one.tab.close();
     await streamed.tab.close();

@@ -1,17 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { arithEnvironment } from '../../adapters/environments/arith/arith-environment.js';
-import type { LaunchedChromium } from '../support/launch-chromium.js';
 import { scriptedProvider } from '../support/scripted-model.js';
-import type { TestBridge } from '../support/start-test-bridge.js';
-import {
-  type ChatPageRig,
-  openChatPage,
-  PATIENCE,
-  shownTranscript,
-  snap,
-  startChatPageRig,
-  startRunFromForm,
-} from './support/chat-page.js';
+import { PATIENCE, shownTranscript, snap, startRunFromForm, useChatPageRig } from './support/chat-page.js';
 
 /**
  * A person in the loop on the chat page (docs/ui.md): chat mode — on by default — where the person
@@ -19,36 +9,28 @@ import {
  * tab and gone from every other, with edited arguments and a denial's reason shown to all.
  */
 describe('the chat page with a person in the loop', () => {
-  let rig: ChatPageRig | undefined;
-  let bridge: TestBridge;
-  let browser: LaunchedChromium;
-
-  beforeAll(async () => {
-    rig = await startChatPageRig(
-      {},
-      {
-        environments: [arithEnvironment],
-        providers: [
-          scriptedProvider({
-            asker: [
-              { text: 'Before I start: should I check my work with the calculator?' },
-              { toolCalls: [{ name: 'submit', arguments: '{"answer": 0}' }] },
-            ],
-            gated: [
-              { text: 'Let me compute it.', toolCalls: [{ name: 'calculator', arguments: '{"expression": "6 * 7"}' }] },
-              { toolCalls: [{ name: 'submit', arguments: '{"answer": 42}' }] },
-              { text: 'The submission was refused, so I stop here.' },
-            ],
-          }),
-        ],
-      },
-    );
-    ({ bridge, browser } = rig);
-  });
-  afterAll(() => rig?.stop());
+  const rig = useChatPageRig(
+    {},
+    {
+      environments: [arithEnvironment],
+      providers: [
+        scriptedProvider({
+          asker: [
+            { text: 'Before I start: should I check my work with the calculator?' },
+            { toolCalls: [{ name: 'submit', arguments: '{"answer": 0}' }] },
+          ],
+          gated: [
+            { text: 'Let me compute it.', toolCalls: [{ name: 'calculator', arguments: '{"expression": "6 * 7"}' }] },
+            { toolCalls: [{ name: 'submit', arguments: '{"answer": 42}' }] },
+            { text: 'The submission was refused, so I stop here.' },
+          ],
+        }),
+      ],
+    },
+  );
 
   it('chat mode: the model asks, the person answers in the message box, and the episode plays to its end', async () => {
-    const { tab, problems, foreign } = await openChatPage(browser, bridge.url);
+    const { tab, problems, foreign } = await rig.open();
     const runId = await startRunFromForm(tab, { env: 'arith', model: 'scripted:asker' });
 
     await tab.locator('.run-meta .badge', { hasText: 'your turn' }).waitFor(PATIENCE);
@@ -69,7 +51,7 @@ describe('the chat page with a person in the loop', () => {
     expect(await tab.locator('.composer').count()).toBe(0);
 
     // What the page showed is what the run's log holds: the person's message, read in turn 2.
-    const log = await bridge.readEvents(runId);
+    const log = await rig.bridge.readEvents(runId);
     expect(log.filter((event) => event.event === 'message.received')).toEqual([
       expect.objectContaining({ content: 'No need. Submit 0.', turn: 2 }),
     ]);
@@ -80,7 +62,7 @@ describe('the chat page with a person in the loop', () => {
 
   it("chat mode with the offline model: denied its calculator twice, it answers in words and waits for the person's reply", async () => {
     // How anyone can see this screen (docs/ui.md): the offline model that every bridge has, no other.
-    const { tab, problems } = await openChatPage(browser, bridge.url);
+    const { tab, problems } = await rig.open();
     await startRunFromForm(tab, { env: 'arith', split: 'train', index: 2, model: 'offline', askFirst: true });
     for (const reason of ['Work it out without the calculator.', 'Not this way either.']) {
       const question = tab.getByRole('group', { name: 'Approve calculator?' });
@@ -104,14 +86,14 @@ describe('the chat page with a person in the loop', () => {
   });
 
   it('an approval decided in one tab is gone from the other; edited arguments and a denial reason show in both', async () => {
-    const first = await openChatPage(browser, bridge.url);
+    const first = await rig.open();
     const runId = await startRunFromForm(first.tab, {
       env: 'arith',
       model: 'scripted:gated',
       askFirst: true,
       chat: false,
     });
-    const second = await openChatPage(browser, bridge.url, { hash: `#/runs/${runId}` });
+    const second = await rig.open({ hash: `#/runs/${runId}` });
     const question = (tab: typeof first.tab) => tab.getByRole('group', { name: 'Approve calculator?' });
 
     for (const { tab } of [first, second]) {
@@ -151,7 +133,7 @@ describe('the chat page with a person in the loop', () => {
         ['submit', 'denied: not run'],
       ]);
     }
-    const log = await bridge.readEvents(runId);
+    const log = await rig.bridge.readEvents(runId);
     expect(log.filter((event) => event.event === 'tool.approval_resolved')).toEqual([
       expect.objectContaining({ tool: 'calculator', decision: 'approve', edited: true, by: 'client' }),
       expect.objectContaining({ tool: 'submit', decision: 'deny', reason: 'Check it twice first.', by: 'client' }),

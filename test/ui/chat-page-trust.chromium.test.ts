@@ -1,10 +1,8 @@
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { arithEnvironment } from '../../adapters/environments/arith/arith-environment.js';
-import type { LaunchedChromium } from '../support/launch-chromium.js';
 import { scriptedProvider } from '../support/scripted-model.js';
-import type { TestBridge } from '../support/start-test-bridge.js';
-import { type ChatPageRig, openChatPage, PATIENCE, startChatPageRig, startRunFromForm } from './support/chat-page.js';
+import { PATIENCE, startRunFromForm, useChatPageRig } from './support/chat-page.js';
 
 const RLO = '\u202E';
 
@@ -22,43 +20,32 @@ function clockIn(tab: Page, epochSeconds: number): Promise<string> {
  * around it, and each failure said once.
  */
 describe('the chat page shows what a person needs to judge a run', () => {
-  let rig: ChatPageRig | undefined;
-  let bridge: TestBridge;
-  let browser: LaunchedChromium;
-
-  beforeAll(async () => {
-    rig = await startChatPageRig(
-      {},
-      {
-        environments: [arithEnvironment],
-        providers: [
-          scriptedProvider({
-            computer: [
-              { text: 'Let me compute it.', toolCalls: [{ name: 'calculator', arguments: '{"expression": "6 * 7"}' }] },
-            ],
-            tricky: [
-              {
-                text: `The file is ${RLO}gpj.exe, as you asked.`,
-                toolCalls: [{ name: 'calculator', arguments: `{"expression": "1 + 1", "note": "${RLO}1 - 1"}` }],
-              },
-            ],
-            divider: [
-              { toolCalls: [{ name: 'calculator', arguments: '{"expression": "1 / 0"}' }] },
-              { text: 'I stop.' },
-            ],
-          }),
-        ],
-      },
-    );
-    ({ bridge, browser } = rig);
-  });
-  afterAll(() => rig?.stop());
+  const rig = useChatPageRig(
+    {},
+    {
+      environments: [arithEnvironment],
+      providers: [
+        scriptedProvider({
+          computer: [
+            { text: 'Let me compute it.', toolCalls: [{ name: 'calculator', arguments: '{"expression": "6 * 7"}' }] },
+          ],
+          tricky: [
+            {
+              text: `The file is ${RLO}gpj.exe, as you asked.`,
+              toolCalls: [{ name: 'calculator', arguments: `{"expression": "1 + 1", "note": "${RLO}1 - 1"}` }],
+            },
+          ],
+          divider: [{ toolCalls: [{ name: 'calculator', arguments: '{"expression": "1 / 0"}' }] }, { text: 'I stop.' }],
+        }),
+      ],
+    },
+  );
 
   it('shows the task the model is answering, folded at the top of the run', async () => {
-    const { tab, problems } = await openChatPage(browser, bridge.url);
+    const { tab, problems } = await rig.open();
     const runId = await startRunFromForm(tab, { env: 'arith', split: 'train', index: 4, message: 'Go.' });
     await tab.locator('.outcome').waitFor(PATIENCE);
-    const prompt = (await bridge.readEvents(runId)).find((event) => event.event === 'prompt.available');
+    const prompt = (await rig.bridge.readEvents(runId)).find((event) => event.event === 'prompt.available');
     expect(prompt?.event === 'prompt.available' && prompt.text).toContain('?');
     const text = prompt?.event === 'prompt.available' ? prompt.text : '';
 
@@ -79,15 +66,15 @@ describe('the chat page shows what a person needs to judge a run', () => {
       { onTimeout: undefined, says: 'it is denied' },
       { onTimeout: 'approve', says: 'it is approved and runs' },
     ]) {
-      const runId = await bridge.startRun({
+      const runId = await rig.bridge.startRun({
         env: 'arith',
         model: 'scripted:computer',
         approval: { tools: '*', ...(onTimeout === undefined ? {} : { on_timeout: onTimeout }) },
       });
-      const { tab, problems } = await openChatPage(browser, bridge.url, { hash: `#/runs/${runId}` });
+      const { tab, problems } = await rig.open({ hash: `#/runs/${runId}` });
       const question = tab.locator('.approval-question');
       await question.waitFor(PATIENCE);
-      const required = (await bridge.fetch(`/v1/runs/${runId}`).then((answer) => answer.json())) as {
+      const required = (await rig.bridge.fetch(`/v1/runs/${runId}`).then((answer) => answer.json())) as {
         pending_approvals: Array<{ expires_at: number }>;
       };
       const by = await clockIn(tab, required.pending_approvals[0]!.expires_at);
@@ -102,8 +89,8 @@ describe('the chat page shows what a person needs to judge a run', () => {
   });
 
   it('shows a bidi override in arguments escaped, in the card and the approval, and keeps it inside the model text that has one', async () => {
-    const runId = await bridge.startRun({ env: 'arith', model: 'scripted:tricky', approval: { tools: '*' } });
-    const { tab, problems } = await openChatPage(browser, bridge.url, { hash: `#/runs/${runId}` });
+    const runId = await rig.bridge.startRun({ env: 'arith', model: 'scripted:tricky', approval: { tools: '*' } });
+    const { tab, problems } = await rig.open({ hash: `#/runs/${runId}` });
     const question = tab.getByRole('group', { name: 'Approve calculator?' });
     await question.waitFor(PATIENCE);
 
@@ -119,7 +106,7 @@ describe('the chat page shows what a person needs to judge a run', () => {
     await tab.getByRole('button', { name: 'Approve with these arguments' }).click();
     await tab.locator('.tool-done').waitFor(PATIENCE);
     expect(await args.textContent()).toBe('{ "expression": "1 + 1", "note": "\\u202E1 - 1" }');
-    const log = await bridge.readEvents(runId);
+    const log = await rig.bridge.readEvents(runId);
     expect(log.find((event) => event.event === 'tool.started')).toMatchObject({
       arguments: { expression: '1 + 1', note: `${RLO}1 - 1` },
     });
@@ -136,10 +123,10 @@ describe('the chat page shows what a person needs to judge a run', () => {
   });
 
   it("says a failed call's error once, not again as its output", async () => {
-    const runId = await bridge.startRun({ env: 'arith', model: 'scripted:divider' });
-    const { tab, problems } = await openChatPage(browser, bridge.url, { hash: `#/runs/${runId}` });
+    const runId = await rig.bridge.startRun({ env: 'arith', model: 'scripted:divider' });
+    const { tab, problems } = await rig.open({ hash: `#/runs/${runId}` });
     await tab.locator('.outcome').waitFor(PATIENCE);
-    const completed = (await bridge.readEvents(runId)).find((event) => event.event === 'tool.completed');
+    const completed = (await rig.bridge.readEvents(runId)).find((event) => event.event === 'tool.completed');
     expect(completed).toMatchObject({ error: true, output: expect.stringContaining('Division by zero') });
     const error = completed?.event === 'tool.completed' ? (completed.error_message ?? '') : '';
     const card = tab.locator('.tool-card');

@@ -5,6 +5,7 @@ import type { Page, Request } from 'playwright-core';
 import { expect } from 'vitest';
 import { type LaunchedChromium, launchChromium } from '../../support/launch-chromium.js';
 import { startTestBridge, type TestBridge } from '../../support/start-test-bridge.js';
+import { useStarted } from '../../support/use-started.js';
 import { buildPage } from './build-page.js';
 
 /**
@@ -19,6 +20,8 @@ export interface ChatPageRig {
   /** The folder of the build, for more bridges serving the same page. */
   uiDir: string;
   browser: LaunchedChromium;
+  /** Opens the chat page of the rig's bridge in a new tab, as {@link openChatPage} does. */
+  open(options?: OpenChatPageOptions): Promise<ChatTab>;
   /** Closes the browser, shuts the bridge down and removes the build. */
   stop(): Promise<void>;
 }
@@ -41,11 +44,32 @@ export async function startChatPageRig(
     stops.push(() => bridge.shutdown());
     const browser = await launchChromium();
     stops.push(() => browser.close());
-    return { bridge, uiDir: page.dir, browser, stop };
+    return { bridge, uiDir: page.dir, browser, open: (options) => openChatPage(browser, bridge.url, options), stop };
   } catch (error) {
     await stop();
     throw error;
   }
+}
+
+type RigOptions = Parameters<typeof startChatPageRig>[1];
+
+/** A value, or a function that makes it when it is needed. */
+type Later<T> = T | (() => T);
+
+const made = <T>(value: Later<T>): T => (typeof value === 'function' ? (value as () => T)() : value);
+
+/**
+ * Starts a {@link ChatPageRig} before the tests of the enclosing `describe` and stops it after them;
+ * what it returns stands for the rig ({@link useStarted}). `env` and `options` may be functions, called
+ * in that `beforeAll`, when they are made of what an earlier `beforeAll` started (a server the page
+ * must not call, a receiver of traces).
+ */
+export function useChatPageRig(env: Later<Record<string, string>> = {}, options: Later<RigOptions> = {}): ChatPageRig {
+  return useStarted(
+    'the chat page rig',
+    () => startChatPageRig(made(env), made(options)),
+    (rig) => rig.stop(),
+  );
 }
 
 /** One open tab of the chat page and what it did. */
@@ -59,6 +83,14 @@ export interface ChatTab {
   foreign: string[];
 }
 
+/** Where {@link openChatPage} opens the page, in a window of what size, and what errors it lets pass. */
+export interface OpenChatPageOptions {
+  hash?: string;
+  width?: number;
+  height?: number;
+  allowErrorAnswers?: boolean;
+}
+
 /**
  * Opens the chat page of the bridge at `origin` (plus `hash`) in a new tab of `browser`, sized
  * `width`×`height`, recording console errors, uncaught exceptions and every request it sends.
@@ -69,7 +101,7 @@ export interface ChatTab {
 export async function openChatPage(
   browser: LaunchedChromium,
   origin: string,
-  options: { hash?: string; width?: number; height?: number; allowErrorAnswers?: boolean } = {},
+  options: OpenChatPageOptions = {},
 ): Promise<ChatTab> {
   const tab = await browser.context.newPage();
   await tab.setViewportSize({ width: options.width ?? 1280, height: options.height ?? 860 });
