@@ -37,9 +37,20 @@ const unit: TestProjectInlineConfiguration = {
   },
 };
 
+/**
+ * The lanes whose files share the unit lane's threads, and so the modules those threads keep: the
+ * chromium files run a bridge in-process as unit files do, and loading it afresh for each cost 40 of
+ * the lane's 65 s of CPU. The others keep a process per file: they send signals, measure the
+ * process's memory and handles, or spend their time in child processes anyway.
+ */
+const SHARING_THREADS = new Set(['chromium']);
+
 const lanes: TestProjectInlineConfiguration[] = [
   unit,
-  ...Object.entries(LANES).map(([name, include]) => ({ extends: true as const, test: { name, include } })),
+  ...Object.entries(LANES).map(([name, include]) => ({
+    extends: true as const,
+    test: { name, include, ...(SHARING_THREADS.has(name) ? { pool: 'threads' as const } : {}) },
+  })),
 ];
 
 /**
@@ -66,9 +77,9 @@ export default defineConfig({
     teardownTimeout: 10_000,
     pool: 'forks',
     poolOptions: {
-      // The unit lane's threads keep modules from one file to the next: a file stops what it starts and
-      // mocks nothing another file imports (docs/development.md). Every file of the other lanes runs in
-      // a process of its own: they start processes, browsers and signals. The two pools run side by side.
+      // The threads (the unit and chromium lanes) keep modules from one file to the next: a file stops
+      // what it starts and mocks nothing another file imports (docs/development.md). Every file of the
+      // other lanes runs in a process of its own. The two pools run side by side.
       threads: { maxThreads: Math.max(2, CORES), isolate: false },
       forks: { maxForks: CORES + 1 },
     },
