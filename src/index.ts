@@ -45,10 +45,10 @@ export {
   type GenerateRolloutsOptions,
   generateRollouts,
   type RolloutProgress,
-  type RolloutResult,
 } from './rollouts/generate-rollouts.js';
 export type { RolloutManifest } from './rollouts/rollout-manifest.js';
 export { type TrajectoryRecord, TrajectoryRecordSchema } from './rollouts/trajectory-schema.js';
+export type { RolloutResult } from './rollouts/with-rollout-file.js';
 export type {
   RolloutWorkerRuntime,
   RolloutWorkerSetup,

@@ -1,5 +1,3 @@
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
 import { z } from 'zod';
 import { BadRequestError } from '../errors.js';
 import type { Model } from '../models/model.js';
@@ -8,7 +6,6 @@ import type { EpisodeCaps } from '../protocol/episode-caps.js';
 import type { RewardReduction, Sampling } from '../protocol/run-request.js';
 import { type EpisodePlayer, playRolloutEpisode } from './play-rollout-episode.js';
 import { RolloutBatch, type RolloutProgress } from './rollout-batch.js';
-import { RolloutLock } from './rollout-lock.js';
 import {
   configMismatches,
   manifestPathFor,
@@ -26,8 +23,9 @@ import {
   withSamplesTemperature,
 } from './rollout-settings.js';
 import { summarizeOutcomes } from './rollout-stats.js';
-import { RolloutStore } from './rollout-store.js';
+import type { RolloutStore } from './rollout-store.js';
 import type { TrajectoryRecord } from './trajectory-schema.js';
+import { type RolloutResult, withRolloutFile } from './with-rollout-file.js';
 import { RolloutWorkerPool } from './workers/rollout-worker-pool.js';
 import type { RolloutWorkers } from './workers/rollout-worker-setup.js';
 
@@ -95,18 +93,6 @@ export interface GenerateRolloutsOptions {
   now?: () => number;
 }
 
-/** How a batch ended. */
-export interface RolloutResult {
-  /** `interrupted` when `signal` aborted; pairs without a record then run on the next call. */
-  status: 'finished' | 'interrupted';
-  /** The JSONL file, as given. */
-  out: string;
-  /** Where the manifest was written. */
-  manifestPath: string;
-  /** The manifest as last written. */
-  manifest: RolloutManifest;
-}
-
 const SettingsSchema = RolloutSettingsSchema.extend({
   out: z.string().min(1),
   concurrency: z.number().int().positive().max(100_000).default(8),
@@ -144,82 +130,70 @@ export async function generateRollouts(options: GenerateRolloutsOptions): Promis
   const config = configOf(settings, options.model, split, indices);
   const manifestPath = manifestPathFor(settings.out);
 
-  mkdirSync(dirname(settings.out), { recursive: true });
-  const lock = RolloutLock.acquire(settings.out);
-  try {
-    const store = await RolloutStore.open(settings.out);
+  return withRolloutFile(settings.out, options.signal, async (store) => {
+    if (store.size > 0) checkSameSettings(settings.out, readManifest(manifestPath), config);
+    if (settings.retryFailed) await store.dropFailed();
+    const pending = plan.filter((rollout) => store.outcome(rollout.key) === undefined);
+    const specs = await fetchSpecs(options.ors, settings.env, split, pending, options.signal);
+    const threads = Math.min(options.workers?.count ?? 1, settings.concurrency, pending.length);
+    const pool =
+      options.workers !== undefined && threads > 1
+        ? await RolloutWorkerPool.start({ ...options.workers, count: threads }, options.model.id)
+        : undefined;
+    const play: EpisodePlayer =
+      pool === undefined
+        ? (episode, signal) =>
+            playRolloutEpisode({ ors: options.ors, model: options.model, now: options.now }, episode, signal)
+        : (episode, signal) => pool.play(episode, signal);
+    const progress: RolloutProgress = {
+      planned: plan.length,
+      skipped: plan.length - pending.length,
+      completed: 0,
+      failed: 0,
+      running: 0,
+      retried: 0,
+      cancelled: 0,
+      meanReward: null,
+      startedAt,
+    };
+    const manifestOf = (status: RolloutManifest['status']): RolloutManifest =>
+      buildManifest({ status, out: settings.out, config, plan, store, progress, startedAt, now: now() });
+    writeManifest(manifestPath, manifestOf('running'));
+    let lastWrite = now();
+    const batch = new RolloutBatch({
+      play,
+      model: options.model,
+      env: settings.env,
+      split,
+      sampling: settings.sampling,
+      maxTurns: settings.maxTurns,
+      caps: options.caps,
+      instructions: settings.instructions,
+      rewardReduction: settings.rewardReduction,
+      retries: settings.retries,
+      timeoutMs: settings.timeoutMs,
+      concurrency: settings.concurrency,
+      pending,
+      specs,
+      store,
+      progress,
+      signal: options.signal,
+      onProgress: options.onProgress,
+      onRecord: (record) => {
+        options.onRecord?.(record);
+        if (now() - lastWrite < settings.manifestIntervalMs) return;
+        lastWrite = now();
+        writeManifest(manifestPath, manifestOf('running'));
+      },
+      now,
+    });
     try {
-      if (store.size > 0) checkSameSettings(settings.out, readManifest(manifestPath), config);
-      if (settings.retryFailed) await store.dropFailed();
-      const pending = plan.filter((rollout) => store.outcome(rollout.key) === undefined);
-      const specs = await fetchSpecs(options.ors, settings.env, split, pending, options.signal);
-      const threads = Math.min(options.workers?.count ?? 1, settings.concurrency, pending.length);
-      const pool =
-        options.workers !== undefined && threads > 1
-          ? await RolloutWorkerPool.start({ ...options.workers, count: threads }, options.model.id)
-          : undefined;
-      const play: EpisodePlayer =
-        pool === undefined
-          ? (episode, signal) =>
-              playRolloutEpisode({ ors: options.ors, model: options.model, now: options.now }, episode, signal)
-          : (episode, signal) => pool.play(episode, signal);
-      const progress: RolloutProgress = {
-        planned: plan.length,
-        skipped: plan.length - pending.length,
-        completed: 0,
-        failed: 0,
-        running: 0,
-        retried: 0,
-        cancelled: 0,
-        meanReward: null,
-        startedAt,
-      };
-      const manifestOf = (status: RolloutManifest['status']): RolloutManifest =>
-        buildManifest({ status, out: settings.out, config, plan, store, progress, startedAt, now: now() });
-      writeManifest(manifestPath, manifestOf('running'));
-      let lastWrite = now();
-      const batch = new RolloutBatch({
-        play,
-        model: options.model,
-        env: settings.env,
-        split,
-        sampling: settings.sampling,
-        maxTurns: settings.maxTurns,
-        caps: options.caps,
-        instructions: settings.instructions,
-        rewardReduction: settings.rewardReduction,
-        retries: settings.retries,
-        timeoutMs: settings.timeoutMs,
-        concurrency: settings.concurrency,
-        pending,
-        specs,
-        store,
-        progress,
-        signal: options.signal,
-        onProgress: options.onProgress,
-        onRecord: (record) => {
-          options.onRecord?.(record);
-          if (now() - lastWrite < settings.manifestIntervalMs) return;
-          lastWrite = now();
-          writeManifest(manifestPath, manifestOf('running'));
-        },
-        now,
-      });
-      try {
-        await batch.run();
-      } finally {
-        await pool?.close();
-      }
-      const status = options.signal?.aborted ? 'interrupted' : 'finished';
-      const manifest = manifestOf(status);
-      writeManifest(manifestPath, manifest);
-      return { status, out: settings.out, manifestPath, manifest };
+      await batch.run();
     } finally {
-      store.close();
+      await pool?.close();
     }
-  } finally {
-    lock.release();
-  }
+    return manifestOf;
+  });
 }
 
 /** Checks and defaults the options of a batch; a 400 names every bad one. */

@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { RunbridgeError } from '../errors.js';
 import type { ErrorCode } from '../protocol/error-codes.js';
 import {
@@ -9,9 +8,7 @@ import {
   type GenerateRolloutsOptions,
   parseSettings,
   type RolloutProgress,
-  type RolloutResult,
 } from './generate-rollouts.js';
-import { RolloutLock } from './rollout-lock.js';
 import {
   manifestPathFor,
   type RolloutConfig,
@@ -21,8 +18,8 @@ import {
 } from './rollout-manifest.js';
 import { parseTaskSelection, planRollouts, resolveTaskIndices, rolloutKey } from './rollout-plan.js';
 import { type RolloutSnapshot, RolloutSnapshotSchema } from './rollout-snapshot.js';
-import { RolloutStore } from './rollout-store.js';
 import { TrajectoryRecordSchema } from './trajectory-schema.js';
+import { type RolloutResult, withRolloutFile } from './with-rollout-file.js';
 
 /** What {@link remoteRollouts} asks of a bridge, and where it writes: `generateRollouts`'s settings without the ORS client and model. */
 export interface RemoteRolloutsOptions extends Omit<GenerateRolloutsOptions, 'ors' | 'model' | 'retryFailed' | 'env'> {
@@ -75,101 +72,89 @@ export async function remoteRollouts(options: RemoteRolloutsOptions): Promise<Ro
     .digest('hex')
     .slice(0, 40)}`;
 
-  mkdirSync(dirname(settings.out), { recursive: true });
-  const lock = RolloutLock.acquire(settings.out);
-  try {
-    const store = await RolloutStore.open(settings.out);
-    try {
-      const created = (await http.json('POST', '/v1/rollouts', body, { 'Idempotency-Key': key })) as {
-        rollout_id: string;
-      };
-      let snapshot = await http.snapshot(created.rollout_id);
-      const config: RolloutConfig = {
-        ...snapshot.config,
-        concurrency: settings.concurrency,
-        retry_failed: false,
-        pass_threshold: settings.passThreshold,
-      };
-      const manifestPath = manifestPathFor(settings.out);
-      if (store.size > 0) checkSameSettings(settings.out, readManifest(manifestPath), config);
-      const indices = resolveTaskIndices(parseTaskSelection(config.tasks), Number.MAX_SAFE_INTEGER);
-      const plan = planRollouts({
-        env: config.env,
-        split: config.split,
-        indices,
-        samples: config.samples,
-        masterSeed: config.seed,
-      });
-      const pending = plan.filter((rollout) => store.outcome(rollout.key) === undefined).length;
-      const progress: RolloutProgress = {
-        planned: plan.length,
-        skipped: plan.length - pending,
-        completed: 0,
-        failed: 0,
-        running: snapshot.running,
-        retried: 0,
-        cancelled: 0,
-        meanReward: null,
-        startedAt,
-      };
-      const manifestOf = (status: RolloutManifest['status']): RolloutManifest =>
-        buildManifest({ status, out: settings.out, config, plan, store, progress, startedAt, now: now() });
-      writeManifest(manifestPath, manifestOf('running'));
-      options.onProgress?.({ ...progress });
+  return withRolloutFile(settings.out, options.signal, async (store) => {
+    const created = (await http.json('POST', '/v1/rollouts', body, { 'Idempotency-Key': key })) as {
+      rollout_id: string;
+    };
+    let snapshot = await http.snapshot(created.rollout_id);
+    const config: RolloutConfig = {
+      ...snapshot.config,
+      concurrency: settings.concurrency,
+      retry_failed: false,
+      pass_threshold: settings.passThreshold,
+    };
+    const manifestPath = manifestPathFor(settings.out);
+    if (store.size > 0) checkSameSettings(settings.out, readManifest(manifestPath), config);
+    const indices = resolveTaskIndices(parseTaskSelection(config.tasks), Number.MAX_SAFE_INTEGER);
+    const plan = planRollouts({
+      env: config.env,
+      split: config.split,
+      indices,
+      samples: config.samples,
+      masterSeed: config.seed,
+    });
+    const pending = plan.filter((rollout) => store.outcome(rollout.key) === undefined).length;
+    const progress: RolloutProgress = {
+      planned: plan.length,
+      skipped: plan.length - pending,
+      completed: 0,
+      failed: 0,
+      running: snapshot.running,
+      retried: 0,
+      cancelled: 0,
+      meanReward: null,
+      startedAt,
+    };
+    const manifestOf = (status: RolloutManifest['status']): RolloutManifest =>
+      buildManifest({ status, out: settings.out, config, plan, store, progress, startedAt, now: now() });
+    writeManifest(manifestPath, manifestOf('running'));
+    options.onProgress?.({ ...progress });
 
-      let rewardSum = 0;
-      let lastManifest = now();
-      let lastSnapshot = now();
-      let after = -1;
-      let reconnects = 0;
-      while (!options.signal?.aborted) {
-        let read = 0;
-        try {
-          for await (const line of http.lines(`/v1/rollouts/${created.rollout_id}/records?after=${after}`)) {
-            after++;
-            read++;
-            const record = TrajectoryRecordSchema.parse(JSON.parse(line));
-            if (store.outcome(rolloutKey(record.group_id, record.sample_index)) !== undefined) continue;
-            store.append(record);
-            if (record.status === 'completed') {
-              progress.completed++;
-              rewardSum += record.reward ?? 0;
-              progress.meanReward = rewardSum / progress.completed;
-            } else {
-              progress.failed++;
-            }
-            options.onRecord?.(record);
-            if (now() - lastSnapshot >= SNAPSHOT_EVERY_MS) {
-              lastSnapshot = now();
-              progress.running = (await http.snapshot(created.rollout_id)).running;
-            }
-            options.onProgress?.({ ...progress });
-            if (now() - lastManifest >= settings.manifestIntervalMs) {
-              lastManifest = now();
-              writeManifest(manifestPath, manifestOf('running'));
-            }
+    let rewardSum = 0;
+    let lastManifest = now();
+    let lastSnapshot = now();
+    let after = -1;
+    let reconnects = 0;
+    while (!options.signal?.aborted) {
+      let read = 0;
+      try {
+        for await (const line of http.lines(`/v1/rollouts/${created.rollout_id}/records?after=${after}`)) {
+          after++;
+          read++;
+          const record = TrajectoryRecordSchema.parse(JSON.parse(line));
+          if (store.outcome(rolloutKey(record.group_id, record.sample_index)) !== undefined) continue;
+          store.append(record);
+          if (record.status === 'completed') {
+            progress.completed++;
+            rewardSum += record.reward ?? 0;
+            progress.meanReward = rewardSum / progress.completed;
+          } else {
+            progress.failed++;
           }
-          snapshot = await http.snapshot(created.rollout_id);
-          if (snapshot.status === 'completed' || snapshot.status === 'cancelled') break;
-        } catch (error) {
-          if (options.signal?.aborted) break;
-          // A dropped connection resumes from the last record read; a refusal of the bridge is final.
-          if (error instanceof RunbridgeError || ++reconnects > MAX_RECONNECTS) throw error;
-          if (read > 0) reconnects = 0;
-          await new Promise((done) => setTimeout(done, 200 * reconnects));
+          options.onRecord?.(record);
+          if (now() - lastSnapshot >= SNAPSHOT_EVERY_MS) {
+            lastSnapshot = now();
+            progress.running = (await http.snapshot(created.rollout_id)).running;
+          }
+          options.onProgress?.({ ...progress });
+          if (now() - lastManifest >= settings.manifestIntervalMs) {
+            lastManifest = now();
+            writeManifest(manifestPath, manifestOf('running'));
+          }
         }
+        snapshot = await http.snapshot(created.rollout_id);
+        if (snapshot.status === 'completed' || snapshot.status === 'cancelled') break;
+      } catch (error) {
+        if (options.signal?.aborted) break;
+        // A dropped connection resumes from the last record read; a refusal of the bridge is final.
+        if (error instanceof RunbridgeError || ++reconnects > MAX_RECONNECTS) throw error;
+        if (read > 0) reconnects = 0;
+        await new Promise((done) => setTimeout(done, 200 * reconnects));
       }
-      progress.running = 0;
-      const status = options.signal?.aborted ? 'interrupted' : 'finished';
-      const manifest = manifestOf(status);
-      writeManifest(manifestPath, manifest);
-      return { status, out: settings.out, manifestPath, manifest };
-    } finally {
-      store.close();
     }
-  } finally {
-    lock.release();
-  }
+    progress.running = 0;
+    return manifestOf;
+  });
 }
 
 /** The few calls {@link remoteRollouts} makes of a bridge, a refusal thrown as the bridge's own error. */
