@@ -207,10 +207,24 @@ export class RunScheduler {
     this.#episodes.add(episode);
     // Both outcomes handled here: a rejection is the tracker's to report (below), not an unhandled one.
     const forget = () => this.#episodes.delete(episode);
-    episode.then((played) => {
-      forget();
-      observer.end(outcomeOf(played));
-    }, forget);
+    episode.then(
+      (played) => {
+        forget();
+        observer.end(outcomeOf(played));
+      },
+      () => {
+        forget();
+        // The run's signals end too: its span, its running gauge and its end line.
+        observer.end({
+          status: 'failed',
+          turns: 0,
+          reward: null,
+          inputTokens: 0,
+          outputTokens: 0,
+          errorCode: 'internal_error',
+        });
+      },
+    );
     this.#o.tasks.track(
       episode
         // The slot frees once the store holds the whole log, so a run never outlives its slot.
