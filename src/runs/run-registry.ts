@@ -162,7 +162,7 @@ export class RunRegistry {
     });
     this.#retention = new RunRetention({
       store: this.#store,
-      cancelOrphan: (id) => this.#cancelOrphan(id),
+      cancelOrphan: (id) => this.#cancel(id, 'orphaned'),
       log,
       intervalMs: options.sweepMs,
     });
@@ -358,12 +358,6 @@ export class RunRegistry {
     const stored = await this.#store.snapshot(id);
     if (!stored || stored.owner !== owner) throw runNotFound(id);
     await this.#cancel(id, 'client');
-  }
-
-  /** Cancels an orphaned run, but for a rollout batch's pair: the batch, not a watcher, keeps it (it is cancelled with its batch). */
-  async #cancelOrphan(id: string): Promise<void> {
-    const run = await this.#store.open(id);
-    if (run?.record.rollout === undefined) await this.#cancel(id, 'orphaned');
   }
 
   /**

@@ -156,6 +156,8 @@ export class MemoryRunStore implements RunStore {
       if (log.terminal) {
         if (now - (log.finishedAt ?? now) >= retentionMs) this.#forget(run.record.id);
       } else if (
+        // A rollout batch's pair is kept by its batch, never orphaned.
+        run.record.rollout === undefined &&
         run.subscribers.count === 0 &&
         !isWaitingStatus(log.summary.status) &&
         now - run.touchedAt >= orphanTtlMs

@@ -430,18 +430,25 @@ export class RedisRunStore implements RunStore {
   async #orphans(now: number): Promise<string[]> {
     const ttl = this.#o.limits.orphanTtlMs;
     const orphans: string[] = [];
+    // A rollout batch's pair (not listed among its owner's runs) is kept by its batch, never orphaned.
     const candidates = [...this.#active.values()].filter(
-      ({ log, subscribers, touchedAt }) =>
-        !log.terminal && !isWaitingStatus(log.summary.status) && subscribers.count === 0 && now - touchedAt >= ttl,
+      ({ record, log, subscribers, touchedAt }) =>
+        record.rollout === undefined &&
+        !log.terminal &&
+        !isWaitingStatus(log.summary.status) &&
+        subscribers.count === 0 &&
+        now - touchedAt >= ttl,
     );
     const queued = await this.#connection.run(() => this.#connection.command.zrange(this.#keys.fixed('queue'), 0, -1));
     const ids = [...candidates.map((active) => active.record.id), ...queued];
     if (ids.length === 0) return orphans;
     const pipeline = this.#connection.command.pipeline();
-    for (const id of ids) pipeline.hget(this.#keys.run(id), 'touched_at');
+    for (const id of ids) pipeline.hmget(this.#keys.run(id), 'touched_at', 'listed');
     const replies = (await this.#connection.run(() => pipeline.exec())) ?? [];
     for (const [position, id] of ids.entries()) {
-      const touched = Number(replies[position]?.[1] ?? 0);
+      const [touchedAt, listed] = (replies[position]?.[1] ?? []) as Array<string | null>;
+      if (listed === '0') continue;
+      const touched = Number(touchedAt ?? 0);
       const local = this.#active.get(id);
       // Another instance's stream or request touched it: it is watched.
       if (local) local.touchedAt = Math.max(local.touchedAt, touched);

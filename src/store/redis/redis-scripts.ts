@@ -112,7 +112,7 @@ else
 end
 if A.sealedSecrets ~= '' then redis.call('SET', K.secrets(id), A.sealedSecrets) end
 redis.call('HSET', run, 'owner', owner, 'record', A.record, 'snapshot', A.snapshot, 'last_seq', -1,
-  'touched_at', A.createdAt, 'idem', A.idemKey, 'bytes', stored)
+  'touched_at', A.createdAt, 'idem', A.idemKey, 'bytes', stored, 'listed', A.listed)
 if A.listed == '1' then redis.call('ZADD', K.owner(owner), A.createdAt, id) end
 redis.call('INCRBY', K.storedBytes, stored)
 redis.call('HINCRBY', K.ownerBytes, owner, stored)

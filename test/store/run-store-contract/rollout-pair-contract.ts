@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { RolloutPairRef } from '../../../src/runs/run-record.js';
-import { completed, play, type StoreHarness, started } from './store-harness.js';
+import { completed, LIMITS, play, type StoreHarness, started } from './store-harness.js';
 
 const PAIR: RolloutPairRef = {
   rollout_id: 'ro_contract',
@@ -23,6 +23,16 @@ export function rolloutPairContract(h: StoreHarness): void {
       expect((await here.store.open(pair.record.id))?.record.rollout).toEqual(PAIR);
       expect((await here.store.list('alpha', { limit: 10 })).data.map((run) => run.run_id)).toEqual([listed.id]);
       expect(await here.store.stats()).toMatchObject({ queued: 2 });
+    });
+
+    it('never naming them as orphans, running or queued: their batch keeps them, not a watcher', async () => {
+      const here = await h.open();
+      const running = await h.start(here, 'alpha', { rollout: PAIR });
+      play(running.log, started(running.record));
+      await h.queue(here, 'alpha', { rollout: { ...PAIR, pair: 1 } });
+      const orphan = await h.queue(here, 'beta');
+      h.advance(3 * LIMITS.orphanTtlMs);
+      expect(await here.store.sweep()).toEqual({ orphans: [orphan.id] });
     });
 
     it('telling, when a run ends, that the store holds the log written here', async () => {
