@@ -2,6 +2,7 @@ import type { ServerResponse } from 'node:http';
 import { type RecordFormat, RecordRows } from '../rollouts/export/record-rows.js';
 import type { StoredBatch } from '../rollouts/rollout-batch-store.js';
 import type { RolloutService } from '../rollouts/rollout-service.js';
+import { batchStatusOf } from '../rollouts/rollout-snapshot-of.js';
 import { formatSseFrame } from '../sse/format-sse-frame.js';
 import { SSE_HEADERS, SSE_KEEPALIVE, SSE_RETRY_LINE } from '../sse/sse-headers.js';
 import { drained } from './drained.js';
@@ -81,7 +82,7 @@ export async function streamRolloutRecords(options: RecordStreamOptions): Promis
       if (current !== undefined && current.finishedAt !== null && current.records > next) continue;
       if (current === undefined || current.finishedAt !== null) {
         if (sse) {
-          const status = current === undefined ? 'forgotten' : current.cancelledAt === null ? 'completed' : 'cancelled';
+          const status = current === undefined ? 'forgotten' : batchStatusOf(current, 0);
           write(formatSseFrame({ event: 'end', data: JSON.stringify({ rollout_id: id, status }) }));
         }
         res.end();

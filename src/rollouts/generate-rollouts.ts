@@ -22,7 +22,7 @@ import {
   resolveRolloutTasks,
   withSamplesTemperature,
 } from './rollout-settings.js';
-import { summarizeOutcomes } from './rollout-stats.js';
+import { DEFAULT_PASS_THRESHOLD, summarizeOutcomes } from './rollout-stats.js';
 import type { RolloutStore } from './rollout-store.js';
 import type { TrajectoryRecord } from './trajectory-schema.js';
 import { type RolloutResult, withRolloutFile } from './with-rollout-file.js';
@@ -98,7 +98,7 @@ const SettingsSchema = RolloutSettingsSchema.extend({
   concurrency: z.number().int().positive().max(100_000).default(8),
   workers: z.object({ count: z.number().int().positive().max(1024) }).optional(),
   retryFailed: z.boolean().default(false),
-  passThreshold: z.number().finite().default(1),
+  passThreshold: z.number().finite().default(DEFAULT_PASS_THRESHOLD),
   manifestIntervalMs: z.number().nonnegative().default(1000),
 }).transform(withSamplesTemperature);
 type Settings = z.infer<typeof SettingsSchema>;

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { boundedObject } from '../protocol/bounded-object.js';
 import { ModelRefSchema } from '../protocol/run-request.js';
-import { RolloutSettingsSchema } from './rollout-settings.js';
+import { DEFAULT_EPISODE_TIMEOUT_MS, RolloutSettingsSchema } from './rollout-settings.js';
 
 const settings = RolloutSettingsSchema.shape;
 
@@ -29,7 +29,10 @@ export const RolloutRequestSchema = z.strictObject({
   /** Further attempts of a pair whose episode failed. */
   retries: settings.retries,
   /** Per-episode time limit. */
-  timeout_seconds: z.number().positive().default(600),
+  timeout_seconds: z
+    .number()
+    .positive()
+    .default(DEFAULT_EPISODE_TIMEOUT_MS / 1000),
   /** The caller's own, echoed in the batch's snapshot. */
   metadata: boundedObject('metadata', 8, 16 * 1024).optional(),
   /** Which weights the model serves, carried by every record (an off-policy trainer tells records apart by it). */

@@ -11,6 +11,9 @@ import {
 import { EnvCatalog } from '../runs/env-catalog.js';
 import { parseTaskSelection, resolveTaskIndices } from './rollout-plan.js';
 
+/** How long one episode of a batch may take unless the batch says otherwise: 10 minutes. */
+export const DEFAULT_EPISODE_TIMEOUT_MS = 600_000;
+
 /**
  * The settings of a rollout batch that decide what it plays, with their bounds and defaults: one
  * schema for `runbridge rollout` (`generateRollouts`, which adds where and how it writes) and for a
@@ -31,7 +34,7 @@ export const RolloutSettingsSchema = z.object({
     .number()
     .positive()
     .max(2 ** 31 - 1)
-    .default(600_000),
+    .default(DEFAULT_EPISODE_TIMEOUT_MS),
 });
 export type RolloutSettings = z.infer<typeof RolloutSettingsSchema>;
 

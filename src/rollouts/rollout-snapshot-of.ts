@@ -1,12 +1,9 @@
 import { pairCount, tasksOfBatch } from './rollout-batch-record.js';
 import type { PairState, StoredBatch } from './rollout-batch-store.js';
 import type { RolloutSnapshot, RolloutStatus } from './rollout-snapshot.js';
-import { type RolloutOutcome, summarizeOutcomes } from './rollout-stats.js';
+import { DEFAULT_PASS_THRESHOLD, type RolloutOutcome, summarizeOutcomes } from './rollout-stats.js';
 
 export type { RolloutSnapshot } from './rollout-snapshot.js';
-
-/** The reward at or above which a service batch's episode passes, for pass@k: the CLI's default. */
-export const PASS_THRESHOLD = 1;
 
 /** A record's compact outcome as the store keeps it beside the record: what the statistics need, and when it started. */
 export interface StoredOutcome extends RolloutOutcome {
@@ -26,13 +23,13 @@ export function snapshotOfBatch(
 ): RolloutSnapshot {
   const { record } = stored;
   const outcomes = outcomeLines.map((line) => JSON.parse(line) as StoredOutcome);
-  const results = summarizeOutcomes(outcomes, PASS_THRESHOLD);
+  const results = summarizeOutcomes(outcomes, DEFAULT_PASS_THRESHOLD);
   const total = pairCount(record);
   const open = pairs.filter((pair) => pair.state === 'open').length;
   const started = outcomes.length === 0 ? null : Math.min(...outcomes.map((outcome) => outcome.startedAt));
   return {
     rollout_id: record.id,
-    status: statusOf(stored, running),
+    status: batchStatusOf(stored, running),
     created_at: record.created_at / 1000,
     started_at: started,
     finished_at: stored.finishedAt === null ? null : stored.finishedAt / 1000,
@@ -59,14 +56,15 @@ export function snapshotOfBatch(
       reward_reduction: record.reward_reduction,
       retries: record.retries,
       timeout_seconds: record.timeout_ms / 1000,
-      pass_threshold: PASS_THRESHOLD,
+      pass_threshold: DEFAULT_PASS_THRESHOLD,
     },
     results,
     records_url: `/v1/rollouts/${record.id}/records`,
   };
 }
 
-function statusOf(stored: StoredBatch, running: number): RolloutStatus {
+/** A batch's status: `running` counts its pairs playing now, which only an open batch needs. */
+export function batchStatusOf(stored: StoredBatch, running: number): RolloutStatus {
   if (stored.cancelledAt !== null) return 'cancelled';
   if (stored.finishedAt !== null) return 'completed';
   return stored.records > 0 || running > 0 ? 'running' : 'queued';

@@ -6,6 +6,9 @@ import type { TrajectoryRecord, TrajectoryStatus, TrajectoryStopReason } from '.
  * of any size keeps only a few numbers per episode in memory.
  */
 
+/** The reward at or above which an episode passes, for pass@k, unless a batch sets its own. */
+export const DEFAULT_PASS_THRESHOLD = 1;
+
 /** What the statistics need of one trajectory record. */
 export interface RolloutOutcome {
   key: string;

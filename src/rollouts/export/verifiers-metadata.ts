@@ -1,11 +1,8 @@
 import type { Sampling } from '../../protocol/run-request.js';
-import { passAtK } from '../rollout-stats.js';
+import { DEFAULT_PASS_THRESHOLD, passAtK } from '../rollout-stats.js';
 import type { TokenCheck } from './episode-tokens.js';
 import { type ExportFilters, type RecordGroup, rewardOf } from './group-records.js';
 import type { VerifiersRow } from './verifiers-rows.js';
-
-/** An episode passes pass@k when its reward is at least this, as in the rollout manifest's default. */
-const PASS_THRESHOLD = 1;
 
 /**
  * The `metadata.json` of a `verifiers` export: the fields of verifiers' `GenerateMetadata` as its
@@ -85,7 +82,7 @@ export function verifiersMetadata({ rows, groups, inputs, filters }: VerifiersMe
     },
     avg_error: mean(rows.map((row) => (row.error === null ? 0 : 1))),
     ...passTables(groups, n),
-    pass_threshold: PASS_THRESHOLD,
+    pass_threshold: DEFAULT_PASS_THRESHOLD,
     usage:
       rows.length === 0
         ? null
@@ -121,7 +118,9 @@ function passTables(
   const passAt: Record<string, number> = {};
   const passAll: Record<string, number> = {};
   if (n < 2 || whole.length === 0) return { pass_at_k: passAt, pass_all_k: passAll };
-  const passed = whole.map((group) => group.records.filter((record) => rewardOf(record) >= PASS_THRESHOLD).length);
+  const passed = whole.map(
+    (group) => group.records.filter((record) => rewardOf(record) >= DEFAULT_PASS_THRESHOLD).length,
+  );
   for (let k = 1; k <= n; k *= 2) {
     passAt[String(k)] = mean(passed.map((c) => passAtK(n, c, k)));
     passAll[String(k)] = mean(passed.map((c) => passAllK(n, c, k)));
