@@ -1,4 +1,5 @@
 import { BadRequestError } from '../errors.js';
+import { splitModelRef } from '../protocol/run-request.js';
 import type { Model, ModelProvider } from './model.js';
 
 /**
@@ -25,23 +26,18 @@ export class ModelRegistry {
 
   /** The canonical `provider:name` for `ref` (or the default), or a 400 `unknown_model`. */
   normalise(ref: string | undefined): string {
-    const wanted = ref ?? this.defaultModel;
-    const colon = wanted.indexOf(':');
-    const providerName = colon < 0 ? wanted : wanted.slice(0, colon);
+    const { provider: providerName, name } = splitModelRef(ref ?? this.defaultModel);
     const provider = this.#providers.get(providerName);
     if (!provider) {
-      throw new BadRequestError(this.#unknownProvider(providerName, colon < 0), { code: 'unknown_model' });
+      throw new BadRequestError(this.#unknownProvider(providerName, name === undefined), { code: 'unknown_model' });
     }
-    const modelName = colon < 0 ? provider.defaultModel : wanted.slice(colon + 1);
-    return qualify(provider.name, modelName);
+    return qualify(provider.name, name ?? provider.defaultModel);
   }
 
   /** A ready model for `ref` (or the default). */
   resolve(ref: string | undefined): Model {
-    const canonical = this.normalise(ref);
-    const colon = canonical.indexOf(':');
-    const provider = this.#providers.get(colon < 0 ? canonical : canonical.slice(0, colon))!;
-    return provider.create(colon < 0 ? '' : canonical.slice(colon + 1));
+    const { provider, name } = splitModelRef(this.normalise(ref));
+    return this.#providers.get(provider)!.create(name ?? '');
   }
 
   /**

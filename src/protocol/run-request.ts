@@ -25,6 +25,12 @@ export const ModelRefSchema = z
   .max(256)
   .regex(/^[^\s:]+(:\S+)?$/, 'expected "provider:name", e.g. "openai:gpt-4.1-mini" or "offline"');
 
+/** The two parts of a model reference: `provider:name`, or a bare provider (`offline`) whose `name` is undefined. */
+export function splitModelRef(ref: string): { provider: string; name: string | undefined } {
+  const colon = ref.indexOf(':');
+  return colon < 0 ? { provider: ref, name: undefined } : { provider: ref.slice(0, colon), name: ref.slice(colon + 1) };
+}
+
 /** A text part of a chat message's content. */
 export const TextPartSchema = z.strictObject({ type: z.literal('text'), text: z.string() });
 const ImagePartSchema = z.strictObject({

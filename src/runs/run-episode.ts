@@ -14,10 +14,9 @@ import {
   type RunRequest,
   type Sampling,
 } from '../protocol/run-request.js';
-import { silentLogger } from '../telemetry/logger.js';
 import {
   type ModelCallResult,
-  quietObserver,
+  QUIET_OBSERVER,
   type RunObserver,
   type ToolCallResult,
 } from '../telemetry/run-observer.js';
@@ -83,8 +82,6 @@ export interface EpisodeOptions {
   observer?: RunObserver;
 }
 
-const QUIET = quietObserver(silentLogger);
-
 /**
  * Plays one ORS episode (docs/protocol.md §1): opens a session, reads prompt and tools, loops model turn →
  * tool calls until a tool result says `finished`, the model answers without a tool call, `maxTurns`
@@ -116,7 +113,7 @@ class Episode {
     this.#o = options;
     this.#now = options.now ?? Date.now;
     this.#redact = runDataRedactor(options.secrets);
-    this.#observer = options.observer ?? QUIET;
+    this.#observer = options.observer ?? QUIET_OBSERVER;
     this.#caps = { ...EPISODE_CAPS, ...options.caps };
   }
 
@@ -130,7 +127,7 @@ class Episode {
     this.#pendingContext = undefined;
     const redact = this.#redact;
     const kept = redact ? redact.detail(detail) : detail;
-    const event = this.#o.emit(redact ? redact.value(input) : input, context ? { ...kept, context } : kept);
+    const event = this.#o.emit(redactValue(redact, input), context ? { ...kept, context } : kept);
     this.#fold.apply(event, kept);
   }
 
@@ -166,7 +163,7 @@ class Episode {
         reward_reduction: o.rewardReduction ?? RUN_REQUEST_DEFAULTS.reward_reduction,
       };
       // Redacted here, not in #emit: the fold takes it now, before the entry that carries it is written.
-      const context = this.#redact ? this.#redact.value(written) : written;
+      const context = redactValue(this.#redact, written);
       this.#fold.applyContext(context);
       this.#pendingContext = context;
       // The task as the model reads it, for the people watching (the context rides on this entry).

@@ -1,9 +1,11 @@
 import { type Attributes, type Context, context, type Span, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { ATTR_ERROR_TYPE } from '@opentelemetry/semantic-conventions';
+import { splitModelRef } from '../protocol/run-request.js';
 import type { BridgeMetrics } from './bridge-metrics.js';
-import { GEN_AI, genAiProviderName, splitModelId } from './gen-ai-attributes.js';
+import { GEN_AI, genAiProviderName } from './gen-ai-attributes.js';
 import type { Logger } from './logger.js';
 import type { OtelTracing } from './otel-tracing.js';
+import { runLogFields } from './run-log-fields.js';
 import type {
   ModelCallInfo,
   ModelCallResult,
@@ -13,7 +15,6 @@ import type {
   ToolCallInfo,
   ToolCallResult,
 } from './run-observer.js';
-import { traceIdOf } from './trace-context.js';
 
 /** The names of the ORS and waiting spans. */
 const STEP_SPANS = {
@@ -46,10 +47,11 @@ export class BridgeRunObserver implements RunObserver {
     this.#run = run;
     this.#metrics = deps.metrics;
     this.#otel = deps.otel;
-    const { provider, name } = splitModelId(run.model);
+    // A provider without model names (offline) gives its own name as the model's.
+    const { provider, name = provider } = splitModelRef(run.model);
     this.#provider = provider;
     this.#modelName = name;
-    let traceId = traceIdOf(run.trace);
+    const fields = runLogFields(run);
     if (deps.otel) {
       const parent = deps.otel.extract(run.trace as Record<string, string> | undefined);
       this.#span = deps.otel.tracer.startSpan(
@@ -67,9 +69,10 @@ export class BridgeRunObserver implements RunObserver {
         parent,
       );
       this.#context = trace.setSpan(parent, this.#span);
-      traceId = this.#span.spanContext().traceId;
+      // A run made while no trace was active starts its own: its lines carry that one.
+      fields.trace_id = this.#span.spanContext().traceId;
     }
-    this.log = deps.logger.child(traceId === undefined ? { run_id: run.id } : { run_id: run.id, trace_id: traceId });
+    this.log = deps.logger.child(fields);
     this.#metrics.runStarted(run.env);
     this.log.info({ env: run.env, model: run.model }, 'run started');
   }

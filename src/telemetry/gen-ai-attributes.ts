@@ -33,9 +33,3 @@ export const GEN_AI = {
 export function genAiProviderName(provider: string): string {
   return provider === 'openai-responses' ? 'openai' : provider;
 }
-
-/** The provider and the model name of a `provider:name` model id (a provider without names: its own name). */
-export function splitModelId(id: string): { provider: string; name: string } {
-  const colon = id.indexOf(':');
-  return colon < 0 ? { provider: id, name: id } : { provider: id.slice(0, colon), name: id.slice(colon + 1) };
-}

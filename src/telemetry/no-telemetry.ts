@@ -1,9 +1,7 @@
 import { noMetrics } from './bridge-metrics.js';
 import { silentLogger } from './logger.js';
-import { quietObserver } from './run-observer.js';
+import { QUIET_OBSERVER } from './run-observer.js';
 import type { Telemetry } from './telemetry.js';
-
-const quiet = quietObserver(silentLogger);
 
 /**
  * Telemetry that records nothing and logs nowhere: the runs' default when none is given (tests, and
@@ -15,6 +13,6 @@ export const noTelemetry: Telemetry = {
   scrape: undefined,
   traceRequest: (_request, work) => work(),
   captureTrace: () => undefined,
-  observeRun: () => quiet,
+  observeRun: () => QUIET_OBSERVER,
   shutdown: async () => undefined,
 };

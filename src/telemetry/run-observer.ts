@@ -1,4 +1,4 @@
-import type { Logger } from './logger.js';
+import { type Logger, silentLogger } from './logger.js';
 import type { RunTraceContext } from './trace-context.js';
 
 /** The run an observer watches. */
@@ -85,16 +85,14 @@ export interface RunObserver {
   end(outcome: RunOutcome): void;
 }
 
-/** An observer that only runs the work (rollouts, tests), logging to `log`. */
-export function quietObserver(log: Logger): RunObserver {
-  return {
-    log,
-    within: (work) => work(),
-    modelCall: (_info, work) => work({ inputTokens: 0, outputTokens: 0, finishReason: undefined, output: undefined }),
-    toolCall: (_info, work) => work({ errorType: undefined, output: undefined }),
-    orsSession: (_step, work) => work(),
-    wait: (_kind, work) => work(),
-    approvals: () => undefined,
-    end: () => undefined,
-  };
-}
+/** An observer that only runs the work and logs nowhere: a run's when no telemetry is given (rollouts, tests). */
+export const QUIET_OBSERVER: RunObserver = {
+  log: silentLogger,
+  within: (work) => work(),
+  modelCall: (_info, work) => work({ inputTokens: 0, outputTokens: 0, finishReason: undefined, output: undefined }),
+  toolCall: (_info, work) => work({ errorType: undefined, output: undefined }),
+  orsSession: (_step, work) => work(),
+  wait: (_kind, work) => work(),
+  approvals: () => undefined,
+  end: () => undefined,
+};
