@@ -1,3 +1,18 @@
+import { sleep } from '../../http-client/backoff.js';
+
+/** The signals a request follows: the caller's, and the session's end for a session's request. */
+export type AbortParents = ReadonlyArray<AbortSignal | undefined>;
+
+/** Waits `ms` between attempts, rejecting with the reason of the first of `parents` to abort. */
+export async function sleepUnlessAborted(ms: number, parents: AbortParents): Promise<void> {
+  const scope = new AbortScope(parents);
+  try {
+    await sleep(ms, scope.signal);
+  } finally {
+    scope.dispose();
+  }
+}
+
 /**
  * One attempt's abort signal: it aborts when any parent signal aborts (with that parent's reason) or
  * when its own timer runs out. The timer can be restarted, which makes it an idle timer. `dispose()`
@@ -13,17 +28,20 @@ export class AbortScope {
   readonly #timeoutMs: number | undefined;
   #timer: ReturnType<typeof setTimeout> | undefined;
   #timedOut = false;
+  /** A parent aborted the scope (before its timer did, if it ever ran out). */
+  #parentAborted = false;
   #disposed = false;
 
   /**
    * Links to every defined signal in `parents`; with `timeoutMs`, aborts that long after creation or
    * the last `touch()`. An already aborted parent aborts the scope immediately.
    */
-  constructor(parents: ReadonlyArray<AbortSignal | undefined>, timeoutMs?: number) {
+  constructor(parents: AbortParents, timeoutMs?: number) {
     this.#parents = parents.filter((signal): signal is AbortSignal => signal !== undefined);
     this.#timeoutMs = timeoutMs;
     for (const parent of this.#parents) {
       if (parent.aborted) {
+        this.#parentAborted = true;
         this.#controller.abort(parent.reason);
         return;
       }
@@ -50,8 +68,12 @@ export class AbortScope {
     else this.#timer = setTimeout(AbortScope.#expire, this.#timeoutMs, this);
   }
 
-  /** Throws the reason of the first aborted parent, so a caller's abort surfaces as the caller's reason. */
+  /**
+   * Throws the reason of the parent that aborted the scope, or else of the first aborted parent, so a
+   * caller's abort surfaces as the caller's reason and a session's end as the session's.
+   */
   throwIfParentAborted(): void {
+    if (this.#parentAborted) throw this.#controller.signal.reason;
     for (const parent of this.#parents) parent.throwIfAborted();
   }
 
@@ -67,6 +89,8 @@ export class AbortScope {
   /** A parent aborted: abort with its reason. (The `EventListener` side of the scope; not for callers.) */
   handleEvent(event: Event): void {
     clearTimeout(this.#timer);
+    if (this.#controller.signal.aborted) return;
+    this.#parentAborted = true;
     this.#controller.abort((event.target as AbortSignal).reason);
   }
 

@@ -1,9 +1,9 @@
 import { OrsError } from '../../errors.js';
-import { backoffDelayMs, parseRetryAfterMs, sleep } from '../../http-client/backoff.js';
+import { backoffDelayMs, parseRetryAfterMs } from '../../http-client/backoff.js';
 import { describeFailure, isConnectionRefused } from '../../http-client/network-failure.js';
 import { ParseError, readSseEvents } from '../../sse/read-sse-events.js';
 import { RunToolResultSchema, type ToolOutput } from '../ors-schemas.js';
-import { AbortScope } from './abort-scope.js';
+import { type AbortParents, AbortScope, sleepUnlessAborted } from './abort-scope.js';
 import type { OrsHttpResponse } from './ors-http.js';
 import {
   isServerFailure,
@@ -35,8 +35,8 @@ export interface CallToolContext {
   sid: string;
   /** No byte (not even a comment) for this long means the stream is dead. */
   silenceTimeoutMs: number;
-  /** The caller's signal joined with the session's; its reason is what an abort rejects with. */
-  signal: AbortSignal;
+  /** The caller's signal and the session's end; the reason of the one that aborts is what the call rejects with. */
+  signals: AbortParents;
   /** Told when the server says the session is gone, before the error is thrown. */
   onSessionLost: (error: OrsError) => void;
   /** Removes the episode's secrets from the server's error text (HTTP details, `error` events, tool errors). */
@@ -73,21 +73,21 @@ interface BrokenAttempt {
  * past `transport.maxAnswerBytes` throws `ors_response_too_large` at once, not resent: the server would
  * only send it again. Other failures throw `OrsError` (`ors_session_lost`, `ors_request_rejected`,
  * `ors_bad_response`, `ors_unavailable`, `ors_server_error`); an abort of
- * `context.signal` rejects with its reason at once.
+ * one of `context.signals` rejects with its reason at once.
  */
 export async function callTool(
   context: CallToolContext,
   name: string,
   input: Record<string, unknown>,
 ): Promise<OrsCallOutcome> {
-  const { transport, signal } = context;
+  const { transport, signals } = context;
   const path = `/${encodeURIComponent(context.env)}/call`;
   const endpoint = `POST ${path}`;
   let taskId: string | null = null;
 
   const attempt = async (): Promise<OrsCallOutcome | BrokenAttempt> => {
     const reconnect = taskId !== null;
-    const scope = new AbortScope([signal], context.silenceTimeoutMs);
+    const scope = new AbortScope(signals, context.silenceTimeoutMs);
     const silence = `sent nothing for ${context.silenceTimeoutMs} ms`;
     try {
       let response: OrsHttpResponse;
@@ -229,7 +229,7 @@ export async function callTool(
             },
           );
     }
-    await sleep(backoffDelayMs(tries, transport.retry, result.retryAfterMs), signal);
+    await sleepUnlessAborted(backoffDelayMs(tries, transport.retry, result.retryAfterMs), signals);
   }
 }
 

@@ -18,7 +18,7 @@ export async function deleteSession(transport: OrsTransport, sid: string): Promi
         kind: 'session',
         sid,
         idempotent: true,
-        signal: deadline.signal,
+        signals: [deadline.signal],
       });
     } catch {
       // See the doc comment: a failed delete has no one to report to.

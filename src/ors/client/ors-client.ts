@@ -202,7 +202,7 @@ export class OrsClient {
         body,
         // A retried /create the server already acted on would fail as a duplicate session.
         idempotent: false,
-        ...(signal === undefined ? {} : { signal }),
+        signals: [signal],
         redact: redactor,
       });
     } catch (error) {
@@ -224,7 +224,7 @@ export class OrsClient {
       kind: 'server',
       // Only an id is minted; a retry at worst leaves an empty id behind.
       idempotent: true,
-      ...(signal === undefined ? {} : { signal }),
+      signals: [signal],
     };
     const { text, headers } = await orsFetchText(this.#transport, request);
     const endpoint = 'POST /create_session';
@@ -256,7 +256,7 @@ export class OrsClient {
     schema: S,
     signal: AbortSignal | undefined,
   ): Promise<z.output<S>> {
-    const request: OrsRequest = { method: 'GET', path, kind, idempotent: true, ...(signal ? { signal } : {}) };
+    const request: OrsRequest = { method: 'GET', path, kind, idempotent: true, signals: [signal] };
     return orsFetchJson(this.#transport, request, schema);
   }
 
@@ -273,7 +273,7 @@ export class OrsClient {
       kind: 'task',
       body,
       idempotent: true,
-      ...(signal ? { signal } : {}),
+      signals: [signal],
     };
     return orsFetchJson(this.#transport, request, schema);
   }

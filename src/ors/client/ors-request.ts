@@ -1,8 +1,8 @@
 import type { z } from 'zod';
 import { OrsError } from '../../errors.js';
-import { backoffDelayMs, parseRetryAfterMs, type RetryPolicy, sleep } from '../../http-client/backoff.js';
+import { backoffDelayMs, parseRetryAfterMs, type RetryPolicy } from '../../http-client/backoff.js';
 import { describeFailure, failureCode, isConnectionRefused } from '../../http-client/network-failure.js';
-import { AbortScope } from './abort-scope.js';
+import { type AbortParents, AbortScope, sleepUnlessAborted } from './abort-scope.js';
 import { describeZodError } from './describe-zod-error.js';
 import type { OrsHttp, OrsHttpResponse } from './ors-http.js';
 import { readAnswerText } from './read-answer.js';
@@ -41,7 +41,11 @@ export interface OrsRequest {
    * refused, 429, 503).
    */
   idempotent: boolean;
-  signal?: AbortSignal;
+  /**
+   * What aborts it: the caller's signal, and a session's end for a session's request. Each attempt
+   * follows them all with one scope of its own rather than a joined signal per layer.
+   */
+  signals?: AbortParents;
   /** Overrides the transport's retry count (e.g. 0 for a ping that is itself repeated). */
   retries?: number;
   /** Removes the episode's secrets from server error details before they reach an error. */
@@ -68,14 +72,14 @@ function endpointName(request: Pick<OrsRequest, 'method' | 'path'>): string {
  * answered with a failure of its own (500 and the other 5xx) — at once when it answers the same
  * failure twice in a row (what fails the same way each time, such as an environment whose setup
  * failed, is not retried further); the 4xx mapping of {@link statusError} otherwise; and the
- * signal's reason when `request.signal` aborts.
+ * reason of whichever of `request.signals` aborts.
  */
 export async function orsFetchText(transport: OrsTransport, request: OrsRequest): Promise<OrsTextResponse> {
   const endpoint = endpointName(request);
   const retries = request.retries ?? transport.retry.retries;
   let previous: ServerFailure | undefined;
   for (let attempt = 0; ; attempt++) {
-    const scope = new AbortScope([request.signal], transport.requestTimeoutMs);
+    const scope = new AbortScope(request.signals ?? [], transport.requestTimeoutMs);
     let failure: {
       reason: string;
       retryable: boolean;
@@ -149,7 +153,7 @@ export async function orsFetchText(transport: OrsTransport, request: OrsRequest)
         cause: failure.cause,
       });
     }
-    await sleep(backoffDelayMs(attempt, transport.retry, failure.retryAfterMs), request.signal);
+    await sleepUnlessAborted(backoffDelayMs(attempt, transport.retry, failure.retryAfterMs), request.signals ?? []);
   }
 }
 

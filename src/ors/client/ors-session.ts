@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import { OrsError } from '../../errors.js';
 import { type Block, BlocksSchema, ToolListSchema, type ToolSpec } from '../ors-schemas.js';
-import { AbortScope } from './abort-scope.js';
+import type { AbortParents } from './abort-scope.js';
 import { callTool, type OrsCallOutcome } from './call-tool.js';
 import { deleteSession } from './delete-session.js';
 import { type OrsRequest, type OrsTransport, orsFetchJson, orsFetchText } from './ors-request.js';
@@ -38,10 +38,10 @@ export class OrsSession {
   readonly #lost = new AbortController();
   /**
    * Aborted when the session is lost or closed, with the reason of whichever came first: every
-   * request's scope follows this one signal besides the caller's.
+   * request follows this one signal besides the caller's.
    */
   readonly #ended = new AbortController();
-  /** Requests whose scope is still open: a close aborts them, and only then needs its error. */
+  /** Requests still in flight: a close aborts them, and only then needs its error. */
   #inFlight = 0;
   #pingTimer: ReturnType<typeof setTimeout> | undefined;
   #pinging: Promise<void> | undefined;
@@ -99,7 +99,7 @@ export class OrsSession {
     input: Record<string, unknown>,
     options: { signal?: AbortSignal } = {},
   ): Promise<OrsCallOutcome> {
-    const scope = this.#scope(options.signal);
+    const signals = this.#enter(options.signal);
     try {
       return await callTool(
         {
@@ -107,7 +107,7 @@ export class OrsSession {
           env: this.env,
           sid: this.sid,
           silenceTimeoutMs: this.#settings.callSilenceTimeoutMs,
-          signal: scope.signal,
+          signals,
           onSessionLost: (error) => this.#markLost(error),
           redactor: this.#redactor,
         },
@@ -117,7 +117,7 @@ export class OrsSession {
     } catch (error) {
       throw this.#redactor.error(error);
     } finally {
-      this.#release(scope);
+      this.#inFlight--;
     }
   }
 
@@ -145,18 +145,13 @@ export class OrsSession {
   }
 
   /**
-   * A scope that aborts with the caller's signal, the session's loss, or its close (at once when the
-   * session is closed already). Every scope is given back with {@link #release}.
+   * Counts a request in flight and answers what it follows: the caller's signal and the session's
+   * end (aborted already when the session is closed). Every request leaves with `#inFlight--`.
    */
-  #scope(signal: AbortSignal | undefined): AbortScope {
+  #enter(signal: AbortSignal | undefined): AbortParents {
     if (this.closed) this.#endClosed();
     this.#inFlight++;
-    return new AbortScope([signal, this.#ended.signal]);
-  }
-
-  #release(scope: AbortScope): void {
-    scope.dispose();
-    this.#inFlight--;
+    return [signal, this.#ended.signal];
   }
 
   #end(reason: unknown): void {
@@ -178,11 +173,11 @@ export class OrsSession {
     signal: AbortSignal | undefined,
     options: { keepOn404?: boolean } = {},
   ): Promise<z.output<S>> {
-    const scope = this.#scope(signal);
+    const signals = this.#enter(signal);
     try {
       return await orsFetchJson(
         this.#settings.transport,
-        { kind: 'session', ...request, sid: this.sid, signal: scope.signal, redact: this.#redactor },
+        { kind: 'session', ...request, sid: this.sid, signals, redact: this.#redactor },
         schema,
       );
     } catch (caught) {
@@ -191,7 +186,7 @@ export class OrsSession {
       if (error instanceof OrsError && error.code === 'ors_session_lost' && !tolerated) this.#markLost(error);
       throw error;
     } finally {
-      this.#release(scope);
+      this.#inFlight--;
     }
   }
 
@@ -218,7 +213,7 @@ export class OrsSession {
   }
 
   async #ping(): Promise<void> {
-    const scope = this.#scope(undefined);
+    const signals = this.#enter(undefined);
     try {
       await orsFetchText(this.#settings.transport, {
         method: 'POST',
@@ -226,12 +221,12 @@ export class OrsSession {
         kind: 'session',
         sid: this.sid,
         idempotent: true,
-        signal: scope.signal,
+        signals,
         redact: this.#redactor,
       });
       this.#pingFailures = 0;
     } catch (error) {
-      if (scope.signal.aborted) return;
+      if (this.#ended.signal.aborted) return;
       if (error instanceof OrsError && error.code === 'ors_session_lost') {
         this.#markLost(error);
         return;
@@ -248,7 +243,7 @@ export class OrsSession {
         );
       }
     } finally {
-      this.#release(scope);
+      this.#inFlight--;
     }
   }
 }

@@ -151,7 +151,7 @@ describe('OrsSession.call outcomes', () => {
         env: 'arith',
         sid: 's1',
         silenceTimeoutMs: 600_000,
-        signal: new AbortController().signal,
+        signals: [new AbortController().signal],
         onSessionLost: () => undefined,
         redactor: new Redactor({}),
       },
