@@ -21,9 +21,12 @@ import {
 import { measure } from '../support/measure.js';
 
 const LATENCY_MS = 50;
-/** At 64 and 256, episodes per second at least this share of the node:http loop's. */
-const TARGET_LEVELS = [64, 256];
-const TARGET = 0.9;
+/**
+ * The levels reported against the SDK loop and the node:http loop. Issue 27 set this benchmark's
+ * targets again: the bridge's throughput at 256 is held against the peers' (benchmark 14), not
+ * against a loop that skips what the bridge must do; these rows say where it stands.
+ */
+const REPORTED_LEVELS = [64, 256];
 
 /**
  * Benchmark 7 (issue 7): rollout episodes per second with `generateRollouts` (JSONL records and the
@@ -83,11 +86,11 @@ export async function benchRolloutThroughput(ctx: BenchContext): Promise<BenchRe
         'openai-sdk': sdkRate,
       } = await loopRates((transport) => loopEpisodes(episodes, concurrency, transport));
       const rate = ours.value / (ours.wallMs / 1000);
-      if (TARGET_LEVELS.includes(concurrency)) {
+      if (REPORTED_LEVELS.includes(concurrency)) {
         verdicts.push({
-          target: `≥ ${TARGET}× the node:http loop's episodes/s at concurrency ${concurrency}`,
-          measured: `${formatRatio(rate / httpRate)} (${formatPercent(rate / ideal)} of ideal)`,
-          met: rate / httpRate >= TARGET,
+          target: `none since issue 27; episodes/s at concurrency ${concurrency} against the SDK loop (the node:http loop)`,
+          measured: `${formatRatio(rate / sdkRate)} (${formatRatio(rate / httpRate)}; ${formatPercent(rate / ideal)} of ideal)`,
+          met: null,
         });
       }
       rows.push([
@@ -137,7 +140,7 @@ export async function benchRolloutThroughput(ctx: BenchContext): Promise<BenchRe
       verdicts:
         verdicts.length > 0
           ? verdicts
-          : [{ target: `≥ ${TARGET}× the node:http loop at 64 and 256`, measured: 'not run (--quick)', met: null }],
+          : [{ target: 'none since issue 27; reported at 64 and 256', measured: 'not run (--quick)', met: null }],
       notes: [
         'Each episode also opens and deletes an ORS session (four requests besides the turn’s two), as every rollout does.',
       ],

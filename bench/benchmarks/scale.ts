@@ -21,9 +21,12 @@ import { type BenchBridge, startBenchBridge } from '../support/start-bench-bridg
 /** Turns per episode (each one 50 ms model call and one instant tool call). */
 const TURNS = 5;
 const LATENCY_MS = 50;
-/** At 64 and 256 concurrent runs, turns per second at least this share of the node:http loop's. */
-const TARGET_LEVELS = [64, 256];
-const TARGET = 0.9;
+/**
+ * The levels reported against the SDK loop and the node:http loop. Issue 27 set this benchmark's
+ * targets again: the bridge's throughput at 256 is held against the peers' (benchmark 14), not
+ * against a loop that skips what the bridge must do; these rows say where it stands.
+ */
+const REPORTED_LEVELS = [64, 256];
 
 /**
  * Benchmark 3: C runs at once (C = 1, 64, 256, 1,024) through the HTTP API, each read by one
@@ -79,11 +82,11 @@ export async function benchScale(ctx: BenchContext): Promise<BenchResult> {
         'node-http': httpRate,
         'openai-sdk': sdkRate,
       } = await loopRates((transport) => loopRuns(ctx, model, runs, concurrency, transport));
-      if (TARGET_LEVELS.includes(concurrency)) {
+      if (REPORTED_LEVELS.includes(concurrency)) {
         verdicts.push({
-          target: `≥ ${TARGET}× the node:http loop's turns/s at ${concurrency} concurrent runs`,
-          measured: `${formatRatio(rate / httpRate)} (${formatPercent(rate / ideal)} of ideal)`,
-          met: rate / httpRate >= TARGET,
+          target: `none since issue 27; turns/s at ${concurrency} concurrent runs against the SDK loop (the node:http loop)`,
+          measured: `${formatRatio(rate / sdkRate)} (${formatRatio(rate / httpRate)}; ${formatPercent(rate / ideal)} of ideal)`,
+          met: null,
         });
       }
       rows.push([
@@ -139,7 +142,7 @@ export async function benchScale(ctx: BenchContext): Promise<BenchResult> {
       verdicts:
         verdicts.length > 0
           ? verdicts
-          : [{ target: `≥ ${TARGET}× the node:http loop at 64 and 256`, measured: 'not run (--quick)', met: null }],
+          : [{ target: 'none since issue 27; reported at 64 and 256', measured: 'not run (--quick)', met: null }],
       notes: [
         'Memory per live run: after the timed waves, C runs whose model takes 2 s + 10 ms × C per turn are started; once all C are ' +
           'running and waiting on the model, a full GC, then the heap minus the same reading taken before they started, ' +
