@@ -171,7 +171,8 @@ async function cpuPart(ctx: BenchContext, bridge: BenchBridge, loops: Record<Epi
 
 async function ratePart(ctx: BenchContext, bridge: BenchBridge, loops: Record<EpisodeLoopName, EpisodeLoopProcess>) {
   const runs = ctx.quick ? CONCURRENCY : CONCURRENCY * 2;
-  const rounds = ctx.quick ? 1 : 3;
+  // More rounds than the CPU part's batches need: a round's turns/s moves with whatever else wants the two cores.
+  const rounds = ctx.quick ? 1 : 5;
   const model = `solve-in-${RATE_TURNS}-after-${LATENCY_MS}ms`;
   const load = new LoadClient(ctx.load);
   const play = async (way: Way, count: number): Promise<Sample> => {
