@@ -8,6 +8,7 @@ import { benchFanOut } from './benchmarks/fan-out.js';
 import { benchHttpClient } from './benchmarks/http-client.js';
 import { benchMarkdownStreaming } from './benchmarks/markdown-streaming.js';
 import { benchOrchestratorOverhead } from './benchmarks/orchestrator-overhead.js';
+import { benchPeers } from './benchmarks/peers.js';
 import { benchRedisStore } from './benchmarks/redis-store.js';
 import { benchRolloutService } from './benchmarks/rollout-service.js';
 import { benchRolloutThroughput } from './benchmarks/rollout-throughput.js';
@@ -34,6 +35,7 @@ const BENCHMARKS: ReadonlyArray<{ id: string; run: (ctx: BenchContext) => Promis
   { id: 'telemetry', run: benchTelemetryOverhead },
   { id: 'rollout-service', run: benchRolloutService },
   { id: 'every-core', run: benchEveryCore },
+  { id: 'peers', run: benchPeers },
 ];
 
 const USAGE = `npm run bench -- [--quick] [--only id,id] [--out FILE]

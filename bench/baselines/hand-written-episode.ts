@@ -1,4 +1,4 @@
-import { Agent, request } from 'node:http';
+import { Agent } from 'node:http';
 import OpenAI from 'openai';
 import type { ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/completions';
 import { createNodeHttp } from '../../src/http-client/node-http.js';
@@ -7,6 +7,8 @@ import { parseSseText } from '../../test/support/parse-sse-text.js';
 import { BENCH_TASKS } from '../fakes/bench-environment.js';
 import { measure } from '../support/measure.js';
 import { runPool } from '../support/run-pool.js';
+import { openOrsEpisode } from './open-ors-episode.js';
+import { fetchHttp, nodeHttp, type RawHttp } from './raw-http.js';
 
 /**
  * The orchestrator baseline: the least code that plays the same episode over the same HTTP
@@ -30,12 +32,6 @@ export interface HandWrittenEpisodeOptions {
   task: { split: string; index: number };
   model: string;
   maxTurns: number;
-}
-
-/** Plain requests, their answers read whole. */
-interface RawHttp {
-  post(url: string, body: unknown, headers?: Record<string, string>): Promise<string>;
-  getJson<T>(url: string, headers: Record<string, string>): Promise<T>;
 }
 
 /** The requests the loop makes. */
@@ -65,29 +61,17 @@ type ChatMessage = Record<string, unknown>;
 /** Plays one episode and answers how many turns it took and whether a tool said it finished. */
 async function playHandWrittenEpisode(
   options: HandWrittenEpisodeOptions,
-  { post, getJson, chat }: Http,
+  http: Http,
 ): Promise<{ turns: number; finished: boolean }> {
-  const { orsUrl, env } = options;
-  const sid =
-    parseSseText(await post(`${orsUrl}/create_session`, undefined)).find((event) => event.event === 'task_id')?.data ??
-    '';
-  const headers = { 'x-session-id': sid };
+  const episode = await openOrsEpisode(http, options);
   try {
-    await post(`${orsUrl}/create`, { env_name: env, ...options.task }, headers);
-    const [prompt, tools] = await Promise.all([
-      getJson<Array<{ text?: string }>>(`${orsUrl}/${env}/prompt`, headers),
-      getJson<{ tools: Array<{ name: string; description: string; input_schema: unknown }> }>(
-        `${orsUrl}/${env}/task_tools`,
-        headers,
-      ),
-    ]);
-    const messages: ChatMessage[] = [{ role: 'user', content: prompt.map((block) => block.text ?? '').join('\n') }];
-    const chatTools = tools.tools.map((tool) => ({
+    const messages: ChatMessage[] = [{ role: 'user', content: episode.prompt }];
+    const chatTools = episode.tools.map((tool) => ({
       type: 'function' as const,
       function: { name: tool.name, description: tool.description, parameters: tool.input_schema },
     }));
     for (let turn = 1; turn <= options.maxTurns; turn++) {
-      const answer = await chat({
+      const answer = await http.chat({
         model: options.model,
         messages: messages as unknown as ChatCompletionCreateParamsStreaming['messages'],
         tools: chatTools as ChatCompletionCreateParamsStreaming['tools'],
@@ -106,34 +90,15 @@ async function playHandWrittenEpisode(
       if (answer.calls.length === 0) return { turns: turn, finished: false };
       let finished = false;
       for (const call of answer.calls) {
-        const events = parseSseText(
-          await post(
-            `${orsUrl}/${env}/call`,
-            { name: call.name, input: JSON.parse(call.arguments) as unknown },
-            headers,
-          ),
-        );
-        const result = JSON.parse(
-          events
-            .filter((event) => event.event === 'chunk' || event.event === 'end')
-            .map((event) => event.data)
-            .join(''),
-        ) as {
-          output?: { blocks: Array<{ text?: string }>; finished: boolean };
-        };
-        messages.push({
-          role: 'tool',
-          tool_call_id: call.id,
-          content: result.output?.blocks.map((block) => block.text ?? '').join('\n') ?? '',
-        });
-        finished ||= result.output?.finished ?? false;
+        const result = await episode.call(call.name, JSON.parse(call.arguments) as unknown);
+        messages.push({ role: 'tool', tool_call_id: call.id, content: result.text });
+        finished ||= result.finished;
       }
       if (finished) return { turns: turn, finished };
     }
     return { turns: options.maxTurns, finished: false };
   } finally {
-    await post(`${orsUrl}/delete`, undefined, headers);
-    await post(`${orsUrl}/delete_session`, undefined, headers);
+    await episode.close();
   }
 }
 
@@ -149,7 +114,7 @@ export async function playHandWrittenEpisodes(
 ): Promise<Array<{ turns: number; finished: boolean }>> {
   const agent =
     transport === 'fetch' ? undefined : new Agent({ keepAlive: true, maxSockets: Number.POSITIVE_INFINITY });
-  const raw: RawHttp = agent ? nodeHttp(agent) : { post: fetchPost, getJson: fetchJson };
+  const raw: RawHttp = agent ? nodeHttp(agent) : fetchHttp;
   const chatUrl = `${options.modelBaseUrl}/chat/completions`;
   const sdkHttp = transport === 'openai-sdk' ? createNodeHttp() : undefined;
   const http: Http = {
@@ -184,52 +149,6 @@ export async function loopRates(
     rates[transport] = value / (wallMs / 1000);
   }
   return rates;
-}
-
-/** Requests on `node:http` through `agent`, the body read as one string. */
-function nodeHttp(agent: Agent): RawHttp {
-  const send = (url: string, method: string, body: string | undefined, headers: Record<string, string>) =>
-    new Promise<string>((resolve, reject) => {
-      const req = request(url, { method, agent, headers }, (res) => {
-        res.setEncoding('utf8');
-        let text = '';
-        res.on('data', (chunk: string) => {
-          text += chunk;
-        });
-        res.on('end', () => {
-          const status = res.statusCode ?? 0;
-          if (status >= 200 && status < 300) resolve(text);
-          else reject(new Error(`${method} ${url} answered ${status}: ${text}`));
-        });
-        res.on('error', reject);
-      });
-      req.on('error', reject);
-      req.end(body);
-    });
-  return {
-    post: (url, body, headers = {}) =>
-      body === undefined
-        ? send(url, 'POST', undefined, headers)
-        : send(url, 'POST', JSON.stringify(body), { ...headers, 'content-type': 'application/json' }),
-    getJson: async (url, headers) => JSON.parse(await send(url, 'GET', undefined, headers)),
-  };
-}
-
-async function fetchPost(url: string, body: unknown, headers: Record<string, string> = {}): Promise<string> {
-  const response = await fetch(url, {
-    method: 'POST',
-    headers: { ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await response.text();
-  if (!response.ok) throw new Error(`POST ${url} answered ${response.status}: ${text}`);
-  return text;
-}
-
-async function fetchJson<T>(url: string, headers: Record<string, string>): Promise<T> {
-  const response = await fetch(url, { headers });
-  if (!response.ok) throw new Error(`GET ${url} answered ${response.status}`);
-  return (await response.json()) as T;
 }
 
 /**
