@@ -54,6 +54,8 @@ export interface EventLogOptions {
   now?: () => number;
   /** How the run's tool rewards reduce to its reward in the {@link EventLog.summary}; default `last`. */
   rewardReduction?: RewardReduction;
+  /** Told the bytes of every entry as it is added: a store's budget across its runs. */
+  account?: { add(bytes: number): void };
 }
 
 /**
@@ -82,6 +84,7 @@ export class EventLog {
   readonly #maxEvents: number;
   readonly #maxBytes: number;
   readonly #reduction: RewardReduction;
+  readonly #account: EventLogOptions['account'];
   #bytes = 0;
   #updatedAt: number | undefined;
   #wake: { promise: Promise<void>; resolve: () => void } = deferred();
@@ -97,6 +100,7 @@ export class EventLog {
     this.#maxEvents = options.maxEvents ?? Number.POSITIVE_INFINITY;
     this.#maxBytes = options.maxBytes ?? Number.POSITIVE_INFINITY;
     this.#reduction = options.rewardReduction ?? RUN_REQUEST_DEFAULTS.reward_reduction;
+    this.#account = options.account;
   }
 
   /** Status and totals as the events so far say (docs/protocol.md §2); live, do not mutate it. */
@@ -194,6 +198,7 @@ export class EventLog {
     const { event } = entry;
     this.#entries.push(entry);
     this.#bytes += bytes;
+    this.#account?.add(bytes);
     foldRunEvent(this.#summary, event, this.#reduction);
     if (event.event === 'tool.approval_required') {
       this.#approvals.set(event.approval_id, { required: event, resolved: undefined });

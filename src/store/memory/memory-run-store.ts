@@ -22,6 +22,7 @@ import { SubscriberCount } from '../subscriber-count.js';
 import { IdempotencyKeys } from './idempotency-keys.js';
 import { type MemoryRun, RunDirectory } from './run-directory.js';
 import { RunQueue } from './run-queue.js';
+import { StoredBytes } from './stored-bytes.js';
 
 /**
  * The embedded store (the default): every run of this one process, in memory. Nothing to start;
@@ -33,6 +34,7 @@ export class MemoryRunStore implements RunStore {
   readonly #limits: StoreLimits;
   readonly #now: () => number;
   readonly #directory = new RunDirectory();
+  readonly #stored = new StoredBytes();
   readonly #keys = new IdempotencyKeys();
   readonly #queue: RunQueue;
   #executor: RunExecutor | undefined;
@@ -60,17 +62,19 @@ export class MemoryRunStore implements RunStore {
     const { maxStoredBytes, maxStoredBytesPerKey } = this.#limits;
     const bytes = recordBytes(record);
     this.#makeRoom(record.owner, bytes);
-    const mine = this.#storedBytes(record.owner);
+    const mine = this.#stored.held(record.owner);
     if (mine + bytes > maxStoredBytesPerKey) return keyStoreFull(mine, maxStoredBytesPerKey);
-    const held = this.#storedBytes();
+    const held = this.#stored.held();
     if (held + bytes > maxStoredBytes) return storeFull(held, maxStoredBytes);
     const log = newRunLog(record, {
       maxEvents: this.#limits.maxEventsPerRun,
       maxRunBytes: this.#limits.maxRunBytes,
       now: this.#now,
+      account: this.#stored.accountOf(record.owner),
     });
     const admission = this.#queue.admit(entry, log);
     if (admission.kind === 'refused') return admission;
+    this.#stored.add(record.owner, bytes);
     this.#directory.add({
       record,
       recordBytes: bytes,
@@ -191,17 +195,10 @@ export class MemoryRunStore implements RunStore {
   async close(): Promise<void> {}
 
   #forget(id: string): void {
+    const run = this.#directory.find(id);
+    if (run) this.#stored.add(run.record.owner, -storedBytes(run));
     this.#directory.remove(id);
     this.#keys.forget(id);
-  }
-
-  /** Bytes the stored runs hold, of `owner` alone when given. */
-  #storedBytes(owner?: string): number {
-    let bytes = 0;
-    for (const run of this.#directory.values()) {
-      if (owner === undefined || run.record.owner === owner) bytes += storedBytes(run);
-    }
-    return bytes;
   }
 
   /**
@@ -211,8 +208,8 @@ export class MemoryRunStore implements RunStore {
   #makeRoom(owner: string, bytes: number): void {
     const { maxStoredBytes, maxStoredBytesPerKey } = this.#limits;
     let excess = Math.max(
-      this.#storedBytes() + bytes - maxStoredBytes,
-      this.#storedBytes(owner) + bytes - maxStoredBytesPerKey,
+      this.#stored.held() + bytes - maxStoredBytes,
+      this.#stored.held(owner) + bytes - maxStoredBytesPerKey,
     );
     if (excess <= 0) return;
     const finished = [...this.#directory.values()]

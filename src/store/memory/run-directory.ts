@@ -8,7 +8,7 @@ import type { SubscriberCount } from '../subscriber-count.js';
 /** A run as the memory store keeps it: its record, its log, and who looked at it. */
 export interface MemoryRun {
   readonly record: RunRecord;
-  /** `recordBytes(record)`, counted once: the stored-bytes budget sums it over every run at each submit. */
+  /** `recordBytes(record)`, counted once: what its record adds to the stored-bytes budget, taken back when it is forgotten. */
   readonly recordBytes: number;
   readonly log: EventLog;
   /** Epoch ms of the last touch (a request about it, a subscriber coming or going, a keep-alive). */

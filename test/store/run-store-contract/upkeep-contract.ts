@@ -182,6 +182,19 @@ export function upkeepContract(h: StoreHarness): void {
       for (const run of [first, second, running]) expect(await here.store.snapshot(run.record.id)).toBeDefined();
     });
 
+    it('giving back what a run held once its retention is over, whatever the retention swept', async () => {
+      const one = h.finishedBytes('alpha');
+      const request = recordBytes(h.newRun('beta').record);
+      // Alpha's two finished runs fill the budget but for half a request; beta may not take their place.
+      const here = await h.open({ maxStoredBytes: 2 * one + Math.floor(request / 2), maxRunningPerKey: 5 });
+      await h.finished(here, 'alpha');
+      await h.finished(here, 'alpha');
+      expect(await here.store.submit(h.newRun('beta'))).toMatchObject({ kind: 'refused', code: 'store_full' });
+      h.advance(RETENTION);
+      await here.store.sweep();
+      expect((await here.store.submit(h.newRun('beta'))).kind).not.toBe('refused');
+    });
+
     it("making room for a key's new run from that key's own finished runs only, never another key's", async () => {
       const one = h.finishedBytes('alpha');
       const request = recordBytes(h.newRun('beta').record);
