@@ -48,8 +48,8 @@ export async function benchFanOut(ctx: BenchContext): Promise<BenchResult> {
   const deltaCount = ctx.quick ? 500 : 5000;
   const rounds = ctx.quick ? 1 : 7;
   const warmUps = ctx.quick ? 1 : 10;
-  // The run's events: run.started, one message.delta per delta, turn.completed, run.completed.
-  const eventsPerRun = deltaCount + 3;
+  // The run's events: run.started, prompt.available, one message.delta per delta, turn.completed, run.completed.
+  const eventsPerRun = deltaCount + 4;
   const load = new LoadClient(ctx.load);
   const burstModel = createBurstModel(makeDeltas(deltaCount), BURST);
   const bridge = await startBenchBridge({
