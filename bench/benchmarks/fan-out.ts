@@ -10,7 +10,6 @@ import { BURST_PROVIDER, type BurstModel, createBurstModel } from '../fakes/burs
 import { createShortRunModel } from '../fakes/short-run-model.js';
 import { LoadClient } from '../load/load-client-api.js';
 import { type BenchContext, type BenchResult, formatNumber, formatRatio } from '../support/bench-result.js';
-import { collectGarbage } from '../support/collect-garbage.js';
 import { alternate, median, pairedRatio } from '../support/measure.js';
 import { type BenchBridge, startBenchBridge } from '../support/start-bench-bridge.js';
 
@@ -70,7 +69,7 @@ interface Trial {
 export async function benchFanOut(ctx: BenchContext): Promise<BenchResult> {
   const deltaCount = ctx.quick ? 500 : 5000;
   const rounds = ctx.quick ? 1 : 7;
-  // A wave of new subscribers is short (tens of ms), so it takes more rounds for a steady median.
+  // A wave of new subscribers (tens of ms) and a run nobody watches are short, so they take more rounds for a steady median.
   const newRounds = ctx.quick ? 1 : 21;
   const warmUps = ctx.quick ? 1 : 10;
   // The run's events: run.started, prompt.available, one message.delta per delta, turn.completed, run.completed.
@@ -200,8 +199,8 @@ export async function benchFanOut(ctx: BenchContext): Promise<BenchResult> {
       fresh.bare.map((trial) => trial.streamRate),
     );
 
-    ctx.progress(`fan-out: making events with no subscriber, ${rounds} round(s)`);
-    const made = await alternate(rounds, {
+    ctx.progress(`fan-out: making events with no subscriber, ${newRounds} round(s)`);
+    const made = await alternate(newRounds, {
       run: () => makeEventsUs(bridge, burstModel, deltaCount),
       model: () => modelAloneUs(burstModel, deltaCount),
     });
@@ -217,9 +216,10 @@ export async function benchFanOut(ctx: BenchContext): Promise<BenchResult> {
         `same bytes in the same 64 KB batches. *New subscribers*: ${NEW_SUBSCRIBERS} connections at once, each a new request ` +
         `for the whole log of a short finished run (${shortFrames.length} frames, ${formatNumber(shortBytes / 1024, 1)} KB: two ` +
         "turns of text deltas, a tool call each), the bare server writing the same bytes. *Making one event*: the bridge's CPU " +
-        `per event while a run nobody watches turns ${formatNumber(deltaCount)} deltas into log entries and their frames. Rates ` +
-        `are medians, the ratio the median of per-round ratios, over ${rounds} alternating round(s) (${newRounds} for new ` +
-        `subscribers) after ${warmUps} warm-up round(s).`,
+        `per event while a run nobody watches turns ${formatNumber(deltaCount)} deltas into log entries and their frames, in a ` +
+        'process holding the logs of the earlier rounds, as a serving bridge holds finished runs (their garbage collection ' +
+        `counts). Rates are medians, the ratio the median of per-round ratios, over ${rounds} alternating round(s) ` +
+        `(${newRounds} for new subscribers and making events) after ${warmUps} warm-up round(s).`,
       tables: [
         {
           columns: [
@@ -326,8 +326,6 @@ async function makeEventsUs(bridge: BenchBridge, burstModel: BurstModel, deltaCo
   const from = log.length;
   const to = from + deltaCount + 1;
   const context = streamContextOf(run, DEFAULT_FORMAT_OPTIONS);
-  // What earlier rounds left is collected first, so each sample pays for its own garbage only.
-  collectGarbage();
   const cpu0 = process.cpuUsage();
   burstModel.release();
   while (log.length < to) await log.nextWake();
@@ -347,7 +345,6 @@ async function modelAloneUs(burstModel: BurstModel, deltaCount: number): Promise
   // The first part waits at the gate, as in a run.
   const first = parts.next();
   await burstModel.waiting();
-  collectGarbage();
   const cpu0 = process.cpuUsage();
   burstModel.release();
   let count = 0;
