@@ -64,6 +64,9 @@ export class LogReader {
 
   /** Stops the timer and the abort listener. */
   close(): void {
+    // Both exist only once a wait has parked; a stream served at once (a replay) never parks, and
+    // removing a listener from an `AbortSignal` costs even when there is none.
+    if (this.#timer === undefined) return;
     clearTimeout(this.#timer);
     this.#signal?.removeEventListener('abort', this.#onAbort);
   }
