@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import { LogReader } from '../runs/log-reader.js';
+import { LogReader, type StopSignal } from '../runs/log-reader.js';
 import type { OpenedRun } from '../runs/run-store.js';
 import { SSE_HEADERS, SSE_KEEPALIVE, SSE_RETRY_LINE } from '../sse/sse-headers.js';
 import { drained } from './drained.js';
@@ -19,7 +19,7 @@ export interface StreamOptions {
   /** A subscriber whose unsent bytes pass this bound is disconnected; it resumes from its cursor. */
   bufferBytes: number;
   /** Ends the stream early (client gone, server stopping). */
-  signal: AbortSignal;
+  signal: StopSignal;
 }
 
 /**
