@@ -9,7 +9,8 @@ import { SSE_HEADERS } from '../../src/sse/sse-headers.js';
  * bridge's headers) and writes prepared frames — no log, no routing, no framework: the
  * limit to compare with. It writes the way the bridge does, so only the bridge's overhead differs:
  * `broadcast` sends each burst of frames as one write per held subscriber, with a macrotask pause
- * between bursts (live); with `replay` set, each new subscriber gets all frames at once in batches of
+ * between bursts (live; the headers go first, on their own); with `replay` set, each new subscriber
+ * gets its headers with the first batch and all frames at once in batches of
  * {@link REPLAY_BATCH_BYTES} (imported from the bridge, so the two cannot drift), waiting for
  * `drain` between batches (a finished run).
  */
@@ -28,9 +29,12 @@ export async function startBareSseServer(): Promise<BareSseServer> {
   const state: { replay: readonly string[] | undefined } = { replay: undefined };
   const server = createServer((_req, res) => {
     res.writeHead(200, SSE_HEADERS);
-    res.flushHeaders();
     if (state.replay) void replay(res, state.replay);
-    else held.push(res);
+    else {
+      // A held subscriber sees its stream open before the first frame, as the bridge's does.
+      res.flushHeaders();
+      held.push(res);
+    }
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;

@@ -17,8 +17,9 @@ const EVENTS_PATH = /^\/v1\/runs\/([^/]+)\/events$/;
 export function authenticateRequest(authenticator: Authenticator, tokens: StreamTokens) {
   return async (ctx: Context & { state: AppState }, next: Next): Promise<void> => {
     const header = ctx.get('Authorization');
-    const runId = header === '' ? eventsRunId(ctx) : undefined;
-    const token = ctx.query.token;
+    const token = header === '' ? ctx.query.token : undefined;
+    // Only a token needs the run its request names; most requests carry none.
+    const runId = token === undefined ? undefined : eventsRunId(ctx);
     if (runId !== undefined && token !== undefined) {
       const owner = typeof token === 'string' ? tokens.verify(token, runId) : undefined;
       if (owner === undefined) {

@@ -1,11 +1,12 @@
 import type { ServerResponse } from 'node:http';
+import type { StopSignal } from '../runs/log-reader.js';
 
 /**
  * Resolves when `res` drains or closes, after `limitMs`, or when `signal` aborts, whichever comes
  * first. Plain listeners rather than `events.once` with a joined signal: this runs once per replayed
  * batch, and the `AbortController` and `AbortSignal.any` per call showed in the replay profile.
  */
-export function drained(res: ServerResponse, limitMs: number, signal: AbortSignal): Promise<void> {
+export function drained(res: ServerResponse, limitMs: number, signal: StopSignal): Promise<void> {
   return new Promise((resolve) => {
     const done = () => {
       clearTimeout(timer);

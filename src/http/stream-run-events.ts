@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import { LogReader } from '../runs/log-reader.js';
+import { LogReader, type StopSignal } from '../runs/log-reader.js';
 import type { OpenedRun } from '../runs/run-store.js';
 import { SSE_HEADERS, SSE_KEEPALIVE, SSE_RETRY_LINE } from '../sse/sse-headers.js';
 import { drained } from './drained.js';
@@ -19,11 +19,11 @@ export interface StreamOptions {
   /** A subscriber whose unsent bytes pass this bound is disconnected; it resumes from its cursor. */
   bufferBytes: number;
   /** Ends the stream early (client gone, server stopping). */
-  signal: AbortSignal;
+  signal: StopSignal;
 }
 
 /**
- * Serves one subscriber: opens the stream at once (headers only), then writes every event after its
+ * Serves one subscriber: opens the stream at once (headers, with the first frames when there are any), then writes every event after its
  * cursor as the log grows — the first frame with data also carrying `retry:` — a keep-alive comment whenever `keepaliveMs` pass with nothing written (inside the wait loop, so a
  * model or tool silent for minutes still keeps the connection alive), and ends the response after the
  * terminal event. The run never waits for this loop: a subscriber that stops reading is cut off when
@@ -36,10 +36,11 @@ export async function streamRunEvents(options: StreamOptions): Promise<void> {
   const detach = runs.watch(run.record.id);
   const reader = new LogReader(log, keepaliveMs, signal);
   try {
+    // The headers go out with the first frames, or on their own before the first wait: a client must
+    // see the stream open even before the first event (a queued run's subscriber hears only
+    // keep-alives until it starts), but a stream with frames to send at once — a replay — costs one
+    // socket write instead of two (`bench/`, benchmark 1: new subscribers of a finished run).
     res.writeHead(200, { ...SSE_HEADERS, ...format.headers });
-    // Send the headers now: a client must see the stream open even before the first event (a queued
-    // run's subscriber hears only keep-alives until it starts).
-    res.flushHeaders();
     let next = options.after + 1;
     let retrySent = false;
     /** Writes frames; before the first that has data, the `retry:` line (never a frame of its own). */
@@ -76,6 +77,7 @@ export async function streamRunEvents(options: StreamOptions): Promise<void> {
         res.end();
         return;
       }
+      if (!res.headersSent) res.flushHeaders();
       const woke = await reader.wait(next);
       // The log stopped following its store (docs/deployment.md): end, so the client resumes.
       if (woke === 'interrupted') return;
@@ -88,6 +90,10 @@ export async function streamRunEvents(options: StreamOptions): Promise<void> {
   } finally {
     reader.close();
     detach();
-    if (!res.writableEnded && !res.destroyed) res.destroy();
+    if (!res.writableEnded && !res.destroyed) {
+      // As before the first wait: the stream was open, then it ended.
+      if (!res.headersSent) res.flushHeaders();
+      res.destroy();
+    }
   }
 }

@@ -1,6 +1,16 @@
 /** How a wait on a log ended: it grew, the reader's idle period passed, its signal aborted, or the log stopped following its store. */
 export type WaitResult = 'appended' | 'timeout' | 'aborted' | 'interrupted';
 
+/**
+ * What ends a reader's waits early, as an `AbortSignal` does (one is a `StopSignal`): an event
+ * stream's own is lighter than an `AbortController` per request (`src/http/response-signal.ts`).
+ */
+export interface StopSignal {
+  readonly aborted: boolean;
+  addEventListener(type: 'abort', listener: () => void, options?: { once?: boolean }): void;
+  removeEventListener(type: 'abort', listener: () => void): void;
+}
+
 /** What a reader needs of a log (an `EventLog` has it): how long it is, whether it stopped following its store, and its wakes. */
 export interface WakingLog {
   readonly length: number;
@@ -17,13 +27,13 @@ export interface WakingLog {
 export class LogReader {
   readonly #log: WakingLog;
   readonly #idleMs: number;
-  readonly #signal: AbortSignal | undefined;
+  readonly #signal: StopSignal | undefined;
   #timer: NodeJS.Timeout | undefined;
   #idle = false;
   #settle: ((result: WaitResult) => void) | undefined;
 
   /** A reader whose idle period is `idleMs`; `close` it when done with it. */
-  constructor(log: WakingLog, idleMs: number, signal?: AbortSignal) {
+  constructor(log: WakingLog, idleMs: number, signal?: StopSignal) {
     this.#log = log;
     this.#idleMs = idleMs;
     this.#signal = signal;
@@ -64,6 +74,9 @@ export class LogReader {
 
   /** Stops the timer and the abort listener. */
   close(): void {
+    // Both exist only once a wait has parked; a stream served at once (a replay) never parks, and
+    // removing a listener from an `AbortSignal` costs even when there is none.
+    if (this.#timer === undefined) return;
     clearTimeout(this.#timer);
     this.#signal?.removeEventListener('abort', this.#onAbort);
   }
@@ -91,7 +104,7 @@ export async function waitForAppend(
   log: WakingLog,
   length: number,
   timeoutMs: number,
-  signal?: AbortSignal,
+  signal?: StopSignal,
 ): Promise<WaitResult> {
   const reader = new LogReader(log, timeoutMs, signal);
   try {

@@ -1,5 +1,5 @@
 import type { RunEvent } from '../protocol/run-events.js';
-import { waitForAppend } from './log-reader.js';
+import { type StopSignal, waitForAppend } from './log-reader.js';
 import type { OpenedRun } from './run-store.js';
 import { StoreUnavailableError } from './store-unavailable-error.js';
 
@@ -11,7 +11,7 @@ import { StoreUnavailableError } from './store-unavailable-error.js';
 export async function waitForTerminal(
   { record, log }: OpenedRun,
   runs: { watch(id: string): () => void },
-  options: { signal: AbortSignal; wakeMs: number },
+  options: { signal: StopSignal; wakeMs: number },
 ): Promise<RunEvent | undefined> {
   const detach = runs.watch(record.id);
   try {

@@ -97,7 +97,7 @@ export function rolloutsRoutes(deps: AppDeps): Router<AppState> {
         after,
         keepaliveMs: config.keepaliveMs,
         bufferBytes: config.subscriberBufferBytes,
-        signal,
+        signal: signal.asAbortSignal(),
         now: deps.now,
       });
     } finally {

@@ -1,6 +1,6 @@
 import type { EventDetail } from '../../protocol/event-detail.js';
 import type { RunEvent } from '../../protocol/run-events.js';
-import type { EventLog, LoggedEvent } from '../../runs/event-log.js';
+import type { EventLog, StoredEntry } from '../../runs/event-log.js';
 import { newRunLog, type RunRecord } from '../../runs/run-record.js';
 import type { OpenedRun } from '../../runs/run-store.js';
 import { SubscriberCount } from '../subscriber-count.js';
@@ -21,7 +21,7 @@ interface Mirror extends OpenedRun {
 }
 
 /** An entry of a run's Stream as the log holds it. */
-export function loggedEntry([, fields]: StreamEntry): LoggedEvent {
+export function loggedEntry([, fields]: StreamEntry): StoredEntry {
   let json = '';
   let detail: EventDetail | undefined;
   for (let i = 0; i < fields.length; i += 2) {
@@ -29,7 +29,7 @@ export function loggedEntry([, fields]: StreamEntry): LoggedEvent {
     else if (fields[i] === 'd') detail = JSON.parse(fields[i + 1]!) as EventDetail;
   }
   // Written by this store from a validated event: parsed, not validated again.
-  return { event: JSON.parse(json) as RunEvent, json, detail, frame: undefined };
+  return { event: JSON.parse(json) as RunEvent, json, detail };
 }
 
 /** Adds to `log` the entries it does not hold yet (a range read and a tail may overlap). */
