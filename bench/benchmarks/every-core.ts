@@ -11,6 +11,7 @@ import { BENCH_ENV } from '../fakes/bench-environment.js';
 import type { BenchWorkerData } from '../fakes/bench-rollout-worker.js';
 import { LoadClient } from '../load/load-client-api.js';
 import { type BenchContext, type BenchResult, formatNumber, formatRatio } from '../support/bench-result.js';
+import { type CoresUsed, measureCoresUsed } from '../support/machine-cpu.js';
 import { alternate, median, pairedRatio } from '../support/measure.js';
 import { type ServeProcess, startServeProcess } from '../support/start-serve-process.js';
 
@@ -169,14 +170,11 @@ async function serveRows(ctx: BenchContext) {
     const two = await start({ RUNBRIDGE_REDIS_PREFIX: redis.prefix(), RUNBRIDGE_WORKERS: '2' });
     const drive = async (serve: ServeProcess) => {
       const t0 = performance.now();
-      const result = await load.driveRuns({
-        baseUrl: serve.url,
-        body: { model: SCALE_MODEL },
-        runs,
-        concurrency: CONCURRENCY,
-      });
+      const { value: result, cores } = await measureCoresUsed([ctx.model, ctx.ors, ctx.load], () =>
+        load.driveRuns({ baseUrl: serve.url, body: { model: SCALE_MODEL }, runs, concurrency: CONCURRENCY }),
+      );
       if (result.firstError !== null) throw new Error(`serve turns/s: ${result.firstError}`);
-      return result.turns / ((performance.now() - t0) / 1000);
+      return { rate: result.turns / ((performance.now() - t0) / 1000), cores };
     };
     ctx.progress(`every-core: serve at ${CONCURRENCY}, warm-up`);
     await drive(one);
@@ -184,23 +182,37 @@ async function serveRows(ctx: BenchContext) {
     ctx.progress(`every-core: serve at ${CONCURRENCY}, ${rounds} rounds of ${runs} runs each`);
     const samples = await alternate(rounds, { one: () => drive(one), two: () => drive(two) });
     const ideal = CONCURRENCY / (LATENCY_MS / 1000);
-    const ratio = pairedRatio(samples.two, samples.one);
+    const rates = { one: samples.one.map((round) => round.rate), two: samples.two.map((round) => round.rate) };
+    const ratio = pairedRatio(rates.two, rates.one);
+    const coresOf = (rounds: ReadonlyArray<{ cores: CoresUsed }>, key: keyof CoresUsed) =>
+      formatNumber(median(rounds.map((round) => round.cores[key])), 2);
     return {
       runs,
       table: {
-        columns: [`${CONCURRENCY} runs at once, one port`, 'turns/s', 'of ideal', 'vs 1 process'],
+        columns: [
+          `${CONCURRENCY} runs at once, one port`,
+          'turns/s',
+          'of ideal',
+          'vs 1 process',
+          'machine busy (cores)',
+          'fakes and load client (cores)',
+        ],
         rows: [
           [
             'runbridge serve, 1 process on Redis',
-            formatNumber(median(samples.one)),
-            formatRatio(median(samples.one) / ideal),
+            formatNumber(median(rates.one)),
+            formatRatio(median(rates.one) / ideal),
             formatRatio(1),
+            coresOf(samples.one, 'machine'),
+            coresOf(samples.one, 'helpers'),
           ],
           [
             'runbridge serve --workers 2 on Redis',
-            formatNumber(median(samples.two)),
-            formatRatio(median(samples.two) / ideal),
+            formatNumber(median(rates.two)),
+            formatRatio(median(rates.two) / ideal),
             formatRatio(ratio),
+            coresOf(samples.two, 'machine'),
+            coresOf(samples.two, 'helpers'),
           ],
         ],
       },
