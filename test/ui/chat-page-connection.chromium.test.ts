@@ -97,8 +97,14 @@ describe('the chat page and its connection to the bridge', () => {
       await tab.emulateMedia({ colorScheme: 'light' });
 
       down = false;
-      await tab.getByRole('button', { name: 'Reconnect now' }).click();
+      // The page keeps retrying by itself, so it may follow the run again before the click lands: the
+      // button is gone then, and an unbounded click would wait for it until the test times out.
+      const clicked = tab
+        .getByRole('button', { name: 'Reconnect now' })
+        .click(PATIENCE)
+        .catch(() => undefined);
       await tab.locator('.run-meta .badge', { hasText: 'your turn' }).waitFor(PATIENCE);
+      await clicked;
       expect(await statuses(tab)).toEqual({ heading: 'your turn', list: 'your turn' });
       expect(await alert.count()).toBe(0);
 
