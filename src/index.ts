@@ -4,15 +4,10 @@
  * the framework for writing environments are `runbridge/ors`. See docs/api.md.
  */
 export { type Config, ConfigError, loadConfig } from './config/index.js';
+export { configuredProviders } from './configured-providers.js';
+export { connectOrs, type OrsConnection } from './connect-ors.js';
 export { RunbridgeError } from './errors.js';
-export {
-  configuredProviders,
-  connectOrs,
-  type OrsConnection,
-  type Runbridge,
-  type StartOptions,
-  startRunbridge,
-} from './main.js';
+export { type Runbridge, type StartOptions, startRunbridge } from './main.js';
 export type { ContentPart, Message, ReasoningBlock, ToolCall, ToolDefinition } from './models/conversation.js';
 export type { Model, ModelPart, ModelProvider, ModelRequest, ModelUsage, TokenData } from './models/model.js';
 export { ModelRegistry } from './models/model-registry.js';

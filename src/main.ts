@@ -1,13 +1,9 @@
-import { randomBytes } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { builtinEnvironments } from '../adapters/environments/builtin-environments.js';
-import { createAnthropicProvider } from '../adapters/models/anthropic/anthropic-provider.js';
-import { createOfflineProvider } from '../adapters/models/offline/offline-provider.js';
-import { createOpenAiChatProvider } from '../adapters/models/openai-chat/openai-chat-provider.js';
-import { createOpenAiResponsesProvider } from '../adapters/models/openai-responses/openai-responses-provider.js';
 import { type Config, ConfigError } from './config/index.js';
+import { configuredProviders, PROVIDER_SETUP } from './configured-providers.js';
+import { connectOrs } from './connect-ors.js';
 import { NotFoundError } from './errors.js';
 import { limitConnectionsPerAddress } from './http/address-connections.js';
 import { answerClientError } from './http/answer-client-error.js';
@@ -18,8 +14,7 @@ import { StreamSlots } from './http/stream-slots.js';
 import { UiAssets } from './http/ui-assets.js';
 import type { ModelProvider } from './models/model.js';
 import { ModelRegistry } from './models/model-registry.js';
-import { OrsClient } from './ors/client/ors-client.js';
-import { createOrsServer, type OrsServer } from './ors/server/create-ors-server.js';
+import type { OrsServer } from './ors/server/create-ors-server.js';
 import type { AnyEnvironment } from './ors/server/environment-registry.js';
 import type { EpisodeCaps } from './protocol/episode-caps.js';
 import { RolloutService } from './rollouts/rollout-service.js';
@@ -296,51 +291,6 @@ async function checkDefaultEnv(
   }
 }
 
-/** The ORS side of a bridge or a rollout batch: a client, and the built-in server when it is the one in use. */
-export interface OrsConnection {
-  /** The client the runs use to play their episodes. */
-  ors: OrsClient;
-  /** Base URL of the ORS server the client talks to. */
-  orsUrl: string;
-  /** The built-in server started for this connection (the caller closes it), or undefined with `ORS_URL`. */
-  orsServer: OrsServer | undefined;
-}
-
-/**
- * A client of the ORS server at `config.orsUrl` or, with none configured, of the built-in server
- * (serving `environments`, default the built-in ones) started on a free loopback port. The built-in
- * server takes only requests that bear a secret made for this process and known to its client alone,
- * so no other local process can open sessions on it (docs/security.md).
- */
-export async function connectOrs(
-  config: Config,
-  environments: AnyEnvironment[] = builtinEnvironments,
-): Promise<OrsConnection> {
-  let orsServer: OrsServer | undefined;
-  let orsUrl = config.orsUrl;
-  let bearerToken: string | undefined;
-  if (orsUrl === undefined) {
-    bearerToken = randomBytes(32).toString('base64url');
-    orsServer = createOrsServer({
-      environments,
-      pingIntervalMs: config.orsPingMs,
-      accessToken: bearerToken,
-      maxSessions: config.orsMaxSessions,
-      maxSessionBytes: config.orsMaxSessionBytes,
-    });
-    orsUrl = await orsServer.listen(0, '127.0.0.1');
-  }
-  const ors = new OrsClient({
-    baseUrl: orsUrl,
-    pingIntervalMs: config.orsPingMs,
-    callSilenceTimeoutMs: config.orsCallSilenceMs,
-    maxAnswerBytes: config.orsMaxAnswerBytes,
-    retryBaseDelayMs: config.orsRetryBaseMs,
-    ...(bearerToken === undefined ? {} : { bearerToken }),
-  });
-  return { ors, orsUrl, orsServer };
-}
-
 /** The caps of every episode as the settings give them (docs/protocol.md §1.5–§1.7). */
 export function episodeCaps(config: Config): EpisodeCaps {
   return {
@@ -348,32 +298,6 @@ export function episodeCaps(config: Config): EpisodeCaps {
     maxToolCallsPerTurn: config.maxToolCallsPerTurn,
     toolOutputStoredChars: config.toolOutputStoredChars,
   };
-}
-
-/** How to enable each provider {@link configuredProviders} may leave out, for the error that asks for one. */
-export const PROVIDER_SETUP: Readonly<Record<string, string>> = {
-  openai: 'set OPENAI_API_KEY, or OPENAI_BASE_URL for an OpenAI-compatible server',
-  'openai-responses': 'set OPENAI_API_KEY, or OPENAI_BASE_URL for an OpenAI-compatible server',
-  anthropic: 'set ANTHROPIC_API_KEY',
-};
-
-/**
- * The providers the configuration enables: `offline` always; `openai` and `openai-responses` with
- * `OPENAI_API_KEY` or `OPENAI_BASE_URL` (a local vLLM or Ollama usually needs no key); `anthropic`
- * with `ANTHROPIC_API_KEY`.
- */
-export function configuredProviders(config: Config): ModelProvider[] {
-  const providers = [createOfflineProvider()];
-  const { openai, anthropic } = config;
-  if (openai.apiKey !== undefined || openai.baseUrl !== undefined) {
-    // OpenAI-compatible servers accept any key, but the SDK insists on one.
-    const options = { apiKey: openai.apiKey ?? 'unused', baseUrl: openai.baseUrl };
-    providers.push(createOpenAiChatProvider(options), createOpenAiResponsesProvider(options));
-  }
-  if (anthropic.apiKey !== undefined) {
-    providers.push(createAnthropicProvider({ apiKey: anthropic.apiKey, baseUrl: anthropic.baseUrl }));
-  }
-  return providers;
 }
 
 function listen(server: Server, port: number, host: string): Promise<void> {

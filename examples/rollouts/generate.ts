@@ -6,7 +6,8 @@
 // The model is RUNBRIDGE_MODEL (see docs/models.md; offline when no key is set); ORS_URL, else the
 // built-in ORS server on loopback. Rerunning with the same OUT resumes; Ctrl-C interrupts cleanly.
 import { loadConfig } from '../../src/config/index.js';
-import { configuredProviders, connectOrs } from '../../src/main.js';
+import { configuredProviders } from '../../src/configured-providers.js';
+import { connectOrs } from '../../src/connect-ors.js';
 import { ModelRegistry } from '../../src/models/model-registry.js';
 import { generateRollouts } from '../../src/rollouts/generate-rollouts.js';
 

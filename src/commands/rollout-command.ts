@@ -1,7 +1,9 @@
 import { z } from 'zod';
 import { ConfigError, loadConfig } from '../config/index.js';
+import { configuredProviders, PROVIDER_SETUP } from '../configured-providers.js';
+import { connectOrs } from '../connect-ors.js';
 import { RunbridgeError } from '../errors.js';
-import { configuredProviders, connectOrs, episodeCaps, PROVIDER_SETUP } from '../main.js';
+import { episodeCaps } from '../main.js';
 import type { ModelProvider } from '../models/model.js';
 import { ModelRegistry } from '../models/model-registry.js';
 import type { AnyEnvironment } from '../ors/server/environment-registry.js';

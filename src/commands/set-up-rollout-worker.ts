@@ -1,5 +1,6 @@
 import { loadConfig } from '../config/index.js';
-import { configuredProviders, connectOrs, PROVIDER_SETUP } from '../main.js';
+import { configuredProviders, PROVIDER_SETUP } from '../configured-providers.js';
+import { connectOrs } from '../connect-ors.js';
 import { ModelRegistry } from '../models/model-registry.js';
 import type { RolloutWorkerRuntime } from '../rollouts/workers/rollout-worker-setup.js';
 

@@ -1,0 +1,32 @@
+import { createAnthropicProvider } from '../adapters/models/anthropic/anthropic-provider.js';
+import { createOfflineProvider } from '../adapters/models/offline/offline-provider.js';
+import { createOpenAiChatProvider } from '../adapters/models/openai-chat/openai-chat-provider.js';
+import { createOpenAiResponsesProvider } from '../adapters/models/openai-responses/openai-responses-provider.js';
+import type { Config } from './config/index.js';
+import type { ModelProvider } from './models/model.js';
+
+/** How to enable each provider {@link configuredProviders} may leave out, for the error that asks for one. */
+export const PROVIDER_SETUP: Readonly<Record<string, string>> = {
+  openai: 'set OPENAI_API_KEY, or OPENAI_BASE_URL for an OpenAI-compatible server',
+  'openai-responses': 'set OPENAI_API_KEY, or OPENAI_BASE_URL for an OpenAI-compatible server',
+  anthropic: 'set ANTHROPIC_API_KEY',
+};
+
+/**
+ * The providers the configuration enables: `offline` always; `openai` and `openai-responses` with
+ * `OPENAI_API_KEY` or `OPENAI_BASE_URL` (a local vLLM or Ollama usually needs no key); `anthropic`
+ * with `ANTHROPIC_API_KEY`.
+ */
+export function configuredProviders(config: Config): ModelProvider[] {
+  const providers = [createOfflineProvider()];
+  const { openai, anthropic } = config;
+  if (openai.apiKey !== undefined || openai.baseUrl !== undefined) {
+    // OpenAI-compatible servers accept any key, but the SDK insists on one.
+    const options = { apiKey: openai.apiKey ?? 'unused', baseUrl: openai.baseUrl };
+    providers.push(createOpenAiChatProvider(options), createOpenAiResponsesProvider(options));
+  }
+  if (anthropic.apiKey !== undefined) {
+    providers.push(createAnthropicProvider({ apiKey: anthropic.apiKey, baseUrl: anthropic.baseUrl }));
+  }
+  return providers;
+}
