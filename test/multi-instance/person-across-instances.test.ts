@@ -14,6 +14,7 @@ import {
   sendMessage,
   snapshotOf,
 } from '../hitl/hitl-support.js';
+import { eventually } from '../support/eventually.js';
 import type { TestBridge } from '../support/start-test-bridge.js';
 import { createTestEnvironment } from '../support/test-environment.js';
 import { useTwoBridgesOnRedis } from '../support/two-bridges-on-redis.js';
@@ -46,6 +47,18 @@ function executorAndOther(): { executor: TestBridge; other: TestBridge } {
   return onA === 1 ? { executor: a, other: b } : { executor: b, other: a };
 }
 
+/**
+ * Waits until `instance` says the run's status is `status`. An instance that does not execute the run
+ * reads its events from Redis a moment after they are written, so the status the executor's stream
+ * showed can still be the one before on the other instance.
+ */
+async function statusOn(instance: TestBridge, runId: string, status: string): Promise<void> {
+  await eventually(
+    async () => (await snapshotOf(instance, runId)).status === status,
+    `status ${status} on the other instance`,
+  );
+}
+
 async function waitingApproval(runId: string) {
   const [required] = await eventsMatching(instances.a, runId, ofType('tool.approval_required'));
   return { required: required as RunEventOf<'tool.approval_required'>, ...executorAndOther() };
@@ -56,7 +69,7 @@ describe('a person in the loop, across instances', () => {
     const { a, b } = instances;
     const runId = await a.startRun({ model: 'scripted:one', approval: { tools: ['echo'] } });
     const { required, other } = await waitingApproval(runId);
-    expect(await snapshotOf(other, runId)).toMatchObject({ status: 'requires_action' });
+    await statusOn(other, runId, 'requires_action');
 
     const answer = await decide(other, runId, required.approval_id, {
       decision: 'approve',
@@ -133,7 +146,7 @@ describe('a person in the loop, across instances', () => {
     const runId = await a.startRun({ model: 'chat', await_input: true, input: 'Hello.' });
     await eventsMatching(a, runId, ofType('run.awaiting_input'));
     const { other: b } = executorAndOther();
-    expect(await snapshotOf(b, runId)).toMatchObject({ status: 'awaiting_input' });
+    await statusOn(b, runId, 'awaiting_input');
 
     const posted = await sendMessage(b, runId, 'Which numbers?');
     expect(posted.status).toBe(202);
