@@ -5,7 +5,7 @@ import type { OrsClient } from '../ors/client/ors-client.js';
 import type { EpisodeCaps } from '../protocol/episode-caps.js';
 import type { RewardReduction, Sampling } from '../protocol/run-request.js';
 import { type EpisodePlayer, playRolloutEpisode } from './play-rollout-episode.js';
-import { RolloutBatch, type RolloutProgress } from './rollout-batch.js';
+import { RolloutBatch, type RolloutProgress, startingProgress } from './rollout-batch.js';
 import {
   configMismatches,
   manifestPathFor,
@@ -145,17 +145,7 @@ export async function generateRollouts(options: GenerateRolloutsOptions): Promis
         ? (episode, signal) =>
             playRolloutEpisode({ ors: options.ors, model: options.model, now: options.now }, episode, signal)
         : (episode, signal) => pool.play(episode, signal);
-    const progress: RolloutProgress = {
-      planned: plan.length,
-      skipped: plan.length - pending.length,
-      completed: 0,
-      failed: 0,
-      running: 0,
-      retried: 0,
-      cancelled: 0,
-      meanReward: null,
-      startedAt,
-    };
+    const progress = startingProgress(plan.length, plan.length - pending.length, startedAt);
     const manifestOf = (status: RolloutManifest['status']): RolloutManifest =>
       buildManifest({ status, out: settings.out, config, plan, store, progress, startedAt, now: now() });
     writeManifest(manifestPath, manifestOf('running'));

@@ -2,13 +2,8 @@ import { createHash } from 'node:crypto';
 import { resolve } from 'node:path';
 import { RunbridgeError } from '../errors.js';
 import type { ErrorCode } from '../protocol/error-codes.js';
-import {
-  buildManifest,
-  checkSameSettings,
-  type GenerateRolloutsOptions,
-  parseSettings,
-  type RolloutProgress,
-} from './generate-rollouts.js';
+import { buildManifest, checkSameSettings, type GenerateRolloutsOptions, parseSettings } from './generate-rollouts.js';
+import { startingProgress } from './rollout-batch.js';
 import {
   manifestPathFor,
   type RolloutConfig,
@@ -94,17 +89,7 @@ export async function remoteRollouts(options: RemoteRolloutsOptions): Promise<Ro
       masterSeed: config.seed,
     });
     const pending = plan.filter((rollout) => store.outcome(rollout.key) === undefined).length;
-    const progress: RolloutProgress = {
-      planned: plan.length,
-      skipped: plan.length - pending,
-      completed: 0,
-      failed: 0,
-      running: snapshot.running,
-      retried: 0,
-      cancelled: 0,
-      meanReward: null,
-      startedAt,
-    };
+    const progress = startingProgress(plan.length, plan.length - pending, startedAt, snapshot.running);
     const manifestOf = (status: RolloutManifest['status']): RolloutManifest =>
       buildManifest({ status, out: settings.out, config, plan, store, progress, startedAt, now: now() });
     writeManifest(manifestPath, manifestOf('running'));

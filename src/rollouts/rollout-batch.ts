@@ -35,6 +35,14 @@ export interface RolloutProgress {
   startedAt: number;
 }
 
+/**
+ * The progress of a batch before any episode of it has ended: `planned` pairs, `skipped` of them
+ * recorded already, `running` in flight (a batch played elsewhere may have some by the time it is read).
+ */
+export function startingProgress(planned: number, skipped: number, startedAt: number, running = 0): RolloutProgress {
+  return { planned, skipped, completed: 0, failed: 0, running, retried: 0, cancelled: 0, meanReward: null, startedAt };
+}
+
 /** Everything a batch needs; `generateRollouts` builds it. */
 export interface RolloutBatchOptions {
   /** Plays one episode, here or in a worker thread. */
