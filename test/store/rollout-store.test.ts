@@ -1,9 +1,8 @@
-import { afterAll, beforeAll, beforeEach } from 'vitest';
+import { beforeEach } from 'vitest';
 import { MemoryRolloutStore } from '../../src/store/memory/memory-rollout-store.js';
-import { RedisConnection } from '../../src/store/redis/redis-connection.js';
 import { RedisKeys } from '../../src/store/redis/redis-keys.js';
 import { RedisRolloutStore } from '../../src/store/redis/redis-rollout-store.js';
-import { startTestRedis, type TestRedis } from '../support/redis-server.js';
+import { useRedisPerTest } from '../support/redis-per-test.js';
 import { rolloutStoreContract } from './rollout-store-contract.js';
 
 rolloutStoreContract('MemoryRolloutStore', () => {
@@ -16,20 +15,11 @@ rolloutStoreContract('MemoryRolloutStore', () => {
 });
 
 rolloutStoreContract('RedisRolloutStore', () => {
-  let redis: TestRedis;
-  let prefix: string;
-  beforeAll(async () => {
-    redis = await startTestRedis();
-  });
-  afterAll(() => redis?.stop());
-  beforeEach(() => {
-    prefix = redis.prefix();
-  });
+  const redis = useRedisPerTest();
   return {
     async open() {
-      const connection = new RedisConnection(redis.url, { commandTimeoutMs: 2000 });
-      await connection.connect(10_000);
-      const store = new RedisRolloutStore({ connection, keys: new RedisKeys(prefix), expireMs: 600_000 });
+      const connection = await redis.connect();
+      const store = new RedisRolloutStore({ connection, keys: new RedisKeys(redis.prefix), expireMs: 600_000 });
       return { store, close: () => connection.close() };
     },
   };

@@ -1,9 +1,7 @@
-import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { MemoryWebhookOutbox } from '../../src/store/memory/memory-webhook-outbox.js';
-import { RedisConnection } from '../../src/store/redis/redis-connection.js';
 import { RedisKeys } from '../../src/store/redis/redis-keys.js';
 import { RedisWebhookOutbox } from '../../src/store/redis/redis-webhook-outbox.js';
-import { startTestRedis, type TestRedis } from '../support/redis-server.js';
+import { useRedisPerTest } from '../support/redis-per-test.js';
 import { webhookOutboxContract } from './webhook-outbox-contract.js';
 
 webhookOutboxContract('MemoryWebhookOutbox', () => ({
@@ -12,23 +10,14 @@ webhookOutboxContract('MemoryWebhookOutbox', () => ({
 }));
 
 webhookOutboxContract('RedisWebhookOutbox', () => {
-  let redis: TestRedis;
-  let prefix: string;
-  beforeAll(async () => {
-    redis = await startTestRedis();
-  });
-  afterAll(() => redis?.stop());
   // Every test on keys of its own, which the outboxes it opens share.
-  beforeEach(() => {
-    prefix = redis.prefix();
-  });
+  const redis = useRedisPerTest();
   return {
     durable: true,
     async open(retentionMs) {
-      const connection = new RedisConnection(redis.url, { commandTimeoutMs: 2000 });
-      await connection.connect(10_000);
+      const connection = await redis.connect();
       return {
-        outbox: new RedisWebhookOutbox(connection, new RedisKeys(prefix), retentionMs),
+        outbox: new RedisWebhookOutbox(connection, new RedisKeys(redis.prefix), retentionMs),
         close: () => connection.close(),
       };
     },
