@@ -17,6 +17,11 @@ export interface LoggedEvent {
   readonly frame: string;
 }
 
+/** Adds to what a store holds as its logs grow (the memory store's stored-bytes budget). */
+export interface ByteAccount {
+  add(bytes: number): void;
+}
+
 /** An entry as a store keeps it: the event, its JSON and its detail (the log makes the frame). */
 export type StoredEntry = Omit<LoggedEvent, 'frame'>;
 
@@ -58,7 +63,7 @@ export interface EventLogOptions {
   /** How the run's tool rewards reduce to its reward in the {@link EventLog.summary}; default `last`. */
   rewardReduction?: RewardReduction;
   /** Told the bytes of every entry as it is added: a store's budget across its runs. */
-  account?: { add(bytes: number): void };
+  account?: ByteAccount;
 }
 
 /**
@@ -87,7 +92,7 @@ export class EventLog {
   readonly #maxEvents: number;
   readonly #maxBytes: number;
   readonly #reduction: RewardReduction;
-  readonly #account: EventLogOptions['account'];
+  readonly #account: ByteAccount | undefined;
   #bytes = 0;
   #updatedAt: number | undefined;
   #wake: { promise: Promise<void>; resolve: () => void } = deferred();

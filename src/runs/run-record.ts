@@ -1,7 +1,7 @@
 import type { TaskRef } from '../protocol/run-events.js';
 import type { RunRequest } from '../protocol/run-request.js';
 import type { RunTraceContext } from '../telemetry/trace-context.js';
-import { EventLog, type EventLogOptions } from './event-log.js';
+import { type ByteAccount, EventLog } from './event-log.js';
 
 /** What a run is made of before anything happens to it: who asked for what, and when. Plain JSON. */
 export interface RunRecord {
@@ -50,7 +50,7 @@ export function recordBytes(record: RunRecord): number {
  */
 export function newRunLog(
   record: RunRecord,
-  options: { maxEvents: number; maxRunBytes?: number; now: () => number; account?: EventLogOptions['account'] },
+  options: { maxEvents: number; maxRunBytes?: number; now: () => number; account?: ByteAccount },
 ): EventLog {
   const { maxRunBytes = Number.POSITIVE_INFINITY, ...rest } = options;
   return new EventLog(record.id, {

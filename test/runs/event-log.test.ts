@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { EventLog, EventLogFullError, RunTooLargeError } from '../../src/runs/event-log.js';
 import { waitForAppend } from '../../src/runs/log-reader.js';
+import { formatSseFrame } from '../../src/sse/format-sse-frame.js';
 
 const started = { event: 'run.started', env: 'arith', task: { split: 'train', index: 0 }, model: 'offline' } as const;
 const delta = { event: 'message.delta', delta: 'hi', turn: 1 } as const;
@@ -11,6 +12,18 @@ describe('the event log', () => {
     log.append(started);
     expect(log.entries[0]!.json).toBe(JSON.stringify(log.entries[0]!.event));
     expect(log.lastSeq).toBe(0);
+  });
+
+  it("keeps each entry's format=events frame, the SSE frame of its seq, type and JSON, also for a stored entry", () => {
+    const log = new EventLog('run_1');
+    log.append(started);
+    log.append(delta);
+    const copy = new EventLog('run_1');
+    for (const { event, json, detail } of log.entries) copy.appendStored({ event, json, detail });
+    for (const entry of [...log.entries, ...copy.entries]) {
+      expect(entry.frame).toBe(formatSseFrame({ id: entry.event.seq, event: entry.event.event, data: entry.json }));
+      expect(entry.json).toBe(JSON.stringify(entry.event));
+    }
   });
 
   it('wakes a waiting reader as soon as an event is appended', async () => {

@@ -1,7 +1,4 @@
-/** Adds to a run's share of the stored-bytes budget as its log grows. */
-export interface ByteAccount {
-  add(bytes: number): void;
-}
+import type { ByteAccount } from '../../runs/event-log.js';
 
 /**
  * What the memory store's runs hold, in characters of JSON (`RUNBRIDGE_MAX_STORED_BYTES`): in all and
