@@ -23,12 +23,10 @@ async function timeProcess(args: readonly string[]): Promise<number> {
  * Benchmark 8: the cold start of the `runbridge` command — a new `node` process to its exit —
  * compiled (`bin/runbridge.js` → `dist/`, as installed) vs the same `main` from the TypeScript
  * sources through tsx at run time, which is how the command started before the package was built.
- * Builds dist/ first, so the compiled side is the code being measured.
+ * `npm run bench` builds dist/ before any benchmark, so the compiled side is the code being measured.
  */
 export async function benchColdStart(ctx: BenchContext): Promise<BenchResult> {
   const rounds = ctx.quick ? 5 : 30;
-  ctx.progress('cold start: npm run build');
-  await run(process.execPath, ['scripts/build.mjs'], { cwd: ROOT });
   const rows: string[][] = [];
   let helpRatio = Number.NaN;
   for (const command of COMMANDS) {

@@ -40,8 +40,8 @@ export async function benchEveryCore(ctx: BenchContext): Promise<BenchResult> {
       `Rollouts: ${rollouts.episodes} one-turn episodes (one model call answered after ${LATENCY_MS} ms, one tool call) at ` +
       `${CONCURRENCY} in flight, through \`generateRollouts\` (records and manifest written) with \`workers\` unset and with two ` +
       "worker threads, and through the hand-written loop on `node:http` keep-alive in one thread (the raw loop). A rollout's rate " +
-      "counts from its first record to its last (the threads' start, from the TypeScript sources through tsx here, is shown " +
-      "apart); the loop's is its wall time. Serve: the scale workload — runs of 5 turns, a 50 ms model call each — " +
+      "counts from its first record to its last (the threads' start, which here also loads tsx for the benchmark's " +
+      "worker set-up, is shown apart); the loop's is its wall time. Serve: the scale workload — runs of 5 turns, a 50 ms model call each — " +
       `${serve.runs} runs at ${CONCURRENCY} at once, driven by the load client through one port, against one \`runbridge serve\` ` +
       'on Redis and against `runbridge serve --workers 2` on the same Redis. Rounds alternate; ratios are medians of paired rounds.',
     tables: [rollouts.table, serve.table],

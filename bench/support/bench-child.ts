@@ -36,15 +36,16 @@ export interface BenchChild {
   stop(): Promise<void>;
 }
 
-const TSX = import.meta.resolve('tsx');
+/** tsx for the helper's TypeScript, and the bridge's modules from dist/ (see compiled-bridge.mjs). */
+const EXEC_ARGV = ['--import', import.meta.resolve('tsx'), '--import', import.meta.resolve('./compiled-bridge.mjs')];
 
 /**
- * Forks `entry` (a TypeScript module under `bench/`, run through tsx) and resolves once it reports
- * ready. A child that exits before that rejects with its exit code; its stderr goes to ours.
+ * Forks `entry` (a TypeScript module under `bench/`, run through tsx, the bridge it imports from
+ * dist/) and resolves once it reports ready. A child that exits before that rejects with its exit code; its stderr goes to ours.
  */
 export async function startBenchChild(name: string, entry: URL, args: string[] = []): Promise<BenchChild> {
   const child: ChildProcess = fork(entry, args, {
-    execArgv: ['--import', TSX],
+    execArgv: EXEC_ARGV,
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   const pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();

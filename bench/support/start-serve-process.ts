@@ -1,5 +1,6 @@
+import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { spawnRunbridge } from '../../test/support/spawn-runbridge.js';
+import { fileURLToPath } from 'node:url';
 import { BENCH_ENV } from '../fakes/bench-environment.js';
 
 /** A `runbridge serve` process of a benchmark. */
@@ -9,12 +10,15 @@ export interface ServeProcess {
   stop(): Promise<void>;
 }
 
+const RUNBRIDGE = fileURLToPath(new URL('../../bin/runbridge.js', import.meta.url));
+
 /**
- * Starts `runbridge serve` from the sources with the bench defaults of `startBenchBridge` (limits
+ * Starts `runbridge serve` — the installed command, on the build `npm run bench` made — with the bench defaults of `startBenchBridge` (limits
  * that would turn load away raised) and `env` on top; resolves once it listens.
  */
 export async function startServeProcess(env: Record<string, string>): Promise<ServeProcess> {
-  const child = spawnRunbridge(['serve'], {
+  const child = spawn(process.execPath, [RUNBRIDGE, 'serve'], {
+    stdio: ['ignore', 'pipe', 'pipe'],
     env: {
       PATH: process.env.PATH ?? '',
       PORT: '0',
