@@ -39,6 +39,9 @@ interface Trial {
 export async function benchOrchestratorOverhead(ctx: BenchContext): Promise<BenchResult> {
   const episodes = ctx.quick ? 5 : 40;
   const rounds = ctx.quick ? 1 : 7;
+  // The bridge, with far more code than a loop, is still getting faster after one round: its CPU per turn
+  // fell for its first 2,000 turns or so in a probe while the loops' stayed flat. A serving bridge runs warm.
+  const warmUps = ctx.quick ? 1 : 5;
   const allocationRounds = ctx.quick ? 1 : 3;
   const model = `solve-in-${TURNS}`;
   const load = new LoadClient(ctx.load);
@@ -102,8 +105,8 @@ export async function benchOrchestratorOverhead(ctx: BenchContext): Promise<Benc
       loopHttp: () => loop('node-http'),
       loopSdk: () => loop('openai-sdk'),
     };
-    ctx.progress('orchestrator overhead: warming up');
-    await alternate(1, variants);
+    ctx.progress(`orchestrator overhead: warming up (${warmUps} round(s))`);
+    await alternate(warmUps, variants);
     ctx.progress(`orchestrator overhead: ${episodes} episodes × ${TURNS} turns, ${rounds} round(s)`);
     const samples = await alternate(rounds, variants);
     ctx.progress(`orchestrator overhead: what an episode allocates, ${allocationRounds} round(s)`);
@@ -159,7 +162,7 @@ export async function benchOrchestratorOverhead(ctx: BenchContext): Promise<Benc
         'ORS tool call against zero-latency fakes in other processes, vs a hand-written loop making the same exchanges with ' +
         'eventsource-parser, once on the global `fetch` and once on `node:http` with a keep-alive agent, and the node:http loop ' +
         'again with its model calls made through the `openai` SDK, as the bridge must make them. Medians, and medians ' +
-        `of per-round ratios, over ${rounds} alternating round(s) after a warm-up round.`,
+        `of per-round ratios, over ${rounds} alternating round(s) after ${warmUps} warm-up round(s).`,
       tables: [
         {
           columns: [
