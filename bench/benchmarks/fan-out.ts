@@ -6,7 +6,7 @@ import { RunCreatedSchema } from '../../src/protocol/run-snapshot.js';
 import { SSE_RETRY_LINE } from '../../src/sse/sse-headers.js';
 import { sseFrames } from '../../test/support/fake-vendor-server.js';
 import { type BareSseServer, startBareSseServer } from '../baselines/bare-sse-server.js';
-import { BURST_PROVIDER, type BurstModel, createBurstModel } from '../fakes/burst-model.js';
+import { BURST_PROVIDER, type BurstModel, burstRunEvents, createBurstModel } from '../fakes/burst-model.js';
 import { createShortRunModel } from '../fakes/short-run-model.js';
 import { LoadClient } from '../load/load-client-api.js';
 import { type BenchContext, type BenchResult, formatNumber, formatRatio } from '../support/bench-result.js';
@@ -72,8 +72,7 @@ export async function benchFanOut(ctx: BenchContext): Promise<BenchResult> {
   // A wave of new subscribers (tens of ms) and a run nobody watches are short, so they take more rounds for a steady median.
   const newRounds = ctx.quick ? 1 : 21;
   const warmUps = ctx.quick ? 1 : 10;
-  // The run's events: run.started, prompt.available, one message.delta per delta, turn.completed, run.completed.
-  const eventsPerRun = deltaCount + 4;
+  const eventsPerRun = burstRunEvents(deltaCount);
   const load = new LoadClient(ctx.load);
   const burstModel = createBurstModel(makeDeltas(deltaCount), BURST);
   const shortModel = createShortRunModel(SHORT_RUN_DELTAS);

@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 import type { Runbridge } from '../../src/main.js';
 import { RunCreatedSchema } from '../../src/protocol/run-snapshot.js';
 import { startTestRedis, type TestRedis } from '../../test/support/redis-server.js';
-import { BURST_PROVIDER, type BurstModel, createBurstModel } from '../fakes/burst-model.js';
+import { BURST_PROVIDER, type BurstModel, burstRunEvents, createBurstModel } from '../fakes/burst-model.js';
 import { LoadClient } from '../load/load-client-api.js';
 import { type BenchContext, type BenchResult, formatNumber, formatRatio } from '../support/bench-result.js';
 import { alternate, median, pairedRatio, percentile } from '../support/measure.js';
@@ -27,7 +27,7 @@ const SCALE_MODEL = 'openai:solve-in-5-after-50ms';
 export async function benchRedisStore(ctx: BenchContext): Promise<BenchResult> {
   const deltaCount = ctx.quick ? 500 : 5000;
   const rounds = ctx.quick ? 1 : 3;
-  const eventsPerRun = deltaCount + 3;
+  const eventsPerRun = burstRunEvents(deltaCount);
   const load = new LoadClient(ctx.load);
   const redis = await startTestRedis({ fsync: 'everysec' });
   const cleanups: Array<() => Promise<unknown>> = [() => redis.stop()];

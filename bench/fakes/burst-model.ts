@@ -21,6 +21,15 @@ export interface BurstModel {
 /** The provider name; models are `bench:burst`. */
 export const BURST_PROVIDER = 'bench';
 
+/**
+ * The events of a run of the burst model with `deltaCount` deltas: run.started, prompt.available, one
+ * message.delta per delta, turn.completed, run.completed. The fan-out and Redis benchmarks each counted
+ * them on their own, and each failed every run once prompt.available came in.
+ */
+export function burstRunEvents(deltaCount: number): number {
+  return deltaCount + 4;
+}
+
 /** A burst model yielding `deltas`, pausing (`setImmediate`) after every `burst` of them. */
 export function createBurstModel(deltas: readonly string[], burst: number): BurstModel {
   let gate = deferred();
