@@ -7,7 +7,7 @@ import { BENCH_ENV } from '../fakes/bench-environment.js';
 import { LoadClient } from '../load/load-client-api.js';
 import { type BenchContext, type BenchResult, formatNumber, formatRatio } from '../support/bench-result.js';
 import { driveApiTurns } from '../support/drive-api-turns.js';
-import { alternate, measure, median, pairedRatio } from '../support/measure.js';
+import { alternate, measure, median, pairedRatio, warmUpRounds } from '../support/measure.js';
 import { measureAllocation } from '../support/measure-allocation.js';
 import { startBenchBridge } from '../support/start-bench-bridge.js';
 
@@ -39,9 +39,7 @@ interface Trial {
 export async function benchOrchestratorOverhead(ctx: BenchContext): Promise<BenchResult> {
   const episodes = ctx.quick ? 5 : 40;
   const rounds = ctx.quick ? 1 : 7;
-  // The bridge, with far more code than a loop, is still getting faster after one round: its CPU per turn
-  // fell for its first 2,000 turns or so in a probe while the loops' stayed flat. A serving bridge runs warm.
-  const warmUps = ctx.quick ? 1 : 5;
+  const warmUps = warmUpRounds(ctx.quick);
   const allocationRounds = ctx.quick ? 1 : 3;
   const model = `solve-in-${TURNS}`;
   const load = new LoadClient(ctx.load);

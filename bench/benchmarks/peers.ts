@@ -15,7 +15,7 @@ import {
   formatRatio,
 } from '../support/bench-result.js';
 import { driveApiTurns } from '../support/drive-api-turns.js';
-import { alternate, measure, median, pairedRatio } from '../support/measure.js';
+import { alternate, measure, median, pairedRatio, warmUpRounds } from '../support/measure.js';
 import { type BenchBridge, startBenchBridge } from '../support/start-bench-bridge.js';
 
 /** The CPU episode: two model turns, the first calling `step`, the second `submit` (the tool call that finishes). */
@@ -109,8 +109,7 @@ export async function benchPeers(ctx: BenchContext): Promise<BenchResult> {
 async function cpuPart(ctx: BenchContext, bridge: BenchBridge, loops: Record<EpisodeLoopName, EpisodeLoopProcess>) {
   const episodes = ctx.quick ? 5 : 40;
   const rounds = ctx.quick ? 1 : 7;
-  // As in benchmark 2: the bridge's way through its API kept getting cheaper for its first 200 runs or so.
-  const warmUps = ctx.quick ? 1 : 5;
+  const warmUps = warmUpRounds(ctx.quick);
   const model = `solve-in-${CPU_TURNS}`;
   const load = new LoadClient(ctx.load);
   const loopVariant = (loop: EpisodeLoopProcess) => async (): Promise<Sample> => {

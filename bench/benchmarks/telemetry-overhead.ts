@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { LoadClient } from '../load/load-client-api.js';
 import { type BenchContext, type BenchResult, formatNumber, formatRatio } from '../support/bench-result.js';
 import { driveApiTurns } from '../support/drive-api-turns.js';
-import { alternate, median, pairedRatio } from '../support/measure.js';
+import { alternate, median, pairedRatio, warmUpRounds } from '../support/measure.js';
 import { type BenchBridge, startBenchBridge } from '../support/start-bench-bridge.js';
 
 /** Turns per episode: the fake model solves the bench environment in exactly this many. */
@@ -45,8 +45,9 @@ export async function benchTelemetryOverhead(ctx: BenchContext): Promise<BenchRe
     const drive = (bridge: BenchBridge) => () =>
       driveApiTurns(load, { url: bridge.url, model, episodes, turns: TURNS, what: 'Telemetry overhead' });
     const variants = { off: drive(off), metrics: drive(metrics), tracing: drive(tracing), offAgain: drive(offAgain) };
-    ctx.progress('telemetry overhead: warming up');
-    await alternate(1, variants);
+    const warmUps = warmUpRounds(ctx.quick);
+    ctx.progress(`telemetry overhead: warming up (${warmUps} round(s))`);
+    await alternate(warmUps, variants);
     ctx.progress(`telemetry overhead: ${episodes} episodes × ${TURNS} turns, ${rounds} round(s)`);
     const samples = await alternate(rounds, variants);
     const cpu = (key: keyof typeof samples) => samples[key].map((trial) => trial.cpuUsPerTurn);
@@ -65,7 +66,7 @@ export async function benchTelemetryOverhead(ctx: BenchContext): Promise<BenchRe
         `${episodes} episodes of ${TURNS} turns through the HTTP API, one after another, as in benchmark 2, on four bridges: ` +
         'every signal off (two of them), metrics on (prom-client, not scraped), and tracing on (OpenTelemetry, every span exported over ' +
         'OTLP/HTTP protobuf to a loopback receiver in this process). Medians, and medians of per-round ratios, over ' +
-        `${rounds} alternating round(s) after a warm-up round.`,
+        `${rounds} alternating round(s) after ${warmUps} warm-up round(s).`,
       tables: [
         {
           columns: ['signals', 'µs per turn', 'CPU µs per turn', 'CPU vs all off'],

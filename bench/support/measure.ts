@@ -35,6 +35,16 @@ export function percentile(values: readonly number[], p: number): number {
 }
 
 /**
+ * Warm-up rounds before a benchmark measures the bridge's CPU per turn against a baseline: five (one
+ * for `--quick`). The bridge, with far more code than a loop, keeps getting cheaper for its first
+ * 2,000 turns or so — 200 runs through its API — while V8 optimises it; the loops and SDKs level off
+ * within a round (`bench/profiling-log.md`). A serving bridge runs warm, so that is what is measured.
+ */
+export function warmUpRounds(quick: boolean): number {
+  return quick ? 1 : 5;
+}
+
+/**
  * Runs `rounds` rounds of every variant, each round back to back, so slow drift of a noisy machine
  * falls on all variants alike; the order turns round every other round (A B, B A, A B …), so what a
  * variant leaves for the next (garbage to collect, a cold cache) does too — with a fixed order,
