@@ -13,9 +13,26 @@ const TURN_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 25, 60, 120, 300];
 const TOOL_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300];
 
 /**
+ * Node's process and event-loop metrics (prom-client's defaults), registered once per process: they
+ * describe the process, whatever bridges it holds, and prom-client cannot stop them — each
+ * registration keeps an event-loop-delay monitor and a garbage-collection observer running for the
+ * life of the process. A bridge made and shut down many times in one process (tests, an embedding
+ * app, the benchmarks) added a set each time.
+ */
+let processRegistry: Registry | undefined;
+
+function processMetrics(): Registry {
+  if (processRegistry === undefined) {
+    processRegistry = new Registry();
+    collectDefaultMetrics({ register: processRegistry });
+  }
+  return processRegistry;
+}
+
+/**
  * The bridge's metrics in a prom-client registry of its own (not the process-wide default one, so two
- * bridges in one process count apart), with Node's process and event-loop metrics. Every instance
- * serves its own, as Prometheus expects; only `runbridge_runs_queued` counts what the instances share.
+ * bridges in one process count apart), served with the process's own metrics. Every instance serves
+ * its own, as Prometheus expects; only `runbridge_runs_queued` counts what the instances share.
  */
 export class PrometheusMetrics implements BridgeMetrics {
   readonly registry = new Registry();
@@ -111,7 +128,6 @@ export class PrometheusMetrics implements BridgeMetrics {
   });
 
   constructor() {
-    collectDefaultMetrics({ register: this.registry });
     const read = () => this.#readQueued();
     new Gauge({
       name: 'runbridge_runs_queued',
@@ -193,6 +209,7 @@ export class PrometheusMetrics implements BridgeMetrics {
 
   /** The text `GET /metrics` answers, and its content type. */
   async scrape(): Promise<{ contentType: string; body: string }> {
-    return { contentType: this.registry.contentType, body: await this.registry.metrics() };
+    const registry = Registry.merge([processMetrics(), this.registry]);
+    return { contentType: registry.contentType, body: await registry.metrics() };
   }
 }
