@@ -1,6 +1,4 @@
-import { collectDefaultMetrics } from 'prom-client';
 import { describe, expect, it, vi } from 'vitest';
-import { PrometheusMetrics } from '../../src/telemetry/prometheus-metrics.js';
 
 vi.mock('prom-client', async (importOriginal) => {
   const original = await importOriginal<typeof import('prom-client')>();
@@ -9,6 +7,10 @@ vi.mock('prom-client', async (importOriginal) => {
 
 describe("Node's process metrics", () => {
   it('are registered once per process however many bridges it makes, and every bridge serves them', async () => {
+    // The unit lane's threads keep modules from file to file: start from a metrics module not loaded yet.
+    vi.resetModules();
+    const { collectDefaultMetrics } = await import('prom-client');
+    const { PrometheusMetrics } = await import('../../src/telemetry/prometheus-metrics.js');
     // prom-client cannot stop them: each registration would keep its event-loop monitor and GC observer.
     const bridges = [new PrometheusMetrics(), new PrometheusMetrics(), new PrometheusMetrics()];
     for (const bridge of bridges) {
