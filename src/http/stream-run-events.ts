@@ -35,6 +35,14 @@ export async function streamRunEvents(options: StreamOptions): Promise<void> {
   const { log } = run;
   const detach = runs.watch(run.record.id);
   const reader = new LogReader(log, keepaliveMs, signal);
+  // Whether the headers went out: `res.headersSent` says so from `writeHead` on, sent or not.
+  let opened = false;
+  /** Sends the headers on their own unless a write took them already. */
+  const open = (): void => {
+    if (opened) return;
+    opened = true;
+    res.flushHeaders();
+  };
   try {
     // The headers go out with the first frames, or on their own before the first wait: a client must
     // see the stream open even before the first event (a queued run's subscriber hears only
@@ -48,6 +56,7 @@ export async function streamRunEvents(options: StreamOptions): Promise<void> {
       if (frames.length === 0) return;
       if (!retrySent) res.write(SSE_RETRY_LINE);
       retrySent = true;
+      opened = true;
       res.write(frames);
     };
     while (!signal.aborted && !res.destroyed) {
@@ -77,7 +86,7 @@ export async function streamRunEvents(options: StreamOptions): Promise<void> {
         res.end();
         return;
       }
-      if (!res.headersSent) res.flushHeaders();
+      open();
       const woke = await reader.wait(next);
       // The log stopped following its store (docs/deployment.md): end, so the client resumes.
       if (woke === 'interrupted') return;
@@ -92,7 +101,7 @@ export async function streamRunEvents(options: StreamOptions): Promise<void> {
     detach();
     if (!res.writableEnded && !res.destroyed) {
       // As before the first wait: the stream was open, then it ended.
-      if (!res.headersSent) res.flushHeaders();
+      open();
       res.destroy();
     }
   }

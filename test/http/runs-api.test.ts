@@ -344,6 +344,14 @@ describe('limits and access', () => {
       const running = await bridge.startRun({});
       const queued = await bridge.startRun({});
       expect(((await (await bridge.fetch(`/v1/runs/${queued}`)).json()) as { status: string }).status).toBe('queued');
+      // Its subscriber sees the stream open at once although the run has no event yet, not with the
+      // first keep-alive (10 s by default).
+      const opening = Date.now();
+      const stream = await bridge.fetch(`/v1/runs/${queued}/events`);
+      expect(stream.status).toBe(200);
+      expect(stream.headers.get('content-type')).toContain('text/event-stream');
+      expect(Date.now() - opening).toBeLessThan(5_000);
+      await stream.body?.cancel();
       const refused = await bridge.fetch('/v1/runs', { method: 'POST', headers: json, body: '{}' });
       expect(refused.status).toBe(429);
       expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
