@@ -14,17 +14,19 @@ const code = (value: string | number) => `\`${value}\``;
 
 /**
  * A duration in seconds, read as whole milliseconds: at least 1 ms (0 would spin a timer) and at
- * most Node's longest timer, about 24.8 days (a longer one fires after 1 ms instead).
+ * most Node's longest timer, about 24.8 days (a longer one fires after 1 ms instead). With `zero`,
+ * 0 is taken too, for a duration whose 0 means "never wait".
  */
-export function seconds(fallback: number): Kind<number> {
+export function seconds(fallback: number, { zero = false }: { zero?: boolean } = {}): Kind<number> {
+  const least = zero ? 0 : 0.001;
   return {
     schema: z.coerce
       .number()
-      .min(0.001, 'must be at least 0.001 (one millisecond)')
+      .min(least, zero ? 'must be 0 or more' : 'must be at least 0.001 (one millisecond)')
       .max(MAX_TIMER_SECONDS, `must be at most ${MAX_TIMER_SECONDS} (Node's longest timer)`)
       .default(fallback)
       .transform((value) => Math.round(value * 1000)),
-    accepts: `seconds, 0.001 to ${MAX_TIMER_SECONDS}`,
+    accepts: `seconds, ${least} to ${MAX_TIMER_SECONDS}`,
     default: code(fallback),
   };
 }

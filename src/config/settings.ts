@@ -92,6 +92,14 @@ export const settings = {
     ...seconds(10),
     description: 'keep-alive comment interval on event streams',
   }),
+  streamFlushMs: setting({
+    variable: 'RUNBRIDGE_STREAM_FLUSH_SECONDS',
+    ...seconds(0.01, { zero: true }),
+    description:
+      "the least time between two writes to a run's subscribers: the first event after a quiet period goes out at " +
+      'once, the events that follow it within this time go out together at its end, and the terminal event at once. ' +
+      '`0` writes on every turn of the event loop, at the cost of more writes',
+  }),
   maxConcurrentRuns: setting({
     variable: 'RUNBRIDGE_MAX_CONCURRENT_RUNS',
     ...wholeNumber(64),

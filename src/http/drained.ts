@@ -2,11 +2,17 @@ import type { ServerResponse } from 'node:http';
 import type { StopSignal } from '../runs/log-reader.js';
 
 /**
- * Resolves when `res` drains or closes, after `limitMs`, or when `signal` aborts, whichever comes
- * first. Plain listeners rather than `events.once` with a joined signal: this runs once per replayed
- * batch, and the `AbortController` and `AbortSignal.any` per call showed in the replay profile.
+ * Resolves when `res` drains or closes, after `limitMs`, when `signal` aborts, or when `until`
+ * resolves, whichever comes first. Plain listeners rather than `events.once` with a joined signal:
+ * this runs once per replayed batch, and the `AbortController` and `AbortSignal.any` per call showed
+ * in the replay profile.
  */
-export function drained(res: ServerResponse, limitMs: number, signal: StopSignal): Promise<void> {
+export function drained(
+  res: ServerResponse,
+  limitMs: number,
+  signal: StopSignal,
+  until?: Promise<void>,
+): Promise<void> {
   return new Promise((resolve) => {
     const done = () => {
       clearTimeout(timer);
@@ -19,5 +25,6 @@ export function drained(res: ServerResponse, limitMs: number, signal: StopSignal
     res.once('drain', done);
     res.once('close', done);
     signal.addEventListener('abort', done, { once: true });
+    void until?.then(done);
   });
 }

@@ -76,8 +76,12 @@ export async function streamRunEvents(options: StreamOptions): Promise<void> {
         // More is waiting: let the socket drain before the next batch (a fast reader catches up
         // at once). A reader that does not drain within a keep-alive period gets the next batch
         // anyway, so one that stopped reading mid-replay reaches the bound and is cut off instead
-        // of holding its connection, and its run's subscriber count, forever.
-        if (next < entries.length && res.writableNeedDrain) await drained(res, keepaliveMs, signal);
+        // of holding its connection, and its run's subscriber count, forever. While the run goes
+        // on, it gets the next batch at the log's next wake too: a reader that stopped reading a live
+        // run is cut off as the run outgrows it, not a keep-alive period per batch later.
+        if (next < entries.length && res.writableNeedDrain) {
+          await drained(res, keepaliveMs, signal, log.terminal ? undefined : log.nextWake());
+        }
         continue;
       }
       const terminal = log.terminal;

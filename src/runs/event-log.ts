@@ -60,6 +60,11 @@ export interface EventLogOptions {
   maxBytes?: number;
   /** The clock of the events' timestamps, epoch ms; default `Date.now`. */
   now?: () => number;
+  /**
+   * The least time between two wakes of the log's readers, ms (`RUNBRIDGE_STREAM_FLUSH_SECONDS`); default 0:
+   * once per turn of the event loop. See {@link EventLog}.
+   */
+  wakeMs?: number;
   /** How the run's tool rewards reduce to its reward in the {@link EventLog.summary}; default `last`. */
   rewardReduction?: RewardReduction;
   /** Told the bytes of every entry as it is added: a store's budget across its runs. */
@@ -73,7 +78,11 @@ export interface EventLogOptions {
  * Appends are synchronous and never wait for a reader; readers poll by position and park on
  * {@link waitForAppend}, so a slow reader can never slow the run. Parked readers are woken once per
  * turn of the event loop, after every append of that turn, so a burst of events (several deltas of
- * one network chunk) reaches each subscriber as one write rather than one per event.
+ * one network chunk) reaches each subscriber as one write rather than one per event. With `wakeMs`,
+ * they are woken at most once per `wakeMs`: the first event after a quiet period still goes out at
+ * once, and the events that follow it closely wait for the end of the period and go out together —
+ * one socket write per subscriber per period instead of one per step of the run (`bench/`,
+ * benchmarks 1, 2 and 14). The terminal event and an interruption wake readers at once.
  *
  * At `maxEvents` (or `maxBytes`), further progress events are refused with {@link EventLogFullError}
  * (or {@link RunTooLargeError}); the events that close what a run opened (`tool.completed`,
@@ -96,7 +105,12 @@ export class EventLog {
   #bytes = 0;
   #updatedAt: number | undefined;
   #wake: { promise: Promise<void>; resolve: () => void } = deferred();
+  /** A wake is due: in this turn's check phase, or by {@link #wakeTimer} at the end of the period. */
   #wakeScheduled = false;
+  #wakeTimer: NodeJS.Timeout | undefined;
+  /** `performance.now()` of the last wake. */
+  #lastWake = Number.NEGATIVE_INFINITY;
+  readonly #wakeMs: number;
   #terminal: LoggedEvent | undefined;
   #interrupted = false;
 
@@ -108,6 +122,7 @@ export class EventLog {
     this.#maxEvents = options.maxEvents ?? Number.POSITIVE_INFINITY;
     this.#maxBytes = options.maxBytes ?? Number.POSITIVE_INFINITY;
     this.#reduction = options.rewardReduction ?? RUN_REQUEST_DEFAULTS.reward_reduction;
+    this.#wakeMs = options.wakeMs ?? 0;
     this.#account = options.account;
   }
 
@@ -250,18 +265,33 @@ export class EventLog {
   /**
    * Wakes parked readers in the check phase of this event-loop turn rather than at each append:
    * per event, each subscriber would pay a wake-up and a socket write (`bench/`: live fan-out to 10
-   * subscribers went from 4.2 to 1.8 µs of CPU per delivered event).
+   * subscribers went from 4.2 to 1.8 µs of CPU per delivered event). Within `wakeMs` of the last
+   * wake, the wake waits for the period's end, unless the run ended or the log was interrupted.
    */
   #scheduleWake(): void {
-    if (this.#wakeScheduled) return;
+    const now = this.#terminal !== undefined || this.#interrupted;
+    if (this.#wakeScheduled) {
+      if (now && this.#wakeTimer !== undefined) {
+        clearTimeout(this.#wakeTimer);
+        this.#wakeTimer = undefined;
+        setImmediate(this.#wakeReaders);
+      }
+      return;
+    }
     this.#wakeScheduled = true;
-    setImmediate(() => {
-      this.#wakeScheduled = false;
-      const { resolve } = this.#wake;
-      this.#wake = deferred();
-      resolve();
-    });
+    const wait = now ? 0 : this.#lastWake + this.#wakeMs - performance.now();
+    if (wait > 0) this.#wakeTimer = setTimeout(this.#wakeReaders, wait);
+    else setImmediate(this.#wakeReaders);
   }
+
+  readonly #wakeReaders = (): void => {
+    this.#wakeScheduled = false;
+    this.#wakeTimer = undefined;
+    this.#lastWake = performance.now();
+    const { resolve } = this.#wake;
+    this.#wake = deferred();
+    resolve();
+  };
 }
 
 /**

@@ -50,7 +50,7 @@ export function recordBytes(record: RunRecord): number {
  */
 export function newRunLog(
   record: RunRecord,
-  options: { maxEvents: number; maxRunBytes?: number; now: () => number; account?: ByteAccount },
+  options: { maxEvents: number; maxRunBytes?: number; wakeMs?: number; now: () => number; account?: ByteAccount },
 ): EventLog {
   const { maxRunBytes = Number.POSITIVE_INFINITY, ...rest } = options;
   return new EventLog(record.id, {

@@ -35,6 +35,8 @@ export interface StoreLimits {
   orphanTtlMs: number;
   /** Events a run's log takes (`RUNBRIDGE_MAX_EVENTS_PER_RUN`). */
   maxEventsPerRun: number;
+  /** The least time between two wakes of a run's subscribers (`RUNBRIDGE_STREAM_FLUSH_SECONDS`). */
+  streamFlushMs: number;
 }
 
 /** A new run as the scheduler hands it to the store. */

@@ -34,6 +34,7 @@ export function storeLimits(config: Config): StoreLimits {
     retentionMs: config.retentionMs,
     orphanTtlMs: config.orphanTtlMs,
     maxEventsPerRun: config.maxEventsPerRun,
+    streamFlushMs: config.streamFlushMs,
   };
 }
 

@@ -8,11 +8,18 @@ describe('loadConfig', () => {
     expect(loadConfig({}).runTimeoutMs).toBe(3_600_000);
   });
 
+  it('writes to subscribers at most every 10 ms by default, and on every turn of the event loop with RUNBRIDGE_STREAM_FLUSH_SECONDS=0', () => {
+    expect(loadConfig({}).streamFlushMs).toBe(10);
+    expect(loadConfig({ RUNBRIDGE_STREAM_FLUSH_SECONDS: '0' }).streamFlushMs).toBe(0);
+    expect(loadConfig({ RUNBRIDGE_STREAM_FLUSH_SECONDS: '0.05' }).streamFlushMs).toBe(50);
+  });
+
   it.each([
     ['RUNBRIDGE_RUN_TIMEOUT_SECONDS', '3000000', /at most 2147483/],
     ['RUNBRIDGE_KEEPALIVE_SECONDS', '0.0001', /at least 0\.001/],
     ['RUNBRIDGE_ORS_PING_SECONDS', '0', /at least 0\.001/],
     ['RUNBRIDGE_RETENTION_SECONDS', 'soon', /number/],
+    ['RUNBRIDGE_STREAM_FLUSH_SECONDS', '-0.01', /0 or more/],
   ])('refuses %s=%s, which no timer can hold, naming the variable', (variable, value, reason) => {
     let error: unknown;
     try {

@@ -46,6 +46,66 @@ describe('the event log', () => {
     expect(seenAtWake).toEqual([3]);
   });
 
+  describe('with a least time between wakes (RUNBRIDGE_STREAM_FLUSH_SECONDS)', () => {
+    /** Resolves with what `waiting` resolved to, or `'still waiting'` after `ms`. */
+    const within = <T>(waiting: Promise<T>, ms: number) =>
+      Promise.race([
+        waiting,
+        new Promise<'still waiting'>((resolve) => setTimeout(() => resolve('still waiting'), ms)),
+      ]);
+
+    it('wakes readers at once for the first event, then once at the end of the period for the events that follow within it', async () => {
+      const log = new EventLog('run_1', { wakeMs: 300 });
+      const first = waitForAppend(log, 0, 60_000);
+      log.append(started);
+      await expect(within(first, 100)).resolves.toBe('appended');
+      const firstWake = performance.now();
+      const seenAtWake: number[] = [];
+      const waiting = waitForAppend(log, 1, 60_000).then((result) => {
+        seenAtWake.push(log.length);
+        return result;
+      });
+      log.append(delta);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      log.append(delta);
+      await expect(within(waiting, 100)).resolves.toBe('still waiting');
+      await expect(waiting).resolves.toBe('appended');
+      expect(seenAtWake).toEqual([3]);
+      // Timers may fire a millisecond early by performance.now()'s clock.
+      expect(performance.now() - firstWake).toBeGreaterThanOrEqual(290);
+    });
+
+    it('wakes readers at once for the first event after a quiet period', async () => {
+      const log = new EventLog('run_1', { wakeMs: 50 });
+      log.append(started);
+      await new Promise((resolve) => setTimeout(resolve, 80));
+      const waiting = waitForAppend(log, 1, 60_000);
+      log.append(delta);
+      await expect(within(waiting, 30)).resolves.toBe('appended');
+    });
+
+    it('wakes readers at once for the terminal event, with the events held before it', async () => {
+      const log = new EventLog('run_1', { wakeMs: 60_000 });
+      log.append(started);
+      await new Promise((resolve) => setImmediate(resolve));
+      const waiting = waitForAppend(log, 1, 60_000);
+      log.append(delta);
+      log.append({ event: 'run.failed', error: 'the model went away', code: 'model_error' });
+      await expect(within(waiting, 1_000)).resolves.toBe('appended');
+      expect(log.entries.map((entry) => entry.event.event)).toEqual(['run.started', 'message.delta', 'run.failed']);
+    });
+
+    it('wakes readers at once when the log is interrupted', async () => {
+      const log = new EventLog('run_1', { wakeMs: 60_000 });
+      log.append(started);
+      await new Promise((resolve) => setImmediate(resolve));
+      const waiting = waitForAppend(log, 1, 60_000);
+      log.append(delta);
+      log.interrupt();
+      await expect(within(waiting, 1_000)).resolves.toBe('interrupted');
+    });
+  });
+
   it('answers at once when the log already holds more than the reader has', async () => {
     const log = new EventLog('run_1');
     log.append(started);

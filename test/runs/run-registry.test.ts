@@ -49,6 +49,7 @@ describe('RunRegistry', () => {
       orphanTtlMs: 60_000,
       retentionMs: 60_000,
       maxEventsPerRun: 1000,
+      streamFlushMs: 0,
     });
   }
 

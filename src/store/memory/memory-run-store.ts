@@ -69,6 +69,7 @@ export class MemoryRunStore implements RunStore {
     const log = newRunLog(record, {
       maxEvents: this.#limits.maxEventsPerRun,
       maxRunBytes: this.#limits.maxRunBytes,
+      wakeMs: this.#limits.streamFlushMs,
       now: this.#now,
       account: this.#stored.accountOf(record.owner),
     });

@@ -92,6 +92,7 @@ export class RedisRunStore implements RunStore {
       keys: this.#keys,
       follower: this.#follower,
       now: this.#now,
+      wakeMs: options.limits.streamFlushMs,
     });
     this.#leases = new InstanceLeases({
       connection: this.#connection,
@@ -355,8 +356,8 @@ export class RedisRunStore implements RunStore {
   }
 
   #newLog(record: RunRecord): EventLog {
-    const { maxEventsPerRun, maxRunBytes } = this.#o.limits;
-    return newRunLog(record, { maxEvents: maxEventsPerRun, maxRunBytes, now: this.#now });
+    const { maxEventsPerRun, maxRunBytes, streamFlushMs } = this.#o.limits;
+    return newRunLog(record, { maxEvents: maxEventsPerRun, maxRunBytes, wakeMs: streamFlushMs, now: this.#now });
   }
 
   /** The refusal of the submit script (`code`, and what is held), in the words both stores use. */

@@ -1,6 +1,6 @@
 import type { EventDetail } from '../../protocol/event-detail.js';
 import type { RunEvent } from '../../protocol/run-events.js';
-import type { EventLog, StoredEntry } from '../../runs/event-log.js';
+import type { EventLog, EventLogOptions, StoredEntry } from '../../runs/event-log.js';
 import { newRunLog, type RunRecord } from '../../runs/run-record.js';
 import type { OpenedRun } from '../../runs/run-store.js';
 import { SubscriberCount } from '../subscriber-count.js';
@@ -51,14 +51,23 @@ export class RunMirrors {
   readonly #keys: RedisKeys;
   readonly #follower: StreamFollower;
   readonly #now: () => number;
+  readonly #wakeMs: number;
   readonly #mirrors = new Map<string, Mirror>();
   readonly #opening = new Map<string, Promise<OpenedRun | undefined>>();
 
-  constructor(options: { connection: RedisConnection; keys: RedisKeys; follower: StreamFollower; now: () => number }) {
+  constructor(options: {
+    connection: RedisConnection;
+    keys: RedisKeys;
+    follower: StreamFollower;
+    now: () => number;
+    /** The mirrored logs' {@link EventLogOptions.wakeMs}: their subscribers are this instance's. */
+    wakeMs: number;
+  }) {
     this.#connection = options.connection;
     this.#keys = options.keys;
     this.#follower = options.follower;
     this.#now = options.now;
+    this.#wakeMs = options.wakeMs;
   }
 
   /** Mirrored runs' subscribers on this instance. */
@@ -132,7 +141,7 @@ export class RunMirrors {
     const recordJson = await this.#connection.run(() => this.#connection.command.hget(this.#keys.run(id), 'record'));
     if (recordJson === null) return undefined;
     const record = JSON.parse(recordJson) as RunRecord;
-    const log = newRunLog(record, { maxEvents: Number.POSITIVE_INFINITY, now: this.#now });
+    const log = newRunLog(record, { maxEvents: Number.POSITIVE_INFINITY, wakeMs: this.#wakeMs, now: this.#now });
     await this.#catchUp(id, log);
     const mirror: Mirror = {
       record,

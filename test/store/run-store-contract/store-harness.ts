@@ -31,6 +31,8 @@ export const LIMITS: StoreLimits = {
   retentionMs: 60_000,
   orphanTtlMs: 10_000,
   maxEventsPerRun: 50,
+  // As a served bridge has it: readers are woken at most every 10 ms (RUNBRIDGE_STREAM_FLUSH_SECONDS).
+  streamFlushMs: 10,
 };
 
 /** Hashes of two request bodies, as an `Idempotency-Key` is bound to them. */
