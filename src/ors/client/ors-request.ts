@@ -103,7 +103,14 @@ export async function orsFetchText(transport: OrsTransport, request: OrsRequest)
       });
       const answer = { endpoint, limit: transport.maxAnswerBytes };
       if (response.ok) {
-        return { text: await readAnswerText(response, endpoint, answer.limit), headers: response.headers };
+        const text = await readAnswerText(response, endpoint, answer.limit);
+        // A getter, so a transport that makes its headers on first use makes them only for the caller that reads them.
+        return {
+          text,
+          get headers() {
+            return response.headers;
+          },
+        };
       }
       const detail = await readErrorDetail(response, answer, request.redact);
       const server = isServerFailure(response.status) ? { status: response.status, detail } : undefined;

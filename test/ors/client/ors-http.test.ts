@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { createNodeHttp, RECENT_MS } from '../../../src/http-client/node-http.js';
 import { nodeOrsHttp } from '../../../src/ors/client/ors-http.js';
+import { orsFetchText } from '../../../src/ors/client/ors-request.js';
 import { serveLoopbackInTest as serve } from '../../support/loopback-server.js';
 
 /**
@@ -30,6 +31,37 @@ describe('the ORS client on node:http', () => {
       expect(await answer.text()).toBe('echo {"a":1} 🚀');
     }
     expect(target.connections()).toBe(1);
+  });
+
+  it("makes an answer's Headers only for a caller that reads them", async () => {
+    // A `Headers` validates every name and value it is given; most ORS answers are never asked for theirs.
+    const target = await serve((_req, res) => res.end('{"ok":true}'));
+    const http = createNodeHttp();
+    onTestFinished(() => http.close());
+    const Original = globalThis.Headers;
+    let made = 0;
+    globalThis.Headers = class extends Original {
+      constructor(init?: ConstructorParameters<typeof Original>[0]) {
+        super(init);
+        made++;
+      }
+    };
+    onTestFinished(() => {
+      globalThis.Headers = Original;
+    });
+    const transport = {
+      baseUrl: target.url,
+      send: nodeOrsHttp(http),
+      headers: {},
+      requestTimeoutMs: 5_000,
+      maxAnswerBytes: 1024,
+      retry: { retries: 0, baseDelayMs: 1, maxDelayMs: 1 },
+    };
+    const answer = await orsFetchText(transport, { method: 'GET', path: '/x', kind: 'server', idempotent: true });
+    expect(answer.text).toBe('{"ok":true}');
+    expect(made).toBe(0);
+    expect(answer.headers.get('content-length')).toBe('11');
+    expect(made).toBe(1);
   });
 
   it('sends a request that must not be sent twice only on a connection that answered under a second ago', async () => {
