@@ -51,6 +51,8 @@ export async function streamRunEvents(options: StreamOptions): Promise<void> {
     res.writeHead(200, { ...SSE_HEADERS, ...format.headers });
     let next = options.after + 1;
     let retrySent = false;
+    /** The reader reached the end of the live log once: from then on the run's pace is its pace. */
+    let caughtUp = false;
     /** Writes frames; before the first that has data, the `retry:` line (never a frame of its own). */
     const writeFrames = (frames: string | Buffer): void => {
       if (frames.length === 0) return;
@@ -76,11 +78,13 @@ export async function streamRunEvents(options: StreamOptions): Promise<void> {
         // More is waiting: let the socket drain before the next batch (a fast reader catches up
         // at once). A reader that does not drain within a keep-alive period gets the next batch
         // anyway, so one that stopped reading mid-replay reaches the bound and is cut off instead
-        // of holding its connection, and its run's subscriber count, forever. While the run goes
-        // on, it gets the next batch at the log's next wake too: a reader that stopped reading a live
-        // run is cut off as the run outgrows it, not a keep-alive period per batch later.
+        // of holding its connection, and its run's subscriber count, forever. One that had caught
+        // up with a live run is pushed at the run's pace instead: it gets the next batch at the log's
+        // next wake too, so one that stops reading is cut off as the run outgrows it (a wake may carry
+        // more than a batch, `RUNBRIDGE_STREAM_FLUSH_SECONDS`), and one that falls behind is cut off
+        // and resumes, to catch up at its own pace.
         if (next < entries.length && res.writableNeedDrain) {
-          await drained(res, keepaliveMs, signal, log.terminal ? undefined : log.nextWake());
+          await drained(res, keepaliveMs, signal, caughtUp && !log.terminal ? log.nextWake() : undefined);
         }
         continue;
       }
@@ -91,6 +95,7 @@ export async function streamRunEvents(options: StreamOptions): Promise<void> {
         return;
       }
       open();
+      caughtUp = true;
       const woke = await reader.wait(next);
       // The log stopped following its store (docs/deployment.md): end, so the client resumes.
       if (woke === 'interrupted') return;
