@@ -1,22 +1,16 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { availableParallelism, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { availableParallelism } from 'node:os';
 import { performance } from 'node:perf_hooks';
-import { createOpenAiChatProvider } from '../../adapters/models/openai-chat/openai-chat-provider.js';
-import { OrsClient } from '../../src/ors/client/ors-client.js';
-import { generateRollouts } from '../../src/rollouts/generate-rollouts.js';
 import { startTestRedis } from '../../test/support/redis-server.js';
-import { playHandWrittenEpisodes } from '../baselines/hand-written-episode.js';
-import { BENCH_ENV } from '../fakes/bench-environment.js';
-import type { BenchWorkerData } from '../fakes/bench-rollout-worker.js';
+import { EVERY_CORE_CONCURRENCY, EVERY_CORE_LATENCY_MS } from '../every-core/every-core-workload.js';
+import { type RolloutRates, RolloutRatesProcess } from '../every-core/rollout-rates.js';
 import { LoadClient } from '../load/load-client-api.js';
 import { type BenchContext, type BenchResult, formatNumber, formatRatio } from '../support/bench-result.js';
 import { type CoresUsed, measureCoresUsed } from '../support/machine-cpu.js';
 import { alternate, median, pairedRatio } from '../support/measure.js';
 import { type ServeProcess, startServeProcess } from '../support/start-serve-process.js';
 
-const CONCURRENCY = 256;
-const LATENCY_MS = 50;
+const CONCURRENCY = EVERY_CORE_CONCURRENCY;
+const LATENCY_MS = EVERY_CORE_LATENCY_MS;
 const ROLLOUT_TARGET_WORKERS = 1.6;
 const ROLLOUT_TARGET_RAW = 1.0;
 const SERVE_TARGET = 1.5;
@@ -25,9 +19,9 @@ const SCALE_MODEL = 'openai:solve-in-5-after-50ms';
 
 /**
  * Benchmark 13 (issue 27, "every core"): what `--workers 2` gives on this machine.
- * - Rollouts: `generateRollouts` at 256 episodes in flight, in this thread (`--workers 1`) and in two
- *   worker threads (`--workers 2`), beside the single-threaded hand-written loop on `node:http`
- *   keep-alive playing the same one-turn episodes against the same fakes.
+ * - Rollouts: `generateRollouts` at 256 episodes in flight, in a process of its own, in that process's
+ *   thread (`--workers 1`) and in two worker threads (`--workers 2`), beside the single-threaded
+ *   hand-written loop on `node:http` keep-alive playing the same one-turn episodes against the same fakes.
  * - Serve: the scale workload (runs of 5 turns) at 256 at once through one port, served by one
  *   `runbridge serve` process on Redis and by `runbridge serve --workers 2` on the same Redis.
  */
@@ -38,11 +32,12 @@ export async function benchEveryCore(ctx: BenchContext): Promise<BenchResult> {
     title: '13. Every core',
     method:
       `Rollouts: ${rollouts.episodes} one-turn episodes (one model call answered after ${LATENCY_MS} ms, one tool call) at ` +
-      `${CONCURRENCY} in flight, through \`generateRollouts\` (records and manifest written) with \`workers\` unset and with two ` +
+      `${CONCURRENCY} in flight, in a process of their own (so the thread of \`--workers 1\` does not carry the heap of the ` +
+      'benchmarks before this one), through `generateRollouts` (records and manifest written) with `workers` unset and with two ' +
       "worker threads, and through the hand-written loop on `node:http` keep-alive in one thread (the raw loop). A rollout's rate " +
       'counts over the second half of its records, in steady state: the worker threads are new for each batch and V8 ' +
-      "optimises the bridge's code in each of them over its first thousand or so episodes, while this thread (`--workers 1`) " +
-      'is warm from the rounds before. The whole batch, first record to last, is shown beside it, and the time to the first ' +
+      "optimises the bridge's code in each of them over its first thousand or so episodes, while the process's own thread " +
+      '(`--workers 1`) is warm from the rounds before. The whole batch, first record to last, is shown beside it, and the time to the first ' +
       "record (the threads' start, which here also loads tsx for the benchmark's worker set-up) apart; the loop's rate is its " +
       'wall time. Serve: the scale workload — runs of 5 turns, a 50 ms model call each — ' +
       `${serve.runs} runs at ${CONCURRENCY} at once, driven by the load client through one port, against one \`runbridge serve\` ` +
@@ -58,63 +53,27 @@ export async function benchEveryCore(ctx: BenchContext): Promise<BenchResult> {
 
 async function rolloutRows(ctx: BenchContext) {
   const episodes = CONCURRENCY * (ctx.quick ? 2 : 32);
-  // A warm-up round warms this thread (the worker threads of every batch are new anyway).
+  // A warm-up round warms the process's own thread (the worker threads of every batch are new anyway).
   const warmUpEpisodes = CONCURRENCY * (ctx.quick ? 2 : 8);
   const rounds = ctx.quick ? 1 : 3;
-  const modelName = `solve-in-1-after-${LATENCY_MS}ms`;
-  const ors = new OrsClient({ baseUrl: ctx.orsUrl });
-  const model = createOpenAiChatProvider({ apiKey: 'bench', baseUrl: ctx.modelBaseUrl }).create(modelName);
-  const data: BenchWorkerData = { modelBaseUrl: ctx.modelBaseUrl, orsUrl: ctx.orsUrl, modelName };
-  const dir = await mkdtemp(join(tmpdir(), 'runbridge-bench-'));
-  let file = 0;
-  const starts: number[] = [];
+  const rates = await RolloutRatesProcess.start({ modelBaseUrl: ctx.modelBaseUrl, orsUrl: ctx.orsUrl });
   try {
-    /** Episodes per second over the second half of the records, and from the first record to the last; the time to the first record is kept apart. */
-    const rollouts = async (workers: number, count = episodes) => {
-      const times: number[] = [];
-      const t0 = performance.now();
-      const result = await generateRollouts({
-        ors,
-        model,
-        env: BENCH_ENV,
-        split: 'train',
-        // The bench split has 1 000 tasks: every task of the first 256, as many samples as it takes.
-        tasks: `0:${CONCURRENCY}`,
-        samples: count / CONCURRENCY,
-        out: join(dir, `r${file++}.jsonl`),
-        concurrency: CONCURRENCY,
-        retries: 0,
-        ...(workers > 1
-          ? { workers: { count: workers, setup: new URL('../fakes/bench-rollout-worker.ts', import.meta.url), data } }
-          : {}),
-        onRecord: () => times.push(performance.now()),
-      });
-      if (result.manifest.progress.completed !== count)
-        throw new Error(`rollouts: ${count - result.manifest.progress.completed} episodes failed`);
-      if (workers > 1) starts.push(times[0]! - t0);
-      const rateFrom = (first: number) => (times.length - 1 - first) / ((times.at(-1)! - times[first]!) / 1000);
-      return { steady: rateFrom(Math.floor(times.length / 2)), whole: rateFrom(0) };
-    };
+    // The loop plays one warm thread: its wall-time rate stands for both.
     const raw = async (count = episodes) => {
-      const t0 = performance.now();
-      const played = await playHandWrittenEpisodes(
-        { modelBaseUrl: ctx.modelBaseUrl, orsUrl: ctx.orsUrl, env: BENCH_ENV, model: modelName, maxTurns: 20 },
-        count,
-        CONCURRENCY,
-        'node-http',
-      );
-      const rate = played.filter((episode) => episode.finished).length / ((performance.now() - t0) / 1000);
-      // One thread, warm from the rounds before: its wall time stands for both.
-      return { steady: rate, whole: rate };
+      const rate = await rates.raw({ episodes: count });
+      return { steady: rate, whole: rate, toFirstMs: 0 };
     };
     ctx.progress(`every-core: rollouts at ${CONCURRENCY}, warm-up`);
-    await rollouts(1, warmUpEpisodes);
-    await rollouts(2, warmUpEpisodes);
+    await rates.rollouts({ workers: 1, episodes: warmUpEpisodes });
+    await rates.rollouts({ workers: 2, episodes: warmUpEpisodes });
     await raw(warmUpEpisodes);
-    starts.length = 0;
     ctx.progress(`every-core: rollouts at ${CONCURRENCY}, ${rounds} rounds of ${episodes} episodes each`);
-    const samples = await alternate(rounds, { one: () => rollouts(1), two: () => rollouts(2), raw: () => raw() });
-    const steadyOf = (rates: ReadonlyArray<{ steady: number }>) => rates.map((r) => r.steady);
+    const samples = await alternate(rounds, {
+      one: () => rates.rollouts({ workers: 1, episodes }),
+      two: () => rates.rollouts({ workers: 2, episodes }),
+      raw: () => raw(),
+    });
+    const steadyOf = (batches: readonly RolloutRates[]) => batches.map((batch) => batch.steady);
     const steady = { one: steadyOf(samples.one), two: steadyOf(samples.two), raw: steadyOf(samples.raw) };
     const ideal = CONCURRENCY / (LATENCY_MS / 1000);
     const vsOne = pairedRatio(steady.two, steady.one);
@@ -128,7 +87,8 @@ async function rolloutRows(ctx: BenchContext) {
       whole,
       start,
     ];
-    const wholeBatch = (rates: ReadonlyArray<{ whole: number }>) => formatNumber(median(rates.map((r) => r.whole)), 1);
+    const wholeBatch = (batches: readonly RolloutRates[]) => formatNumber(median(batches.map((b) => b.whole)), 1);
+    const toFirst = median(samples.two.map((batch) => batch.toFirstMs));
     return {
       episodes,
       table: {
@@ -147,7 +107,7 @@ async function rolloutRows(ctx: BenchContext) {
             'rollouts, --workers 2',
             steady.two,
             wholeBatch(samples.two),
-            `${formatNumber(median(starts))} ms (threads starting)`,
+            `${formatNumber(toFirst)} ms (threads starting)`,
           ),
           row('raw node:http loop, one thread', steady.raw, wholeBatch(samples.raw), '—'),
         ],
@@ -166,7 +126,7 @@ async function rolloutRows(ctx: BenchContext) {
       ],
     };
   } finally {
-    await rm(dir, { recursive: true, force: true });
+    await rates.stop();
   }
 }
 

@@ -1,0 +1,65 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { createOpenAiChatProvider } from '../../adapters/models/openai-chat/openai-chat-provider.js';
+import { OrsClient } from '../../src/ors/client/ors-client.js';
+import { generateRollouts } from '../../src/rollouts/generate-rollouts.js';
+import { playHandWrittenEpisodes } from '../baselines/hand-written-episode.js';
+import { BENCH_ENV } from '../fakes/bench-environment.js';
+import type { BenchWorkerData } from '../fakes/bench-rollout-worker.js';
+import { serveBenchCalls } from '../support/bench-child.js';
+import { EVERY_CORE_CONCURRENCY, EVERY_CORE_ROLLOUT_MODEL } from './every-core-workload.js';
+import { RawRateParamsSchema, type RolloutRates, RolloutRatesParamsSchema } from './rollout-rates.js';
+
+// A rollout-rates process (see `rollout-rates.ts`): `rollout-rates-process.ts <model base URL> <ORS URL>`.
+
+const [modelBaseUrl, orsUrl] = process.argv.slice(2);
+if (modelBaseUrl === undefined || orsUrl === undefined)
+  throw new Error('usage: rollout-rates-process.ts <model base URL> <ORS URL>');
+
+const ors = new OrsClient({ baseUrl: orsUrl });
+const model = createOpenAiChatProvider({ apiKey: 'bench', baseUrl: modelBaseUrl }).create(EVERY_CORE_ROLLOUT_MODEL);
+const data: BenchWorkerData = { modelBaseUrl, orsUrl, modelName: EVERY_CORE_ROLLOUT_MODEL };
+const dir = await mkdtemp(join(tmpdir(), 'runbridge-bench-'));
+let file = 0;
+
+async function rollouts(params: unknown): Promise<RolloutRates> {
+  const { workers, episodes } = RolloutRatesParamsSchema.parse(params);
+  const times: number[] = [];
+  const t0 = performance.now();
+  const result = await generateRollouts({
+    ors,
+    model,
+    env: BENCH_ENV,
+    split: 'train',
+    // The bench split has 1 000 tasks: every task of the first 256, as many samples as it takes.
+    tasks: `0:${EVERY_CORE_CONCURRENCY}`,
+    samples: episodes / EVERY_CORE_CONCURRENCY,
+    out: join(dir, `r${file++}.jsonl`),
+    concurrency: EVERY_CORE_CONCURRENCY,
+    retries: 0,
+    ...(workers > 1
+      ? { workers: { count: workers, setup: new URL('../fakes/bench-rollout-worker.ts', import.meta.url), data } }
+      : {}),
+    onRecord: () => times.push(performance.now()),
+  });
+  if (result.manifest.progress.completed !== episodes)
+    throw new Error(`rollouts: ${episodes - result.manifest.progress.completed} episodes failed`);
+  const rateFrom = (first: number) => (times.length - 1 - first) / ((times.at(-1)! - times[first]!) / 1000);
+  return { steady: rateFrom(Math.floor(times.length / 2)), whole: rateFrom(0), toFirstMs: times[0]! - t0 };
+}
+
+async function raw(params: unknown): Promise<number> {
+  const { episodes } = RawRateParamsSchema.parse(params);
+  const t0 = performance.now();
+  const played = await playHandWrittenEpisodes(
+    { modelBaseUrl: modelBaseUrl!, orsUrl: orsUrl!, env: BENCH_ENV, model: EVERY_CORE_ROLLOUT_MODEL, maxTurns: 20 },
+    episodes,
+    EVERY_CORE_CONCURRENCY,
+    'node-http',
+  );
+  return played.filter((episode) => episode.finished).length / ((performance.now() - t0) / 1000);
+}
+
+serveBenchCalls({ rollouts, raw }, () => rm(dir, { recursive: true, force: true }));
