@@ -269,9 +269,9 @@ export class EventLog {
    * wake, the wake waits for the period's end, unless the run ended or the log was interrupted.
    */
   #scheduleWake(): void {
-    const now = this.#terminal !== undefined || this.#interrupted;
+    const atOnce = this.#terminal !== undefined || this.#interrupted;
     if (this.#wakeScheduled) {
-      if (now && this.#wakeTimer !== undefined) {
+      if (atOnce && this.#wakeTimer !== undefined) {
         clearTimeout(this.#wakeTimer);
         this.#wakeTimer = undefined;
         setImmediate(this.#wakeReaders);
@@ -279,7 +279,7 @@ export class EventLog {
       return;
     }
     this.#wakeScheduled = true;
-    const wait = now ? 0 : this.#lastWake + this.#wakeMs - performance.now();
+    const wait = atOnce || this.#wakeMs === 0 ? 0 : this.#lastWake + this.#wakeMs - performance.now();
     if (wait > 0) this.#wakeTimer = setTimeout(this.#wakeReaders, wait);
     else setImmediate(this.#wakeReaders);
   }
@@ -287,7 +287,7 @@ export class EventLog {
   readonly #wakeReaders = (): void => {
     this.#wakeScheduled = false;
     this.#wakeTimer = undefined;
-    this.#lastWake = performance.now();
+    if (this.#wakeMs > 0) this.#lastWake = performance.now();
     const { resolve } = this.#wake;
     this.#wake = deferred();
     resolve();
