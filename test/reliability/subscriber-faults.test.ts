@@ -119,6 +119,51 @@ describe('a subscriber that stops reading', () => {
     expect([...received, ...rest]).toEqual(whole);
   });
 
+  it('is paced by its socket, not by the run, while it catches up on a live run', async () => {
+    // 800 deltas of 16 KiB (12.5 MiB, more than the kernel's socket buffers hold), then a small one every
+    // 5 ms until the test is done: the log keeps waking its readers while the reader is far behind.
+    let backlogWritten!: () => void;
+    const backlog = new Promise<void>((resolve) => (backlogWritten = resolve));
+    let done = false;
+    const provider = singleModelProvider('backlog', async function* (request): AsyncGenerator<ModelPart> {
+      for (let index = 0; index < 800; index++) {
+        await new Promise((resolve) => setImmediate(resolve));
+        yield { type: 'text-delta', delta: `${String(index).padStart(6, '0')}${'y'.repeat(DELTA_CHARS - 6)}` };
+      }
+      backlogWritten();
+      while (!done) {
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        request.signal.throwIfAborted();
+        yield { type: 'text-delta', delta: '.' };
+      }
+      yield { type: 'usage', usage: { inputTokens: 1, outputTokens: 801 } };
+      yield { type: 'finish', reason: 'stop' };
+    });
+    const bridge = await startTestBridge(
+      {
+        RUNBRIDGE_MODEL: 'backlog',
+        RUNBRIDGE_SUBSCRIBER_BUFFER_BYTES: String(256 * 1024),
+        // Room for the backlog and the small deltas after it.
+        RUNBRIDGE_MAX_TURN_OUTPUT_CHARS: String(1000 * DELTA_CHARS),
+      },
+      { providers: [provider] },
+    );
+    bridges.push(bridge);
+    try {
+      const runId = await bridge.startRun({ env: 'arith' });
+      await backlog;
+      const stalled = stalledReader(bridge, runId);
+      await eventually(() => bridge.registry.localStats().subscribers === 1, 'the reader');
+      // Pushed a batch at each of the log's wakes (one per 10 ms), it would pass its bound within the
+      // backlog's 200 batches; paced by its socket, it waits for `drain` (a keep-alive period) instead.
+      await new Promise((resolve) => setTimeout(resolve, 3_000));
+      expect(bridge.registry.localStats().subscribers).toBe(1);
+      stalled.socket.destroy();
+    } finally {
+      done = true;
+    }
+  });
+
   it('is cut off while catching up on a long finished log it stopped reading', async () => {
     const bridge = await startTestBridge(
       {
