@@ -1,7 +1,10 @@
 import { availableParallelism } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { startTestRedis } from '../../test/support/redis-server.js';
-import { EVERY_CORE_CONCURRENCY, EVERY_CORE_LATENCY_MS } from '../every-core/every-core-workload.js';
+import {
+  EVERY_CORE_CONCURRENCY as CONCURRENCY,
+  EVERY_CORE_LATENCY_MS as LATENCY_MS,
+} from '../every-core/every-core-workload.js';
 import { type RolloutRates, RolloutRatesProcess } from '../every-core/rollout-rates.js';
 import { LoadClient } from '../load/load-client-api.js';
 import { type BenchContext, type BenchResult, formatNumber, formatRatio } from '../support/bench-result.js';
@@ -9,8 +12,6 @@ import { type CoresUsed, measureCoresUsed } from '../support/machine-cpu.js';
 import { alternate, median, pairedRatio } from '../support/measure.js';
 import { type ServeProcess, startServeProcess } from '../support/start-serve-process.js';
 
-const CONCURRENCY = EVERY_CORE_CONCURRENCY;
-const LATENCY_MS = EVERY_CORE_LATENCY_MS;
 const ROLLOUT_TARGET_WORKERS = 1.6;
 const ROLLOUT_TARGET_RAW = 1.0;
 const SERVE_TARGET = 1.5;

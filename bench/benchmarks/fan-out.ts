@@ -1,3 +1,4 @@
+import { loadConfig } from '../../src/config/index.js';
 import { LOCAL_OWNER } from '../../src/http/authenticate.js';
 import { eventsFormat } from '../../src/http/formats/events-format.js';
 import { DEFAULT_FORMAT_OPTIONS } from '../../src/http/formats/stream-format.js';
@@ -279,7 +280,7 @@ export async function benchFanOut(ctx: BenchContext): Promise<BenchResult> {
         'Live, the bridge also *makes* every event — the run loop, the event object, its JSON, the log entry and the SSE frame — ' +
           'which the bare server gets for free from its array. That cost is paid once per event whatever the number of subscribers, ' +
           'so it weighs most at 1 subscriber; the last table shows it alone.',
-        'Live, the bridge writes to each subscriber at most once per `RUNBRIDGE_STREAM_FLUSH_SECONDS` (10 ms by default; the ' +
+        `Live, the bridge writes to each subscriber at most once per \`RUNBRIDGE_STREAM_FLUSH_SECONDS\` (${loadConfig({}).streamFlushMs} ms by default; the ` +
           'first event after a quiet period, and the terminal event, at once), where the bare server writes each burst as it ' +
           'comes: fewer, larger writes, which is how the bridge passes the bare rate at 10 and 100 subscribers. Set to 0, it ' +
           'writes once per turn of the event loop, as the bare server does (bench/profiling-log.md has both).',

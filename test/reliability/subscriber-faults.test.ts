@@ -154,7 +154,7 @@ describe('a subscriber that stops reading', () => {
       await backlog;
       const stalled = stalledReader(bridge, runId);
       await eventually(() => bridge.registry.localStats().subscribers === 1, 'the reader');
-      // Pushed a batch at each of the log's wakes (one per 10 ms), it would pass its bound within the
+      // Pushed a batch at each of the log's wakes (one per flush period), it would pass its bound within the
       // backlog's 200 batches; paced by its socket, it waits for `drain` (a keep-alive period) instead.
       await new Promise((resolve) => setTimeout(resolve, 3_000));
       expect(bridge.registry.localStats().subscribers).toBe(1);

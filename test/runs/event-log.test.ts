@@ -84,23 +84,25 @@ describe('the event log', () => {
       await expect(within(waiting, 30)).resolves.toBe('appended');
     });
 
-    it('wakes readers at once for the terminal event, with the events held before it', async () => {
+    /** A log in the middle of a long period, a reader parked on it and a delta held for the period's end. */
+    const heldDelta = async () => {
       const log = new EventLog('run_1', { wakeMs: 60_000 });
       log.append(started);
       await new Promise((resolve) => setImmediate(resolve));
       const waiting = waitForAppend(log, 1, 60_000);
       log.append(delta);
+      return { log, waiting };
+    };
+
+    it('wakes readers at once for the terminal event, with the events held before it', async () => {
+      const { log, waiting } = await heldDelta();
       log.append({ event: 'run.failed', error: 'the model went away', code: 'model_error' });
       await expect(within(waiting, 1_000)).resolves.toBe('appended');
       expect(log.entries.map((entry) => entry.event.event)).toEqual(['run.started', 'message.delta', 'run.failed']);
     });
 
     it('wakes readers at once when the log is interrupted', async () => {
-      const log = new EventLog('run_1', { wakeMs: 60_000 });
-      log.append(started);
-      await new Promise((resolve) => setImmediate(resolve));
-      const waiting = waitForAppend(log, 1, 60_000);
-      log.append(delta);
+      const { log, waiting } = await heldDelta();
       log.interrupt();
       await expect(within(waiting, 1_000)).resolves.toBe('interrupted');
     });

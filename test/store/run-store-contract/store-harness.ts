@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { afterEach, beforeEach, expect } from 'vitest';
+import { loadConfig } from '../../../src/config/index.js';
 import type { RunEvent, RunEventInput } from '../../../src/protocol/run-events.js';
 import { type RunRequestInput, RunRequestSchema } from '../../../src/protocol/run-request.js';
 import type { ControlMessage, ControlOutcome } from '../../../src/runs/control-message.js';
@@ -31,8 +32,8 @@ export const LIMITS: StoreLimits = {
   retentionMs: 60_000,
   orphanTtlMs: 10_000,
   maxEventsPerRun: 50,
-  // As a served bridge has it: readers are woken at most every 10 ms (RUNBRIDGE_STREAM_FLUSH_SECONDS).
-  streamFlushMs: 10,
+  // As a served bridge has it by default (RUNBRIDGE_STREAM_FLUSH_SECONDS).
+  streamFlushMs: loadConfig({}).streamFlushMs,
 };
 
 /** Hashes of two request bodies, as an `Idempotency-Key` is bound to them. */
