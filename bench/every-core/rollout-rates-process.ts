@@ -10,7 +10,7 @@ import { BENCH_ENV } from '../fakes/bench-environment.js';
 import type { BenchWorkerData } from '../fakes/bench-rollout-worker.js';
 import { serveBenchCalls } from '../support/bench-child.js';
 import { EVERY_CORE_CONCURRENCY, EVERY_CORE_ROLLOUT_MODEL } from './every-core-workload.js';
-import { RawRateParamsSchema, type RolloutRates, RolloutRatesParamsSchema } from './rollout-rates.js';
+import { type RawRate, RawRateParamsSchema, type RolloutRates, RolloutRatesParamsSchema } from './rollout-rates.js';
 
 // A rollout-rates process (see `rollout-rates.ts`): `rollout-rates-process.ts <model base URL> <ORS URL>`.
 
@@ -27,6 +27,9 @@ let file = 0;
 async function rollouts(params: unknown): Promise<RolloutRates> {
   const { workers, episodes } = RolloutRatesParamsSchema.parse(params);
   const times: number[] = [];
+  // The steady half starts at this record: its CPU is read there, every thread of the process.
+  const half = Math.floor(episodes / 2);
+  let cpuAtHalf = process.cpuUsage();
   const t0 = performance.now();
   const result = await generateRollouts({
     ors,
@@ -42,16 +45,25 @@ async function rollouts(params: unknown): Promise<RolloutRates> {
     ...(workers > 1
       ? { workers: { count: workers, setup: new URL('../fakes/bench-rollout-worker.ts', import.meta.url), data } }
       : {}),
-    onRecord: () => times.push(performance.now()),
+    onRecord: () => {
+      if (times.push(performance.now()) === half + 1) cpuAtHalf = process.cpuUsage();
+    },
   });
+  const cpu = process.cpuUsage(cpuAtHalf);
   if (result.manifest.progress.completed !== episodes)
     throw new Error(`rollouts: ${episodes - result.manifest.progress.completed} episodes failed`);
   const rateFrom = (first: number) => (times.length - 1 - first) / ((times.at(-1)! - times[first]!) / 1000);
-  return { steady: rateFrom(Math.floor(times.length / 2)), whole: rateFrom(0), toFirstMs: times[0]! - t0 };
+  return {
+    steady: rateFrom(half),
+    whole: rateFrom(0),
+    toFirstMs: times[0]! - t0,
+    cpuUs: (cpu.user + cpu.system) / (times.length - 1 - half),
+  };
 }
 
-async function raw(params: unknown): Promise<number> {
+async function raw(params: unknown): Promise<RawRate> {
   const { episodes } = RawRateParamsSchema.parse(params);
+  const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   const played = await playHandWrittenEpisodes(
     { modelBaseUrl: modelBaseUrl!, orsUrl: orsUrl!, env: BENCH_ENV, model: EVERY_CORE_ROLLOUT_MODEL, maxTurns: 20 },
@@ -59,7 +71,10 @@ async function raw(params: unknown): Promise<number> {
     EVERY_CORE_CONCURRENCY,
     'node-http',
   );
-  return played.filter((episode) => episode.finished).length / ((performance.now() - t0) / 1000);
+  const wallMs = performance.now() - t0;
+  const cpu = process.cpuUsage(cpu0);
+  const finished = played.filter((episode) => episode.finished).length;
+  return { rate: finished / (wallMs / 1000), cpuUs: (cpu.user + cpu.system) / episodes };
 }
 
 serveBenchCalls({ rollouts, raw }, () => rm(dir, { recursive: true, force: true }));

@@ -14,10 +14,20 @@ export const RolloutRatesSchema = z.object({
   whole: z.number(),
   /** From the batch's start to its first record, ms (the worker threads' start, with `workers` above 1). */
   toFirstMs: z.number(),
+  /** CPU µs per episode of the process, every thread, over the same second half. */
+  cpuUs: z.number(),
 });
 export type RolloutRates = z.infer<typeof RolloutRatesSchema>;
 
 export const RawRateParamsSchema = z.object({ episodes: z.number().int().positive() });
+
+export const RawRateSchema = z.object({
+  /** Finished episodes per second over the loop's wall time. */
+  rate: z.number(),
+  /** CPU µs per episode of the process over it. */
+  cpuUs: z.number(),
+});
+export type RawRate = z.infer<typeof RawRateSchema>;
 
 /**
  * Benchmark 13's rollouts in a process of their own: `--workers 1` plays in that process's thread, so
@@ -38,9 +48,9 @@ export class RolloutRatesProcess {
     return this.child.call('rollouts', params, RolloutRatesSchema);
   }
 
-  /** The same episodes through the hand-written loop on `node:http`: episodes per second over its wall time. */
-  raw(params: z.input<typeof RawRateParamsSchema>): Promise<number> {
-    return this.child.call('raw', params, z.number());
+  /** The same episodes through the hand-written loop on `node:http`, in one thread. */
+  raw(params: z.input<typeof RawRateParamsSchema>): Promise<RawRate> {
+    return this.child.call('raw', params, RawRateSchema);
   }
 
   stop(): Promise<void> {

@@ -25,6 +25,8 @@ export interface CoresUsed {
   machine: number;
   /** The helper processes given (fake servers, load client), in cores. */
   helpers: number;
+  /** The helpers' CPU over it, ms. */
+  helpersMs: number;
 }
 
 /**
@@ -50,6 +52,19 @@ export async function measureCoresUsed<T>(
   const ticks1 = readTicks();
   // `/proc/stat`'s first line sums every core, so its busy share times the cores is cores' worth.
   const machine =
-    ticks0 && ticks1 ? ((ticks1.busy - ticks0.busy) / (ticks1.total - ticks0.total)) * cpus().length : Number.NaN;
-  return { value, cores: { machine, helpers: helpersMs / wallMs } };
+    ticks0 && ticks1 ? ((ticks1.busy - ticks0.busy) / (ticks1.total - ticks0.total)) * MACHINE_CORES : Number.NaN;
+  return { value, cores: { machine, helpers: helpersMs / wallMs, helpersMs } };
+}
+
+/** Cores of this machine, as {@link CoresUsed.machine} counts them. */
+export const MACHINE_CORES = cpus().length;
+
+/**
+ * The most `rate` could become on this machine if more workers kept every core busy while the work
+ * cost the machine what it did when `rate` was measured with `cores` busy: `rate` × cores ÷ busy. Only
+ * the whole machine's CPU per unit of work counts — the fakes' and the load client's share too — so a
+ * second worker cannot pass it unless it makes each unit cheaper.
+ */
+export function machineCeiling(rate: number, cores: CoresUsed): number {
+  return (rate * MACHINE_CORES) / cores.machine;
 }
