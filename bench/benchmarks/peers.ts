@@ -15,8 +15,8 @@ import {
   formatRatio,
 } from '../support/bench-result.js';
 import { driveApiTurns } from '../support/drive-api-turns.js';
-import { alternate, measure, median, pairedRatio, warmUpRounds } from '../support/measure.js';
-import { type BenchBridge, startBenchBridge } from '../support/start-bench-bridge.js';
+import { alternate, measureIn, median, pairedRatio, warmUpRounds } from '../support/measure.js';
+import { type BridgeProcess, startBridgeProcess } from '../support/start-bridge-process.js';
 
 /** The CPU episode: two model turns, the first calling `step`, the second `submit` (the tool call that finishes). */
 const CPU_TURNS = 2;
@@ -64,7 +64,7 @@ export async function benchPeers(ctx: BenchContext): Promise<BenchResult> {
   const loops = await Promise.all(
     EPISODE_LOOPS.map((name) => EpisodeLoopProcess.start(name, { modelBaseUrl: ctx.modelBaseUrl, orsUrl: ctx.orsUrl })),
   );
-  const bridge = await startBenchBridge({ orsUrl: ctx.orsUrl, modelBaseUrl: ctx.modelBaseUrl });
+  const bridge = await startBridgeProcess({ orsUrl: ctx.orsUrl, modelBaseUrl: ctx.modelBaseUrl });
   try {
     const byName = Object.fromEntries(loops.map((loop) => [loop.name, loop])) as Record<
       EpisodeLoopName,
@@ -78,7 +78,7 @@ export async function benchPeers(ctx: BenchContext): Promise<BenchResult> {
       method:
         `CPU: ${cpu.episodes} episodes of ${CPU_TURNS} turns (one streaming Chat Completions call and one ORS tool call each, ` +
         "zero-latency fakes in other processes), one after another, played by each way; CPU is that way's own process over the " +
-        'batch (`process.cpuUsage`, every thread): for runbridge the bench process serving the runs over its HTTP API, each ' +
+        'batch (`process.cpuUsage`, every thread): for runbridge a process of its own serving the runs over its HTTP API, each ' +
         'read by one subscriber in the load client; for each SDK and loop a process of its own playing the episodes in-process. ' +
         `Throughput: ${rate.runs} episodes of ${RATE_TURNS} turns at ${CONCURRENCY} at once, the model answering after ` +
         `${LATENCY_MS} ms (the scale workload of benchmark 3), runbridge driven through one port by the load client. ` +
@@ -101,12 +101,12 @@ export async function benchPeers(ctx: BenchContext): Promise<BenchResult> {
       ],
     };
   } finally {
-    await bridge.shutdown();
+    await bridge.stop();
     await Promise.all(loops.map((loop) => loop.stop()));
   }
 }
 
-async function cpuPart(ctx: BenchContext, bridge: BenchBridge, loops: Record<EpisodeLoopName, EpisodeLoopProcess>) {
+async function cpuPart(ctx: BenchContext, bridge: BridgeProcess, loops: Record<EpisodeLoopName, EpisodeLoopProcess>) {
   const episodes = ctx.quick ? 5 : 40;
   const rounds = ctx.quick ? 1 : 7;
   const warmUps = warmUpRounds(ctx.quick);
@@ -123,7 +123,14 @@ async function cpuPart(ctx: BenchContext, bridge: BenchBridge, loops: Record<Epi
   };
   const variants: Record<Way, () => Promise<Sample>> = {
     api: async () => {
-      const turn = await driveApiTurns(load, { url: bridge.url, model, episodes, turns: CPU_TURNS, what: 'Peers' });
+      const turn = await driveApiTurns(load, {
+        url: bridge.url,
+        model,
+        episodes,
+        turns: CPU_TURNS,
+        what: 'Peers',
+        server: bridge,
+      });
       return { cpuUs: turn.cpuUsPerTurn * CPU_TURNS, wall: turn.wallUsPerTurn * CPU_TURNS };
     },
     'ai-sdk': loopVariant(loops['ai-sdk']),
@@ -171,7 +178,7 @@ async function cpuPart(ctx: BenchContext, bridge: BenchBridge, loops: Record<Epi
   };
 }
 
-async function ratePart(ctx: BenchContext, bridge: BenchBridge, loops: Record<EpisodeLoopName, EpisodeLoopProcess>) {
+async function ratePart(ctx: BenchContext, bridge: BridgeProcess, loops: Record<EpisodeLoopName, EpisodeLoopProcess>) {
   const runs = ctx.quick ? CONCURRENCY : CONCURRENCY * 2;
   // More rounds than the CPU part's batches need: a round's turns/s moves with whatever else wants the two cores.
   const rounds = ctx.quick ? 1 : 5;
@@ -179,7 +186,7 @@ async function ratePart(ctx: BenchContext, bridge: BenchBridge, loops: Record<Ep
   const load = new LoadClient(ctx.load);
   const play = async (way: Way, count: number): Promise<Sample> => {
     if (way === 'api') {
-      const { value: driven, cpuMs } = await measure(() =>
+      const { value: driven, cpuMs } = await measureIn(bridge, () =>
         load.driveRuns({
           baseUrl: bridge.url,
           body: { model: `openai:${model}` },

@@ -1,7 +1,7 @@
 import type { LoadClient } from '../load/load-client-api.js';
-import { measure } from './measure.js';
+import { type CpuReadable, measure, measureIn } from './measure.js';
 
-/** Time and this process's CPU per turn. */
+/** Time and the serving process's CPU per turn. */
 export interface TurnCost {
   wallUsPerTurn: number;
   cpuUsPerTurn: number;
@@ -9,16 +9,24 @@ export interface TurnCost {
 
 /**
  * Plays `episodes` runs of `model` one after another through the HTTP API of the bridge at `url`, each
- * read by one subscriber (the load client drives them), and answers what a turn cost. Throws, naming
- * `what`, when a run failed or the turns played are not `episodes × turns`.
+ * read by one subscriber (the load client drives them), and answers what a turn cost: the CPU is
+ * `server`'s when the bridge serves from another process, else this process's. Throws, naming `what`,
+ * when a run failed or the turns played are not `episodes × turns`.
  */
 export async function driveApiTurns(
   load: LoadClient,
-  { url, model, episodes, turns, what }: { url: string; model: string; episodes: number; turns: number; what: string },
+  {
+    url,
+    model,
+    episodes,
+    turns,
+    what,
+    server,
+  }: { url: string; model: string; episodes: number; turns: number; what: string; server?: CpuReadable },
 ): Promise<TurnCost> {
-  const { value, cpuMs } = await measure(() =>
-    load.driveRuns({ baseUrl: url, body: { model: `openai:${model}`, max_turns: 20 }, runs: episodes, concurrency: 1 }),
-  );
+  const drive = () =>
+    load.driveRuns({ baseUrl: url, body: { model: `openai:${model}`, max_turns: 20 }, runs: episodes, concurrency: 1 });
+  const { value, cpuMs } = await (server === undefined ? measure(drive) : measureIn(server, drive));
   if (value.failed > 0) throw new Error(`${what}: ${value.failed} runs failed, e.g. ${value.firstError}`);
   if (value.turns !== episodes * turns)
     throw new Error(`${what}: the API played ${value.turns} turns; expected ${episodes * turns}.`);

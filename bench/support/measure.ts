@@ -19,6 +19,21 @@ export async function measure<T>(work: () => Promise<T>): Promise<Measured<T>> {
   return { value, wallMs, cpuMs: (cpu.user + cpu.system) / 1000 };
 }
 
+/** A process whose CPU time can be read: a helper's, over its IPC channel. */
+export interface CpuReadable {
+  cpuUsage(): Promise<{ user: number; system: number }>;
+}
+
+/** Runs `work` and reports its wall time and the CPU time `server` — another process — spent over it. */
+export async function measureIn<T>(server: CpuReadable, work: () => Promise<T>): Promise<Measured<T>> {
+  const cpu0 = await server.cpuUsage();
+  const t0 = performance.now();
+  const value = await work();
+  const wallMs = performance.now() - t0;
+  const cpu1 = await server.cpuUsage();
+  return { value, wallMs, cpuMs: (cpu1.user + cpu1.system - cpu0.user - cpu0.system) / 1000 };
+}
+
 /** The median of `values` (the mean of the middle two for an even count); NaN for none. */
 export function median(values: readonly number[]): number {
   return percentile(values, 50);
