@@ -19,6 +19,9 @@ function readTicks(): CpuTicks | undefined {
   }
 }
 
+/** Cores of this machine, as {@link CoresUsed.machine} counts them. */
+export const MACHINE_CORES = cpus().length;
+
 /** Cores' worth of CPU: how busy the whole machine was, and how much of it the benchmark's helpers took. */
 export interface CoresUsed {
   /** Every process on the machine, in cores (2.0 = both cores of a 2-core machine all the time); NaN off Linux. */
@@ -55,9 +58,6 @@ export async function measureCoresUsed<T>(
     ticks0 && ticks1 ? ((ticks1.busy - ticks0.busy) / (ticks1.total - ticks0.total)) * MACHINE_CORES : Number.NaN;
   return { value, cores: { machine, helpers: helpersMs / wallMs, helpersMs } };
 }
-
-/** Cores of this machine, as {@link CoresUsed.machine} counts them. */
-export const MACHINE_CORES = cpus().length;
 
 /**
  * The most `rate` could become on this machine if more workers kept every core busy while the work
