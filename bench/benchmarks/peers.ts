@@ -15,7 +15,7 @@ import {
   formatRatio,
 } from '../support/bench-result.js';
 import { driveApiTurns } from '../support/drive-api-turns.js';
-import { alternate, measureIn, median, pairedRatio, warmUpRounds } from '../support/measure.js';
+import { alternate, measure, median, pairedRatio, warmUpRounds } from '../support/measure.js';
 import { type BridgeProcess, startBridgeProcess } from '../support/start-bridge-process.js';
 
 /** The CPU episode: two model turns, the first calling `step`, the second `submit` (the tool call that finishes). */
@@ -186,13 +186,15 @@ async function ratePart(ctx: BenchContext, bridge: BridgeProcess, loops: Record<
   const load = new LoadClient(ctx.load);
   const play = async (way: Way, count: number): Promise<Sample> => {
     if (way === 'api') {
-      const { value: driven, cpuMs } = await measureIn(bridge, () =>
-        load.driveRuns({
-          baseUrl: bridge.url,
-          body: { model: `openai:${model}` },
-          runs: count,
-          concurrency: CONCURRENCY,
-        }),
+      const { value: driven, cpuMs } = await measure(
+        () =>
+          load.driveRuns({
+            baseUrl: bridge.url,
+            body: { model: `openai:${model}` },
+            runs: count,
+            concurrency: CONCURRENCY,
+          }),
+        bridge,
       );
       if (driven.firstError !== null) throw new Error(`Peers: ${driven.failed} runs failed, e.g. ${driven.firstError}`);
       return { cpuUs: (cpuMs * 1000) / driven.turns, wall: driven.turns / (driven.elapsedMs / 1000) };

@@ -1,5 +1,5 @@
 import type { LoadClient } from '../load/load-client-api.js';
-import { type CpuReadable, measure, measureIn } from './measure.js';
+import { type CpuReadable, measure } from './measure.js';
 
 /** Time and the serving process's CPU per turn. */
 export interface TurnCost {
@@ -26,7 +26,7 @@ export async function driveApiTurns(
 ): Promise<TurnCost> {
   const drive = () =>
     load.driveRuns({ baseUrl: url, body: { model: `openai:${model}`, max_turns: 20 }, runs: episodes, concurrency: 1 });
-  const { value, cpuMs } = await (server === undefined ? measure(drive) : measureIn(server, drive));
+  const { value, cpuMs } = await measure(drive, server);
   if (value.failed > 0) throw new Error(`${what}: ${value.failed} runs failed, e.g. ${value.firstError}`);
   if (value.turns !== episodes * turns)
     throw new Error(`${what}: the API played ${value.turns} turns; expected ${episodes * turns}.`);

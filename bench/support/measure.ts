@@ -1,36 +1,29 @@
 import { performance } from 'node:perf_hooks';
+import type { CpuUsage } from './bench-child.js';
 
-/** What one measured piece of work cost this process. */
+/** What one measured piece of work cost the process measured. */
 export interface Measured<T> {
   value: T;
   /** Wall-clock milliseconds. */
   wallMs: number;
-  /** CPU milliseconds (user + system) of this process, all threads. */
+  /** CPU milliseconds (user + system) of the process measured, all threads. */
   cpuMs: number;
 }
 
-/** Runs `work` and reports its wall time and this process's CPU time over it. */
-export async function measure<T>(work: () => Promise<T>): Promise<Measured<T>> {
-  const cpu0 = process.cpuUsage();
-  const t0 = performance.now();
-  const value = await work();
-  const wallMs = performance.now() - t0;
-  const cpu = process.cpuUsage(cpu0);
-  return { value, wallMs, cpuMs: (cpu.user + cpu.system) / 1000 };
-}
-
-/** A process whose CPU time can be read: a helper's, over its IPC channel. */
+/** A process whose CPU time can be read: this one, or a helper over its IPC channel. */
 export interface CpuReadable {
-  cpuUsage(): Promise<{ user: number; system: number }>;
+  cpuUsage(): Promise<CpuUsage>;
 }
 
-/** Runs `work` and reports its wall time and the CPU time `server` — another process — spent over it. */
-export async function measureIn<T>(server: CpuReadable, work: () => Promise<T>): Promise<Measured<T>> {
-  const cpu0 = await server.cpuUsage();
+const THIS_PROCESS: CpuReadable = { cpuUsage: async () => process.cpuUsage() };
+
+/** Runs `work` and reports its wall time and the CPU time `of` — this process unless given — spent over it. */
+export async function measure<T>(work: () => Promise<T>, of: CpuReadable = THIS_PROCESS): Promise<Measured<T>> {
+  const cpu0 = await of.cpuUsage();
   const t0 = performance.now();
   const value = await work();
   const wallMs = performance.now() - t0;
-  const cpu1 = await server.cpuUsage();
+  const cpu1 = await of.cpuUsage();
   return { value, wallMs, cpuMs: (cpu1.user + cpu1.system - cpu0.user - cpu0.system) / 1000 };
 }
 
