@@ -21,8 +21,9 @@ export function configuredProviders(config: Config): ModelProvider[] {
   const providers = [createOfflineProvider()];
   const { openai, anthropic } = config;
   if (openai.apiKey !== undefined || openai.baseUrl !== undefined) {
-    // OpenAI-compatible servers accept any key, but the SDK insists on one.
-    const options = { apiKey: openai.apiKey ?? 'unused', baseUrl: openai.baseUrl };
+    // OpenAI-compatible servers accept any key, but the SDK insists on one. Without OPENAI_MODELS, another
+    // server than OpenAI is asked which models it serves (`adapters/models/common/served-models.ts`).
+    const options = { apiKey: openai.apiKey ?? 'unused', baseUrl: openai.baseUrl, listedModels: openai.models };
     providers.push(createOpenAiChatProvider(options), createOpenAiResponsesProvider(options));
   }
   if (anthropic.apiKey !== undefined) {

@@ -13,6 +13,7 @@ import { createApp } from './http/create-app.js';
 import { StreamSlots } from './http/stream-slots.js';
 import { UiAssets } from './http/ui-assets.js';
 import type { ModelProvider } from './models/model.js';
+import { ModelCatalog } from './models/model-catalog.js';
 import { ModelRegistry } from './models/model-registry.js';
 import type { OrsServer } from './ors/server/create-ors-server.js';
 import type { AnyEnvironment } from './ors/server/environment-registry.js';
@@ -96,6 +97,10 @@ export async function startBridge(
   const providers = [...configuredProviders(config), ...(options.providers ?? [])];
   const models = new ModelRegistry(providers, config.defaultModel, PROVIDER_SETUP);
   models.normalise(undefined); // fail at start-up, not at the first request, on a bad RUNBRIDGE_MODEL
+  const modelCatalog = new ModelCatalog(models, {
+    maxModels: config.modelListMaxModels,
+    maxBytes: config.modelListMaxBytes,
+  });
 
   const { ors, orsUrl, orsServer } = await connectOrs(config, options.environments);
   const catalog = new EnvCatalog(ors, { defaultEnv: config.defaultEnv });
@@ -160,7 +165,7 @@ export async function startBridge(
   const app = createApp({
     registry,
     rollouts,
-    models,
+    models: modelCatalog,
     authenticator: new Authenticator(config.apiKeys),
     environments: catalog,
     ui: config.ui.enabled ? new UiAssets(options.uiDir) : undefined,
@@ -201,6 +206,7 @@ export async function startBridge(
   } catch (error) {
     // The port is taken or refused: nothing was served yet. Stop what already runs — the built-in
     // ORS server's socket and the registry's sweep would keep the process alive after the error.
+    modelCatalog.close();
     await rollouts.stop();
     await registry.shutdown(0);
     await orsServer?.close();
@@ -215,12 +221,15 @@ export async function startBridge(
   }
   const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  // An OpenAI-compatible server's model list is asked for now, so a page's first GET /v1/models finds it.
+  modelCatalog.warm();
 
   let stopping: Promise<void> | undefined;
   const shutdown = (): Promise<void> =>
     (stopping ??= (async () => {
       const running = registry.localStats().running;
       log.info({ running, grace_ms: config.shutdownGraceMs }, 'shutting down: no new runs; running ones may finish');
+      modelCatalog.close();
       await rollouts.stop();
       await registry.shutdown(config.shutdownGraceMs);
       await waitForSubscribers(registry, FLUSH_MS);

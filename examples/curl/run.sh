@@ -4,11 +4,11 @@
 #   sh examples/curl/run.sh [ENV]      # ENV defaults to arith
 #
 # RUNBRIDGE_URL (default http://127.0.0.1:8080) says where the bridge is, RUNBRIDGE_API_KEY (optional)
-# which bearer key to send. Prints the raw event stream (id:, event:, data: lines) until the run ends.
+# which bearer key to send. Prints the raw event stream (id:, event:, data: lines) until the run ends;
+# `sh examples/curl/cancel.sh RUN_ID` (from another terminal) cancels it.
 set -eu
 
-base=${RUNBRIDGE_URL:-http://127.0.0.1:8080}
-base=${base%/}
+. "$(dirname "$0")/bridge-curl.sh"
 env=${1:-arith}
 
 # The name goes into a JSON string by hand; the bridge's own rule keeps quotes out of it.
@@ -18,15 +18,6 @@ case $env in
     exit 2
     ;;
 esac
-
-# The key goes to curl on stdin (-H @-), not as an argument, so other users cannot read it in `ps`.
-bridge_curl() {
-  if [ -n "${RUNBRIDGE_API_KEY:-}" ]; then
-    printf 'Authorization: Bearer %s\n' "$RUNBRIDGE_API_KEY" | curl -H @- "$@"
-  else
-    curl "$@"
-  fi
-}
 
 answer=$(bridge_curl -sS -H 'Content-Type: application/json' -d "{\"env\":\"$env\"}" "$base/v1/runs")
 events_url=$(printf '%s\n' "$answer" | sed -n 's/.*"events_url"[[:space:]]*:[[:space:]]*"\([^"]*\)".*/\1/p')

@@ -1,8 +1,10 @@
 #!/usr/bin/env node
 /**
  * Bring your own model: a provider of your own, added to the bridge's built-in ones with
- * `startRunbridge({ providers })`, then one run played with it (plain Node 20 ESM; in a project of
- * your own, `npm install runbridge` first — see the README).
+ * `startRunbridge({ providers })`, then one run played with it (plain Node 20 ESM). In a project of
+ * your own, install the package first from a tarball built in a clone of this repository —
+ * `npm ci && npm pack` there, then `npm install ./runbridge-*.tgz` — since its name is not on the npm
+ * registry (see the README).
  *
  *   node examples/node/custom-model.mjs
  *

@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 /**
  * Start a runbridge run and print one line per event as it streams, with the typed client
- * `runbridge/client` (plain Node 20 ESM; in a project of your own, `npm install runbridge` first).
+ * `runbridge/client` (plain Node 20 ESM). In a project of your own, install the package first from a
+ * tarball built in a clone of this repository — `npm ci && npm pack` there, then
+ * `npm install ./runbridge-*.tgz` — since its name is not on the npm registry.
  *
  *   node examples/node/stream-run.mjs [ENV]
  *

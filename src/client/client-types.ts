@@ -38,7 +38,7 @@ export type MessageContent = z.input<typeof MessageContentSchema>;
 /** A short-lived token that opens one run's event stream without a header, for a browser `EventSource`. */
 export type StreamToken = z.infer<typeof StreamTokenAnswerSchema>;
 
-/** `GET /v1/models`: the models the bridge can drive, in OpenAI's list shape; ids are `provider:name`. */
+/** `GET /v1/models`: the models the bridge can drive, in OpenAI's list shape (ids are `provider:name`), with `default` and `unreachable`. */
 export type ModelList = z.infer<typeof ModelListSchema>;
 
 /** `GET /v1/environments`: the environments with their splits and task counts, and the default environment. */

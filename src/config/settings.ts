@@ -87,6 +87,18 @@ export const settings = {
     ) => own ?? (openai.apiKey ? 'openai' : anthropic.apiKey ? 'anthropic' : 'offline'),
     description: 'model of requests that name none ([models](models.md)); one this server cannot serve stops start-up',
   }),
+  modelListMaxModels: setting({
+    variable: 'RUNBRIDGE_MODEL_LIST_MAX_MODELS',
+    ...wholeNumber(1000),
+    description: "models of an OpenAI-compatible server's own list that `GET /v1/models` lists; the rest are left out",
+  }),
+  modelListMaxBytes: setting({
+    variable: 'RUNBRIDGE_MODEL_LIST_MAX_BYTES',
+    ...bytes(1024 * 1024),
+    description:
+      "an OpenAI-compatible server's model list read past this is cut off, and `GET /v1/models` lists its default " +
+      'model instead, saying why in `unreachable`',
+  }),
   keepaliveMs: setting({
     variable: 'RUNBRIDGE_KEEPALIVE_SECONDS',
     ...seconds(10),
@@ -514,7 +526,16 @@ export const settings = {
     baseUrl: setting({
       variable: 'OPENAI_BASE_URL',
       ...optionalUrl('a URL'),
-      description: 'an OpenAI-compatible server (vLLM, SGLang, Ollama) instead of OpenAI; enables them without a key',
+      description:
+        'an OpenAI-compatible server (vLLM, SGLang, Ollama) instead of OpenAI; enables them without a key. ' +
+        '`GET /v1/models` lists what it serves (its own `GET /v1/models`, kept 30 s)',
+    }),
+    models: setting({
+      variable: 'OPENAI_MODELS',
+      ...list('comma-separated model names'),
+      description:
+        'the models `GET /v1/models` lists for `openai` and `openai-responses`, instead of asking the server ' +
+        'at `OPENAI_BASE_URL` (or only the default model, for OpenAI itself)',
     }),
   },
   anthropic: {

@@ -1,4 +1,4 @@
-import type { ModelRegistry } from '../models/model-registry.js';
+import type { ModelListing } from '../models/model-catalog.js';
 import type { RolloutService } from '../rollouts/rollout-service.js';
 import type { EnvironmentEntry, OrsHealth } from '../runs/env-catalog.js';
 import type { RunRegistry } from '../runs/run-registry.js';
@@ -12,7 +12,8 @@ export interface AppDeps {
   registry: RunRegistry;
   /** The rollout batches of `/v1/rollouts`, played as runs of `registry`. */
   rollouts: RolloutService;
-  models: ModelRegistry;
+  /** What `GET /v1/models` lists (a `ModelCatalog`). */
+  models: { list(): Promise<ModelListing> };
   authenticator: Authenticator;
   /** What `GET /v1/environments` lists (the `EnvCatalog` the runs are checked against), and whether the ORS server answers. */
   environments: { list(): Promise<EnvironmentEntry[]>; health(): Promise<OrsHealth>; defaultEnv(): Promise<string> };

@@ -24,9 +24,14 @@ export function loopbackOnly() {
         { code: 'host_not_allowed' },
       );
     }
-    if (ctx.method === 'POST' && !JSON_CONTENT_TYPE.test(ctx.get('Content-Type'))) {
+    const type = ctx.get('Content-Type');
+    if (ctx.method === 'POST' && !JSON_CONTENT_TYPE.test(type)) {
+      // A bodiless POST (a cancel) needs the header too, which surprises curl users: say so in their words.
+      const came =
+        type === '' ? 'without a Content-Type header' : `with ${JSON.stringify(`Content-Type: ${type.slice(0, 100)}`)}`;
       throw new RunbridgeError(
-        'Send every POST with "Content-Type: application/json", an empty body included: without API keys that ' +
+        `This POST came ${came}. Send every POST with the header "Content-Type: application/json" ` +
+          "(curl: -H 'Content-Type: application/json'), an empty body included: without API keys that " +
           'is what keeps other web pages from posting here (CSRF).',
         { code: 'unsupported_media_type' },
       );

@@ -58,10 +58,18 @@ export class ModelRegistry {
     );
   }
 
-  /** Every listed model as `provider:name`, for `GET /v1/models`. */
-  list(): Array<{ id: string; provider: string }> {
-    return [...this.#providers.values()].flatMap((provider) =>
-      [...new Set([provider.defaultModel, ...provider.listedModels])].map((name) => ({
+  /** The providers, one per name (of two with the same name, the later one). */
+  get providers(): ModelProvider[] {
+    return [...this.#providers.values()];
+  }
+
+  /**
+   * Every listed model as `provider:name`, for `GET /v1/models`: of a provider whose vendor said which
+   * models it serves (`served`, by provider name), those; of the others, the default and `listedModels`.
+   */
+  list(served: ReadonlyMap<string, readonly string[]> = new Map()): Array<{ id: string; provider: string }> {
+    return this.providers.flatMap((provider) =>
+      [...new Set(served.get(provider.name) ?? [provider.defaultModel, ...provider.listedModels])].map((name) => ({
         id: qualify(provider.name, name),
         provider: provider.name,
       })),

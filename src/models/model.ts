@@ -94,4 +94,22 @@ export interface ModelProvider {
   readonly defaultModel: string;
   /** The model called `modelName` (the part after `provider:`; empty for the default); throws a 400 `BadRequestError` for a name it cannot serve. */
   create(modelName: string): Model;
+  /**
+   * Asks the vendor which models it serves now (an OpenAI-compatible server's `GET /v1/models`), for
+   * `GET /v1/models` to list instead of `defaultModel` and `listedModels`; absent when those are all
+   * there is to list. Resolves to at most `limits.maxModels` names; rejects when the vendor does not
+   * answer, or answers more than `limits.maxBytes` bytes. The bridge caches the answer
+   * (`src/models/model-catalog.ts`).
+   */
+  servedModels?(limits: ServedModelLimits): Promise<readonly string[]>;
+}
+
+/** What one {@link ModelProvider.servedModels} call may cost. */
+export interface ServedModelLimits {
+  maxModels: number;
+  maxBytes: number;
+  /** How long the vendor may take, in milliseconds. */
+  timeoutMs: number;
+  /** Aborted when the bridge stops. */
+  signal: AbortSignal;
 }

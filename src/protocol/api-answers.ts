@@ -58,12 +58,17 @@ export const StreamTokenAnswerSchema = z.object({
   events_url: z.string(),
 });
 
-/** `GET /v1/models`, in OpenAI's list shape. */
+/**
+ * `GET /v1/models`, in OpenAI's list shape: the models a run may name, with the one a run that names none
+ * plays, and the model servers asked what they serve that did not say (each listed by its default meanwhile).
+ */
 export const ModelListSchema = z.object({
   object: z.literal('list'),
   data: z.array(
     z.object({ id: z.string(), object: z.literal('model'), created: z.number().int(), owned_by: z.string() }),
   ),
+  default: z.string(),
+  unreachable: z.array(z.object({ provider: z.string(), error: z.string() })),
 });
 
 /**

@@ -137,7 +137,10 @@ export async function remoteRollouts(options: RemoteRolloutsOptions): Promise<Ro
         await new Promise((done) => setTimeout(done, 200 * reconnects));
       }
     }
+    // The running count came from the last snapshot, taken while the batch ran: the display's last
+    // line must not say `32/32 done, 32 running`.
     progress.running = 0;
+    options.onProgress?.({ ...progress });
     return manifestOf;
   });
 }

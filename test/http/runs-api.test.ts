@@ -124,6 +124,37 @@ describe('the runs API with the offline model and the built-in environments', ()
     };
     expect(page.data).toEqual(whole.slice(3, 6));
     expect(page).toMatchObject({ has_more: true, next_after: 5 });
+    // `format=events` names the typed events, which a page holds as well.
+    const named = await bridge.fetch(`/v1/runs/${runId}/events?format=events&after=2&limit=3`, {
+      headers: { Accept: 'application/json' },
+    });
+    expect(((await named.json()) as { data: RunEvent[] }).data).toEqual(whole.slice(3, 6));
+  });
+
+  it.each(['openai', 'combined', 'ag-ui', 'ai-sdk'])(
+    'streams format=%s on Accept: application/json (the openai SDKs send it with every request): a format that is only a stream wins',
+    async (format) => {
+      const runId = await bridge.startRun({ env: 'arith' });
+      await bridge.readEvents(runId);
+      const response = await bridge.fetch(`/v1/runs/${runId}/events?format=${format}`, {
+        headers: { Accept: 'application/json' },
+      });
+      expect(response.status).toBe(200);
+      expect(response.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
+      const streamed = await response.text();
+      const asked = await bridge.fetch(`/v1/runs/${runId}/events?format=${format}`);
+      expect(streamed).toBe(await asked.text());
+    },
+  );
+
+  it('answers 400 unknown_format for an unknown format on Accept: application/json, rather than a page', async () => {
+    const runId = await bridge.startRun({ env: 'arith' });
+    await bridge.readEvents(runId);
+    const response = await bridge.fetch(`/v1/runs/${runId}/events?format=xml`, {
+      headers: { Accept: 'application/json' },
+    });
+    expect(response.status).toBe(400);
+    expect(await response.json()).toMatchObject({ error: { code: 'unknown_format' } });
   });
 
   it("lists the caller's runs newest first, page by page", async () => {

@@ -8,6 +8,7 @@ import { Authenticator } from '../../src/http/authenticate.js';
 import { createApp } from '../../src/http/create-app.js';
 import { StreamSlots } from '../../src/http/stream-slots.js';
 import { UiAssets } from '../../src/http/ui-assets.js';
+import { ModelCatalog } from '../../src/models/model-catalog.js';
 import { ModelRegistry } from '../../src/models/model-registry.js';
 import { OrsClient } from '../../src/ors/client/ors-client.js';
 import { ERROR_CODE_NAMES } from '../../src/protocol/error-codes.js';
@@ -68,7 +69,10 @@ async function appRoutes(): Promise<string[]> {
     const app = createApp({
       registry,
       rollouts,
-      models: new ModelRegistry([createOfflineProvider()], 'offline'),
+      models: new ModelCatalog(new ModelRegistry([createOfflineProvider()], 'offline'), {
+        maxModels: 10,
+        maxBytes: 1000,
+      }),
       authenticator: new Authenticator([]),
       environments: { list: async () => [], health: async () => ({ status: 'ok' }), defaultEnv: async () => 'arith' },
       ui: new UiAssets(),

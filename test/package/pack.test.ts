@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestBridge, type TestBridge } from '../support/start-test-bridge.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const run = promisify(execFile);
@@ -287,4 +288,119 @@ describe('the packed package', () => {
     await check('tsconfig.browser.json');
     // Two tsc runs; beside the other lanes on a busy 2-core machine they took over a minute.
   }, 120_000);
+});
+
+/** What a project that only talks to a bridge installs: it must not bring the server's dependencies. */
+const CLIENT_MJS = `
+import * as client from 'runbridge-client';
+
+const api = client.createClient({ baseUrl: process.env.RUNBRIDGE_URL });
+const { run_id } = await api.runs.create({ env: 'arith' });
+const events = [];
+for await (const event of api.runs.events(run_id)) events.push(event.event);
+console.log(JSON.stringify({ exported: Object.keys(client).sort(), first: events[0], last: events.at(-1) }));
+`;
+
+/** A TypeScript consumer of the client package, in a browser: the DOM library and no Node types. */
+const CLIENT_TS = BROWSER_TS.replace("from 'runbridge/client'", "from 'runbridge-client'");
+
+/** The most a client-only install may bring: these packages, and this many bytes on disk (6.6 MB when measured). */
+const CLIENT_INSTALL = { packages: ['eventsource-parser', 'runbridge-client', 'zod'], maxBytes: 10 * 1024 * 1024 };
+
+/** Bytes of every file under `dir`. */
+async function bytesUnder(dir: string): Promise<number> {
+  const { readdir, stat } = await import('node:fs/promises');
+  let total = 0;
+  for (const entry of await readdir(dir, { recursive: true, withFileTypes: true })) {
+    if (entry.isFile()) total += (await stat(join(entry.parentPath, entry.name))).size;
+  }
+  return total;
+}
+
+/**
+ * `npm run pack:client` (`scripts/pack-client.mjs`): the client alone as `runbridge-client`, installed
+ * into an empty project from the npm cache, measured, played against a bridge and type-checked.
+ */
+describe('the client package', () => {
+  let work: string;
+  let consumer: string;
+  let bridge: TestBridge;
+
+  beforeAll(async () => {
+    work = await mkdtemp(join(tmpdir(), 'runbridge-client-pack-'));
+    const { stdout } = await run(
+      process.execPath,
+      [join(ROOT, 'scripts/pack-client.mjs'), '--pack-destination', work],
+      {
+        cwd: ROOT,
+        maxBuffer: 64 * 1024 * 1024,
+      },
+    );
+    const tarball = stdout.trim().split('\n').at(-1)!;
+    consumer = join(work, 'consumer');
+    await mkdir(consumer);
+    await writeFile(
+      join(consumer, 'package.json'),
+      JSON.stringify({ name: 'consumer', private: true, type: 'module' }),
+    );
+    const install = (mode: string) =>
+      run('npm', ['install', mode, '--no-audit', '--no-fund', tarball], { cwd: consumer });
+    await install('--offline').catch((error: Error) => {
+      if (!error.message.includes('ENOTCACHED')) throw error;
+      return install('--prefer-offline');
+    });
+    bridge = await startTestBridge();
+  }, 240_000);
+
+  afterAll(async () => {
+    await bridge?.shutdown();
+    if (work) await rm(work, { recursive: true, force: true });
+  });
+
+  it("brings eventsource-parser and zod and nothing of the server's: three packages, under 10 MB", async () => {
+    const lock = JSON.parse(await readFile(join(consumer, 'node_modules/.package-lock.json'), 'utf8')) as {
+      packages: Record<string, unknown>;
+    };
+    const installed = Object.keys(lock.packages).map((path) => path.replace(/^node_modules\//, ''));
+    expect(installed.sort()).toEqual(CLIENT_INSTALL.packages);
+    expect(await bytesUnder(join(consumer, 'node_modules'))).toBeLessThan(CLIENT_INSTALL.maxBytes);
+  });
+
+  it('exports what runbridge/client exports, and plays a whole run from plain ESM', async () => {
+    await writeFile(join(consumer, 'client.mjs'), CLIENT_MJS);
+    const { stdout } = await run(process.execPath, ['client.mjs'], {
+      cwd: consumer,
+      env: { ...process.env, RUNBRIDGE_URL: bridge.url },
+    });
+    expect(JSON.parse(stdout)).toEqual({
+      exported: PUBLIC_API['runbridge/client'],
+      first: 'run.started',
+      last: 'run.completed',
+    });
+  });
+
+  it('type-checks a browser consumer against its declarations alone', async () => {
+    await writeFile(join(consumer, 'browser.ts'), CLIENT_TS);
+    await writeFile(
+      join(consumer, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: {
+          strict: true,
+          noEmit: true,
+          skipLibCheck: false,
+          target: 'ES2022',
+          module: 'NodeNext',
+          lib: ['ES2023', 'DOM'],
+          types: [],
+        },
+        files: ['browser.ts'],
+      }),
+    );
+    // The TypeScript of this repository: the consumer installs nothing for it.
+    await run(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json'], {
+      cwd: consumer,
+    }).catch((error) => {
+      throw new Error(`tsc failed:\n${error.stdout}${error.stderr}`);
+    });
+  }, 60_000);
 });

@@ -105,3 +105,23 @@ describe('runbridge rollout --server', () => {
     expect(retry.err()).toMatch(/--retry-failed, --ors-url and --workers apply to a batch played here/);
   });
 });
+
+describe('the progress of runbridge rollout --server', () => {
+  it('ends on a line with every pair done and none running', async () => {
+    const bridge = await startTestBridge();
+    const rig = await startRolloutRig();
+    try {
+      const file = rig.path('progress.jsonl');
+      const { io, out } = testIo();
+      const args = ['--server', bridge.url, '--env', 'arith', '--tasks', '0:4', '--samples', '2', '--model', 'offline'];
+      expect(await runRolloutCommand([...args, '--out', file], io)).toBe(0);
+      const lines = out()
+        .split('\n')
+        .filter((line) => line.startsWith('rollouts: '));
+      expect(lines.at(-1)).toMatch(/^rollouts: 8\/8 done \(8 completed, 0 failed, 0 skipped\), 0 running,/);
+    } finally {
+      await bridge.shutdown();
+      await rig.close();
+    }
+  });
+});

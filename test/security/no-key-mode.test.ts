@@ -95,6 +95,25 @@ describe('a bridge without API keys', () => {
     expect(chat.status).toBe(415);
   });
 
+  it('names the header to send and what came instead, in words curl takes', async () => {
+    const runId = await bridge.startRun({ env: 'arith' });
+    const bare = await bridge.fetch(`/v1/runs/${runId}/cancel`, { method: 'POST' });
+    expect(bare.status).toBe(415);
+    expect(((await bare.json()) as { error: { message: string } }).error.message).toBe(
+      'This POST came without a Content-Type header. Send every POST with the header ' +
+        `"Content-Type: application/json" (curl: -H 'Content-Type: application/json'), an empty body included: ` +
+        'without API keys that is what keeps other web pages from posting here (CSRF).',
+    );
+    const typed = await bridge.fetch(`/v1/runs/${runId}/cancel`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'text/plain' },
+    });
+    expect(((await typed.json()) as { error: { message: string } }).error.message).toMatch(
+      /^This POST came with "Content-Type: text\/plain"\. Send every POST with the header "Content-Type: application\/json"/,
+    );
+    await bridge.readEvents(runId);
+  });
+
   it('takes an empty POST sent as JSON, as the docs promise', async () => {
     const answer = await bridge.fetch('/v1/runs', { method: 'POST', headers: { 'Content-Type': 'application/json' } });
     expect(answer.status).toBe(202);

@@ -2,6 +2,7 @@ import OpenAI from 'openai';
 import type { ModelProvider } from '../../../src/models/model.js';
 import { OPENAI_VENDOR } from '../common/openai-error-to-model-error.js';
 import { type SdkProviderOptions, sdkClientOptions } from '../common/sdk-client-options.js';
+import { isOpenAiHost, servedModelsOf } from '../common/served-models.js';
 import type { VendorInfo } from '../common/vendor-failure.js';
 import type { MaxTokensParam } from './chat-message-converter.js';
 import { OpenAiChatModel } from './openai-chat-model.js';
@@ -26,7 +27,8 @@ export const OPENAI_CHAT_DEFAULT_MODEL = 'gpt-4.1-mini';
 /**
  * The `openai` provider: Chat Completions over the official SDK, against OpenAI or any
  * OpenAI-compatible server at `baseUrl`. One SDK client serves every model of the provider, so
- * connections are pooled across runs. Any model name is accepted; the server decides.
+ * connections are pooled across runs. Any model name is accepted; the server decides. Another server
+ * than OpenAI is asked which models it serves, for `GET /v1/models`, unless `listedModels` names them.
  */
 export function createOpenAiChatProvider(options: OpenAiChatProviderOptions): ModelProvider {
   const client = new OpenAI(sdkClientOptions(options));
@@ -41,13 +43,6 @@ export function createOpenAiChatProvider(options: OpenAiChatProviderOptions): Mo
     defaultModel: options.defaultModel ?? OPENAI_CHAT_DEFAULT_MODEL,
     create: (modelName) =>
       new OpenAiChatModel({ client, providerName: OPENAI_CHAT_PROVIDER_NAME, modelName, maxTokensParam, vendor }),
+    servedModels: servedModelsOf(client, options),
   };
-}
-
-function isOpenAiHost(baseUrl: string): boolean {
-  try {
-    return new URL(baseUrl).hostname === 'api.openai.com';
-  } catch {
-    return false;
-  }
 }

@@ -1,6 +1,7 @@
 import OpenAI from 'openai';
 import type { ModelProvider } from '../../../src/models/model.js';
 import { type SdkProviderOptions, sdkClientOptions } from '../common/sdk-client-options.js';
+import { servedModelsOf } from '../common/served-models.js';
 import { OpenAiResponsesModel } from './openai-responses-model.js';
 
 /** Factory options of {@link createOpenAiResponsesProvider}. */
@@ -18,7 +19,8 @@ export const OPENAI_RESPONSES_DEFAULT_MODEL = 'gpt-4.1-mini';
 /**
  * The `openai-responses` provider: OpenAI's Responses API over the official SDK — the API that
  * streams reasoning summaries and takes reasoning items back. One SDK client serves every model of
- * the provider. Any model name is accepted; the API decides.
+ * the provider. Any model name is accepted; the API decides. Another server than OpenAI is asked which
+ * models it serves, as for `openai`.
  */
 export function createOpenAiResponsesProvider(options: OpenAiResponsesProviderOptions): ModelProvider {
   const client = new OpenAI(sdkClientOptions(options));
@@ -28,5 +30,6 @@ export function createOpenAiResponsesProvider(options: OpenAiResponsesProviderOp
     defaultModel: options.defaultModel ?? OPENAI_RESPONSES_DEFAULT_MODEL,
     create: (modelName) =>
       new OpenAiResponsesModel({ client, providerName: OPENAI_RESPONSES_PROVIDER_NAME, modelName }),
+    servedModels: servedModelsOf(client, options),
   };
 }

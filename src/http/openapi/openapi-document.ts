@@ -205,6 +205,8 @@ function paths(): Record<string, unknown> {
     '/v1/models': {
       get: {
         summary: 'Models the bridge can drive',
+        description:
+          "What `model` of POST /v1/runs may name: an OpenAI-compatible server's own list (cached for 30 s) or `OPENAI_MODELS`, each provider's default otherwise; `default`, the model of requests that name none; `unreachable`, the servers that did not say what they serve.",
         responses: {
           200: { description: 'OpenAI list shape; ids are `provider:name`.', content: json('ModelList') },
           ...errors(unauthorized),

@@ -1,23 +1,28 @@
 import Router from 'koa-router';
 import type { z } from 'zod';
 import { RunbridgeError } from '../../errors.js';
-import type { HealthSchema, ReadySchema } from '../../protocol/api-answers.js';
+import type { HealthSchema, ModelListSchema, ReadySchema } from '../../protocol/api-answers.js';
 import type { AppDeps, AppState } from '../app-deps.js';
 
 type Health = z.infer<typeof HealthSchema>;
 type Ready = z.infer<typeof ReadySchema>;
+type ModelList = z.infer<typeof ModelListSchema>;
 
-/** `GET /v1/models` (OpenAI list shape). */
+/**
+ * `GET /v1/models`: OpenAI's list shape, with `default`, the model of requests that name none, and
+ * `unreachable`, the model servers that were asked what they serve and did not say.
+ */
 export function modelsRoutes(deps: AppDeps): Router<AppState> {
   const router = new Router<AppState>();
   const started = Math.floor(deps.now() / 1000);
-  router.get('/v1/models', (ctx) => {
+  router.get('/v1/models', async (ctx) => {
+    const { models, defaultModel, unreachable } = await deps.models.list();
     ctx.body = {
       object: 'list',
-      data: deps.models
-        .list()
-        .map((model) => ({ id: model.id, object: 'model', created: started, owned_by: model.provider })),
-    };
+      data: models.map((model) => ({ id: model.id, object: 'model', created: started, owned_by: model.provider })),
+      default: defaultModel,
+      unreachable,
+    } satisfies ModelList;
   });
   return router;
 }

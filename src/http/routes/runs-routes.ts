@@ -8,6 +8,7 @@ import { type RunCreated, RunStatusSchema } from '../../protocol/run-snapshot.js
 import type { EventLog } from '../../runs/event-log.js';
 import { LogReader } from '../../runs/log-reader.js';
 import type { AppDeps, AppState } from '../app-deps.js';
+import { eventsFormat } from '../formats/events-format.js';
 import { formatOptionsOf } from '../formats/stream-format.js';
 import { STREAM_FORMATS, streamFormatNamed } from '../formats/stream-formats.js';
 import { parseCursor } from '../parse-cursor.js';
@@ -107,7 +108,17 @@ export function runsRoutes(deps: AppDeps): Router<AppState> {
       );
     }
 
-    if (wantsJson(ctx.get('Accept'))) {
+    const format = streamFormatNamed(query.format ?? 'events');
+    if (!format) {
+      throw new BadRequestError(
+        `Unknown format "${query.format}". Formats: ${Object.keys(STREAM_FORMATS).join(', ')}.`,
+        { code: 'unknown_format' },
+      );
+    }
+
+    // A page holds typed events, so a format that is only a stream wins over the Accept header: the
+    // openai SDKs send `Accept: application/json` with every request, their streams included.
+    if (format === eventsFormat && wantsJson(ctx.get('Accept'))) {
       const data = log.entries.slice(cursor + 1, cursor + 1 + query.limit).map((entry) => entry.event);
       const last = data.at(-1);
       const hasMore = last !== undefined && last.seq < log.lastSeq;
@@ -122,13 +133,6 @@ export function runsRoutes(deps: AppDeps): Router<AppState> {
       return;
     }
 
-    const format = streamFormatNamed(query.format ?? 'events');
-    if (!format) {
-      throw new BadRequestError(
-        `Unknown format "${query.format}". Formats: ${Object.keys(STREAM_FORMATS).join(', ')}.`,
-        { code: 'unknown_format' },
-      );
-    }
     if (log.terminal && cursor >= log.lastSeq) {
       // Nothing left to send: 204 also tells a browser EventSource to stop reconnecting.
       ctx.status = 204;

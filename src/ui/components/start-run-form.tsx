@@ -161,7 +161,9 @@ export function StartRunForm({ client, catalog, reloadCatalog, onStarted, onAuth
         <div class="field">
           <label for="model">Model</label>
           <select id="model" value={model} onChange={(event) => setModel(event.currentTarget.value)}>
-            <option value="">The bridge's default</option>
+            <option value="">
+              {catalog.state === 'ready' ? `The bridge's default (${catalog.defaultModel})` : "The bridge's default"}
+            </option>
             {catalog.state === 'ready'
               ? catalog.models.map((entry) => (
                   <option key={entry.id} value={entry.id}>

@@ -4,7 +4,7 @@ import type { EnvironmentList, ModelList, RunbridgeClient } from 'runbridge/clie
 /** What a run may name: the bridge's models and environments (`GET /v1/models`, `GET /v1/environments`). */
 export type Catalog =
   | { state: 'loading' }
-  | { state: 'ready'; models: ModelList['data']; environments: EnvironmentList }
+  | { state: 'ready'; models: ModelList['data']; defaultModel: string; environments: EnvironmentList }
   | { state: 'failed'; error: unknown };
 
 /** Loads the catalog with `client`, again whenever the client changes (a new key); `reload` asks again. */
@@ -16,7 +16,8 @@ export function useCatalog(client: RunbridgeClient): { catalog: Catalog; reload:
     const { signal } = controller;
     setCatalog({ state: 'loading' });
     Promise.all([client.models.list({ signal }), client.environments.list({ signal })]).then(
-      ([models, environments]) => setCatalog({ state: 'ready', models: models.data, environments }),
+      ([models, environments]) =>
+        setCatalog({ state: 'ready', models: models.data, defaultModel: models.default, environments }),
       (error: unknown) => {
         if (!signal.aborted) setCatalog({ state: 'failed', error });
       },

@@ -415,7 +415,7 @@ describe.each(VENDORS)('a full arith run through the $name adapter', (vendorCase
     // Neither the half-streamed call nor the unfinished turn is reported.
     expect(only(events, 'tool.started')).toEqual([]);
     expect(only(events, 'turn.completed')).toEqual([]);
-    expect(vendor.requests).toHaveLength(1);
+    expect(vendor.bodiesOf(vendorCase.route)).toHaveLength(1);
   });
 
   it('fails with model_auth when the vendor refuses the key, without retrying', async () => {
@@ -424,7 +424,7 @@ describe.each(VENDORS)('a full arith run through the $name adapter', (vendorCase
 
     expect(shape(events)).toEqual(['run.started', 'prompt.available', 'run.failed']);
     expect(events.at(-1)).toMatchObject({ event: 'run.failed', code: 'model_auth' });
-    expect(vendor.requests).toHaveLength(1);
+    expect(vendor.bodiesOf(vendorCase.route)).toHaveLength(1);
   });
 
   it('fails with model_unavailable once 500s outlast the SDK retries', async () => {
@@ -433,6 +433,6 @@ describe.each(VENDORS)('a full arith run through the $name adapter', (vendorCase
 
     expect(shape(events)).toEqual(['run.started', 'prompt.available', 'run.failed']);
     expect(events.at(-1)).toMatchObject({ event: 'run.failed', code: 'model_unavailable' });
-    expect(vendor.requests).toHaveLength(1 + MAX_RETRIES);
+    expect(vendor.bodiesOf(vendorCase.route)).toHaveLength(1 + MAX_RETRIES);
   });
 });
