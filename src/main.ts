@@ -10,6 +10,7 @@ import { answerClientError } from './http/answer-client-error.js';
 import { Authenticator } from './http/authenticate.js';
 import { connectionLimits, openFileLimit } from './http/connection-limits.js';
 import { createApp } from './http/create-app.js';
+import { MetricsAccess, metricsTokenProblems } from './http/metrics-access.js';
 import { StreamSlots } from './http/stream-slots.js';
 import { UiAssets } from './http/ui-assets.js';
 import type { ModelProvider } from './models/model.js';
@@ -25,6 +26,7 @@ import { type OpenedStore, openRunStore } from './store/open-run-store.js';
 import { createLogger } from './telemetry/create-logger.js';
 import { createTelemetry } from './telemetry/create-telemetry.js';
 import type { Logger } from './telemetry/logger.js';
+import type { SharedMetrics } from './telemetry/metrics-snapshot.js';
 import { tracingSettings } from './telemetry/otel-tracing.js';
 import { WebhookDispatcher } from './webhooks/webhook-dispatcher.js';
 
@@ -47,6 +49,11 @@ export interface StartOptions {
    * and `RUNBRIDGE_LOG_FORMAT` say (whole errors only at `debug`).
    */
   logger?: Logger;
+  /**
+   * In a worker of `runbridge serve --workers N`: where `GET /metrics` gets the one page of every
+   * worker's metrics, which the cluster's primary gathers (docs/operations.md#metrics).
+   */
+  sharedMetrics?: SharedMetrics;
 }
 
 /** A running bridge. */
@@ -87,8 +94,8 @@ export async function startBridge(
 ): Promise<{ bridge: Runbridge; registry: RunRegistry; rollouts: RolloutService }> {
   const { config } = options;
   const log = options.logger ?? createLogger({ level: config.logLevel, format: config.logFormat });
-  const keyless = keylessExposures(config);
-  if (keyless.length > 0) throw new ConfigError(keyless);
+  const refused = [...keylessExposures(config), ...metricsTokenProblems(config.metrics.token, config.apiKeys)];
+  if (refused.length > 0) throw new ConfigError(refused);
 
   // Before anything opens a socket: a cap above the open-file limit stops start-up here.
   const limits = connectionLimits(config, openFileLimit());
@@ -124,6 +131,9 @@ export async function startBridge(
     metrics: config.metrics.enabled,
     tracing: tracingSettings(config.tracing),
     ...(instance === undefined ? {} : { instance }),
+    // Labels the operator chose, never a tenant (docs/security.md): what GET /v1/models lists, the default, the setting's.
+    labelledModels: [...models.list().map((model) => model.id), models.normalise(undefined), ...config.metrics.models],
+    ...(options.sharedMetrics === undefined ? {} : { shared: options.sharedMetrics }),
   });
   const registry = new RunRegistry({
     ors,
@@ -171,14 +181,11 @@ export async function startBridge(
     ui: config.ui.enabled ? new UiAssets(options.uiDir) : undefined,
     streams: new StreamSlots(limits),
     ...(secret ? { streamTokenSecret: secret } : {}),
-    config: { ...config, store: config.redisUrl === undefined ? 'memory' : 'redis' },
+    config: { ...config, store: config.redisUrl === undefined ? 'memory' : 'redis', instance },
     shutdownSignal: shutdownController.signal,
     now: Date.now,
     telemetry,
-    metricsAuthenticator: new Authenticator([
-      ...config.apiKeys,
-      ...(config.metrics.token === undefined ? [] : [config.metrics.token]),
-    ]),
+    metricsAccess: new MetricsAccess(config.metrics.token, config.apiKeys),
   });
   // Node answers a request without a Host header with a bare 400 before the app sees it; the bridge
   // never routes by Host, so such a request is served (or refused) like any other, with our error body.

@@ -1,9 +1,15 @@
+import type { Registry } from 'prom-client';
+import { ClusterMetrics } from '../../src/telemetry/cluster-metrics.js';
 import { PrometheusMetrics } from '../../src/telemetry/prometheus-metrics.js';
 import type { DocRegion } from './doc-regions.js';
 
-/** The bridge's own metrics in docs/operations.md, generated from the registry `GET /metrics` serves. */
+/**
+ * The bridge's own metrics in docs/operations.md, generated from the registry `GET /metrics` serves, and
+ * those the primary of `serve --workers N` adds to its page.
+ */
 export const METRICS_REGIONS: readonly DocRegion[] = [
-  { file: 'docs/operations.md', name: 'metrics', render: metricsTable },
+  { file: 'docs/operations.md', name: 'metrics', render: () => metricsTable(new PrometheusMetrics().registry) },
+  { file: 'docs/operations.md', name: 'cluster-metrics', render: () => metricsTable(new ClusterMetrics().registry) },
 ];
 
 interface MetricShape {
@@ -13,9 +19,8 @@ interface MetricShape {
   labelNames: readonly string[];
 }
 
-/** A Markdown table of every `runbridge_*` and `gen_ai_*` metric: name, type, labels, help; Node's own left out. */
-export function metricsTable(): string {
-  const { registry } = new PrometheusMetrics();
+/** A Markdown table of every `runbridge_*` and `gen_ai_*` metric of `registry`: name, type, labels, help; Node's own left out. */
+export function metricsTable(registry: Registry): string {
   const rows = registry
     .getMetricsAsArray()
     .filter((metric) => /^(runbridge|gen_ai)_/.test(metric.name))

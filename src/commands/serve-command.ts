@@ -2,9 +2,11 @@ import cluster from 'node:cluster';
 import { ConfigError, loadConfig } from '../config/index.js';
 import { startRunbridge } from '../main.js';
 import { redactedUrl } from '../store/open-run-store.js';
+import { createLogger } from '../telemetry/create-logger.js';
 import { nextStopSignal } from './on-stop-signal.js';
 import { parseFlags } from './parse-flags.js';
 import { drainRequested, reportListening, runServeCluster } from './serve-cluster.js';
+import { workerSharedMetrics } from './worker-shared-metrics.js';
 
 const HELP = `runbridge serve — start the HTTP API
 
@@ -45,10 +47,15 @@ export async function serveCommand(args: string[]): Promise<number> {
     // Start-up waits for Redis (up to 30 s): say so at once, rather than print nothing meanwhile.
     process.stdout.write(`runbridge: connecting to Redis at ${redactedUrl(config.redisUrl)}…\n`);
   }
-  if (inCluster && cluster.isPrimary) return runServeCluster(config, (text) => process.stdout.write(text));
+  if (inCluster && cluster.isPrimary) {
+    // The primary's own events (its workers' starts and exits) go to the log its workers write.
+    const log = createLogger({ level: config.logLevel, format: config.logFormat });
+    return runServeCluster(config, (text) => process.stdout.write(text), log);
+  }
   // In a worker of the cluster the primary speaks for all: it prints one banner and the shutdown lines.
   const say = inCluster ? () => undefined : (text: string) => process.stdout.write(text);
-  const bridge = await startRunbridge({ config });
+  // In a worker, /metrics answers for every worker: the primary gathers their metrics into one page.
+  const bridge = await startRunbridge({ config, ...(inCluster ? { sharedMetrics: workerSharedMetrics() } : {}) });
   const auth = config.apiKeys.length > 0 ? ` -H 'Authorization: Bearer <key>'` : '';
   // The example names the environment requests play by default, so that copying it works.
   const body = bridge.defaultEnv === undefined ? '{}' : JSON.stringify({ env: bridge.defaultEnv });

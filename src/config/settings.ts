@@ -462,8 +462,17 @@ export const settings = {
       variable: 'RUNBRIDGE_METRICS_TOKEN',
       ...longSecret(),
       description:
-        'a bearer token `GET /metrics` takes besides the API keys (for the scraper). With keys or this token set, ' +
-        '`/metrics` needs one of them; with neither, it is open on loopback like the API',
+        "the bearer token `GET /metrics` takes: the scraper's alone, never an API key (one that is also an API key " +
+        'stops start-up). With API keys and no token, `/metrics` is refused to all; with neither, it is open on ' +
+        'loopback like the API ([security](security.md))',
+    }),
+    models: setting({
+      variable: 'RUNBRIDGE_METRICS_MODELS',
+      ...list('`provider:name` models, comma-separated'),
+      description:
+        'models whose calls keep their name in the `gen_ai_request_model` label, besides those `GET /v1/models` ' +
+        'lists and `RUNBRIDGE_MODEL`; every other model reads `other`, so no tenant chooses a label ' +
+        '([operations](operations.md#metrics))',
     }),
   },
   tracing: {

@@ -4,6 +4,7 @@ import type { EnvironmentEntry, OrsHealth } from '../runs/env-catalog.js';
 import type { RunRegistry } from '../runs/run-registry.js';
 import type { Telemetry } from '../telemetry/telemetry.js';
 import type { Authenticator } from './authenticate.js';
+import type { MetricsAccess } from './metrics-access.js';
 import type { StreamSlots } from './stream-slots.js';
 import type { UiAssets } from './ui-assets.js';
 
@@ -24,6 +25,8 @@ export interface AppDeps {
   config: {
     /** Where runs are kept (`/health`). */
     store: 'memory' | 'redis';
+    /** This instance's id in the shared store (`/health`); undefined in memory. */
+    instance: string | undefined;
     maxBodyBytes: number;
     keepaliveMs: number;
     subscriberBufferBytes: number;
@@ -38,8 +41,8 @@ export interface AppDeps {
   now: () => number;
   /** Logs (the access lines, our own 500s), metrics (`GET /metrics`, open streams) and request spans. */
   telemetry: Telemetry;
-  /** Who may read `GET /metrics` when keys or `RUNBRIDGE_METRICS_TOKEN` are set: the API keys and that token. */
-  metricsAuthenticator: Authenticator;
+  /** Who may read `GET /metrics`: the scraper's `RUNBRIDGE_METRICS_TOKEN`, never an API key. */
+  metricsAccess: MetricsAccess;
 }
 
 /** `ctx.state` of every authenticated request. */

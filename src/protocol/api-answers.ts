@@ -96,10 +96,15 @@ export const OrsHealthSchema = z.union([
 
 /**
  * `GET /health`: the server is up (it answers 503 `store_unavailable` only when its store does not), with
- * its run counts, where runs are kept, and whether the ORS server answers (a bridge may come up before it).
+ * its run counts, where runs are kept, whether the ORS server answers (a bridge may come up before it),
+ * and which process answered: behind a balancer or `serve --workers N`, any of several.
  */
 export const HealthSchema = z.object({
   status: z.enum(['ok', 'draining']),
+  /** This instance's id in the shared store (Redis), as its lease and log lines name it; absent in memory. */
+  instance: z.string().optional(),
+  /** The process that answered. */
+  pid: z.number().int().positive(),
   runs: z.object({
     running: z.number().int().nonnegative(),
     queued: z.number().int().nonnegative(),

@@ -91,7 +91,8 @@ export const ERROR_CODES = {
   unauthorized: {
     status: 401,
     where: ['http'],
-    meaning: 'missing or wrong bearer key; a stream token that is malformed, expired or for another run',
+    meaning:
+      'missing or wrong bearer key; a stream token that is malformed, expired or for another run; on `GET /metrics`, anything but `RUNBRIDGE_METRICS_TOKEN` (an API key too)',
   },
   host_not_allowed: {
     status: 403,

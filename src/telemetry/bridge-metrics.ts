@@ -7,6 +7,8 @@ export interface ModelCallSample {
   provider: string;
   /** The model's name after `provider:` (or the provider, for one without names). */
   model: string;
+  /** The run's model as `provider:name` (or the provider alone), which decides whether its name is a label (docs/security.md). */
+  ref: string;
   seconds: number;
   inputTokens: number;
   outputTokens: number;

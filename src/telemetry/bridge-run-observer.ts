@@ -99,6 +99,7 @@ export class BridgeRunObserver implements RunObserver {
       this.#metrics.modelCall({
         provider: this.#provider,
         model: this.#modelName,
+        ref: this.#run.model,
         seconds,
         inputTokens: result.inputTokens,
         outputTokens: result.outputTokens,

@@ -8,8 +8,9 @@ import {
 import { noMetrics } from './bridge-metrics.js';
 import { BridgeRunObserver } from './bridge-run-observer.js';
 import type { Logger } from './logger.js';
+import type { SharedMetrics } from './metrics-snapshot.js';
 import { OtelTracing, type TracingSettings } from './otel-tracing.js';
-import { PrometheusMetrics } from './prometheus-metrics.js';
+import { PrometheusMetrics, type PrometheusMetricsOptions } from './prometheus-metrics.js';
 import type { Telemetry, TracedRequest } from './telemetry.js';
 
 /** What {@link createTelemetry} turns on. */
@@ -21,18 +22,26 @@ export interface TelemetryOptions {
   tracing: TracingSettings | undefined;
   /** This instance's id in a shared store (the spans' `service.instance.id`). */
   instance?: string;
+  /** The models whose calls keep their name as a label (see {@link PrometheusMetricsOptions}); every other reads `other`. */
+  labelledModels?: Iterable<string>;
+  /** In a worker of `serve --workers N`: where `/metrics` gets the page of every worker's metrics. */
+  shared?: SharedMetrics;
 }
 
 /** The bridge's telemetry as `options` say: each signal that is off costs a call that does nothing. */
 export function createTelemetry(options: TelemetryOptions): Telemetry {
   const { logger } = options;
-  const prometheus = options.metrics ? new PrometheusMetrics() : undefined;
+  const prometheus = options.metrics
+    ? new PrometheusMetrics(options.labelledModels === undefined ? {} : { labelledModels: options.labelledModels })
+    : undefined;
   const metrics = prometheus ?? noMetrics;
+  const { shared } = options;
+  if (prometheus && shared) shared.provide(() => prometheus.snapshot());
   const otel = options.tracing && new OtelTracing(options.tracing, logger, options.instance);
   return {
     logger,
     metrics,
-    scrape: prometheus && (() => prometheus.scrape()),
+    scrape: prometheus && (shared ? () => shared.page() : () => prometheus.scrape()),
     traceRequest: otel ? (request, work) => serverSpan(otel, request, work) : (_request, work) => work(),
     captureTrace: () => otel?.capture(),
     observeRun: (run) => new BridgeRunObserver(run, { logger, metrics, otel }),

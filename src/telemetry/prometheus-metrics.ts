@@ -1,10 +1,10 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
-import { BoundedLabel } from './bounded-label.js';
+import { BoundedLabel, OTHER_LABEL } from './bounded-label.js';
 import type { BridgeMetrics, DeliveryOutcome, ModelCallSample } from './bridge-metrics.js';
+import type { MetricsSnapshot, ScrapePage } from './metrics-snapshot.js';
 
-/** Environments and model names past these many read `other` (each is one series per other label). */
+/** Environments past these many read `other` (each is one series per other label). */
 const MAX_ENVS = 100;
-const MAX_MODELS = 50;
 
 /** The OpenTelemetry GenAI semantic conventions' advised buckets: tokens, and seconds of a call. */
 const TOKEN_BUCKETS = [1, 4, 16, 64, 256, 1024, 4096, 16384, 65536, 262144, 1048576, 4194304, 16777216, 67108864];
@@ -29,15 +29,29 @@ function processMetrics(): Registry {
   return processRegistry;
 }
 
+/** What {@link PrometheusMetrics} labels by name. */
+export interface PrometheusMetricsOptions {
+  /**
+   * The models (`provider:name`, as a run's `model` reads) whose calls keep their name in the
+   * `gen_ai_request_model` label: those the operator configured or listed. Every other reads `other`.
+   */
+  labelledModels?: Iterable<string>;
+}
+
 /**
  * The bridge's metrics in a prom-client registry of its own (not the process-wide default one, so two
  * bridges in one process count apart), served with the process's own metrics. Every instance serves
  * its own, as Prometheus expects; only `runbridge_runs_queued` counts what the instances share.
+ *
+ * No label holds a string a tenant chose (docs/security.md): a model keeps its name only when the
+ * operator configured or listed it, and an environment reads as the ORS server names it (any case
+ * finds it, so the caller's spelling is folded to lower case); neither set is one a tenant can fill
+ * before the operator's own names are seen.
  */
 export class PrometheusMetrics implements BridgeMetrics {
   readonly registry = new Registry();
   readonly #envs = new BoundedLabel(MAX_ENVS);
-  readonly #models = new BoundedLabel(MAX_MODELS);
+  readonly #labelledModels: ReadonlySet<string>;
   #readQueued: () => Promise<number> = async () => 0;
 
   readonly #started = new Counter({
@@ -127,7 +141,8 @@ export class PrometheusMetrics implements BridgeMetrics {
     registers: [this.registry],
   });
 
-  constructor() {
+  constructor(options: PrometheusMetricsOptions = {}) {
+    this.#labelledModels = new Set(options.labelledModels);
     const read = () => this.#readQueued();
     new Gauge({
       name: 'runbridge_runs_queued',
@@ -144,12 +159,12 @@ export class PrometheusMetrics implements BridgeMetrics {
   }
 
   runStarted(env: string): void {
-    this.#started.inc({ env: this.#envs.of(env) });
+    this.#started.inc({ env: this.#env(env) });
     this.#running.inc();
   }
 
   runFinished(env: string, status: string): void {
-    this.#finished.inc({ env: this.#envs.of(env), status });
+    this.#finished.inc({ env: this.#env(env), status });
     this.#running.dec();
   }
 
@@ -159,7 +174,7 @@ export class PrometheusMetrics implements BridgeMetrics {
 
   modelCall(sample: ModelCallSample): void {
     const { provider, seconds, errorType } = sample;
-    const model = this.#models.of(sample.model);
+    const model = this.#labelledModels.has(sample.ref) ? sample.model : OTHER_LABEL;
     this.#modelCalls.observe({ provider }, seconds);
     const genAi = { gen_ai_operation_name: 'chat', gen_ai_provider_name: provider, gen_ai_request_model: model };
     if (errorType !== undefined) {
@@ -174,7 +189,7 @@ export class PrometheusMetrics implements BridgeMetrics {
   }
 
   toolCall(env: string, seconds: number): void {
-    this.#toolCalls.observe({ env: this.#envs.of(env) }, seconds);
+    this.#toolCalls.observe({ env: this.#env(env) }, seconds);
   }
 
   orsError(code: string): void {
@@ -208,8 +223,22 @@ export class PrometheusMetrics implements BridgeMetrics {
   }
 
   /** The text `GET /metrics` answers, and its content type. */
-  async scrape(): Promise<{ contentType: string; body: string }> {
-    const registry = Registry.merge([processMetrics(), this.registry]);
+  async scrape(): Promise<ScrapePage> {
+    const registry = this.#withProcess();
     return { contentType: registry.contentType, body: await registry.metrics() };
+  }
+
+  /** The same metrics as data, for the primary of `serve --workers N` to put on one page with the other workers'. */
+  async snapshot(): Promise<MetricsSnapshot> {
+    return this.#withProcess().getMetricsAsJSON();
+  }
+
+  #withProcess(): Registry {
+    return Registry.merge([processMetrics(), this.registry]);
+  }
+
+  /** Environments are found in any case (the ORS server's list decides which exist): one label for every spelling. */
+  #env(env: string): string {
+    return this.#envs.of(env.toLowerCase());
   }
 }

@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { BridgeMetrics } from './bridge-metrics.js';
 import type { Logger } from './logger.js';
+import type { ScrapePage } from './metrics-snapshot.js';
 import type { ObservedRun, RunObserver } from './run-observer.js';
 import type { RunTraceContext } from './trace-context.js';
 
@@ -22,7 +23,7 @@ export interface Telemetry {
   readonly logger: Logger;
   readonly metrics: BridgeMetrics;
   /** The text `GET /metrics` answers and its content type; undefined with `RUNBRIDGE_METRICS=0`. */
-  readonly scrape: (() => Promise<{ contentType: string; body: string }>) | undefined;
+  readonly scrape: (() => Promise<ScrapePage>) | undefined;
   /** Runs `work`, an API request, as its server span, a child of the caller's `traceparent` (just `work` without tracing). */
   traceRequest<T>(request: TracedRequest, work: () => Promise<T>): Promise<T>;
   /** The active span as W3C Trace Context headers, for a new run's record; undefined without tracing. */

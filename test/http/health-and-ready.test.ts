@@ -30,6 +30,9 @@ describe('a bridge that starts before its ORS server', () => {
     expect(health.status).toBe(200);
     const body = HealthSchema.parse(await health.json());
     expect(body).toMatchObject({ status: 'ok', store: 'memory', ors: { status: 'unreachable' } });
+    // The process that answered; an instance id only with a shared store.
+    expect(body.pid).toBe(process.pid);
+    expect(body).not.toHaveProperty('instance');
     expect(body.ors.status === 'unreachable' && body.ors.error).toMatch(/ECONNREFUSED|no answer/);
 
     const notReady = await bridge.fetch('/ready');

@@ -6,6 +6,7 @@ import { createOfflineProvider } from '../../adapters/models/offline/offline-pro
 import { loadConfig } from '../../src/config/index.js';
 import { Authenticator } from '../../src/http/authenticate.js';
 import { createApp } from '../../src/http/create-app.js';
+import { MetricsAccess } from '../../src/http/metrics-access.js';
 import { StreamSlots } from '../../src/http/stream-slots.js';
 import { UiAssets } from '../../src/http/ui-assets.js';
 import { ModelCatalog } from '../../src/models/model-catalog.js';
@@ -77,12 +78,12 @@ async function appRoutes(): Promise<string[]> {
       environments: { list: async () => [], health: async () => ({ status: 'ok' }), defaultEnv: async () => 'arith' },
       ui: new UiAssets(),
       streams: new StreamSlots({ maxStreams: 10, maxStreamsPerKey: 10 }),
-      config: { ...config, store: 'memory' },
+      config: { ...config, store: 'memory', instance: undefined },
       shutdownSignal: new AbortController().signal,
       now: Date.now,
       // Metrics on, so that `/metrics` is routed too.
       telemetry: createTelemetry({ logger: silentLogger, metrics: true, tracing: undefined }),
-      metricsAuthenticator: new Authenticator([]),
+      metricsAccess: new MetricsAccess(undefined, []),
     });
     const routers = app.middleware.flatMap((middleware) => {
       const router = (middleware as { router?: Router }).router;

@@ -15,7 +15,10 @@ export interface Instance {
   name: string;
   url: string;
   child: ChildProcessByStdio<null, Readable, Readable>;
+  /** Everything it wrote, stdout and stderr together. */
   output(): string;
+  /** The JSON log lines on its stderr (a `--workers` primary's and its workers' alike: `pid` tells them apart). */
+  logLines(): Array<Record<string, unknown>>;
   exited: Promise<number | null>;
 }
 
@@ -91,8 +94,12 @@ export interface Cluster {
 export async function startInstance(name: string, env: Record<string, string>): Promise<Instance> {
   const child = spawnRunbridge(['serve'], { env: { PATH: process.env.PATH ?? '', ...env } });
   let output = '';
+  let errors = '';
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
-  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+  child.stderr.on('data', (chunk: Buffer) => {
+    output += chunk.toString('utf8');
+    errors += chunk.toString('utf8');
+  });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const url = await new Promise<string>((resolve, reject) => {
     const look = () => {
@@ -102,7 +109,12 @@ export async function startInstance(name: string, env: Record<string, string>): 
     child.stdout.on('data', look);
     void exited.then((code) => reject(new Error(`${name} exited with ${code} before listening:\n${output}`)));
   });
-  return { name, url, child, output: () => output, exited };
+  const logLines = () =>
+    errors
+      .split('\n')
+      .filter((line) => line.startsWith('{') && line.endsWith('}'))
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+  return { name, url, child, output: () => output, logLines, exited };
 }
 
 /**

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { ConfigError } from '../../src/config/index.js';
 import { ModelError } from '../../src/errors.js';
 import type { ModelPart } from '../../src/models/model.js';
 import type { RunEvent } from '../../src/protocol/run-events.js';
@@ -41,10 +42,12 @@ describe('GET /metrics', () => {
   const scrape = async (authorization?: string) =>
     fetch(`${bridge.url}/metrics`, authorization === undefined ? {} : { headers: { Authorization: authorization } });
 
-  it('needs an API key or the metrics token when keys are configured', async () => {
+  it("takes the metrics token alone: an API key, whose tenant must not read the others' model names, is refused", async () => {
     expect((await scrape()).status).toBe(401);
     expect((await scrape('Bearer not-a-key-0123456789')).status).toBe(401);
-    expect((await scrape(`Bearer ${API_KEY}`)).status).toBe(200);
+    const byKey = await scrape(`Bearer ${API_KEY}`);
+    expect(byKey.status).toBe(401);
+    expect(await byKey.json()).toMatchObject({ error: { code: 'unauthorized' } });
     const answer = await scrape(`Bearer ${METRICS_TOKEN}`);
     expect(answer.status).toBe(200);
     expect(answer.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
@@ -112,6 +115,32 @@ describe('GET /metrics', () => {
     expect(metrics.value('process_cpu_user_seconds_total')).toBeGreaterThan(0);
     expect(families.some((family) => family.name === 'nodejs_eventloop_lag_seconds')).toBe(true);
     expect(families.find((family) => family.name === 'runbridge_runs_queued')?.help).toMatch(/cluster-wide/i);
+  });
+});
+
+describe('GET /metrics with API keys and no RUNBRIDGE_METRICS_TOKEN', () => {
+  const bridge = useTestBridge({ RUNBRIDGE_API_KEYS: API_KEY }, { apiKey: API_KEY });
+
+  it('is refused to every caller, saying which token to set', async () => {
+    const answer = await bridge.fetch('/metrics');
+    expect(answer.status).toBe(401);
+    const body = (await answer.json()) as { error: { code: string; message: string } };
+    expect(body.error.code).toBe('unauthorized');
+    expect(body.error.message).toContain('RUNBRIDGE_METRICS_TOKEN');
+  });
+});
+
+describe('a RUNBRIDGE_METRICS_TOKEN that is also an API key', () => {
+  it("stops start-up: the scraper's token must not be a tenant's key", async () => {
+    const refused = await startTestBridge({
+      RUNBRIDGE_API_KEYS: `${API_KEY},other-key-0123456789`,
+      RUNBRIDGE_METRICS_TOKEN: API_KEY,
+    }).then(
+      (started) => started.shutdown(),
+      (error: unknown) => error,
+    );
+    expect(refused).toBeInstanceOf(ConfigError);
+    expect((refused as ConfigError).message).toMatch(/RUNBRIDGE_METRICS_TOKEN/);
   });
 });
 

@@ -168,16 +168,19 @@ function paths(): Record<string, unknown> {
     },
     '/metrics': {
       get: {
-        summary: "This instance's metrics in the Prometheus text format (docs/operations.md#metrics)",
+        summary:
+          "This instance's metrics in the Prometheus text format, or every worker's with serve --workers N (docs/operations.md#metrics)",
         description:
-          'Absent (404) with `RUNBRIDGE_METRICS=0`. With API keys or `RUNBRIDGE_METRICS_TOKEN` configured it takes ' +
-          'either as its bearer token; with neither it is open, like the API.',
+          'Absent (404) with `RUNBRIDGE_METRICS=0`. Its bearer token is `RUNBRIDGE_METRICS_TOKEN`, never an API key: ' +
+          'with keys and no token every request is refused; with neither it is open, like the API.',
         responses: {
           200: {
             description: 'The metrics, in the Prometheus text exposition format 0.0.4.',
             content: { 'text/plain; version=0.0.4; charset=utf-8': { schema: { type: 'string' } } },
           },
-          ...errors({ 401: 'Keys or a metrics token are configured and the request has neither.' }),
+          ...errors({
+            401: 'Keys or a metrics token are configured and the request does not carry the metrics token.',
+          }),
         },
       },
     },

@@ -29,8 +29,8 @@ export function modelsRoutes(deps: AppDeps): Router<AppState> {
 
 /**
  * `GET /health` and `GET /ready`, open to all (they say nothing about any caller's runs). `/health` is
- * liveness: 200 while the server serves — its run counts, where runs are kept, and whether the ORS server
- * answers (a bridge may come up before it) — and 503 `store_unavailable` only while its store does not
+ * liveness: 200 while the server serves — which instance and process answered, its run counts, where runs
+ * are kept, and whether the ORS server answers (a bridge may come up before it) — and 503 `store_unavailable` only while its store does not
  * answer, since then it can serve nothing. `/ready` is 200 once the store and the ORS server both answer
  * and the server is not draining, 503 `not_ready` saying which does not otherwise: what a load balancer
  * or an orchestrator waits for before sending traffic.
@@ -43,6 +43,8 @@ export function healthRoutes(deps: AppDeps): Router<AppState> {
     const [runs, ors] = await Promise.all([deps.registry.stats(), deps.environments.health()]);
     ctx.body = {
       status: deps.registry.draining ? 'draining' : 'ok',
+      ...(deps.config.instance === undefined ? {} : { instance: deps.config.instance }),
+      pid: process.pid,
       runs,
       store: deps.config.store,
       ors,

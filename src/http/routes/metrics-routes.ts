@@ -2,9 +2,9 @@ import Router from 'koa-router';
 import type { AppDeps, AppState } from '../app-deps.js';
 
 /**
- * `GET /metrics`: this instance's metrics in the Prometheus text format (docs/operations.md#metrics),
- * mounted only while metrics are on. With API keys or `RUNBRIDGE_METRICS_TOKEN` configured it takes
- * `Authorization: Bearer` with either; with neither it is open, like the API (on loopback only).
+ * `GET /metrics`: this instance's metrics in the Prometheus text format (docs/operations.md#metrics), or
+ * in a worker of `serve --workers N` every worker's; mounted only while metrics are on. It takes
+ * `RUNBRIDGE_METRICS_TOKEN` alone, never an API key (`MetricsAccess`).
  */
 export function metricsRoutes(deps: AppDeps): Router<AppState> {
   const router = new Router<AppState>();
@@ -12,7 +12,7 @@ export function metricsRoutes(deps: AppDeps): Router<AppState> {
   if (scrape === undefined) return router;
   router.get('/metrics', async (ctx) => {
     const header = ctx.get('Authorization');
-    deps.metricsAuthenticator.authenticate(header === '' ? undefined : header);
+    deps.metricsAccess.check(header === '' ? undefined : header);
     const { contentType, body } = await scrape();
     ctx.type = contentType;
     ctx.body = body;
