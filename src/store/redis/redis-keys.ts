@@ -52,6 +52,8 @@ export const KEY_LAYOUT = {
   runWebhooks: 'wh:run:{id}',
   /** String: the secret shared by every instance when `RUNBRIDGE_SECRET` is not set. */
   secret: 'secret',
+  /** String: written by every health check (`/health`, `/ready`), so a Redis that refuses writes is seen; expires in a minute. */
+  health: 'health',
   /** Hash: a rollout batch's owner, record, pair count, records so far, cancel and end times, idempotency key. */
   rollout: 'ro:{id}',
   /** Hash: a batch's pairs by number — `<run id>:<attempt>:<open|done>`. */
