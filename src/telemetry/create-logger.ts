@@ -1,5 +1,6 @@
 import { type DestinationStream, pino, stdSerializers, stdTimeFunctions } from 'pino';
-import pinoPretty from 'pino-pretty';
+import { prettyFactory } from 'pino-pretty';
+import { escapeControls } from './escape-controls.js';
 import type { Logger } from './logger.js';
 
 /** How {@link createLogger} writes. */
@@ -17,22 +18,11 @@ export interface LoggerOptions {
  * pino-pretty for a person at a terminal (one line each). An error (`err`) is its type, message and
  * code; its stack and cause only at `debug`, so a missing ORS server is one line to read, not a stack
  * to scroll past. Writes are synchronous: the last lines before a crash are not lost in a buffer.
+ * Pretty lines escape control characters as JSON lines do, so text from outside cannot forge a line.
  */
 export function createLogger(options: LoggerOptions): Logger {
-  const destination =
-    options.format === 'pretty'
-      ? pinoPretty({
-          destination: options.destination ?? 2,
-          sync: true,
-          colorize: options.destination === undefined && process.stderr.isTTY === true,
-          singleLine: true,
-          translateTime: 'SYS:HH:MM:ss.l',
-          // One line each: below `debug` an error is its message at the end of the line, not an object.
-          ...(options.level === 'debug'
-            ? { ignore: 'pid,hostname' }
-            : { ignore: 'pid,hostname,err', messageFormat: withErrorMessage }),
-        })
-      : (options.destination ?? pino.destination({ dest: 2, sync: true }));
+  const sink = options.destination ?? pino.destination({ dest: 2, sync: true });
+  const destination = options.format === 'pretty' ? prettyLines(sink, options) : sink;
   return pino(
     {
       level: options.level,
@@ -42,6 +32,42 @@ export function createLogger(options: LoggerOptions): Logger {
     },
     destination,
   );
+}
+
+/** Writes each JSON line pino makes to `sink` as a readable line, its control characters escaped. */
+function prettyLines(sink: DestinationStream, options: LoggerOptions): DestinationStream {
+  const prettify = prettyFactory({
+    colorize: options.destination === undefined && process.stderr.isTTY === true,
+    singleLine: true,
+    translateTime: 'SYS:HH:MM:ss.l',
+    // One line each: below `debug` an error is its message at the end of the line, not an object.
+    ...(options.level === 'debug'
+      ? { ignore: 'pid,hostname' }
+      : { ignore: 'pid,hostname,err', messageFormat: withErrorMessage }),
+  });
+  return { write: (line: string) => sink.write(prettify(escapedLine(JSON.parse(line) as Record<string, unknown>))) };
+}
+
+/**
+ * A log line with every string and key in it escaped ({@link escapeControls}) — but for the line breaks
+ * of an error's stack (its message escaped in it), which `debug` shows as lines of their own, indented
+ * under the line.
+ */
+function escapedLine(line: Record<string, unknown>): Record<string, unknown> {
+  const escaped = escapedValue(line) as Record<string, unknown>;
+  const { stack, message } = (line.err ?? {}) as { stack?: unknown; message?: unknown };
+  if (typeof stack === 'string') {
+    const own = typeof message === 'string' && message !== '' ? stack.replace(message, escapeControls(message)) : stack;
+    (escaped.err as { stack: string }).stack = escapeControls(own, '\n');
+  }
+  return escaped;
+}
+
+function escapedValue(value: unknown): unknown {
+  if (typeof value === 'string') return escapeControls(value);
+  if (Array.isArray(value)) return value.map(escapedValue);
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(Object.entries(value).map(([key, inner]) => [escapeControls(key), escapedValue(inner)]));
 }
 
 /** A pretty line's message, then what its error says (unless the message says it already). */

@@ -81,4 +81,32 @@ describe('the log', () => {
     expect(lines[0]).not.toContain('    at ');
     expect(() => JSON.parse(lines[0]!)).toThrow();
   });
+
+  it.each(['info', 'debug'] as const)(
+    'reads, pretty at %s, one line per call whatever control characters a name from outside holds',
+    (level) => {
+      const chunks: string[] = [];
+      const destination = new Writable({
+        write(chunk: Buffer, _encoding, done) {
+          chunks.push(chunk.toString());
+          done();
+        },
+      });
+      const log = createLogger({ level, format: 'pretty', destination });
+      // A tool name an ORS server chose, ending in a line of its own that looks like the JSON log.
+      const forged = 'calc\n{"level":"error","msg":"admin key rotated"}\r\u001b[2K\u0000\u2028';
+      log.warn({ tool: forged, err: new Error(`bad tool ${forged}`) }, `tool ${forged} failed`);
+      log.info({ [forged]: 1 }, 'field named from outside');
+      const text = chunks.join('');
+      // At debug an error's stack follows its line, indented: only the two lines start at the margin.
+      const lines = text.split('\n').filter((line) => /^\S/.test(line));
+      expect(lines).toHaveLength(2);
+      expect(text).not.toMatch(/[\r\u001b\u0000\u2028]/);
+      expect(text).not.toMatch(/\n\s*\{"level"/);
+      expect(lines[0]).toContain(
+        String.raw`tool calc\n{"level":"error","msg":"admin key rotated"}\r\u001b[2K\u0000\u2028 failed`,
+      );
+      expect(lines.some((line) => line.startsWith('{'))).toBe(false);
+    },
+  );
 });
