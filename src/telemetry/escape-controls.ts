@@ -4,6 +4,7 @@
  * what a terminal shows), the Unicode line and paragraph separators, and the bidirectional overrides
  * and isolates (they reorder what is shown).
  */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point.
 const CONTROLS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 
 const NAMED: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
