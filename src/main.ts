@@ -21,7 +21,7 @@ import { RolloutService } from './rollouts/rollout-service.js';
 import { EnvCatalog } from './runs/env-catalog.js';
 import { RunRegistry } from './runs/run-registry.js';
 import { type OpenedStore, openRunStore } from './store/open-run-store.js';
-import { createLogger } from './telemetry/create-logger.js';
+import { createLogger, type OwnLogger } from './telemetry/create-logger.js';
 import { createTelemetry } from './telemetry/create-telemetry.js';
 import type { Logger } from './telemetry/logger.js';
 import { tracingSettings } from './telemetry/otel-tracing.js';
@@ -69,6 +69,8 @@ export interface Runbridge {
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
 /** How long subscribers get to read their terminal event after the last run ended. */
 const FLUSH_MS = 2000;
+/** How long the log gets, at the end of a shutdown, to write what waits for stderr: a stuck reader must not keep the process alive. */
+const LOG_DRAIN_MS = 2000;
 /** Least time between two sweeps of the rollout batches. */
 const ROLLOUT_SWEEP_MS = 5000;
 
@@ -85,7 +87,11 @@ export async function startBridge(
   options: StartOptions,
 ): Promise<{ bridge: Runbridge; registry: RunRegistry; rollouts: RolloutService }> {
   const { config } = options;
-  const log = options.logger ?? createLogger({ level: config.logLevel, format: config.logFormat });
+  // The bridge's own log, unless the caller gave one: it writes what waits for stderr as the bridge stops.
+  const ownLog = options.logger
+    ? undefined
+    : createLogger({ level: config.logLevel, format: config.logFormat, bufferBytes: config.logBufferBytes });
+  const log = options.logger ?? (ownLog as OwnLogger);
   const keyless = keylessExposures(config);
   if (keyless.length > 0) throw new ConfigError(keyless);
 
@@ -229,6 +235,7 @@ export async function startBridge(
       await orsServer?.close();
       log.info('shut down');
       await telemetry.shutdown();
+      await ownLog?.drain(LOG_DRAIN_MS);
     })());
 
   return {

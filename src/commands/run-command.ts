@@ -78,7 +78,9 @@ export async function runCommand(args: string[]): Promise<number> {
     // What goes wrong reaches the person as the run's own answer, in one line; the bridge's log adds to
     // it only when asked for.
     const verbose = values.verbose === true || config.logLevel === 'debug';
-    const logger = verbose ? createLogger({ level: 'debug', format: 'pretty' }) : silentLogger;
+    const logger = verbose
+      ? createLogger({ level: 'debug', format: 'pretty', bufferBytes: config.logBufferBytes })
+      : silentLogger;
     bridge = await startRunbridge({ config, logger });
   }
   const base = (values.server ?? bridge!.url).replace(/\/+$/, '');

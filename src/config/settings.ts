@@ -77,6 +77,14 @@ export const settings = {
     derive: (own) => own ?? (process.stderr.isTTY ? 'pretty' : 'json'),
     description: 'log lines on stderr: one JSON object each (pino), or readable lines (pino-pretty)',
   }),
+  logBufferBytes: setting({
+    variable: 'RUNBRIDGE_LOG_BUFFER_BYTES',
+    ...bytes(8 * 1024 * 1024),
+    description:
+      'bytes of log lines waiting for stderr to take them. Lines are written without waiting, so a reader of ' +
+      'stderr that stops (a blocking container log driver) never holds the server up; past this the new lines ' +
+      'are dropped and counted, and a `warn` line says how many once stderr takes lines again',
+  }),
   defaultModel: setting({
     variable: 'RUNBRIDGE_MODEL',
     ...optional('`provider` or `provider:name`'),

@@ -140,7 +140,7 @@ export class RedisConnection {
       return await work();
     } catch (error) {
       if (!(error instanceof ReplyError)) throw new StoreUnavailableError(undefined, error);
-      const refusal = refusalOf(error);
+      const refusal = refusalOf(error as Error);
       // Any other reply error is Redis refusing the command itself: a bug here, not an outage.
       if (refusal === undefined) throw error;
       throw new StoreUnavailableError(
@@ -165,7 +165,7 @@ export class RedisConnection {
  * The refusal a reply error is, if it is one: its own, or — for a transaction Redis discarded
  * (`EXECABORT`) — that of a command queued in it.
  */
-function refusalOf(error: ReplyError): { code: string; reply: string } | undefined {
+function refusalOf(error: Error): { code: string; reply: string } | undefined {
   const replies = [error, ...((error as { previousErrors?: unknown[] }).previousErrors ?? [])];
   for (const reply of replies) {
     const message = reply instanceof Error ? reply.message : String(reply);
