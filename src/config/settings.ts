@@ -504,6 +504,21 @@ export const settings = {
         "records what was sent to the model and what it answered, and tools' arguments and results, on the spans; " +
         'off, spans carry no prompt or output',
     }),
+    attributeValueLengthLimit: setting({
+      variable: 'OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT',
+      ...wholeNumber(16_384),
+      description:
+        'characters a span keeps of one attribute value — a captured prompt, output, tool arguments or result, a ' +
+        'name a model or an ORS server chose; the rest is cut, so spans waiting for a receiver that does not answer ' +
+        'hold at most this per value',
+    }),
+    maxQueueSize: setting({
+      variable: 'OTEL_BSP_MAX_QUEUE_SIZE',
+      ...wholeNumber(2048),
+      description:
+        'finished spans waiting to be exported; past it new spans are dropped (the log says how many), so a receiver ' +
+        'that does not answer costs at most this many spans of memory',
+    }),
     traceUrl: setting({
       variable: 'RUNBRIDGE_TRACE_URL',
       ...traceUrlTemplate(),

@@ -20,10 +20,12 @@ describe('tracing', () => {
       protocol: 'http/protobuf',
       serviceName: 'runbridge',
       captureContent: false,
+      attributeValueLengthLimit: 16_384,
+      maxQueueSize: 2048,
     });
   });
 
-  it('takes the traces endpoint and protocol over the general ones', () => {
+  it('takes the traces endpoint and protocol over the general ones, and the span limits it is given', () => {
     const settings = tracingOf({
       OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318',
       OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'https://tempo.example/otlp/v1/traces',
@@ -31,12 +33,16 @@ describe('tracing', () => {
       OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/json',
       OTEL_SERVICE_NAME: 'runbridge-eu',
       OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: 'true',
+      OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT: '4096',
+      OTEL_BSP_MAX_QUEUE_SIZE: '256',
     });
     expect(settings).toEqual({
       url: 'https://tempo.example/otlp/v1/traces',
       protocol: 'http/json',
       serviceName: 'runbridge-eu',
       captureContent: true,
+      attributeValueLengthLimit: 4096,
+      maxQueueSize: 256,
     });
   });
 

@@ -228,3 +228,30 @@ describe('a traced run with message content captured', () => {
     expect(String(calculator.attributes['gen_ai.tool.call.result'])).toContain('42');
   });
 });
+
+describe('a traced run with message content captured, sent a huge message', () => {
+  let rig: Rig;
+  beforeEach(async () => {
+    rig = await startRig({ OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: 'true' });
+  });
+  afterEach(() => stopRig(rig));
+
+  it('cuts what a span records of it at OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT (16 384 characters)', async () => {
+    const { bridge, vendor, receiver } = rig;
+    vendor.reply(
+      'POST /v1/chat/completions',
+      { kind: 'stream', fixture: 'openai-chat/arith-calculator.sse' },
+      { kind: 'stream', fixture: 'openai-chat/arith-submit.sse' },
+    );
+    const huge = `Before you answer, read this: ${'lorem ipsum '.repeat(75_000)}`;
+    await tracedRun(bridge, { env: 'arith', task: TASK, input: huge });
+    await bridge.shutdown();
+    const chats = named(receiver.spans, 'chat gpt-4.1-mini');
+    expect(chats).toHaveLength(2);
+    for (const chat of chats) {
+      const input = String(chat.attributes['gen_ai.input.messages']);
+      expect(input).toHaveLength(16_384);
+      expect(input).toContain('Before you answer, read this: lorem ipsum');
+    }
+  });
+});
