@@ -19,6 +19,7 @@ import {
   traceUrlTemplate,
   wholeNumber,
 } from './setting-kinds.js';
+import { type TraceparentTrust, traceparentTrust } from './traceparent-trust.js';
 import { webhookSecret } from './webhook-secret.js';
 
 /**
@@ -518,6 +519,18 @@ export const settings = {
       description:
         'finished spans waiting to be exported; past it new spans are dropped (the log says how many), so a receiver ' +
         'that does not answer costs at most this many spans of memory',
+    }),
+    traceparentTrust: setting({
+      variable: 'RUNBRIDGE_TRACEPARENT_TRUST',
+      ...traceparentTrust(),
+      default: 'with two or more API keys: `none`; otherwise `all`',
+      derive: (own, { apiKeys }: { apiKeys: string[] }): TraceparentTrust =>
+        own ?? (apiKeys.length >= 2 ? { keys: [] } : 'all'),
+      description:
+        "whose W3C `traceparent` a request's span, and the run it starts, continues: every caller's (`all`), none " +
+        "(`none`: each request starts a trace of its own, linked to the caller's span), or only the requests of the " +
+        'keys listed by label (`key_…`, as the access lines name them); the others get a linked trace of their own. ' +
+        "With several keys one key could otherwise write its spans into another's trace",
     }),
     traceUrl: setting({
       variable: 'RUNBRIDGE_TRACE_URL',

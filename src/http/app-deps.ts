@@ -1,3 +1,4 @@
+import type { TraceparentTrust } from '../config/traceparent-trust.js';
 import type { ModelRegistry } from '../models/model-registry.js';
 import type { RolloutService } from '../rollouts/rollout-service.js';
 import type { EnvironmentEntry, OrsHealth } from '../runs/env-catalog.js';
@@ -29,6 +30,8 @@ export interface AppDeps {
     streamTokenTtlMs: number;
     /** Origins allowed by CORS; empty turns CORS off. */
     corsOrigins: readonly string[];
+    /** Whose `traceparent` a request continues (`RUNBRIDGE_TRACEPARENT_TRUST`). */
+    tracing: { traceparentTrust: TraceparentTrust };
   };
   /** The secret stream tokens are sealed with, shared by every instance; undefined: one of this process. */
   streamTokenSecret?: Buffer;

@@ -52,6 +52,24 @@ describe('tracing', () => {
     );
   });
 
+  it("continues callers' traceparent with fewer than two keys, none with more, and the keys it is told", () => {
+    const trustOf = (env: Record<string, string>) => loadConfig(env).tracing.traceparentTrust;
+    const [a, b] = ['tenant-a-0123456789abcdef', 'tenant-b-0123456789abcdef'];
+    expect(trustOf({})).toBe('all');
+    expect(trustOf({ RUNBRIDGE_API_KEYS: a })).toBe('all');
+    expect(trustOf({ RUNBRIDGE_API_KEYS: `${a},${b}` })).toEqual({ keys: [] });
+    expect(trustOf({ RUNBRIDGE_API_KEYS: `${a},${b}`, RUNBRIDGE_TRACEPARENT_TRUST: 'ALL' })).toBe('all');
+    expect(trustOf({ RUNBRIDGE_TRACEPARENT_TRUST: 'none' })).toEqual({ keys: [] });
+    expect(trustOf({ RUNBRIDGE_TRACEPARENT_TRUST: 'key_0123456789abcdef, key_fedcba9876543210' })).toEqual({
+      keys: ['key_0123456789abcdef', 'key_fedcba9876543210'],
+    });
+    // A key where its label belongs is refused, and not shown.
+    expect(() => loadConfig({ RUNBRIDGE_TRACEPARENT_TRUST: a })).toThrow(
+      /RUNBRIDGE_TRACEPARENT_TRUST.*not a key label/,
+    );
+    expect(() => loadConfig({ RUNBRIDGE_TRACEPARENT_TRUST: a })).not.toThrow(a);
+  });
+
   it('refuses gRPC, which it does not offer', () => {
     expect(() => loadConfig({ OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' })).toThrow(/OTEL_EXPORTER_OTLP_PROTOCOL/);
   });
