@@ -439,6 +439,31 @@ export const settings = {
       ...wholeNumber(16),
       description: 'delivery attempts in flight at once per instance',
     }),
+    concurrencyPerKey: setting({
+      variable: 'RUNBRIDGE_WEBHOOK_CONCURRENCY_PER_KEY',
+      ...optionalWholeNumber(1),
+      default: 'with two or more API keys: half of `RUNBRIDGE_WEBHOOK_CONCURRENCY` (at least 1); otherwise no bound',
+      derive: (own, { apiKeys, webhooks }: { apiKeys: string[]; webhooks: { concurrency: number } }) =>
+        own ?? perKeyShare(apiKeys, webhooks.concurrency, 1),
+      description:
+        "delivery attempts of one key's runs in flight at once per instance; the keys with deliveries due take " +
+        "turns at the free slots, so one key's receivers, however slow or many its deliveries, cannot hold them all",
+    }),
+    breakerFailures: setting({
+      variable: 'RUNBRIDGE_WEBHOOK_BREAKER_FAILURES',
+      ...wholeNumber(5),
+      description:
+        "failed attempts in a row (no answer, refused, or not a 2xx) after which a key's deliveries to that " +
+        'receiver (its origin) are not sent for `RUNBRIDGE_WEBHOOK_BREAKER_SECONDS`: each attempt meanwhile fails ' +
+        "at once, holding no slot, and the delivery's `last_error` says why; then one trial attempt goes, and its " +
+        'success sends to it again',
+    }),
+    breakerMs: setting({
+      variable: 'RUNBRIDGE_WEBHOOK_BREAKER_SECONDS',
+      ...seconds(30),
+      description:
+        "how long a key's receiver that failed `RUNBRIDGE_WEBHOOK_BREAKER_FAILURES` times in a row is not sent to",
+    }),
     pollMs: setting({
       variable: 'RUNBRIDGE_WEBHOOK_POLL_SECONDS',
       ...seconds(0.25),
