@@ -4,7 +4,7 @@ import { pino } from 'pino';
 export interface StderrDestination {
   /** pino's asynchronous destination (SonicBoom) on file descriptor 2. */
   stream: ReturnType<typeof pino.destination>;
-  /** Calls `report(count)` once stderr has taken every waiting line, when `count` lines were dropped meanwhile. */
+  /** Calls `report(count)` once stderr has taken half of what waited, when `count` lines were dropped meanwhile. */
   onDropped(report: (count: number) => void): void;
   /**
    * Resolves once every waiting line is written, or after `withinMs`, whichever is first; then gives up
@@ -24,8 +24,8 @@ export function stderrDestination(maxBytes: number): StderrDestination {
   void process.stderr;
   let dropped = 0;
   let report: ((count: number) => void) | undefined;
-  /** True while no line waits to be written. */
-  let idle = true;
+  /** Bytes taken and not yet written. */
+  let pending = 0;
   /** Set by an EAGAIN, cleared by the next write that went through. */
   let stuck = false;
   let givenUp = false;
@@ -46,15 +46,14 @@ export function stderrDestination(maxBytes: number): StderrDestination {
   stream.write = (data: string) => {
     const before = dropped;
     const belowMark = write(data);
-    if (dropped === before) idle = false;
+    if (dropped === before) pending += Buffer.byteLength(data);
     return belowMark;
   };
-  stream.on('write', () => {
+  stream.on('write', (written: number) => {
     stuck = false;
-  });
-  stream.on('drain', () => {
-    idle = true;
-    if (dropped === 0 || report === undefined) return;
+    pending -= written;
+    // Said once stderr has taken half of what waited: the line itself then finds room.
+    if (dropped === 0 || report === undefined || pending > maxBytes / 2) return;
     const count = dropped;
     dropped = 0;
     report(count);
@@ -79,7 +78,7 @@ export function stderrDestination(maxBytes: number): StderrDestination {
       report = listener;
     },
     async drain(withinMs) {
-      if (idle) return;
+      if (pending <= 0) return;
       let timer: NodeJS.Timeout | undefined;
       const drained = await Promise.race([
         new Promise<true>((resolve) => stream.once('drain', () => resolve(true))),
