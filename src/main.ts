@@ -21,7 +21,7 @@ import { RolloutService } from './rollouts/rollout-service.js';
 import { EnvCatalog } from './runs/env-catalog.js';
 import { RunRegistry } from './runs/run-registry.js';
 import { type OpenedStore, openRunStore } from './store/open-run-store.js';
-import { createLogger, type OwnLogger } from './telemetry/create-logger.js';
+import { createLogger, LOG_DRAIN_MS, type OwnLogger } from './telemetry/create-logger.js';
 import { createTelemetry } from './telemetry/create-telemetry.js';
 import type { Logger } from './telemetry/logger.js';
 import { tracingSettings } from './telemetry/otel-tracing.js';
@@ -69,8 +69,6 @@ export interface Runbridge {
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
 /** How long subscribers get to read their terminal event after the last run ended. */
 const FLUSH_MS = 2000;
-/** How long the log gets, at the end of a shutdown, to write what waits for stderr: a stuck reader must not keep the process alive. */
-const LOG_DRAIN_MS = 2000;
 /** Least time between two sweeps of the rollout batches. */
 const ROLLOUT_SWEEP_MS = 5000;
 

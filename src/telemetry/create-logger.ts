@@ -21,6 +21,9 @@ export type LoggerOptions = {
     }
 );
 
+/** How long a process, as it ends, waits for its log lines to reach stderr: a stuck reader must not keep it alive. */
+export const LOG_DRAIN_MS = 2000;
+
 /** The bridge's own logger, and the way to let it finish writing before the process exits. */
 export interface OwnLogger extends Logger {
   /** Resolves once the lines waiting for stderr are written, or after `withinMs`, giving up on the rest. */
