@@ -71,6 +71,15 @@ async function tracedRun(bridge: TestBridge, body: Record<string, unknown>, key?
   return (await (await bridge.fetch(`/v1/runs/${runId}`, { headers: auth })).json()) as RunSnapshot;
 }
 
+/** The vendor's two answers of an arith episode: a calculator call, then the submission. */
+function replyCalculatorThenSubmit(vendor: FakeVendorServer): void {
+  vendor.reply(
+    'POST /v1/chat/completions',
+    { kind: 'stream', fixture: 'openai-chat/arith-calculator.sse' },
+    { kind: 'stream', fixture: 'openai-chat/arith-submit.sse' },
+  );
+}
+
 function named(spans: ReceivedSpan[], name: string): ReceivedSpan[] {
   return spans.filter((span) => span.name === name);
 }
@@ -215,11 +224,7 @@ describe('a traced run with message content captured', () => {
 
   it("records what the model was sent and answered, and the tools' arguments and results", async () => {
     const { bridge, vendor, receiver } = rig;
-    vendor.reply(
-      'POST /v1/chat/completions',
-      { kind: 'stream', fixture: 'openai-chat/arith-calculator.sse' },
-      { kind: 'stream', fixture: 'openai-chat/arith-submit.sse' },
-    );
+    replyCalculatorThenSubmit(vendor);
     await tracedRun(bridge, { env: 'arith', task: TASK });
     await bridge.shutdown();
     const [first] = named(receiver.spans, 'chat gpt-4.1-mini');
@@ -229,22 +234,10 @@ describe('a traced run with message content captured', () => {
     expect(JSON.parse(String(calculator.attributes['gen_ai.tool.call.arguments']))).toEqual({ expression: '17 + 25' });
     expect(String(calculator.attributes['gen_ai.tool.call.result'])).toContain('42');
   });
-});
 
-describe('a traced run with message content captured, sent a huge message', () => {
-  let rig: Rig;
-  beforeEach(async () => {
-    rig = await startRig({ OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: 'true' });
-  });
-  afterEach(() => stopRig(rig));
-
-  it('cuts what a span records of it at OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT (16 384 characters)', async () => {
+  it('cuts what a span records of a huge message at OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT (16 384 characters)', async () => {
     const { bridge, vendor, receiver } = rig;
-    vendor.reply(
-      'POST /v1/chat/completions',
-      { kind: 'stream', fixture: 'openai-chat/arith-calculator.sse' },
-      { kind: 'stream', fixture: 'openai-chat/arith-submit.sse' },
-    );
+    replyCalculatorThenSubmit(vendor);
     const huge = `Before you answer, read this: ${'lorem ipsum '.repeat(75_000)}`;
     await tracedRun(bridge, { env: 'arith', task: TASK, input: huge });
     await bridge.shutdown();

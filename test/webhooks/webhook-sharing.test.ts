@@ -46,6 +46,20 @@ async function deliveriesOf(target: TestBridge, runId: string, key?: string): Pr
   return ((await response.json()) as RunSnapshot).webhook?.deliveries ?? [];
 }
 
+/** Starts six runs whose webhook is `url`, one after another, and resolves to their deliveries once every one is `status`. */
+async function sixRunsSettled(
+  target: TestBridge,
+  url: string,
+  status: 'delivered' | 'failed',
+): Promise<WebhookDelivery[]> {
+  const runs: string[] = [];
+  for (let run = 0; run < 6; run++) runs.push(await target.startRun({ webhook: { url } }));
+  return eventually(async () => {
+    const all = (await Promise.all(runs.map((runId) => deliveriesOf(target, runId)))).flat();
+    return all.length === runs.length && all.every((delivery) => delivery.status === status) && all;
+  }, `every delivery to be ${status}`);
+}
+
 describe('webhook deliveries of two keys', () => {
   it("reach key B's receiver while key A's receiver holds every delivery of A it took, unanswered", async () => {
     const deadA = await receiver(() => 'hang');
@@ -80,16 +94,11 @@ describe("a receiver that keeps failing, one key's", () => {
       RUNBRIDGE_WEBHOOK_BREAKER_FAILURES: '3',
       RUNBRIDGE_WEBHOOK_BREAKER_SECONDS: '600',
     });
-    const runs: string[] = [];
-    for (let run = 0; run < 6; run++) runs.push(await target.startRun({ webhook: { url: dead.url } }));
-    const deliveries = await eventually(async () => {
-      const all = (await Promise.all(runs.map((runId) => deliveriesOf(target, runId)))).flat();
-      return all.length === runs.length && all.every((delivery) => delivery.status === 'failed') && all;
-    }, 'every delivery to fail');
+    const deliveries = await sixRunsSettled(target, dead.url, 'failed');
     // Three attempts reached it; every later one was not sent, and its delivery says why.
     expect(dead.received).toHaveLength(3);
     const notSent = deliveries.filter((delivery) => delivery.last_error?.startsWith('not sent'));
-    expect(notSent.length).toBeGreaterThanOrEqual(runs.length - 3);
+    expect(notSent.length).toBeGreaterThanOrEqual(deliveries.length - 3);
     for (const delivery of notSent) {
       expect(delivery.last_error).toMatch(/failed 3 times in a row \(no answer within 0.2 s\)/);
     }
@@ -104,15 +113,10 @@ describe("a receiver that keeps failing, one key's", () => {
       RUNBRIDGE_WEBHOOK_BREAKER_FAILURES: '3',
       RUNBRIDGE_WEBHOOK_BREAKER_SECONDS: '0.2',
     });
-    const runs: string[] = [];
-    for (let run = 0; run < 6; run++) runs.push(await target.startRun({ webhook: { url: flaky.url } }));
-    const deliveries = await eventually(async () => {
-      const all = (await Promise.all(runs.map((runId) => deliveriesOf(target, runId)))).flat();
-      return all.length === runs.length && all.every((delivery) => delivery.status === 'delivered') && all;
-    }, 'every delivery to be delivered');
+    const deliveries = await sixRunsSettled(target, flaky.url, 'delivered');
     // The three failures, then each delivery once: the attempts made while the breaker was open (the
     // deliveries already due when it opened) never reached the receiver.
-    expect(flaky.received).toHaveLength(3 + runs.length);
+    expect(flaky.received).toHaveLength(3 + deliveries.length);
     const attempts = deliveries.reduce((sum, delivery) => sum + delivery.attempts, 0);
     expect(attempts).toBeGreaterThan(flaky.received.length);
   });
