@@ -15,8 +15,8 @@ const PROBES = new Set(['/health', '/ready', '/metrics']);
 /**
  * The outermost middleware: gives each request an id (`X-Request-Id`, the caller's own when it sent
  * a plain one), runs an API request (`/v1/…`) as its trace's server span — in the caller's trace when
- * `joinsCallerTrace` trusts its key, else in one of its own linked to the caller's — and writes one access line
- * when it is done — for an event stream, when the stream ends: method, route pattern, path, the query
+ * `joinsCallerTrace` trusts its key, else in one of its own linked to the caller's — and writes one
+ * access line when it is done — for an event stream, when the stream ends: method, route pattern, path, the query
  * without its stream `token`, status, duration, request id, the caller's key label (`anonymous`
  * without a key), the run the route names (`run_id`) and, when tracing, the request's `trace_id`.
  * Never a header or the body.
