@@ -23,7 +23,7 @@ import { RolloutService } from './rollouts/rollout-service.js';
 import { EnvCatalog } from './runs/env-catalog.js';
 import { RunRegistry } from './runs/run-registry.js';
 import { type OpenedStore, openRunStore } from './store/open-run-store.js';
-import { createLogger } from './telemetry/create-logger.js';
+import { createLogger, LOG_DRAIN_MS, type OwnLogger } from './telemetry/create-logger.js';
 import { createTelemetry } from './telemetry/create-telemetry.js';
 import type { Logger } from './telemetry/logger.js';
 import type { SharedMetrics } from './telemetry/metrics-snapshot.js';
@@ -93,7 +93,11 @@ export async function startBridge(
   options: StartOptions,
 ): Promise<{ bridge: Runbridge; registry: RunRegistry; rollouts: RolloutService }> {
   const { config } = options;
-  const log = options.logger ?? createLogger({ level: config.logLevel, format: config.logFormat });
+  // The bridge's own log, unless the caller gave one: it writes what waits for stderr as the bridge stops.
+  const ownLog = options.logger
+    ? undefined
+    : createLogger({ level: config.logLevel, format: config.logFormat, bufferBytes: config.logBufferBytes });
+  const log = options.logger ?? (ownLog as OwnLogger);
   const refused = [...keylessExposures(config), ...metricsTokenProblems(config.metrics.token, config.apiKeys)];
   if (refused.length > 0) throw new ConfigError(refused);
 
@@ -245,6 +249,7 @@ export async function startBridge(
       await orsServer?.close();
       log.info('shut down');
       await telemetry.shutdown();
+      await ownLog?.drain(LOG_DRAIN_MS);
     })());
 
   return {

@@ -207,8 +207,9 @@ async function measurePage(
   deltas: string[],
   rounds: number,
 ) {
+  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', RUNBRIDGE_MODEL: 'whole' });
   const bridge = await startRunbridge({
-    config: loadConfig({ PORT: '0', HOST: '127.0.0.1', RUNBRIDGE_MODEL: 'whole' }),
+    config,
     uiDir: page.dir,
     environments: [arithEnvironment],
     providers: [
@@ -222,7 +223,7 @@ async function measurePage(
       }),
     ],
     // Warnings and errors only: the access lines would be part of what is measured.
-    logger: createLogger({ level: 'warn', format: 'json' }),
+    logger: createLogger({ level: 'warn', format: 'json', bufferBytes: config.logBufferBytes }),
   });
   const client = createClient({ baseUrl: bridge.url });
   try {

@@ -46,7 +46,7 @@ export async function startBenchBridge(options: BenchBridgeOptions): Promise<Ben
     config,
     providers: options.extraProviders ?? [],
     // Warnings and errors only: the access lines would be part of what is measured.
-    logger: createLogger({ level: 'warn', format: 'json' }),
+    logger: createLogger({ level: 'warn', format: 'json', bufferBytes: config.logBufferBytes }),
   });
   return { ...bridge, registry };
 }

@@ -4,7 +4,7 @@ import { type Runbridge, startRunbridge } from '../main.js';
 import { isTerminalEvent, type RunEvent, RunEventSchema } from '../protocol/run-events.js';
 import type { RunRequestInput } from '../protocol/run-request.js';
 import { readSseEvents } from '../sse/read-sse-events.js';
-import { createLogger } from '../telemetry/create-logger.js';
+import { createLogger, LOG_DRAIN_MS, type OwnLogger } from '../telemetry/create-logger.js';
 import { silentLogger } from '../telemetry/logger.js';
 import { parseFlags } from './parse-flags.js';
 import { RunRenderer } from './run-renderer.js';
@@ -73,13 +73,20 @@ export async function runCommand(args: string[]): Promise<number> {
   process.stdout.on('error', () => stdoutClosed.abort());
 
   let bridge: Runbridge | undefined;
+  let logger: OwnLogger | undefined;
   if (values.server === undefined) {
     const config = loadConfig({ ...process.env, PORT: '0', HOST: '127.0.0.1', RUNBRIDGE_API_KEYS: '' });
     // What goes wrong reaches the person as the run's own answer, in one line; the bridge's log adds to
     // it only when asked for.
     const verbose = values.verbose === true || config.logLevel === 'debug';
-    const logger = verbose ? createLogger({ level: 'debug', format: 'pretty' }) : silentLogger;
-    bridge = await startRunbridge({ config, logger });
+    if (verbose) logger = createLogger({ level: 'debug', format: 'pretty', bufferBytes: config.logBufferBytes });
+    try {
+      bridge = await startRunbridge({ config, logger: logger ?? silentLogger });
+    } catch (error) {
+      // The log's lines go before the one line that says what went wrong.
+      await logger?.drain(LOG_DRAIN_MS);
+      throw error;
+    }
   }
   const base = (values.server ?? bridge!.url).replace(/\/+$/, '');
   const apiKey = values['api-key'] ?? process.env.RUNBRIDGE_API_KEY;
@@ -104,6 +111,7 @@ export async function runCommand(args: string[]): Promise<number> {
     return terminal.event === 'run.completed' ? 0 : terminal.event === 'run.cancelled' ? 130 : 1;
   } finally {
     await bridge?.shutdown();
+    await logger?.drain(LOG_DRAIN_MS);
   }
 }
 

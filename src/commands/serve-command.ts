@@ -2,7 +2,7 @@ import cluster from 'node:cluster';
 import { ConfigError, loadConfig } from '../config/index.js';
 import { startRunbridge } from '../main.js';
 import { redactedUrl } from '../store/open-run-store.js';
-import { createLogger } from '../telemetry/create-logger.js';
+import { createLogger, LOG_DRAIN_MS } from '../telemetry/create-logger.js';
 import { nextStopSignal } from './on-stop-signal.js';
 import { parseFlags } from './parse-flags.js';
 import { drainRequested, reportListening, runServeCluster } from './serve-cluster.js';
@@ -49,8 +49,10 @@ export async function serveCommand(args: string[]): Promise<number> {
   }
   if (inCluster && cluster.isPrimary) {
     // The primary's own events (its workers' starts and exits) go to the log its workers write.
-    const log = createLogger({ level: config.logLevel, format: config.logFormat });
-    return runServeCluster(config, (text) => process.stdout.write(text), log);
+    const log = createLogger({ level: config.logLevel, format: config.logFormat, bufferBytes: config.logBufferBytes });
+    const code = await runServeCluster(config, (text) => process.stdout.write(text), log);
+    await log.drain(LOG_DRAIN_MS);
+    return code;
   }
   // In a worker of the cluster the primary speaks for all: it prints one banner and the shutdown lines.
   const say = inCluster ? () => undefined : (text: string) => process.stdout.write(text);

@@ -19,6 +19,7 @@ import {
   traceUrlTemplate,
   wholeNumber,
 } from './setting-kinds.js';
+import { type TraceparentTrust, traceparentTrust } from './traceparent-trust.js';
 import { webhookSecret } from './webhook-secret.js';
 
 /**
@@ -76,6 +77,14 @@ export const settings = {
     default: '`pretty` when stderr is a terminal, else `json`',
     derive: (own) => own ?? (process.stderr.isTTY ? 'pretty' : 'json'),
     description: 'log lines on stderr: one JSON object each (pino), or readable lines (pino-pretty)',
+  }),
+  logBufferBytes: setting({
+    variable: 'RUNBRIDGE_LOG_BUFFER_BYTES',
+    ...bytes(8 * 1024 * 1024),
+    description:
+      'bytes of log lines waiting for stderr to take them. Lines are written without waiting, so a reader of ' +
+      'stderr that stops (a blocking container log driver) never holds the server up; past this the new lines ' +
+      'are dropped and counted, and a `warn` line says how many once stderr takes lines again',
   }),
   defaultModel: setting({
     variable: 'RUNBRIDGE_MODEL',
@@ -442,6 +451,31 @@ export const settings = {
       ...wholeNumber(16),
       description: 'delivery attempts in flight at once per instance',
     }),
+    concurrencyPerKey: setting({
+      variable: 'RUNBRIDGE_WEBHOOK_CONCURRENCY_PER_KEY',
+      ...optionalWholeNumber(1),
+      default: 'with two or more API keys: half of `RUNBRIDGE_WEBHOOK_CONCURRENCY` (at least 1); otherwise no bound',
+      derive: (own, { apiKeys, webhooks }: { apiKeys: string[]; webhooks: { concurrency: number } }) =>
+        own ?? perKeyShare(apiKeys, webhooks.concurrency, 1),
+      description:
+        "delivery attempts of one key's runs in flight at once per instance; the keys with deliveries due take " +
+        "turns at the free slots, so one key's receivers, however slow or many its deliveries, cannot hold them all",
+    }),
+    breakerFailures: setting({
+      variable: 'RUNBRIDGE_WEBHOOK_BREAKER_FAILURES',
+      ...wholeNumber(5),
+      description:
+        "failed attempts in a row (no answer, refused, or not a 2xx) after which a key's deliveries to that " +
+        'receiver (its origin) are not sent for `RUNBRIDGE_WEBHOOK_BREAKER_SECONDS`: each attempt meanwhile fails ' +
+        "at once, holding no slot, and the delivery's `last_error` says why; then one trial attempt goes, and its " +
+        'success sends to it again',
+    }),
+    breakerMs: setting({
+      variable: 'RUNBRIDGE_WEBHOOK_BREAKER_SECONDS',
+      ...seconds(30),
+      description:
+        "how long a key's receiver that failed `RUNBRIDGE_WEBHOOK_BREAKER_FAILURES` times in a row is not sent to",
+    }),
     pollMs: setting({
       variable: 'RUNBRIDGE_WEBHOOK_POLL_SECONDS',
       ...seconds(0.25),
@@ -516,6 +550,33 @@ export const settings = {
       description:
         "records what was sent to the model and what it answered, and tools' arguments and results, on the spans; " +
         'off, spans carry no prompt or output',
+    }),
+    attributeValueLengthLimit: setting({
+      variable: 'OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT',
+      ...wholeNumber(16_384),
+      description:
+        'characters a span keeps of one attribute value — a captured prompt, output, tool arguments or result, a ' +
+        'name a model or an ORS server chose; the rest is cut, so spans waiting for a receiver that does not answer ' +
+        'hold at most this per value',
+    }),
+    maxQueueSize: setting({
+      variable: 'OTEL_BSP_MAX_QUEUE_SIZE',
+      ...wholeNumber(2048),
+      description:
+        'finished spans waiting to be exported; past it new spans are dropped (the log says how many), so a receiver ' +
+        'that does not answer costs at most this many spans of memory',
+    }),
+    traceparentTrust: setting({
+      variable: 'RUNBRIDGE_TRACEPARENT_TRUST',
+      ...traceparentTrust(),
+      default: 'with two or more API keys: `none`; otherwise `all`',
+      derive: (own, { apiKeys }: { apiKeys: string[] }): TraceparentTrust =>
+        own ?? (apiKeys.length >= 2 ? { keys: [] } : 'all'),
+      description:
+        "whose W3C `traceparent` a request's span, and the run it starts, continues: every caller's (`all`), none " +
+        "(`none`: each request starts a trace of its own, linked to the caller's span), or only the requests of the " +
+        'keys listed by label (`key_…`, as the access lines name them); the others get a linked trace of their own. ' +
+        "With several keys one key could otherwise write its spans into another's trace",
     }),
     traceUrl: setting({
       variable: 'RUNBRIDGE_TRACE_URL',

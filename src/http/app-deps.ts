@@ -1,4 +1,5 @@
 import type { ModelListing } from '../models/model-catalog.js';
+import type { TraceparentTrust } from '../config/traceparent-trust.js';
 import type { RolloutService } from '../rollouts/rollout-service.js';
 import type { EnvironmentEntry, OrsHealth } from '../runs/env-catalog.js';
 import type { RunRegistry } from '../runs/run-registry.js';
@@ -33,6 +34,8 @@ export interface AppDeps {
     streamTokenTtlMs: number;
     /** Origins allowed by CORS; empty turns CORS off. */
     corsOrigins: readonly string[];
+    /** Whose `traceparent` a request continues (`RUNBRIDGE_TRACEPARENT_TRUST`). */
+    tracing: { traceparentTrust: TraceparentTrust };
   };
   /** The secret stream tokens are sealed with, shared by every instance; undefined: one of this process. */
   streamTokenSecret?: Buffer;

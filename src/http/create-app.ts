@@ -2,6 +2,7 @@ import Koa from 'koa';
 import Router from 'koa-router';
 import type { AppDeps, AppState } from './app-deps.js';
 import { authenticateRequest } from './authenticate-request.js';
+import { callerTraceTrust } from './caller-trace-trust.js';
 import { corsMiddleware } from './cors-middleware.js';
 import { errorMiddleware } from './error-middleware.js';
 import { loopbackOnly } from './loopback-only.js';
@@ -25,7 +26,7 @@ import { StreamTokens } from './stream-token.js';
 export function createApp(deps: AppDeps): Koa<AppState> {
   const app = new Koa<AppState>();
   app.silent = true;
-  app.use(observeRequests(deps.telemetry));
+  app.use(observeRequests(deps.telemetry, callerTraceTrust(deps.config.tracing.traceparentTrust, deps.authenticator)));
   const cors = corsMiddleware(deps.config.corsOrigins);
   if (cors) app.use(cors);
   app.use(errorMiddleware(deps.telemetry.logger));

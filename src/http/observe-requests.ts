@@ -14,13 +14,17 @@ const PROBES = new Set(['/health', '/ready', '/metrics']);
 
 /**
  * The outermost middleware: gives each request an id (`X-Request-Id`, the caller's own when it sent
- * a plain one), runs an API request (`/v1/…`) as its trace's server span, and writes one access line
- * when it is done — for an event stream, when the stream ends: method, route pattern, path, the query
+ * a plain one), runs an API request (`/v1/…`) as its trace's server span — in the caller's trace when
+ * `joinsCallerTrace` trusts its key, else in one of its own linked to the caller's — and writes one
+ * access line when it is done — for an event stream, when the stream ends: method, route pattern, path, the query
  * without its stream `token`, status, duration, request id, the caller's key label (`anonymous`
  * without a key), the run the route names (`run_id`) and, when tracing, the request's `trace_id`.
  * Never a header or the body.
  */
-export function observeRequests(telemetry: Telemetry) {
+export function observeRequests(
+  telemetry: Telemetry,
+  joinsCallerTrace: (authorization: string | undefined) => boolean,
+) {
   return async (ctx: Context & { state: AppState }, next: Next): Promise<void> => {
     const started = performance.now();
     const offered = ctx.get('X-Request-Id');
@@ -34,7 +38,11 @@ export function observeRequests(telemetry: Telemetry) {
           traceId = traceIdOf(telemetry.captureTrace());
           return next();
         };
-        await telemetry.traceRequest({ method: ctx.method, path: ctx.path, headers: ctx.headers, outcome }, traced);
+        const request = { method: ctx.method, path: ctx.path, headers: ctx.headers, outcome };
+        // Only a request that names a trace needs its caller judged.
+        const joinCallerTrace =
+          ctx.get('traceparent') !== '' && joinsCallerTrace(ctx.get('Authorization') || undefined);
+        await telemetry.traceRequest({ ...request, joinCallerTrace }, traced);
       } else {
         await next();
       }

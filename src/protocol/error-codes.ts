@@ -213,7 +213,9 @@ export const ERROR_CODES = {
   store_unavailable: {
     status: 503,
     where: ['http'],
-    meaning: 'the shared store (Redis) cannot be reached; streams it fed end, so their clients resume once it is back',
+    meaning:
+      'the shared store (Redis) cannot be reached, or refuses writes (out of memory, read-only; the message quotes it); ' +
+      'streams it fed end, so their clients resume once it is back',
   },
   internal_error: {
     status: 500,

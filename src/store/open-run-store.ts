@@ -66,7 +66,11 @@ export async function openRunStore(config: Config, log: Logger): Promise<OpenedS
       rollouts: new MemoryRolloutStore(),
     };
   }
-  const connection = new RedisConnection(config.redisUrl, { commandTimeoutMs: config.redisCommandTimeoutMs });
+  const keys = new RedisKeys(config.redisPrefix);
+  const connection = new RedisConnection(config.redisUrl, {
+    commandTimeoutMs: config.redisCommandTimeoutMs,
+    probeKey: keys.fixed('health'),
+  });
   try {
     await connection.connect(CONNECT_TIMEOUT_MS);
   } catch (error) {
@@ -86,7 +90,6 @@ export async function openRunStore(config: Config, log: Logger): Promise<OpenedS
     if (up) log.info({ redis }, 'Redis connection restored');
     else log.error({ redis }, 'Redis connection lost; reconnecting');
   });
-  const keys = new RedisKeys(config.redisPrefix);
   const shared = configured === undefined ? await SharedSecret.open(connection, keys, log) : undefined;
   const secret = configured ?? shared!.value;
   const instance = `i_${newInstanceId()}`;

@@ -114,7 +114,9 @@ export class BridgeRunObserver implements RunObserver {
           [GEN_AI.usageInputTokens]: result.inputTokens,
           [GEN_AI.usageOutputTokens]: result.outputTokens,
           ...(result.finishReason === undefined ? {} : { [GEN_AI.responseFinishReasons]: [result.finishReason] }),
-          ...(this.#otel?.captureContent && result.output ? { [GEN_AI.outputMessages]: json(result.output()) } : {}),
+          ...(this.#otel?.captureContent && result.output
+            ? { [GEN_AI.outputMessages]: this.#otel.cut(json(result.output())) }
+            : {}),
         });
         endSpan(span, errorType);
       }
@@ -123,14 +125,16 @@ export class BridgeRunObserver implements RunObserver {
 
   async toolCall<T>(info: ToolCallInfo, work: (result: ToolCallResult) => Promise<T>): Promise<T> {
     const result: ToolCallResult = { errorType: undefined, output: undefined };
+    // The name is the model's: as long as it likes.
+    const name = this.#otel?.cut(info.name);
     const span =
       this.#otel &&
-      this.#startSpan(`execute_tool ${info.name}`, SpanKind.INTERNAL, {
+      this.#startSpan(`execute_tool ${name}`, SpanKind.INTERNAL, {
         [GEN_AI.operationName]: 'execute_tool',
-        [GEN_AI.toolName]: info.name,
+        [GEN_AI.toolName]: name,
         [GEN_AI.toolType]: 'function',
         [GEN_AI.toolCallId]: info.callId,
-        ...(this.#otel.captureContent ? { [GEN_AI.toolCallArguments]: json(info.arguments()) } : {}),
+        ...(this.#otel.captureContent ? { [GEN_AI.toolCallArguments]: this.#otel.cut(json(info.arguments())) } : {}),
       });
     const started = performance.now();
     let thrown: string | undefined;
@@ -147,7 +151,7 @@ export class BridgeRunObserver implements RunObserver {
       this.#orsFailure(errorType, `tool call ${info.name} failed`);
       if (span) {
         if (this.#otel?.captureContent && result.output)
-          span.setAttribute(GEN_AI.toolCallResult, json(result.output()));
+          span.setAttribute(GEN_AI.toolCallResult, this.#otel.cut(json(result.output())));
         endSpan(span, errorType);
       }
     }
@@ -207,7 +211,7 @@ export class BridgeRunObserver implements RunObserver {
       ...(top_p === undefined ? {} : { [GEN_AI.requestTopP]: top_p }),
       ...(max_tokens === undefined ? {} : { [GEN_AI.requestMaxTokens]: max_tokens }),
       ...(seed === undefined ? {} : { [GEN_AI.requestSeed]: seed }),
-      ...(this.#otel?.captureContent ? { [GEN_AI.inputMessages]: json(info.messages()) } : {}),
+      ...(this.#otel?.captureContent ? { [GEN_AI.inputMessages]: this.#otel.cut(json(info.messages())) } : {}),
     };
   }
 

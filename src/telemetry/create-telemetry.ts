@@ -1,4 +1,4 @@
-import { context, type Span, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import { context, ROOT_CONTEXT, type Span, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import {
   ATTR_HTTP_REQUEST_METHOD,
   ATTR_HTTP_RESPONSE_STATUS_CODE,
@@ -51,12 +51,15 @@ export function createTelemetry(options: TelemetryOptions): Telemetry {
 
 /** Runs `work` as the HTTP server span of `request` (after the HTTP semantic conventions). */
 async function serverSpan<T>(otel: OtelTracing, request: TracedRequest, work: () => Promise<T>): Promise<T> {
-  const parent = otel.extract(request.headers);
+  const callers = otel.extract(request.headers);
+  const parent = request.joinCallerTrace ? callers : ROOT_CONTEXT;
+  const linked = request.joinCallerTrace ? undefined : trace.getSpanContext(callers);
   const span: Span = otel.tracer.startSpan(
     request.method,
     {
       kind: SpanKind.SERVER,
       attributes: { [ATTR_HTTP_REQUEST_METHOD]: request.method, [ATTR_URL_PATH]: request.path },
+      ...(linked === undefined ? {} : { links: [{ context: linked }] }),
     },
     parent,
   );

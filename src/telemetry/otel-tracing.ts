@@ -28,6 +28,10 @@ export interface TracingSettings {
   serviceName: string;
   /** Record prompts, outputs, tool arguments and results on the spans. */
   captureContent: boolean;
+  /** Characters a span keeps of one attribute value. */
+  attributeValueLengthLimit: number;
+  /** Finished spans waiting for the exporter; past it new ones are dropped. */
+  maxQueueSize: number;
 }
 
 /**
@@ -43,10 +47,15 @@ export function tracingSettings(tracing: Config['tracing']): TracingSettings | u
     protocol: tracing.tracesProtocol,
     serviceName: tracing.serviceName,
     captureContent: tracing.captureContent,
+    attributeValueLengthLimit: tracing.attributeValueLengthLimit,
+    maxQueueSize: tracing.maxQueueSize,
   };
 }
 
 const propagator = new W3CTraceContextPropagator();
+
+/** Spans the batch processor sends at once (the SDK's default), never more than its queue holds. */
+const MAX_EXPORT_BATCH = 512;
 
 /** Tracing bridges running in this process: the first sets OpenTelemetry's globals, the last to stop unsets them. */
 let live = 0;
@@ -63,6 +72,7 @@ export class OtelTracing {
   readonly tracer: Tracer;
   readonly captureContent: boolean;
   readonly #provider: TracerProvider;
+  readonly #valueLimit: number;
   #stopped = false;
 
   constructor(settings: TracingSettings, logger: Logger, instance: string | undefined) {
@@ -89,10 +99,29 @@ export class OtelTracing {
         [ATTR_SERVICE_VERSION]: PACKAGE_VERSION,
         ...(instance === undefined ? {} : { [ATTR_SERVICE_INSTANCE_ID]: instance }),
       }),
-      spanProcessors: [new BatchSpanProcessor({ exporter })],
+      // Bounded: a receiver that does not answer costs at most the queue, each span's values cut.
+      spanLimits: { attributeValueLengthLimit: settings.attributeValueLengthLimit },
+      spanProcessors: [
+        new BatchSpanProcessor({
+          exporter,
+          maxQueueSize: settings.maxQueueSize,
+          maxExportBatchSize: Math.min(MAX_EXPORT_BATCH, settings.maxQueueSize),
+        }),
+      ],
     });
     this.tracer = this.#provider.getTracer('runbridge', PACKAGE_VERSION);
     this.captureContent = settings.captureContent;
+    this.#valueLimit = settings.attributeValueLengthLimit;
+  }
+
+  /**
+   * `text` as a span attribute keeps it: cut at the attribute length limit, into a string of its own.
+   * The SDK cuts too, but with `substring`, which in V8 keeps the whole text alive behind the cut —
+   * a 900 KB prompt per queued span; the text made for an attribute is cut here first.
+   */
+  cut(text: string): string {
+    if (text.length <= this.#valueLimit) return text;
+    return Buffer.from(text.slice(0, this.#valueLimit), 'utf8').toString('utf8');
   }
 
   /** The context a `traceparent` (and `tracestate`) in `carrier` names; the root context without one. */

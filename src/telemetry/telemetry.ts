@@ -10,6 +10,8 @@ export interface TracedRequest {
   method: string;
   path: string;
   headers: IncomingHttpHeaders;
+  /** Continue the trace the caller's `traceparent` names; false starts a trace of its own, linked to the caller's span. */
+  joinCallerTrace: boolean;
   /** The route pattern that served it and the status it answered, read once it is done. */
   outcome: () => { route: string | undefined; status: number };
 }
@@ -24,7 +26,10 @@ export interface Telemetry {
   readonly metrics: BridgeMetrics;
   /** The text `GET /metrics` answers and its content type; undefined with `RUNBRIDGE_METRICS=0`. */
   readonly scrape: (() => Promise<ScrapePage>) | undefined;
-  /** Runs `work`, an API request, as its server span, a child of the caller's `traceparent` (just `work` without tracing). */
+  /**
+   * Runs `work`, an API request, as its server span (just `work` without tracing): a child of the caller's
+   * `traceparent` when the request joins its caller's trace, else the root of a new trace linked to it.
+   */
   traceRequest<T>(request: TracedRequest, work: () => Promise<T>): Promise<T>;
   /** The active span as W3C Trace Context headers, for a new run's record; undefined without tracing. */
   captureTrace(): RunTraceContext | undefined;

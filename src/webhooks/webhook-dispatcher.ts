@@ -9,7 +9,8 @@ import { listItemOf } from '../runs/snapshot-of.js';
 import { type WebhookSink, webhooksNotConfigured } from '../runs/webhook-sink.js';
 import { type BridgeMetrics, noMetrics } from '../telemetry/bridge-metrics.js';
 import type { Logger } from '../telemetry/logger.js';
-import { postWebhook } from './post-webhook.js';
+import { type PostOutcome, postWebhook } from './post-webhook.js';
+import { TargetBreaker } from './target-breaker.js';
 import type { OutboxDelivery, WebhookOutbox } from './webhook-outbox.js';
 import { type HostLookup, resolveWebhookTarget, systemLookup, WebhookTargetError } from './webhook-target.js';
 
@@ -33,7 +34,11 @@ const LEASE_MARGIN_MS = 10_000;
  * Calls runs' webhooks (docs/protocol.md §9): checks each URL when the run is created, turns the
  * chosen events of the runs executing here into deliveries in the outbox, and attempts due
  * deliveries — its own, or, with a shared outbox, anyone's — signed per Standard Webhooks, at most
- * `concurrency` at once, retrying with exponential backoff and jitter until `maxAttempts`.
+ * `concurrency` at once, retrying with exponential backoff and jitter until `maxAttempts`. The keys
+ * whose runs made the deliveries take turns at the free slots, none holding more than
+ * `concurrencyPerKey`, and a key's receiver that keeps failing is not sent to for a while
+ * ({@link TargetBreaker}), so one key's dead receiver neither holds every slot nor costs a timeout per
+ * delivery.
  */
 export class WebhookDispatcher implements WebhookSink {
   readonly #o: WebhookDispatcherOptions;
@@ -42,6 +47,9 @@ export class WebhookDispatcher implements WebhookSink {
   /** Attempts in flight, and deliveries being written to the outbox. */
   readonly #work = new Set<Promise<void>>();
   #inFlight = 0;
+  /** Attempts in flight, by the key whose run made the delivery. */
+  readonly #inFlightOf = new Map<string, number>();
+  readonly #breaker: TargetBreaker;
   #timer: NodeJS.Timeout | undefined;
   #ticking: Promise<void> | undefined;
   #tickAgain = false;
@@ -51,6 +59,10 @@ export class WebhookDispatcher implements WebhookSink {
     this.#o = options;
     this.#now = options.now ?? Date.now;
     this.#signer = options.settings.secret === undefined ? undefined : new Webhook(options.settings.secret);
+    this.#breaker = new TargetBreaker({
+      failures: options.settings.breakerFailures,
+      openMs: options.settings.breakerMs,
+    });
     this.#schedule();
   }
 
@@ -139,6 +151,7 @@ export class WebhookDispatcher implements WebhookSink {
     await this.#o.outbox.add({
       id: `msg_${record.id}_${event.seq}`,
       runId: record.id,
+      owner: record.owner,
       url,
       event: event.event as OutboxDelivery['event'],
       seq: event.seq,
@@ -191,15 +204,23 @@ export class WebhookDispatcher implements WebhookSink {
   }
 
   async #tick(): Promise<void> {
-    const { concurrency, timeoutMs } = this.#o.settings;
+    const { concurrency, concurrencyPerKey, timeoutMs } = this.#o.settings;
     const free = concurrency - this.#inFlight;
     if (free <= 0 || this.#stopped) return;
-    const due = await this.#o.outbox.claim(free, this.#now(), timeoutMs + LEASE_MARGIN_MS);
+    const due = await this.#o.outbox.claim(free, this.#now(), timeoutMs + LEASE_MARGIN_MS, {
+      perOwner: concurrencyPerKey,
+      inFlight: this.#inFlightOf,
+    });
     for (const delivery of due) {
+      const { owner } = delivery;
       this.#inFlight++;
+      this.#inFlightOf.set(owner, (this.#inFlightOf.get(owner) ?? 0) + 1);
       this.#track(
         this.#attempt(delivery).finally(() => {
           this.#inFlight--;
+          const left = (this.#inFlightOf.get(owner) ?? 1) - 1;
+          if (left > 0) this.#inFlightOf.set(owner, left);
+          else this.#inFlightOf.delete(owner);
           this.#wake();
         }),
       );
@@ -207,35 +228,23 @@ export class WebhookDispatcher implements WebhookSink {
   }
 
   async #attempt(delivery: OutboxDelivery): Promise<void> {
-    const { settings, lookup } = this.#o;
-    const startedAt = this.#now();
-    let outcome: { status: number } | { status: null; error: string };
-    let retry = true;
-    try {
-      const target = await resolveWebhookTarget(delivery.url, settings.allowedHosts, lookup ?? systemLookup);
-      const signature = (this.#signer as Webhook).sign(delivery.id, new Date(startedAt), delivery.body);
-      outcome = await postWebhook(
-        target,
-        {
-          'webhook-id': delivery.id,
-          'webhook-timestamp': String(Math.floor(startedAt / 1000)),
-          'webhook-signature': signature,
-        },
-        delivery.body,
-        settings.timeoutMs,
-      );
-    } catch (error) {
-      if (!(error instanceof WebhookTargetError)) throw error;
-      // The guard says no for good (the name now resolves somewhere private): retrying cannot help.
-      retry = error.code !== 'webhook_refused';
-      outcome = { status: null, error: error.message };
+    const { settings } = this.#o;
+    const origin = new URL(delivery.url).origin;
+    // A key's receiver: what one key's runs fail at never holds back another key's deliveries.
+    const target = `${delivery.owner} ${origin}`;
+    const refusal = this.#breaker.refusal(target, origin, this.#now());
+    let sent: { outcome: PostOutcome; retry: boolean } | undefined;
+    if (refusal === undefined) {
+      try {
+        sent = await this.#send(delivery);
+      } finally {
+        this.#breaker.record(target, this.#now(), sent === undefined ? 'not sent' : failureOf(sent.outcome));
+      }
     }
-    const delivered = outcome.status !== null && outcome.status >= 200 && outcome.status < 300;
-    const lastError = delivered
-      ? null
-      : outcome.status === null
-        ? outcome.error
-        : `the receiver answered ${outcome.status}`;
+    const outcome: PostOutcome = sent?.outcome ?? { status: null, error: refusal as string };
+    const retry = sent?.retry ?? true;
+    const lastError = failureOf(outcome) ?? null;
+    const delivered = lastError === null;
     const attempts = delivery.attempts + 1;
     const failed = !delivered && (!retry || attempts >= settings.maxAttempts);
     const now = this.#now();
@@ -256,15 +265,46 @@ export class WebhookDispatcher implements WebhookSink {
           ...traceOf(delivery),
           webhook_id: delivery.id,
           event: delivery.event,
-          origin: new URL(delivery.url).origin,
+          origin,
           attempts,
           last_status: outcome.status,
         },
-        `webhook: delivery ${delivery.id} (${delivery.event} of run ${delivery.runId}) to ${new URL(delivery.url).origin} failed after ${attempts} attempt(s): ${lastError}`,
+        `webhook: delivery ${delivery.id} (${delivery.event} of run ${delivery.runId}) to ${origin} failed after ${attempts} attempt(s): ${lastError}`,
       );
     }
     await this.#o.outbox.settle(settled);
   }
+
+  /** One attempt to deliver `delivery`: what the receiver answered, and whether another attempt may help. */
+  async #send(delivery: OutboxDelivery): Promise<{ outcome: PostOutcome; retry: boolean }> {
+    const { settings, lookup } = this.#o;
+    const startedAt = this.#now();
+    try {
+      const target = await resolveWebhookTarget(delivery.url, settings.allowedHosts, lookup ?? systemLookup);
+      const signature = (this.#signer as Webhook).sign(delivery.id, new Date(startedAt), delivery.body);
+      const outcome = await postWebhook(
+        target,
+        {
+          'webhook-id': delivery.id,
+          'webhook-timestamp': String(Math.floor(startedAt / 1000)),
+          'webhook-signature': signature,
+        },
+        delivery.body,
+        settings.timeoutMs,
+      );
+      return { outcome, retry: true };
+    } catch (error) {
+      if (!(error instanceof WebhookTargetError)) throw error;
+      // The guard says no for good (the name now resolves somewhere private): retrying cannot help.
+      return { outcome: { status: null, error: error.message }, retry: error.code !== 'webhook_refused' };
+    }
+  }
+}
+
+/** Why an attempt did not deliver, or undefined when it did (a 2xx). */
+function failureOf(outcome: PostOutcome): string | undefined {
+  if (outcome.status === null) return outcome.error;
+  return outcome.status >= 200 && outcome.status < 300 ? undefined : `the receiver answered ${outcome.status}`;
 }
 
 /** The wait after attempt `attempts`: `baseMs` doubled per attempt, times a jitter of 0.5–1, at most `MAX_RETRY_MS`. */

@@ -12,6 +12,8 @@ export interface OutboxDelivery {
   /** The `webhook-id` header: `msg_<run id>_<seq>`, the same on every attempt, so receivers can drop repeats. */
   id: string;
   runId: string;
+  /** The key whose run made it (`RunRecord.owner`): deliveries are shared between keys. */
+  owner: string;
   url: string;
   event: WebhookEventType;
   seq: number;
@@ -26,6 +28,14 @@ export interface OutboxDelivery {
   deliveredAt: number | null;
 }
 
+/** How due deliveries are shared between the keys whose runs made them. */
+export interface ClaimShare {
+  /** At most this many deliveries of one key in flight at once (on the claiming instance). */
+  perOwner: number;
+  /** Each key's deliveries in flight now (on the claiming instance); a key absent has none. */
+  inFlight: ReadonlyMap<string, number>;
+}
+
 export interface WebhookOutbox {
   /** True when deliveries outlive this process (another instance, or this one restarted, sends them). */
   readonly durable: boolean;
@@ -34,9 +44,12 @@ export interface WebhookOutbox {
   /**
    * Takes up to `max` pending deliveries due by `now` for this instance to attempt: none is handed to
    * anyone else until `now + leaseMs` (by then a settled one is no longer due, and one whose attempt
-   * died with its instance is due again).
+   * died with its instance is due again). The keys with deliveries due take turns, one delivery each
+   * (its oldest due), each round starting after the key that started the round before, and a key
+   * gets none past `share.perOwner` less those it has in flight: one key's backlog, however old,
+   * never keeps another key's deliveries waiting. Without `share`, no key is held to a share.
    */
-  claim(max: number, now: number, leaseMs: number): Promise<OutboxDelivery[]>;
+  claim(max: number, now: number, leaseMs: number, share?: ClaimShare): Promise<OutboxDelivery[]>;
   /** Records an attempt's outcome: still pending (due again at `nextAttemptAt`), delivered or failed. */
   settle(delivery: OutboxDelivery): Promise<void>;
   /** Run `runId`'s deliveries, oldest first. */

@@ -65,9 +65,17 @@ describe('loadConfig', () => {
       maxAttempts: 8,
       retryMs: 2000,
       concurrency: 16,
+      concurrencyPerKey: Number.MAX_SAFE_INTEGER,
+      breakerFailures: 5,
+      breakerMs: 30_000,
       pollMs: 250,
     });
     expect(loadConfig({}).webhooks.secret).toBeUndefined();
+    // With two or more keys, one key's deliveries hold half of the slots at most.
+    const keys = { RUNBRIDGE_API_KEYS: 'tenant-a-0123456789abcdef,tenant-b-0123456789abcdef' };
+    expect(loadConfig(keys).webhooks.concurrencyPerKey).toBe(8);
+    expect(loadConfig({ ...keys, RUNBRIDGE_WEBHOOK_CONCURRENCY: '5' }).webhooks.concurrencyPerKey).toBe(3);
+    expect(loadConfig({ ...keys, RUNBRIDGE_WEBHOOK_CONCURRENCY_PER_KEY: '2' }).webhooks.concurrencyPerKey).toBe(2);
     for (const bad of ['hunter2hunter2hunter2', `whsec_${Buffer.alloc(8, 1).toString('base64')}`, 'whsec_!!!']) {
       expect(() => loadConfig({ RUNBRIDGE_WEBHOOK_SECRET: bad })).toThrow(/RUNBRIDGE_WEBHOOK_SECRET: must be "whsec_"/);
     }

@@ -13,12 +13,13 @@ const NOW = 1_700_000_000_000;
 const LEASE_MS = 5000;
 let deliveries = 0;
 
-/** A pending delivery of run `runId`, due at `dueAt`. */
-function delivery(runId: string, dueAt: number): OutboxDelivery {
+/** A pending delivery of run `runId` (of key `owner`), due at `dueAt`. */
+function delivery(runId: string, dueAt: number, owner = 'key_a'): OutboxDelivery {
   const seq = ++deliveries;
   return {
     id: `msg_${runId}_${seq}`,
     runId,
+    owner,
     url: 'https://hooks.example/runs',
     event: 'run.completed',
     seq,
@@ -66,6 +67,37 @@ export function webhookOutboxContract(name: string, setup: () => OutboxKind): vo
       const rest = await outbox.claim(5, NOW, LEASE_MS);
       expect(ids([...first, ...rest])).toEqual(ids(due));
       expect(first[0]).toEqual(due.find((one) => one.id === first[0]!.id));
+    });
+
+    it("takes turns between the keys whose deliveries are due, whatever came first, none past a key's share", async () => {
+      const outbox = await open();
+      // Key A made many deliveries before key B and C made one each.
+      const ofA = Array.from({ length: 6 }, (_, index) => delivery(`run_a${index}`, NOW - 100 + index, 'key_a'));
+      const [ofB, ofC] = [delivery('run_b', NOW, 'key_b'), delivery('run_c', NOW, 'key_c')];
+      for (const one of [...ofA, ofB, ofC]) await outbox.add(one);
+      const share = { perOwner: 2, inFlight: new Map([['key_a', 1]]) };
+      const first = await outbox.claim(3, NOW, LEASE_MS, share);
+      expect(ids(first)).toEqual(ids([ofA[0]!, ofB, ofC]));
+      // Key A has 2 in flight now (its share): nothing more of it, however many slots are free.
+      const second = await outbox.claim(5, NOW, LEASE_MS, { perOwner: 2, inFlight: new Map([['key_a', 2]]) });
+      expect(second).toEqual([]);
+      // Its oldest due first, then in turn.
+      const third = await outbox.claim(5, NOW, LEASE_MS, { perOwner: 3, inFlight: new Map() });
+      expect(ids(third)).toEqual(ids(ofA.slice(1, 4)));
+    });
+
+    it('starts each round of turns after the key that went first the round before', async () => {
+      const outbox = await open();
+      for (const owner of ['key_a', 'key_b', 'key_c']) {
+        for (let index = 0; index < 3; index++) await outbox.add(delivery(`run_${owner}${index}`, NOW - 10, owner));
+      }
+      const share = { perOwner: 10, inFlight: new Map<string, number>() };
+      const firsts: string[] = [];
+      for (let round = 0; round < 3; round++) {
+        const [claimed] = await outbox.claim(1, NOW, LEASE_MS, share);
+        firsts.push(claimed!.owner);
+      }
+      expect(new Set(firsts)).toEqual(new Set(['key_a', 'key_b', 'key_c']));
     });
 
     it('hands a delivery out again only once its lease has passed without it being settled', async () => {

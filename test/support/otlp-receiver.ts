@@ -40,6 +40,8 @@ export interface ReceivedSpan {
   status: number;
   /** The attributes of the resource that sent it (`service.name`, …). */
   resource: Record<string, unknown>;
+  /** The spans it links to (in other traces, or none). */
+  links: Array<{ traceId: string; spanId: string }>;
 }
 
 /** An OTLP/HTTP trace receiver on loopback, like a Collector's `otlphttp` receiver. */
@@ -75,6 +77,7 @@ interface ExportRequest {
         kind?: number;
         attributes?: KeyValue[];
         status?: { code?: number };
+        links?: Array<{ traceId: string; spanId: string }>;
       }>;
     }>;
   }>;
@@ -130,6 +133,10 @@ function decodeProtobuf(body: Buffer): ExportRequest {
         span.traceId = hex(span.traceId);
         span.spanId = hex(span.spanId);
         span.parentSpanId = hex(span.parentSpanId);
+        for (const link of (span.links as Array<Record<string, unknown>> | undefined) ?? []) {
+          link.traceId = hex(link.traceId);
+          link.spanId = hex(link.spanId);
+        }
       }
     }
   }
@@ -149,6 +156,7 @@ function spansOf(request: ExportRequest): ReceivedSpan[] {
         attributes: attributesOf(span.attributes),
         status: span.status?.code ?? 0,
         resource,
+        links: (span.links ?? []).map(({ traceId, spanId }) => ({ traceId, spanId })),
       })),
     );
   });

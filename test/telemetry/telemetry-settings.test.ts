@@ -20,10 +20,12 @@ describe('tracing', () => {
       protocol: 'http/protobuf',
       serviceName: 'runbridge',
       captureContent: false,
+      attributeValueLengthLimit: 16_384,
+      maxQueueSize: 2048,
     });
   });
 
-  it('takes the traces endpoint and protocol over the general ones', () => {
+  it('takes the traces endpoint and protocol over the general ones, and the span limits it is given', () => {
     const settings = tracingOf({
       OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318',
       OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'https://tempo.example/otlp/v1/traces',
@@ -31,12 +33,16 @@ describe('tracing', () => {
       OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/json',
       OTEL_SERVICE_NAME: 'runbridge-eu',
       OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: 'true',
+      OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT: '4096',
+      OTEL_BSP_MAX_QUEUE_SIZE: '256',
     });
     expect(settings).toEqual({
       url: 'https://tempo.example/otlp/v1/traces',
       protocol: 'http/json',
       serviceName: 'runbridge-eu',
       captureContent: true,
+      attributeValueLengthLimit: 4096,
+      maxQueueSize: 256,
     });
   });
 
@@ -44,6 +50,24 @@ describe('tracing', () => {
     expect(tracingOf({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_SDK_DISABLED: 'true' })).toBe(
       undefined,
     );
+  });
+
+  it("continues callers' traceparent with fewer than two keys, none with more, and the keys it is told", () => {
+    const trustOf = (env: Record<string, string>) => loadConfig(env).tracing.traceparentTrust;
+    const [a, b] = ['tenant-a-0123456789abcdef', 'tenant-b-0123456789abcdef'];
+    expect(trustOf({})).toBe('all');
+    expect(trustOf({ RUNBRIDGE_API_KEYS: a })).toBe('all');
+    expect(trustOf({ RUNBRIDGE_API_KEYS: `${a},${b}` })).toEqual({ keys: [] });
+    expect(trustOf({ RUNBRIDGE_API_KEYS: `${a},${b}`, RUNBRIDGE_TRACEPARENT_TRUST: 'ALL' })).toBe('all');
+    expect(trustOf({ RUNBRIDGE_TRACEPARENT_TRUST: 'none' })).toEqual({ keys: [] });
+    expect(trustOf({ RUNBRIDGE_TRACEPARENT_TRUST: 'key_0123456789abcdef, key_fedcba9876543210' })).toEqual({
+      keys: ['key_0123456789abcdef', 'key_fedcba9876543210'],
+    });
+    // A key where its label belongs is refused, and not shown.
+    expect(() => loadConfig({ RUNBRIDGE_TRACEPARENT_TRUST: a })).toThrow(
+      /RUNBRIDGE_TRACEPARENT_TRUST.*not a key label/,
+    );
+    expect(() => loadConfig({ RUNBRIDGE_TRACEPARENT_TRUST: a })).not.toThrow(a);
   });
 
   it('refuses gRPC, which it does not offer', () => {
@@ -81,4 +105,32 @@ describe('the log', () => {
     expect(lines[0]).not.toContain('    at ');
     expect(() => JSON.parse(lines[0]!)).toThrow();
   });
+
+  it.each(['info', 'debug'] as const)(
+    'reads, pretty at %s, one line per call whatever control characters a name from outside holds',
+    (level) => {
+      const chunks: string[] = [];
+      const destination = new Writable({
+        write(chunk: Buffer, _encoding, done) {
+          chunks.push(chunk.toString());
+          done();
+        },
+      });
+      const log = createLogger({ level, format: 'pretty', destination });
+      // A tool name an ORS server chose, ending in a line of its own that looks like the JSON log.
+      const forged = 'calc\n{"level":"error","msg":"admin key rotated"}\r\u001b[2K\u0000\u2028';
+      log.warn({ tool: forged, err: new Error(`bad tool ${forged}`) }, `tool ${forged} failed`);
+      log.info({ [forged]: 1 }, 'field named from outside');
+      const text = chunks.join('');
+      // At debug an error's stack follows its line, indented: only the two lines start at the margin.
+      const lines = text.split('\n').filter((line) => /^\S/.test(line));
+      expect(lines).toHaveLength(2);
+      for (const raw of ['\r', '\u001b', '\u0000', '\u2028']) expect(text).not.toContain(raw);
+      expect(text).not.toMatch(/\n\s*\{"level"/);
+      expect(lines[0]).toContain(
+        String.raw`tool calc\n{"level":"error","msg":"admin key rotated"}\r\u001b[2K\u0000\u2028 failed`,
+      );
+      expect(lines.some((line) => line.startsWith('{'))).toBe(false);
+    },
+  );
 });

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { builtinEnvironments } from '../../adapters/environments/builtin-environments.js';
 import { createOpenAiChatProvider } from '../../adapters/models/openai-chat/openai-chat-provider.js';
@@ -57,16 +58,26 @@ async function stopRig(rig: Rig): Promise<void> {
   await rig.receiver.close();
 }
 
-/** Starts a run as a traced caller would, reads it to its end, and answers its snapshot. */
-async function tracedRun(bridge: TestBridge, body: Record<string, unknown>): Promise<RunSnapshot> {
+/** Starts a run as a traced caller would (with the API key `key`, if any), reads it to its end, and answers its snapshot. */
+async function tracedRun(bridge: TestBridge, body: Record<string, unknown>, key?: string): Promise<RunSnapshot> {
+  const auth: Record<string, string> = key === undefined ? {} : { Authorization: `Bearer ${key}` };
   const response = await bridge.fetch('/v1/runs', {
     method: 'POST',
-    headers: { 'Content-Type': 'application/json', traceparent: TRACEPARENT },
+    headers: { ...auth, 'Content-Type': 'application/json', traceparent: TRACEPARENT },
     body: JSON.stringify(body),
   });
   const { run_id: runId } = (await response.json()) as { run_id: string };
-  await bridge.readEvents(runId);
-  return (await (await bridge.fetch(`/v1/runs/${runId}`)).json()) as RunSnapshot;
+  await bridge.readEvents(runId, { headers: auth });
+  return (await (await bridge.fetch(`/v1/runs/${runId}`, { headers: auth })).json()) as RunSnapshot;
+}
+
+/** The vendor's two answers of an arith episode: a calculator call, then the submission. */
+function replyCalculatorThenSubmit(vendor: FakeVendorServer): void {
+  vendor.reply(
+    'POST /v1/chat/completions',
+    { kind: 'stream', fixture: 'openai-chat/arith-calculator.sse' },
+    { kind: 'stream', fixture: 'openai-chat/arith-submit.sse' },
+  );
 }
 
 function named(spans: ReceivedSpan[], name: string): ReceivedSpan[] {
@@ -213,11 +224,7 @@ describe('a traced run with message content captured', () => {
 
   it("records what the model was sent and answered, and the tools' arguments and results", async () => {
     const { bridge, vendor, receiver } = rig;
-    vendor.reply(
-      'POST /v1/chat/completions',
-      { kind: 'stream', fixture: 'openai-chat/arith-calculator.sse' },
-      { kind: 'stream', fixture: 'openai-chat/arith-submit.sse' },
-    );
+    replyCalculatorThenSubmit(vendor);
     await tracedRun(bridge, { env: 'arith', task: TASK });
     await bridge.shutdown();
     const [first] = named(receiver.spans, 'chat gpt-4.1-mini');
@@ -226,5 +233,86 @@ describe('a traced run with message content captured', () => {
     const calculator = one(receiver.spans, 'execute_tool calculator');
     expect(JSON.parse(String(calculator.attributes['gen_ai.tool.call.arguments']))).toEqual({ expression: '17 + 25' });
     expect(String(calculator.attributes['gen_ai.tool.call.result'])).toContain('42');
+  });
+
+  it('cuts what a span records of a huge message at OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT (16 384 characters)', async () => {
+    const { bridge, vendor, receiver } = rig;
+    replyCalculatorThenSubmit(vendor);
+    const huge = `Before you answer, read this: ${'lorem ipsum '.repeat(75_000)}`;
+    await tracedRun(bridge, { env: 'arith', task: TASK, input: huge });
+    await bridge.shutdown();
+    const chats = named(receiver.spans, 'chat gpt-4.1-mini');
+    expect(chats).toHaveLength(2);
+    for (const chat of chats) {
+      const input = String(chat.attributes['gen_ai.input.messages']);
+      expect(input).toHaveLength(16_384);
+      expect(input).toContain('Before you answer, read this: lorem ipsum');
+    }
+  });
+});
+
+const KEY_A = 'tenant-a-0123456789abcdef';
+const KEY_B = 'tenant-b-0123456789abcdef';
+/** A key's label, as the log and RUNBRIDGE_TRACEPARENT_TRUST name it. */
+const labelOf = (key: string) => `key_${createHash('sha256').update(key).digest().subarray(0, 8).toString('hex')}`;
+
+/**
+ * Whose `traceparent` a run follows (docs/security.md#traces): with two or more keys, by default no
+ * caller's — one key must not write into another's trace — and the request starts a trace of its own,
+ * linked to the caller's span; RUNBRIDGE_TRACEPARENT_TRUST names the keys (or `all`) that join theirs.
+ */
+describe.each([
+  { mode: 'two keys, by default', env: {} as Record<string, string>, keys: [KEY_A, KEY_B], joins: [false, false] },
+  {
+    mode: 'two keys, key A trusted',
+    env: { RUNBRIDGE_TRACEPARENT_TRUST: labelOf(KEY_A) },
+    keys: [KEY_A, KEY_B],
+    joins: [true, false],
+  },
+  {
+    mode: 'two keys, all trusted',
+    env: { RUNBRIDGE_TRACEPARENT_TRUST: 'all' },
+    keys: [KEY_A, KEY_B],
+    joins: [true, true],
+  },
+  { mode: 'no keys, none trusted', env: { RUNBRIDGE_TRACEPARENT_TRUST: 'none' }, keys: [undefined], joins: [false] },
+])('a traced bridge with $mode', ({ env, keys, joins }) => {
+  let rig: Rig;
+  beforeEach(async () => {
+    const apiKeys = keys.filter((key) => key !== undefined).join(',');
+    rig = await startRig({ OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', RUNBRIDGE_API_KEYS: apiKeys, ...env });
+  });
+  afterEach(() => stopRig(rig));
+
+  it("joins the caller's trace only when its key is trusted, else starts one linked to it", async () => {
+    const { bridge, receiver } = rig;
+    const snapshots: RunSnapshot[] = [];
+    for (const key of keys)
+      snapshots.push(await tracedRun(bridge, { env: 'arith', task: TASK, model: 'offline' }, key));
+    await bridge.shutdown();
+
+    snapshots.forEach((snapshot, index) => {
+      const agent = receiver.spans.find(
+        (span) => span.name === 'invoke_agent arith' && span.attributes['gen_ai.conversation.id'] === snapshot.run_id,
+      );
+      expect(agent?.traceId).toBe(snapshot.trace_id);
+      const request = receiver.spans.find((span) => span.spanId === agent?.parentSpanId);
+      expect(request).toMatchObject({ name: 'POST /v1/runs', traceId: snapshot.trace_id });
+      if (request === undefined) return;
+      if (joins[index]) {
+        expect(snapshot.trace_id).toBe(CALLER_TRACE);
+        expect(request.parentSpanId).toBe(CALLER_SPAN);
+        expect(request.links).toEqual([]);
+      } else {
+        expect(snapshot.trace_id).toMatch(/^[\da-f]{32}$/);
+        expect(snapshot.trace_id).not.toBe(CALLER_TRACE);
+        expect(request.parentSpanId).toBe('');
+        expect(request.links).toEqual([{ traceId: CALLER_TRACE, spanId: CALLER_SPAN }]);
+      }
+    });
+    const joined = joins.filter(Boolean).length;
+    expect(named(receiver.spans, 'invoke_agent arith').filter((span) => span.traceId === CALLER_TRACE)).toHaveLength(
+      joined,
+    );
   });
 });

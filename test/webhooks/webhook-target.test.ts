@@ -130,6 +130,9 @@ describe('the webhook target guard', () => {
         maxAttempts: 5,
         retryMs: 10,
         concurrency: 1,
+        concurrencyPerKey: 1,
+        breakerFailures: 5,
+        breakerMs: 30_000,
         pollMs: 10,
       },
       log: silentLogger,
@@ -142,6 +145,7 @@ describe('the webhook target guard', () => {
       await outbox.add({
         id: 'msg_run_x_7',
         runId: 'run_x',
+        owner: 'local',
         url: 'https://rebinding.example/hook',
         event: 'run.completed',
         seq: 7,

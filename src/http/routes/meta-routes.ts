@@ -31,7 +31,7 @@ export function modelsRoutes(deps: AppDeps): Router<AppState> {
  * `GET /health` and `GET /ready`, open to all (they say nothing about any caller's runs). `/health` is
  * liveness: 200 while the server serves — which instance and process answered, its run counts, where runs
  * are kept, and whether the ORS server answers (a bridge may come up before it) — and 503 `store_unavailable` only while its store does not
- * answer, since then it can serve nothing. `/ready` is 200 once the store and the ORS server both answer
+ * answer or refuses writes (Redis out of memory), since then it can serve nothing. `/ready` is 200 once the store and the ORS server both answer
  * and the server is not draining, 503 `not_ready` saying which does not otherwise: what a load balancer
  * or an orchestrator waits for before sending traffic.
  */
@@ -60,7 +60,7 @@ export function healthRoutes(deps: AppDeps): Router<AppState> {
     ]);
     const problems = [
       ...(deps.registry.draining ? ['the server is shutting down'] : []),
-      ...(store === undefined ? [] : [`the store does not answer: ${store}`]),
+      ...(store === undefined ? [] : [`the store cannot serve: ${store}`]),
       ...(ors.status === 'ok' ? [] : [`the ORS server does not answer: ${ors.error}`]),
     ];
     if (problems.length > 0) {

@@ -1,4 +1,10 @@
-import type { OutboxDelivery, WebhookOutbox } from '../../webhooks/webhook-outbox.js';
+import type { ClaimShare, OutboxDelivery, WebhookOutbox } from '../../webhooks/webhook-outbox.js';
+
+interface Held {
+  delivery: OutboxDelivery;
+  leasedUntil: number;
+  expiresAt: number;
+}
 
 /**
  * Webhook deliveries in this process. A settled delivery is kept for `retentionMs` (as long as a
@@ -6,9 +12,11 @@ import type { OutboxDelivery, WebhookOutbox } from '../../webhooks/webhook-outbo
  */
 export class MemoryWebhookOutbox implements WebhookOutbox {
   readonly durable = false;
-  readonly #deliveries = new Map<string, { delivery: OutboxDelivery; leasedUntil: number; expiresAt: number }>();
+  readonly #deliveries = new Map<string, Held>();
   readonly #byRun = new Map<string, string[]>();
   readonly #retentionMs: number;
+  /** The key that took the first turn of the last claim: the next claim's turns start after it. */
+  #lastFirst = '';
 
   constructor(retentionMs: number) {
     this.#retentionMs = retentionMs;
@@ -21,17 +29,36 @@ export class MemoryWebhookOutbox implements WebhookOutbox {
     this.#byRun.set(delivery.runId, ids);
   }
 
-  async claim(max: number, now: number, leaseMs: number): Promise<OutboxDelivery[]> {
+  async claim(max: number, now: number, leaseMs: number, share?: ClaimShare): Promise<OutboxDelivery[]> {
     this.#expire(now);
-    const due: OutboxDelivery[] = [];
+    // Each key's due deliveries, its oldest due first.
+    const due = new Map<string, Held[]>();
     for (const held of this.#deliveries.values()) {
-      if (due.length >= max) break;
       const { delivery } = held;
       if (delivery.status !== 'pending' || held.leasedUntil > now || (delivery.nextAttemptAt ?? 0) > now) continue;
-      held.leasedUntil = now + leaseMs;
-      due.push({ ...delivery });
+      const queue = due.get(delivery.owner) ?? [];
+      queue.push(held);
+      due.set(delivery.owner, queue);
     }
-    return due;
+    for (const queue of due.values())
+      queue.sort((a, b) => (a.delivery.nextAttemptAt ?? 0) - (b.delivery.nextAttemptAt ?? 0));
+    const owners = turnOrder([...due.keys()], this.#lastFirst);
+    const left = new Map(owners.map((owner) => [owner, allowance(share, owner)]));
+    const claimed: OutboxDelivery[] = [];
+    for (let taking = true; taking && claimed.length < max; ) {
+      taking = false;
+      for (const owner of owners) {
+        if (claimed.length >= max) break;
+        const held = (left.get(owner) ?? 0) > 0 ? due.get(owner)?.shift() : undefined;
+        if (held === undefined) continue;
+        if (claimed.length === 0) this.#lastFirst = owner;
+        left.set(owner, (left.get(owner) ?? 0) - 1);
+        held.leasedUntil = now + leaseMs;
+        claimed.push({ ...held.delivery });
+        taking = true;
+      }
+    }
+    return claimed;
   }
 
   async settle(delivery: OutboxDelivery): Promise<void> {
@@ -70,4 +97,16 @@ export class MemoryWebhookOutbox implements WebhookOutbox {
       else this.#byRun.set(held.delivery.runId, ids);
     }
   }
+}
+
+/** `owners` in the order of their turns: sorted, starting with the first after `lastFirst` (then wrapping). */
+function turnOrder(owners: string[], lastFirst: string): string[] {
+  const sorted = owners.sort();
+  const next = sorted.findIndex((owner) => owner > lastFirst);
+  return next <= 0 ? sorted : [...sorted.slice(next), ...sorted.slice(0, next)];
+}
+
+/** How many more deliveries of `owner` may be taken now. */
+function allowance(share: ClaimShare | undefined, owner: string): number {
+  return share === undefined ? Number.POSITIVE_INFINITY : share.perOwner - (share.inFlight.get(owner) ?? 0);
 }

@@ -46,12 +46,20 @@ export const KEY_LAYOUT = {
   runBytes: 'sizes',
   /** Sorted set: pending webhook deliveries by when they are due (or their lease ends). */
   webhooksDue: 'wh:due',
+  /** Sorted set: the same, of one key's runs only (the keys take turns at them). */
+  ownerWebhooksDue: 'wh:due:{owner}',
+  /** Set: the keys that have pending webhook deliveries. */
+  webhookOwners: 'wh:owners',
+  /** Hash: pending delivery id → the key whose queue holds it. */
+  webhookOwnerOf: 'wh:owner',
   /** String: one webhook delivery, JSON (it expires a retention after it settled). */
   webhook: 'wh:d:{id}',
   /** List: the ids of a run's webhook deliveries, oldest first. */
   runWebhooks: 'wh:run:{id}',
   /** String: the secret shared by every instance when `RUNBRIDGE_SECRET` is not set. */
   secret: 'secret',
+  /** String: written by every health check (`/health`, `/ready`), so a Redis that refuses writes is seen; expires in a minute. */
+  health: 'health',
   /** Hash: a rollout batch's owner, record, pair count, records so far, cancel and end times, idempotency key. */
   rollout: 'ro:{id}',
   /** Hash: a batch's pairs by number — `<run id>:<attempt>:<open|done>`. */
@@ -140,6 +148,10 @@ export class RedisKeys {
 
   control(instance: string): string {
     return this.#key('control', instance);
+  }
+
+  ownerWebhooksDue(owner: string): string {
+    return this.#key('ownerWebhooksDue', owner);
   }
 
   webhook(id: string): string {

@@ -1,6 +1,7 @@
 import { define, type ScriptSpec } from './define-script.js';
 import { luaKeyFunctions } from './redis-keys.js';
 import { ROLLOUT_SCRIPTS } from './rollout-scripts.js';
+import { WEBHOOK_SCRIPTS } from './webhook-scripts.js';
 
 /**
  * The Lua scripts of the Redis store. Each runs atomically in Redis, which is what makes the queue,
@@ -313,29 +314,6 @@ return 1
 `,
 );
 
-/**
- * Claims webhook deliveries due by `now` (at most `max`) for one instance: each is due again at
- * `leaseUntil`, so no other instance takes it while its attempt runs, and one whose instance died is
- * taken again after the lease. Returns the deliveries' records.
- */
-const CLAIM_WEBHOOKS = define(
-  ['now', 'max', 'leaseUntil'],
-  `
-local ids = redis.call('ZRANGEBYSCORE', K.webhooksDue, '-inf', A.now, 'LIMIT', 0, num(A.max))
-local records = {}
-for _, id in ipairs(ids) do
-  local record = redis.call('GET', K.webhook(id))
-  if record then
-    redis.call('ZADD', K.webhooksDue, A.leaseUntil, id)
-    table.insert(records, record)
-  else
-    redis.call('ZREM', K.webhooksDue, id)
-  end
-end
-return records
-`,
-);
-
 /** Every script of the store, by the command name it is defined under. */
 export const SCRIPTS = {
   rbSubmit: SUBMIT,
@@ -349,7 +327,7 @@ export const SCRIPTS = {
   rbClaimKey: CLAIM_KEY,
   rbReleaseKey: RELEASE_KEY,
   rbTouch: TOUCH,
-  rbClaimWebhooks: CLAIM_WEBHOOKS,
+  ...WEBHOOK_SCRIPTS,
   ...ROLLOUT_SCRIPTS,
 } as const;
 
