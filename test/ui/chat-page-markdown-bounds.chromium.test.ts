@@ -1,7 +1,9 @@
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { arithEnvironment } from '../../adapters/environments/arith/arith-environment.js';
-import { scriptedProvider } from '../support/scripted-model.js';
+import type { ModelPart } from '../../src/models/model.js';
+import { cutIntoDeltas } from '../support/long-markdown.js';
+import { scriptedProvider, singleModelProvider } from '../support/scripted-model.js';
 import { accessibilityViolations, openChatPage, PATIENCE, useChatPageRig } from './support/chat-page.js';
 
 /** The words that end every hostile block: shown, the whole block is. */
@@ -29,6 +31,27 @@ function hostileTurn(hostile: string) {
   };
 }
 
+/** Each case: what it is called, and the model that writes it. */
+const CASES: Array<[string, string]> = [
+  ...Object.keys(HOSTILE).map((name): [string, string] => [name, `scripted:${name}`]),
+  // As a model streams it, in 1,000 deltas: the page draws it again as it grows.
+  ['streamed underscores', 'streamer'],
+];
+
+/** The underscores turn, streamed in 1,000 deltas; its next turn ends the run. */
+async function* streamer({ messages }: { messages: Array<{ role: string }> }): AsyncGenerator<ModelPart> {
+  if (messages.some((message) => message.role === 'assistant')) {
+    yield { type: 'text-delta', delta: 'Done.' };
+    yield { type: 'finish', reason: 'stop' };
+    return;
+  }
+  const turn = hostileTurn(HOSTILE.underscores!);
+  for (const delta of cutIntoDeltas(turn.text, 1000)) yield { type: 'text-delta', delta };
+  yield { type: 'tool-call', call: { id: 'call_1', ...turn.toolCalls[0]! } };
+  yield { type: 'usage', usage: { inputTokens: 10, outputTokens: 100_000 } };
+  yield { type: 'finish', reason: 'tool_calls' };
+}
+
 /** Whether the block the page shows as written ends with the hostile block's last words. */
 function plainShowsAll(tab: Page): Promise<boolean> {
   return tab
@@ -51,16 +74,17 @@ describe('the chat page bounds the Markdown it draws', () => {
         scriptedProvider(
           Object.fromEntries(Object.entries(HOSTILE).map(([name, text]) => [name, [hostileTurn(text)]])),
         ),
+        singleModelProvider('streamer', streamer),
       ],
     },
   );
 
-  it.each(Object.keys(HOSTILE))(
+  it.each(CASES)(
     'shows the question of a waiting call, and the %s block as written, before and after a reload',
-    async (name) => {
+    async (_, model) => {
       const runId = await rig.bridge.startRun({
         env: 'arith',
-        model: `scripted:${name}`,
+        model,
         approval: { tools: '*', on_timeout: 'approve' },
       });
       const { tab, problems } = await rig.open({ hash: `#/runs/${runId}` });
