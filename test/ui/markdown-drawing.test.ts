@@ -19,7 +19,7 @@ function inProcessWorker(): MarkdownWorker {
 /** A page for drawings in a test: HTML as drawn (there is no DOM to sanitise with here), and `worker` to draw in. */
 function testPage(
   worker: DrawingPage['worker'] = () => inProcessWorker(),
-  budget = new SyncBudget(Number.POSITIVE_INFINITY),
+  budget = new SyncBudget(Number.POSITIVE_INFINITY, Number.POSITIVE_INFINITY),
 ): DrawingPage & { redraws: number } {
   const page = {
     sanitize: (html: string) => html,
@@ -206,16 +206,34 @@ describe('Markdown within bounds', () => {
     expect(more.blocks.at(-1)).toEqual({ html: '<p>After it.\nMore.</p>' });
   });
 
-  it('sends a tail thick with emphasis to the worker, however short', async () => {
-    const page = testPage();
-    const text = '_a'.repeat(MARKDOWN_LIMITS.syncDelimiters + 1);
-    const drawing = new MarkdownDrawing(page);
-    expect(drawing.update(text).busy).toBe(true);
-    expect((await settle(drawing, text)).blocks).toHaveLength(1);
+  it.each(['_a', '*a', '~a', '[a', '<a'])(
+    'sends a tail thick with delimiters (%s) to the worker, however short',
+    async (pair) => {
+      const text = pair.repeat(MARKDOWN_LIMITS.syncDelimiters + 1);
+      const drawing = new MarkdownDrawing(testPage());
+      expect(drawing.update(text).busy).toBe(true);
+      expect((await settle(drawing, text)).blocks).toHaveLength(1);
+    },
+  );
+
+  it('draws a text in the worker from then on once one draw of it on the page’s thread was slow', async () => {
+    const drawing = new MarkdownDrawing(testPage(undefined, new SyncBudget(Number.POSITIVE_INFINITY, 50)));
+    // As if the first draw took 60 ms: a kind of text the checks before drawing let through.
+    const now = vi.spyOn(performance, 'now').mockReturnValueOnce(0).mockReturnValueOnce(60);
+    try {
+      expect(drawing.update('A paragraph.\n\n').busy).toBe(false);
+    } finally {
+      now.mockRestore();
+    }
+    expect(drawing.update('A paragraph.\n\nAnother.').busy).toBe(true);
+    expect(html((await settle(drawing, 'A paragraph.\n\nAnother.')).blocks)).toEqual([
+      '<p>A paragraph.</p>',
+      '<p>Another.</p>',
+    ]);
   });
 
   it('draws on the page’s thread only while the task’s budget lasts, and the rest in the worker', async () => {
-    const budget = new SyncBudget(30);
+    const budget = new SyncBudget(30, Number.POSITIVE_INFINITY);
     const page = testPage(undefined, budget);
     const text = `A message with *some* emphasis.`;
     expect(new MarkdownDrawing(page).update(text).busy).toBe(false);

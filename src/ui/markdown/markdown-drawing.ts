@@ -1,5 +1,5 @@
 import { type DrawnBlock, type DrawnTail, drawTail, tailAsWritten } from './draw-tail.js';
-import { emphasisDelimiters, MARKDOWN_LIMITS } from './markdown-limits.js';
+import { delimiterCount, MARKDOWN_LIMITS } from './markdown-limits.js';
 import type { MarkdownWorker } from './markdown-worker-client.js';
 import type { SyncBudget } from './sync-budget.js';
 
@@ -41,6 +41,8 @@ export class MarkdownDrawing {
   #drawn: string | undefined;
   #wanted: string | undefined;
   #inWorker = false;
+  /** One draw of this text on the page's thread took too long: it is drawn in the worker from now on. */
+  #heavy = false;
   /** Draw the tail chunk by chunk: lexing it whole took too long once. */
   #careful = false;
   /** Where chunks start (in the whole text) that took too long to draw once: shown as written from now on. */
@@ -80,7 +82,7 @@ export class MarkdownDrawing {
     if (this.#fitsHere(tail)) {
       const started = performance.now();
       const drawn = drawTail(tail, request);
-      this.#page.budget.charge(performance.now() - started);
+      if (this.#page.budget.charge(performance.now() - started)) this.#heavy = true;
       this.#apply(source, base, drawn);
       return;
     }
@@ -106,11 +108,15 @@ export class MarkdownDrawing {
       });
   }
 
-  /** Whether `tail` is drawn on the page's own thread: small, with little emphasis, while the task's budget lasts. */
+  /**
+   * Whether `tail` is drawn on the page's own thread: small, with few delimiters, while the task's
+   * budget lasts, and unless a draw of this text there was slow (a kind of text these checks miss).
+   */
   #fitsHere(tail: string): boolean {
     return (
+      !this.#heavy &&
       tail.length <= MARKDOWN_LIMITS.syncChars &&
-      emphasisDelimiters(tail) <= MARKDOWN_LIMITS.syncDelimiters &&
+      delimiterCount(tail) <= MARKDOWN_LIMITS.syncDelimiters &&
       this.#page.budget.available()
     );
   }
@@ -132,6 +138,7 @@ export class MarkdownDrawing {
 
   /** The text is not the last one plus more: nothing drawn before stands. */
   #startOver(): void {
+    this.#heavy = false;
     this.#settledText = '';
     this.#settled = [];
     this.#careful = false;

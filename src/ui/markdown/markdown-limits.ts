@@ -8,10 +8,12 @@
 export const MARKDOWN_LIMITS = {
   /** The most characters of a text's unsettled tail drawn on the page's own thread; a longer one goes to the worker. */
   syncChars: 4_000,
-  /** The most `*` and `_` (the emphasis whose cost grows with the square of their count) drawn on the page's own thread. */
+  /** The most delimiters (`*`, `_`, `~`, `[`, `<`: what marked pairs up, at a cost up to the square of their count) drawn on the page's own thread. */
   syncDelimiters: 200,
   /** Milliseconds of Markdown work the page's own thread may do in one task; once spent, texts go to the worker. */
   syncBudgetMs: 30,
+  /** A text whose one draw on the page's thread took longer than this is drawn in the worker from then on (ten times the usual). */
+  slowSyncMs: 50,
   /** Quotes and lists nested deeper than this (an upper estimate, linear to take) are shown as written. */
   maxDepth: 32,
   /** A tail longer than this is cut into blocks at blank lines (linear) before any is lexed, each on its own. */
@@ -57,13 +59,13 @@ export function nestingDepth(text: string): number {
   return deepest;
 }
 
-/** How many `*` and `_` `text` holds: the delimiters of emphasis, whose cost grows with the square of their count. */
-export function emphasisDelimiters(text: string): number {
+/** The characters marked pairs up as it lexes inline text: emphasis, strikethrough, links and images, autolinks and HTML. */
+const DELIMITERS = new Set(['*', '_', '~', '[', '<']);
+
+/** How many delimiters `text` holds: what marked pairs up, at a cost that can grow with the square of their count. */
+export function delimiterCount(text: string): number {
   let count = 0;
-  for (let index = 0; index < text.length; index++) {
-    const code = text.charCodeAt(index);
-    if (code === 42 || code === 95) count++;
-  }
+  for (const char of text) if (DELIMITERS.has(char)) count++;
   return count;
 }
 
