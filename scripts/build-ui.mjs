@@ -1,6 +1,6 @@
 // The chat page served at GET / (docs/ui.md): src/ui/ bundled for browsers into one flat folder —
-// index.html, app.js (Preact and runbridge/client inside), app.css, the Inter font and its licence,
-// the icon. The bridge serves that folder (dist/ui/ by default) and nothing else from the disk.
+// index.html, app.js (Preact and runbridge/client inside), markdown-worker.js (what draws Markdown off
+// the page's thread), app.css, the Inter font and its licence, the icon. The bridge serves that folder (dist/ui/ by default) and nothing else from the disk.
 //
 //   node scripts/build-ui.mjs [OUTDIR]     # default dist/ui
 //
@@ -33,7 +33,8 @@ export async function buildUi(outdir) {
   mkdirSync(outdir, { recursive: true });
   const result = await build({
     ...UI_ESBUILD_OPTIONS,
-    entryPoints: { app: 'src/ui/main.tsx' },
+    // The Markdown worker (src/ui/markdown/markdown-worker.ts), which the page starts from beside app.js.
+    entryPoints: { app: 'src/ui/main.tsx', 'markdown-worker': 'src/ui/markdown/markdown-worker.ts' },
     outdir,
     sourcemap: 'linked',
     // Fonts keep their names, so the folder stays flat and its files are served under /ui/.

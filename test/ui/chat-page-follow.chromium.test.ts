@@ -50,19 +50,41 @@ function layout(tab: Page): Promise<Layout> {
   })()`) as Promise<Layout>;
 }
 
+/** Whether the run's outcome is in the window, from its top to its bottom. */
+function outcomeInView(tab: Page): Promise<boolean> {
+  return tab.evaluate(`(() => {
+    const outcome = document.querySelector('.outcome');
+    if (!outcome) return false;
+    const box = outcome.getBoundingClientRect();
+    return box.top >= 0 && box.bottom <= window.innerHeight;
+  })()`) as Promise<boolean>;
+}
+
+/** The parts that end a model's turn without a tool call: the run completes (no chat mode). */
+const LAST_WORDS: ModelPart[] = [
+  { type: 'text-delta', delta: 'That is all I have to say.' },
+  { type: 'usage', usage: { inputTokens: 10, outputTokens: 900 } },
+  { type: 'finish', reason: 'stop' },
+];
+
 /**
  * The chat page keeps up with a run (docs/ui.md): at the bottom, the window follows the output as it
- * grows; scrolled up, it stays put and offers to jump to the latest. And the page never widens: a long
- * unbroken line wraps inside its own box, while it streams as after.
+ * grows, the run's outcome included; scrolled up, it stays put and offers to jump to the latest, also
+ * once the run has ended. And the page never widens: a long unbroken line wraps inside its own box,
+ * while it streams as after.
  */
 describe('the chat page keeps up with the run', () => {
   const writer = drivenModel('writer');
   const thinker = drivenModel('thinker');
+  const finisher = drivenModel('finisher');
 
-  const rig = useChatPageRig({}, { environments: [arithEnvironment], providers: [writer.provider, thinker.provider] });
+  const rig = useChatPageRig(
+    {},
+    { environments: [arithEnvironment], providers: [writer.provider, thinker.provider, finisher.provider] },
+  );
 
-  /** Starts a run of `model` asking before each call, and opens it in a window `height` pixels high. */
-  async function open(name: string, height: number): Promise<{ tab: Page; problems: string[] }> {
+  /** Starts a run of `model` asking before each call, and opens it in a window `height` pixels high (and `width` wide). */
+  async function open(name: string, height: number, width?: number): Promise<{ tab: Page; problems: string[] }> {
     const runId = await rig.bridge.startRun({
       env: 'arith',
       model: name,
@@ -70,7 +92,7 @@ describe('the chat page keeps up with the run', () => {
       metadata: { ui_input: 'Please answer at length.' },
       approval: { tools: '*' },
     });
-    const opened = await rig.open({ hash: `#/runs/${runId}`, height });
+    const opened = await rig.open({ hash: `#/runs/${runId}`, height, ...(width === undefined ? {} : { width }) });
     await opened.tab.locator('.run-meta .badge', { hasText: 'running' }).waitFor(PATIENCE);
     return opened;
   }
@@ -157,5 +179,55 @@ describe('the chat page keeps up with the run', () => {
     await tab.getByRole('button', { name: 'Stop' }).click();
     await tab.locator('.outcome-cancelled').waitFor(PATIENCE);
     await tab.close();
+  });
+
+  describe.each([
+    ['a desktop window', 1280, 700],
+    ['a 360 px phone', 360, 640],
+  ])('when the run ends, in %s', (_, width, height) => {
+    it('brings the outcome into view when the window was following', async () => {
+      const { tab, problems } = await open('finisher', height, width);
+      finisher.push(...paragraphs(1, 30));
+      await shown(tab, 30);
+      await expect.poll(() => below(tab), PATIENCE).toBeLessThanOrEqual(1);
+
+      finisher.push(...LAST_WORDS);
+      await tab.locator('.outcome-completed').waitFor(PATIENCE);
+      await expect.poll(() => outcomeInView(tab), PATIENCE).toBe(true);
+      await expect.poll(() => below(tab), PATIENCE).toBeLessThanOrEqual(1);
+      expect(await tab.getByRole('button', { name: 'Jump to latest' }).count()).toBe(0);
+      expect(problems).toEqual([]);
+      await tab.close();
+    });
+
+    it('stays put when the person scrolled up, and offers to jump to the outcome', async () => {
+      const { tab, problems } = await open('finisher', height, width);
+      const jump = tab.getByRole('button', { name: 'Jump to latest' });
+      finisher.push(...paragraphs(1, 30));
+      await shown(tab, 30);
+      await expect.poll(() => below(tab), PATIENCE).toBeLessThanOrEqual(1);
+      await tab.mouse.move(width / 2, height / 2);
+      await tab.mouse.wheel(0, -900);
+      await jump.waitFor(PATIENCE);
+      const reading = (await tab.evaluate('window.scrollY')) as number;
+
+      finisher.push(...LAST_WORDS);
+      await tab.locator('.outcome-completed').waitFor(PATIENCE);
+      // The run is over, and the person still reads where they were: the button takes them to how it ended.
+      await jump.waitFor(PATIENCE);
+      expect(await tab.evaluate('window.scrollY')).toBe(reading);
+      expect(await outcomeInView(tab)).toBe(false);
+      for (const colorScheme of ['light', 'dark'] as const) {
+        await tab.emulateMedia({ colorScheme });
+        expect(await accessibilityViolations(tab), `${colorScheme}: ended, with Jump to latest`).toEqual([]);
+      }
+      await jump.click();
+      await expect.poll(() => outcomeInView(tab), PATIENCE).toBe(true);
+      await expect.poll(() => jump.count(), PATIENCE).toBe(0);
+      // The button is gone; the focus is on how the run ended.
+      expect(await tab.evaluate('document.activeElement.id')).toBe('outcome-title');
+      expect(problems).toEqual([]);
+      await tab.close();
+    });
   });
 });

@@ -73,6 +73,7 @@ describe('GET / and /ui/:file', () => {
     for (const directive of [
       "default-src 'none'",
       "script-src 'self'",
+      "worker-src 'self'",
       "style-src 'self'",
       "connect-src 'self'",
       "frame-ancestors 'none'",
@@ -88,6 +89,7 @@ describe('GET / and /ui/:file', () => {
   it('serves each built file with its type, and answers 304 to a browser that has it', async () => {
     for (const [file, type] of [
       ['app.js', 'text/javascript; charset=utf-8'],
+      ['markdown-worker.js', 'text/javascript; charset=utf-8'],
       ['app.css', 'text/css; charset=utf-8'],
       ['favicon.svg', 'image/svg+xml'],
       ['inter-latin-wght-normal.woff2', 'font/woff2'],

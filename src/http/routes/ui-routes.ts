@@ -12,6 +12,9 @@ export const PAGE_HEADERS: Readonly<Record<string, string>> = {
   'Content-Security-Policy': [
     "default-src 'none'",
     "script-src 'self'",
+    // The worker that draws Markdown off the page's thread (src/ui/markdown/markdown-worker.ts), said
+    // outright rather than left to the fallback on script-src.
+    "worker-src 'self'",
     "style-src 'self'",
     "img-src 'self'",
     "font-src 'self'",

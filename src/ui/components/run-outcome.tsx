@@ -15,14 +15,19 @@ const CANCEL_REASONS: Record<CancelReason, string> = {
   timeout: 'It ran longer than the bridge allows (RUNBRIDGE_RUN_TIMEOUT_SECONDS).',
 };
 
-/** How the run ended: completed with its reward and why it stopped, failed with the bridge's message, or cancelled and why. */
+/**
+ * How the run ended: completed with its reward and why it stopped, failed with the bridge's message, or
+ * cancelled and why. Its heading takes the focus when Jump to latest brings it into view.
+ */
 export function RunOutcomeView({ outcome }: { outcome: RunOutcome }) {
   switch (outcome.kind) {
     case 'completed':
       return (
         <section class="outcome outcome-completed" aria-labelledby="outcome-title">
           <div class="outcome-head">
-            <h2 id="outcome-title">Completed</h2>
+            <h2 id="outcome-title" tabIndex={-1}>
+              Completed
+            </h2>
             <p class="outcome-reward">
               <span class="outcome-reward-label">reward</span> {formatReward(outcome.reward)}
             </p>
@@ -46,7 +51,9 @@ export function RunOutcomeView({ outcome }: { outcome: RunOutcome }) {
     case 'failed':
       return (
         <section class="outcome outcome-failed" aria-labelledby="outcome-title">
-          <h2 id="outcome-title">Failed</h2>
+          <h2 id="outcome-title" tabIndex={-1}>
+            Failed
+          </h2>
           <p class="outcome-message" dir="auto">
             {outcome.error}
           </p>
@@ -58,7 +65,9 @@ export function RunOutcomeView({ outcome }: { outcome: RunOutcome }) {
     case 'cancelled':
       return (
         <section class="outcome outcome-cancelled" aria-labelledby="outcome-title">
-          <h2 id="outcome-title">Cancelled</h2>
+          <h2 id="outcome-title" tabIndex={-1}>
+            Cancelled
+          </h2>
           <p class="outcome-message">{CANCEL_REASONS[outcome.reason]}</p>
         </section>
       );

@@ -47,7 +47,10 @@ export function RunView({ client, runId, announce, onEnd, onAuthError, onStatus,
   const active = !transcript.outcome && status !== 'loading' && !isFinishedStatus(status);
   // While the bridge does not answer, what the run does is not known: say so rather than its last status.
   const shown: ShownStatus = lost && active ? 'disconnected' : status;
-  const { behind, jump } = useFollowStream(active, section);
+  // Once seen running, the run is followed to its end, so its outcome comes into view as it did.
+  const seenRunning = useRef(false);
+  seenRunning.current ||= active;
+  const { behind, jump } = useFollowStream(seenRunning.current, section);
   // Messages can reach a run once it has started (a queued one answers 409 run_not_started).
   const talking = active && status !== 'queued' && transcript.started !== undefined;
   const now = useNow(hasRunningTool(transcript));
@@ -102,6 +105,23 @@ export function RunView({ client, runId, announce, onEnd, onAuthError, onStatus,
       ) : null}
     </ErrorNoticeView>
   ) : null;
+  // Over the message box while the run is on; once it ended, on its own at the bottom of the window.
+  const jumpButton = behind ? (
+    <button
+      type="button"
+      class="button button-small jump-button"
+      onClick={() => {
+        jump();
+        // The button goes once at the latest; the focus goes to what is there: the message box (or Stop), or the outcome.
+        const next = active
+          ? dock.current?.querySelector<HTMLElement>('textarea, .stop-button')
+          : section.current?.querySelector<HTMLElement>('.outcome h2');
+        next?.focus({ preventScroll: true });
+      }}
+    >
+      <span aria-hidden="true">↓</span> Jump to latest
+    </button>
+  ) : null;
   return (
     <section class="run" aria-labelledby="run-title" ref={section}>
       <header class="run-head">
@@ -148,19 +168,7 @@ export function RunView({ client, runId, announce, onEnd, onAuthError, onStatus,
       {active ? (
         // Kept in view at the bottom of the window while the transcript grows above it.
         <div class="run-dock" ref={dock}>
-          {behind ? (
-            <button
-              type="button"
-              class="button button-small jump-button"
-              onClick={() => {
-                jump();
-                // The button goes once at the latest; the focus goes to the message box (or Stop) beside it.
-                dock.current?.querySelector<HTMLElement>('textarea, .stop-button')?.focus({ preventScroll: true });
-              }}
-            >
-              <span aria-hidden="true">↓</span> Jump to latest
-            </button>
-          ) : null}
+          {jumpButton}
           {talking ? (
             <MessageComposer send={sendMessage} awaited={shown === 'awaiting_input'} onAuthError={onAuthError} />
           ) : null}
@@ -181,6 +189,7 @@ export function RunView({ client, runId, announce, onEnd, onAuthError, onStatus,
       ) : null}
       {transcript.outcome ? <RunOutcomeView outcome={transcript.outcome} /> : null}
       {active ? null : followNotice}
+      {active || !jumpButton ? null : <div class="run-dock run-dock-ended">{jumpButton}</div>}
     </section>
   );
 }

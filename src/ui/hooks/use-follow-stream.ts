@@ -14,19 +14,21 @@ export interface FollowStream {
 
 /**
  * Keeps the newest output of a live run in view (docs/ui.md): while the window is at the bottom,
- * every growth of `watched` (text, reasoning, a tool card, the approval question, the message box)
- * scrolls it to the end again. Once the person scrolls up, it stays where they put it and `behind`
+ * every growth of `watched` (text, reasoning, a tool card, the approval question, the message box,
+ * and at the end the run's outcome) scrolls it to the end again. `live` says the run was seen
+ * running in this view, and stays true once it has been: a run opened after it ended is read from its
+ * top, but one followed to its end is followed to its outcome. Once the person scrolls up, it stays where they put it and `behind`
  * says there is more below; scrolling back to the end, or `jump`, follows again. Only a scroll upward
  * lets go: the browser's own scrolls (anchoring as content changes above, clamping as it shrinks)
  * never go up past the end, so they cannot stop the following.
  */
-export function useFollowStream(active: boolean, watched: RefObject<HTMLElement | null>): FollowStream {
+export function useFollowStream(live: boolean, watched: RefObject<HTMLElement | null>): FollowStream {
   const [behind, setBehind] = useState(false);
   const following = useRef(true);
 
   useEffect(() => {
     const element = watched.current;
-    if (!active || !element) {
+    if (!live || !element) {
       setBehind(false);
       return;
     }
@@ -56,7 +58,7 @@ export function useFollowStream(active: boolean, watched: RefObject<HTMLElement 
       removeEventListener('scroll', onScroll);
       removeEventListener('resize', onGrowth);
     };
-  }, [active, watched]);
+  }, [live, watched]);
 
   const jump = useCallback(() => {
     following.current = true;

@@ -1,3 +1,6 @@
+// highlight.js's types bring the DOM library into any program that imports this module, the Node
+// tests' included, where the DOM's ReadableStream would then lack the async iteration Node's has.
+/// <reference lib="dom.asynciterable" />
 import hljs from 'highlight.js/lib/core';
 import bash from 'highlight.js/lib/languages/bash';
 import c from 'highlight.js/lib/languages/c';

@@ -1,5 +1,6 @@
-import type { Token } from 'marked';
-import { lexMarkdown } from './markdown-lexer.js';
+import { Lexer, type Token } from 'marked';
+import { MARKDOWN_OPTIONS } from './markdown-lexer.js';
+import { MARKDOWN_LIMITS, nestingDepth } from './markdown-limits.js';
 
 /** How a tool's output is shown: as Markdown, as JSON (`text` is then indented), or as it came. */
 export interface OutputFormat {
@@ -22,9 +23,25 @@ export function outputFormat(output: string): OutputFormat {
       // Not JSON after all: shown as text or Markdown, as below.
     }
   }
-  const kinds = new Set(lexMarkdown(output).map(blockKind));
+  const kinds = new Set(blockTokens(output).map(blockKind));
   const markdown = kinds.has('table') || kinds.has('fence') || (kinds.has('heading') && kinds.has('list'));
   return { kind: markdown ? 'markdown' : 'text', text: output };
+}
+
+/**
+ * The top-level blocks of the start of `output`, for telling its kind on the page's thread: only its
+ * first `sniffChars` (to its last line break), not nested too deep, and its blocks alone, without the
+ * inline lexing whose cost grows with the square of its emphasis (markdown-limits.ts). None when marked fails on it.
+ */
+function blockTokens(output: string): Token[] {
+  const cut = output.length > MARKDOWN_LIMITS.sniffChars;
+  const start = cut ? output.slice(0, output.lastIndexOf('\n', MARKDOWN_LIMITS.sniffChars) + 1) : output;
+  if (nestingDepth(start) > MARKDOWN_LIMITS.maxDepth) return [];
+  try {
+    return new Lexer(MARKDOWN_OPTIONS).blockTokens(start);
+  } catch {
+    return [];
+  }
 }
 
 function blockKind(token: Token): string {

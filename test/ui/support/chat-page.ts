@@ -168,8 +168,12 @@ export interface ShownTranscript {
   outcome: string | null;
 }
 
-/** What the page shows of a run: the texts of each kind of element, in page order. */
+/**
+ * What the page shows of a run: the texts of each kind of element, in page order, once every text is
+ * drawn (a long or complex one is drawn in the page's worker, and marked busy until it is).
+ */
 export async function shownTranscript(tab: Page): Promise<ShownTranscript> {
+  await expect.poll(() => tab.locator('.markdown[aria-busy="true"]').count(), PATIENCE).toBe(0);
   return (await tab.evaluate(`(() => {
     const texts = (selector, root = document) => [...root.querySelectorAll(selector)].map((element) => element.textContent);
     return {
