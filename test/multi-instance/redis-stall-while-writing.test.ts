@@ -5,6 +5,7 @@ import { eventually } from '../support/eventually.js';
 import { type FakeVendorServer, startFakeVendorServer } from '../support/fake-vendor-server.js';
 import { followRun } from '../support/follow-run.js';
 import { type HoldingTcpProxy, startHoldingTcpProxy } from '../support/holding-tcp-proxy.js';
+import { type BridgeFetch, readRecords, startRollout } from '../support/rollout-client.js';
 import {
   type Cluster,
   type Instance,
@@ -29,6 +30,11 @@ const TIMEOUT_MS = 500;
 const PACE_MS = 400;
 const MODEL = 'openai:gpt-4.1-mini';
 const TERMINAL = /^run\.(completed|failed|cancelled)$/;
+
+const on =
+  (instance: Instance): BridgeFetch =>
+  (path, init) =>
+    fetch(`${instance.url}${path}`, init);
 
 /** The lines of `output` a bridge logged about run `runId` (its logs are JSON lines). */
 function linesAbout(output: string, runId: string): Array<{ msg: string; level: number }> {
@@ -145,6 +151,24 @@ describe.each<{ setup: string; env: Record<string, string> }>([
       proxy.release();
     });
     for (const log of logs) expect(log.at(-1)?.event).toBe('run.completed');
+  }, 60_000);
+
+  it('frozen for longer than the lease while a rollout batch plays: every pair is recorded once, and the batch completes', async () => {
+    const asked = vendor.requests.length;
+    const id = await startRollout(on(bridge), { env: 'arith', split: 'train', tasks: '0:4', samples: 1, model: MODEL });
+    await eventually(() => vendor.requests.length >= asked + 4, 'every pair asking the model');
+    await frozenFor(LEASE_MS * 1.5)();
+    const records = await eventually(
+      async () => {
+        const snapshot = (await (await fetch(`${bridge.url}/v1/rollouts/${id}`)).json()) as { status?: string };
+        return snapshot.status === 'completed' && readRecords(on(bridge), id);
+      },
+      'the batch to complete',
+      OVER_HTTP,
+    );
+    expect(records.map((record) => record.task.index).sort()).toEqual([0, 1, 2, 3]);
+    // Played through: no pair's run was ended as lost and played again.
+    expect(records.map((record) => [record.status, record.attempt])).toEqual(Array(4).fill(['completed', 1]));
   }, 60_000);
 
   it('Redis restarted without its data: the runs are written back and complete', async () => {
