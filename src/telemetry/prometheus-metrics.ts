@@ -48,7 +48,9 @@ export class PrometheusMetrics implements BridgeMetrics {
   });
   readonly #finished = new Counter({
     name: 'runbridge_runs_finished_total',
-    help: 'Runs this instance finished executing, by environment and status (completed, failed, cancelled).',
+    help:
+      'Runs whose end this instance wrote, by environment and status (completed, failed, cancelled): those it executed, ' +
+      'and those it ended for an instance that no longer executed them (failed, instance_lost).',
     labelNames: ['env', 'status'] as const,
     registers: [this.registry],
   });
@@ -150,6 +152,9 @@ export class PrometheusMetrics implements BridgeMetrics {
 
   runFinished(env: string, status: string): void {
     this.#finished.inc({ env: this.#envs.of(env), status });
+  }
+
+  runStopped(): void {
     this.#running.dec();
   }
 

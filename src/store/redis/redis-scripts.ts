@@ -157,8 +157,11 @@ return take(A.id, redis.call('HGET', K.run(A.id), 'owner'), A.instance)
  * Appends entries to run `id`'s log, fenced: only while its holder is `holder`, the log ends at seq
  * `first` - 1, and (for `lease` naming a lease) that lease is gone. The entries follow the named
  * arguments: event JSON and detail JSON (or '') per entry. A terminal batch (`finishedAt` set) releases
- * the run's slot and sets the expiry of its keys; `messagesTaken` (the batch's `message.received`) lowers
- * the count of a person's messages waiting. Returns `ok`, `gone`, `fenced`, `alive` or `gap`.
+ * the run's slot, notes who ended it and sets the expiry of its keys; `messagesTaken` (the batch's
+ * `message.received`) lowers the count of a person's messages waiting. Returns `ok`, `gone`, `fenced` or
+ * `alive`; or, to its holder, what Redis holds when that is not what it expected — an append whose answer
+ * was lost may have landed: `{gap, last_seq}` while the run is still its own, `{ended, last_seq}` once
+ * the holder's own terminal batch ended it.
  */
 const APPEND = define(
   ['id', 'holder', 'first', 'count', 'snapshot', 'bytes', 'finishedAt', 'expireMs', 'lease', 'messagesTaken'],
@@ -167,9 +170,13 @@ local id, first, n = A.id, num(A.first), num(A.count)
 local run = K.run(id)
 local holder = redis.call('HGET', run, 'holder')
 if not holder then return 'gone' end
-if holder ~= A.holder then return 'fenced' end
+local last = num(redis.call('HGET', run, 'last_seq'))
+if holder ~= A.holder then
+  if A.lease == '' and redis.call('HGET', run, 'ended_by') == A.holder then return { 'ended', last } end
+  return 'fenced'
+end
 if A.lease ~= '' and redis.call('EXISTS', A.lease) == 1 then return 'alive' end
-if num(redis.call('HGET', run, 'last_seq')) ~= first - 1 then return 'gap' end
+if last ~= first - 1 then return { 'gap', last } end
 local log = K.log(id)
 for i = 0, n - 1 do
   local event, detail = ARGV[REST + 2 * i], ARGV[REST + 1 + 2 * i]
@@ -188,7 +195,9 @@ redis.call('HINCRBY', K.runBytes, id, num(A.bytes))
 redis.call('INCRBY', K.storedBytes, num(A.bytes))
 redis.call('HINCRBY', K.ownerBytes, owner, num(A.bytes))
 if A.finishedAt ~= '' then
-  redis.call('HSET', run, 'state', 'ended', 'holder', '', 'finished_at', A.finishedAt)
+  -- Ended by its holder itself, or (with a lease) for a holder that was lost.
+  redis.call('HSET', run, 'state', 'ended', 'holder', '', 'finished_at', A.finishedAt,
+    'ended_by', A.lease == '' and A.holder or '')
   redis.call('HDEL', K.running, id)
   add(K.runningByOwner, owner, -1)
   redis.call('ZADD', K.finished, A.finishedAt, id)
@@ -201,6 +210,31 @@ end
 return 'ok'
 `,
   true,
+);
+
+/**
+ * Writes run `id` back, running on `instance` with an empty log, when Redis no longer holds it (it restarted
+ * without its data) though that instance still executes it: its record, its place in the indexes, the
+ * bytes and slot it counts. The instance then appends the whole log again. Returns 1, or 0 when the run
+ * is there.
+ */
+const RESTORE = define(
+  ['id', 'owner', 'record', 'snapshot', 'createdAt', 'storedBytes', 'instance', 'touchedAt', 'listed'],
+  `
+local id, owner, stored = A.id, A.owner, num(A.storedBytes)
+local run = K.run(id)
+if redis.call('HGET', run, 'holder') then return 0 end
+redis.call('DEL', run, K.log(id), K.secrets(id))
+redis.call('HSET', run, 'owner', owner, 'record', A.record, 'snapshot', A.snapshot, 'last_seq', -1,
+  'touched_at', A.touchedAt, 'idem', '', 'bytes', stored, 'listed', A.listed, 'state', 'running', 'holder', A.instance)
+if A.listed == '1' then redis.call('ZADD', K.owner(owner), A.createdAt, id) end
+redis.call('HSET', K.running, id, A.instance)
+redis.call('HINCRBY', K.runningByOwner, owner, 1)
+redis.call('INCRBY', K.storedBytes, stored)
+redis.call('HINCRBY', K.ownerBytes, owner, stored)
+redis.call('HSET', K.runBytes, id, stored)
+return 1
+`,
 );
 
 /**
@@ -342,6 +376,7 @@ export const SCRIPTS = {
   rbClaim: CLAIM,
   rbUnqueue: UNQUEUE,
   rbAppend: APPEND,
+  rbRestore: RESTORE,
   rbRequeue: REQUEUE,
   rbForget: FORGET,
   rbControl: CONTROL,
