@@ -221,7 +221,7 @@ export class RunScheduler {
         // Only a log the store holds as written here is this run's end, told once: its end line, its count,
         // its listener. Another instance ended it otherwise, and tells that end (docs/operations.md).
         .then(async (held) => {
-          if (!held) return observer.endedElsewhere();
+          if (!held) return observer.endedElsewhere(outcomeOf(log));
           observer.end(outcomeOf(log));
           await this.#o.onEnd?.(record, log);
         }),

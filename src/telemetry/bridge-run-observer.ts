@@ -184,11 +184,18 @@ export class BridgeRunObserver implements RunObserver {
     }
   }
 
-  endedElsewhere(): void {
+  endedElsewhere(here: RunOutcome): void {
     this.#endTurn();
     this.#metrics.runStopped();
     this.log.warn(
-      { env: this.#run.env, model: this.#run.model, code: 'instance_lost' },
+      {
+        env: this.#run.env,
+        model: this.#run.model,
+        status_here: here.status,
+        reward_here: here.reward,
+        turns_here: here.turns,
+        code: 'instance_lost',
+      },
       'run ended elsewhere: its end here was not stored; another instance ended it (or will) as instance_lost, and logs and counts that end',
     );
     if (this.#span) endSpan(this.#span, 'instance_lost');

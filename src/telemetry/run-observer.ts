@@ -86,10 +86,11 @@ export interface RunObserver {
   /** The run ended, and the store holds that end (its terminal event is written). */
   end(outcome: RunOutcome): void;
   /**
-   * The run stopped here, but the store holds another end: another instance ended it (it took this one
-   * for lost), or will, its end not stored before this one stopped. That instance logs and counts the end.
+   * The run stopped here as `here` says, but the store holds another end: another instance ended it (it
+   * took this one for lost), or will, this end not stored before this one stopped. That instance logs and
+   * counts the end; this one says what it had, so nothing played here is dropped without a word.
    */
-  endedElsewhere(): void;
+  endedElsewhere(here: RunOutcome): void;
 }
 
 /** An observer that only runs the work and logs nowhere: a run's when no telemetry is given (rollouts, tests). */
