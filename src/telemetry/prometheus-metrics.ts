@@ -50,7 +50,7 @@ export class PrometheusMetrics implements BridgeMetrics {
     name: 'runbridge_runs_finished_total',
     help:
       'Runs whose end this instance wrote, by environment and status (completed, failed, cancelled): those it executed, ' +
-      'and those it ended for an instance that no longer executed them (failed, instance_lost).',
+      'and those no live instance executed that it ended (failed with instance_lost, or cancelled).',
     labelNames: ['env', 'status'] as const,
     registers: [this.registry],
   });
