@@ -95,9 +95,6 @@ export class StreamFollower {
       } catch {
         this.#blocked = false;
         if (this.#stopped) return;
-        // Timed out on a connection still up (Redis stalled): the read is still queued there, and would
-        // run, and block, ahead of the next one once Redis wakes. A new connection starts clean.
-        if (this.#connection.blocking.status === 'ready') this.#connection.blocking.disconnect(true);
         if (!broken) {
           broken = true;
           for (const key of [...this.#streams.keys()]) if (!this.#permanent.has(key)) this.#streams.delete(key);
