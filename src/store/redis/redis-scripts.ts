@@ -1,6 +1,7 @@
 import { define, type ScriptSpec } from './define-script.js';
 import { luaKeyFunctions } from './redis-keys.js';
 import { ROLLOUT_SCRIPTS } from './rollout-scripts.js';
+import { WRITE_BACK_SCRIPTS } from './write-back-scripts.js';
 
 /**
  * The Lua scripts of the Redis store. Each runs atomically in Redis, which is what makes the queue,
@@ -213,31 +214,6 @@ return 'ok'
 );
 
 /**
- * Writes run `id` back, running on `instance` with an empty log, when Redis no longer holds it (it restarted
- * without its data) though that instance still executes it: its record, its place in the indexes, the
- * bytes and slot it counts. The instance then appends the whole log again. Returns 1, or 0 when the run
- * is there.
- */
-const RESTORE = define(
-  ['id', 'owner', 'record', 'snapshot', 'createdAt', 'storedBytes', 'instance', 'touchedAt', 'listed'],
-  `
-local id, owner, stored = A.id, A.owner, num(A.storedBytes)
-local run = K.run(id)
-if redis.call('HGET', run, 'holder') then return 0 end
-redis.call('DEL', run, K.log(id), K.secrets(id))
-redis.call('HSET', run, 'owner', owner, 'record', A.record, 'snapshot', A.snapshot, 'last_seq', -1,
-  'touched_at', A.touchedAt, 'idem', '', 'bytes', stored, 'listed', A.listed, 'state', 'running', 'holder', A.instance)
-if A.listed == '1' then redis.call('ZADD', K.owner(owner), A.createdAt, id) end
-redis.call('HSET', K.running, id, A.instance)
-redis.call('HINCRBY', K.runningByOwner, owner, 1)
-redis.call('INCRBY', K.storedBytes, stored)
-redis.call('HINCRBY', K.ownerBytes, owner, stored)
-redis.call('HSET', K.runBytes, id, stored)
-return 1
-`,
-);
-
-/**
  * Puts run `id`, taken by `holder` whose lease `lease` is gone before it wrote anything, back in the
  * queue at its old place, to be started elsewhere. Returns 1 when it did.
  */
@@ -376,7 +352,6 @@ export const SCRIPTS = {
   rbClaim: CLAIM,
   rbUnqueue: UNQUEUE,
   rbAppend: APPEND,
-  rbRestore: RESTORE,
   rbRequeue: REQUEUE,
   rbForget: FORGET,
   rbControl: CONTROL,
@@ -385,6 +360,7 @@ export const SCRIPTS = {
   rbReleaseKey: RELEASE_KEY,
   rbTouch: TOUCH,
   rbClaimWebhooks: CLAIM_WEBHOOKS,
+  ...WRITE_BACK_SCRIPTS,
   ...ROLLOUT_SCRIPTS,
 } as const;
 
