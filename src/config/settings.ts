@@ -198,7 +198,8 @@ export const settings = {
     ...seconds(1),
     description:
       'how often this instance forgets the finished runs past their retention or over the stored bytes, cancels ' +
-      'orphans and, on Redis, ends the runs of lost instances',
+      'orphans and, on Redis, ends the runs no live instance executes (those of lost instances, and its own it no ' +
+      'longer executes, found so at two sweeps in a row)',
   }),
   shutdownGraceMs: setting({
     variable: 'RUNBRIDGE_SHUTDOWN_GRACE_SECONDS',

@@ -1,5 +1,5 @@
-import type { ModelListing } from '../models/model-catalog.js';
 import type { TraceparentTrust } from '../config/traceparent-trust.js';
+import type { ModelListing } from '../models/model-catalog.js';
 import type { RolloutService } from '../rollouts/rollout-service.js';
 import type { EnvironmentEntry, OrsHealth } from '../runs/env-catalog.js';
 import type { RunRegistry } from '../runs/run-registry.js';

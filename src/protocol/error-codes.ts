@@ -281,7 +281,8 @@ export const ERROR_CODES = {
     status: 500,
     where: ['run'],
     meaning:
-      'the instance executing the run died or lost Redis for longer than `RUNBRIDGE_LEASE_SECONDS`; another instance ended the run',
+      'the instance executing the run died or lost Redis for longer than `RUNBRIDGE_LEASE_SECONDS`, so another instance ended the run; ' +
+      'or the instance holding it no longer executed it, so its own sweep did',
   },
   run_too_large: {
     status: 500,
@@ -292,7 +293,8 @@ export const ERROR_CODES = {
     status: 500,
     where: ['run'],
     meaning:
-      "the store lost the run's record (Redis restarted without its data); the instance executing the run ended it",
+      "no longer sent (earlier versions did): the store lost the run's record (Redis restarted without its data) and the " +
+      'instance executing the run ended it; that instance now writes the run back and goes on',
   },
   rollout_timeout: {
     status: 409,

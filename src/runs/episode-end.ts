@@ -16,6 +16,9 @@ export function abortMessage(signal: AbortSignal): string {
 export function endFromError(error: unknown, runSignal: AbortSignal): EpisodeEnd {
   const cancel = runSignal.aborted ? runSignal.reason : error;
   if (cancel instanceof RunCancelledError) return { status: 'cancelled', reason: cancel.reason };
+  // Stopped for a reason of the bridge's own (another instance ended the run): not a cancel, whatever the
+  // call it cut short threw.
+  if (cancel instanceof RunbridgeError) return { status: 'failed', code: cancel.code, message: cancel.message };
   if (runSignal.aborted && isAbortError(error)) return { status: 'cancelled', reason: 'client' };
   if (error instanceof RunbridgeError) return { status: 'failed', code: error.code, message: error.message };
   const message = error instanceof Error ? error.message : String(error);

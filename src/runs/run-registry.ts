@@ -12,6 +12,7 @@ import { noTelemetry } from '../telemetry/no-telemetry.js';
 import type { Telemetry } from '../telemetry/telemetry.js';
 import { approvalState, awaitApprovalOutcome } from './approval-outcome.js';
 import type { EnvCatalog } from './env-catalog.js';
+import { outcomeOf } from './outcome-of.js';
 import { type RequestHasher, requestHasher } from './request-hasher.js';
 import type { RunEndListener } from './run-end-listener.js';
 import { MAX_WAITING_MESSAGES } from './run-inbox.js';
@@ -153,8 +154,12 @@ export class RunRegistry {
     this.#store.attach({
       freeSlots: () => (this.#draining ? 0 : this.#scheduler.freeSlots()),
       control: (id, message) => this.#scheduler.control(id, message),
-      abandon: (id, why) => this.#scheduler.abandon(id, why),
+      abandon: (id) => this.#scheduler.abandon(id),
       endedElsewhere: (record, log, from) => {
+        this.#telemetry.observeEnd(
+          { id: record.id, env: record.env, model: record.model, trace: record.trace },
+          outcomeOf(log),
+        );
         options.webhooks?.deliverFrom(record, log, from);
         this.#tasks.track(Promise.resolve(this.#onEnd?.(record, log)));
       },

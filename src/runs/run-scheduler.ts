@@ -4,11 +4,11 @@ import type { OrsClient } from '../ors/client/ors-client.js';
 import type { EpisodeCaps } from '../protocol/episode-caps.js';
 import type { CancelReason } from '../protocol/run-events.js';
 import { DEFAULT_WAIT_SECONDS } from '../protocol/run-request.js';
-import type { RunObserver, RunOutcome } from '../telemetry/run-observer.js';
+import type { RunObserver } from '../telemetry/run-observer.js';
 import type { Telemetry } from '../telemetry/telemetry.js';
 import type { ControlMessage, ControlOutcome } from './control-message.js';
-import type { EpisodeRecord } from './episode-record.js';
 import type { EventLog } from './event-log.js';
+import { outcomeOf } from './outcome-of.js';
 import { RunCancelledError } from './run-cancelled-error.js';
 import type { RunEndListener } from './run-end-listener.js';
 import { runEpisode } from './run-episode.js';
@@ -42,12 +42,8 @@ export interface RunSchedulerOptions {
   onEnd?: RunEndListener;
 }
 
-/** Why a run the store no longer keeps was stopped, as its `run.failed` says. */
-const ABANDONED = {
-  instance_lost: 'Another instance ended this run while this one could not reach the store.',
-  store_lost:
-    "The store lost this run's record (Redis restarted without its data), so the run was ended; start it again.",
-} as const;
+/** Why a run another instance ended was stopped here, as its `run.failed` here says. */
+const ABANDONED = 'Another instance ended this run while this one could not reach the store.';
 
 /** How long shutdown waits, after the last episode ended, for the store to hold the logs. */
 const STORE_WAIT_MS = 5000;
@@ -205,26 +201,12 @@ export class RunScheduler {
       }),
     );
     this.#episodes.add(episode);
-    // Both outcomes handled here: a rejection is the tracker's to report (below), not an unhandled one.
     const forget = () => this.#episodes.delete(episode);
-    episode.then(
-      (played) => {
-        forget();
-        observer.end(outcomeOf(played));
-      },
-      () => {
-        forget();
-        // The run's signals end too: its span, its running gauge and its end line.
-        observer.end({
-          status: 'failed',
-          turns: 0,
-          reward: null,
-          inputTokens: 0,
-          outputTokens: 0,
-          errorCode: 'internal_error',
-        });
-      },
-    );
+    // A rejection is the tracker's to report (below), not an unhandled one; the run's signals end too.
+    episode.then(forget, () => {
+      forget();
+      observer.end(outcomeOf(log));
+    });
     this.#o.tasks.track(
       episode
         // The slot frees once the store holds the whole log, so a run never outlives its slot.
@@ -236,9 +218,12 @@ export class RunScheduler {
           this.#meanRunMs = this.#meanRunMs === 0 ? took : this.#meanRunMs * 0.9 + took * 0.1;
           this.wake();
         })
-        // Only a log the store holds as written here is this run's end; another instance told of the other ends.
+        // Only a log the store holds as written here is this run's end, told once: its end line, its count,
+        // its listener. Another instance ended it otherwise, and tells that end (docs/operations.md).
         .then(async (held) => {
-          if (held) await this.#o.onEnd?.(record, log);
+          if (!held) return observer.endedElsewhere(outcomeOf(log));
+          observer.end(outcomeOf(log));
+          await this.#o.onEnd?.(record, log);
         }),
     );
   }
@@ -272,14 +257,13 @@ export class RunScheduler {
   }
 
   /**
-   * Stops a run the store no longer lets this instance write (another instance ended it as lost):
-   * its episode ends and closes its ORS session; what it writes from here on stays here.
+   * Stops a run another instance ended (it took this one for lost): its episode ends and closes its ORS
+   * session; what it writes from here on stays here, and that instance tells its end.
    */
-  abandon(id: string, why: 'instance_lost' | 'store_lost'): void {
+  abandon(id: string): void {
     const active = this.#active.get(id);
     if (!active || active.controller.signal.aborted) return;
-    active.observer.log.warn({ code: why }, 'run abandoned: the store no longer lets this instance write it');
-    active.controller.abort(new RunbridgeError(ABANDONED[why], { code: why }));
+    active.controller.abort(new RunbridgeError(ABANDONED, { code: 'instance_lost' }));
   }
 
   /** Takes queued runs from the store while slots are free; runs of overlapping calls are folded into one. */
@@ -335,21 +319,6 @@ export class RunScheduler {
     while (this.#episodes.size > 0) await Promise.allSettled([...this.#episodes]);
     await within(this.#o.tasks.idle(), Math.max(graceMs, STORE_WAIT_MS));
   }
-}
-
-/** How a played episode ended, as its last log line, its counters and its span tell it. */
-function outcomeOf(played: EpisodeRecord): RunOutcome {
-  const { end } = played;
-  return {
-    status: end.status,
-    turns: played.turns,
-    reward: played.reward,
-    inputTokens: played.usage.input_tokens,
-    outputTokens: played.usage.output_tokens,
-    ...(end.status === 'failed' ? { errorCode: end.code } : {}),
-    ...(end.status === 'cancelled' ? { reason: end.reason } : {}),
-    ...(end.status === 'completed' ? { reason: end.stopReason } : {}),
-  };
 }
 
 /** Waits for `work`, but `limitMs` at most. */

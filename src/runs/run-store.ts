@@ -129,15 +129,16 @@ export interface RunExecutor {
   /** Delivers a control message for a run this instance executes; `gone` for a run it does not execute. */
   control(runId: string, message: ControlMessage): ControlOutcome;
   /**
-   * The store can no longer keep a run this instance executes — another instance ended it as lost
-   * (`instance_lost`), or its record vanished from the store (`store_lost`): stop it, writing nothing more.
+   * Another instance ended a run this instance executes (it took this one for lost, `instance_lost`):
+   * stop it; the store keeps that end, not what it writes from here on.
    */
-  abandon(runId: string, why: 'instance_lost' | 'store_lost'): void;
+  abandon(runId: string): void;
   /** Wakes the executor: queued runs may have become claimable. */
   wake(): void;
   /**
-   * The store ended here a run whose instance was lost: the entries of `log` from `from` on are the
-   * closing events it wrote (their webhooks are due, as for any end).
+   * The store ended here a run that no live instance executed (its instance was lost, or this one held
+   * it without executing it): the entries of `log` from `from` on are the closing events it wrote. Its
+   * end is this instance's to tell — its webhooks, its end listener, its end line and count.
    */
   endedElsewhere(record: RunRecord, log: EventLog, from: number): void;
 }
@@ -166,7 +167,7 @@ export interface RunStore {
    * Keeps the log of a run this instance executes (the one `submit`, `claim` or `unqueue` handed out)
    * as the episode writes it; resolves once its terminal event is stored and its slot freed — true when
    * the store holds the log as it was written here, false when it ended otherwise there (another
-   * instance ended the run as lost, or the store lost it).
+   * instance ended the run as lost) or the store closed first.
    */
   track(record: RunRecord, log: EventLog): Promise<boolean>;
 

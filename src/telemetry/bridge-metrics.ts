@@ -22,8 +22,12 @@ export interface ModelCallSample {
  * `RUNBRIDGE_METRICS=0` every method does nothing.
  */
 export interface BridgeMetrics {
+  /** A run started executing here. */
   runStarted(env: string): void;
+  /** A run's end, counted once, by the instance whose end the store holds (which may not have executed it). */
   runFinished(env: string, status: string): void;
+  /** A run stopped executing here, ended or not. */
+  runStopped(): void;
   /** One turn: its model call and the tool calls it asked for. */
   turn(seconds: number): void;
   modelCall(sample: ModelCallSample): void;
@@ -46,6 +50,7 @@ const nothing = () => undefined;
 export const noMetrics: BridgeMetrics = {
   runStarted: nothing,
   runFinished: nothing,
+  runStopped: nothing,
   turn: nothing,
   modelCall: nothing,
   toolCall: nothing,

@@ -3,6 +3,7 @@ import { ATTR_ERROR_TYPE } from '@opentelemetry/semantic-conventions';
 import { splitModelRef } from '../protocol/run-request.js';
 import type { BridgeMetrics } from './bridge-metrics.js';
 import { GEN_AI, genAiProviderName } from './gen-ai-attributes.js';
+import { logRunEnd } from './log-run-end.js';
 import type { Logger } from './logger.js';
 import type { OtelTracing } from './otel-tracing.js';
 import { runLogFields } from './run-log-fields.js';
@@ -176,21 +177,9 @@ export class BridgeRunObserver implements RunObserver {
 
   end(outcome: RunOutcome): void {
     this.#endTurn();
-    const { env } = this.#run;
-    this.#metrics.runFinished(env, outcome.status);
-    const durationMs = Math.round(performance.now() - this.#started);
-    const fields = {
-      env,
-      model: this.#run.model,
-      status: outcome.status,
-      turns: outcome.turns,
-      reward: outcome.reward,
-      duration_ms: durationMs,
-      ...(outcome.errorCode === undefined ? {} : { code: outcome.errorCode }),
-      ...(outcome.reason === undefined ? {} : { reason: outcome.reason }),
-    };
-    if (outcome.status === 'failed') this.log.warn(fields, 'run ended');
-    else this.log.info(fields, 'run ended');
+    this.#metrics.runFinished(this.#run.env, outcome.status);
+    this.#metrics.runStopped();
+    logRunEnd(this.log, this.#run, outcome, Math.round(performance.now() - this.#started));
     if (this.#span) {
       this.#span.setAttributes({
         [GEN_AI.usageInputTokens]: outcome.inputTokens,
@@ -198,6 +187,23 @@ export class BridgeRunObserver implements RunObserver {
       });
       endSpan(this.#span, outcome.status === 'failed' ? outcome.errorCode : undefined);
     }
+  }
+
+  endedElsewhere(here: RunOutcome): void {
+    this.#endTurn();
+    this.#metrics.runStopped();
+    this.log.warn(
+      {
+        env: this.#run.env,
+        model: this.#run.model,
+        status_here: here.status,
+        reward_here: here.reward,
+        turns_here: here.turns,
+        code: 'instance_lost',
+      },
+      'run ended elsewhere: its end here was not stored; another instance ended it (or will) as instance_lost, and logs and counts that end',
+    );
+    if (this.#span) endSpan(this.#span, 'instance_lost');
   }
 
   #chatAttributes(info: ModelCallInfo): Attributes {

@@ -7,10 +7,12 @@ import {
 } from '@opentelemetry/semantic-conventions';
 import { noMetrics } from './bridge-metrics.js';
 import { BridgeRunObserver } from './bridge-run-observer.js';
+import { logRunEnd } from './log-run-end.js';
 import type { Logger } from './logger.js';
 import type { SharedMetrics } from './metrics-snapshot.js';
 import { OtelTracing, type TracingSettings } from './otel-tracing.js';
 import { PrometheusMetrics, type PrometheusMetricsOptions } from './prometheus-metrics.js';
+import { runLogFields } from './run-log-fields.js';
 import type { Telemetry, TracedRequest } from './telemetry.js';
 
 /** What {@link createTelemetry} turns on. */
@@ -45,6 +47,10 @@ export function createTelemetry(options: TelemetryOptions): Telemetry {
     traceRequest: otel ? (request, work) => serverSpan(otel, request, work) : (_request, work) => work(),
     captureTrace: () => otel?.capture(),
     observeRun: (run) => new BridgeRunObserver(run, { logger, metrics, otel }),
+    observeEnd(run, outcome) {
+      metrics.runFinished(run.env, outcome.status);
+      logRunEnd(logger.child(runLogFields(run)), run, outcome, outcome.durationMs);
+    },
     shutdown: async () => otel?.shutdown(),
   };
 }

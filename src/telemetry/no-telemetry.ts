@@ -14,5 +14,6 @@ export const noTelemetry: Telemetry = {
   traceRequest: (_request, work) => work(),
   captureTrace: () => undefined,
   observeRun: () => QUIET_OBSERVER,
+  observeEnd: () => undefined,
   shutdown: async () => undefined,
 };

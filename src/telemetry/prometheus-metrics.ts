@@ -62,7 +62,9 @@ export class PrometheusMetrics implements BridgeMetrics {
   });
   readonly #finished = new Counter({
     name: 'runbridge_runs_finished_total',
-    help: 'Runs this instance finished executing, by environment and status (completed, failed, cancelled).',
+    help:
+      'Runs whose end this instance wrote, by environment and status (completed, failed, cancelled): those it executed, ' +
+      'and those no live instance executed that it ended (failed with instance_lost, or cancelled).',
     labelNames: ['env', 'status'] as const,
     registers: [this.registry],
   });
@@ -165,6 +167,9 @@ export class PrometheusMetrics implements BridgeMetrics {
 
   runFinished(env: string, status: string): void {
     this.#finished.inc({ env: this.#env(env), status });
+  }
+
+  runStopped(): void {
     this.#running.dec();
   }
 

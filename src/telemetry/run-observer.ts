@@ -58,6 +58,8 @@ export interface RunOutcome {
   errorCode?: string;
   /** Why a completed run stopped, or why a run was cancelled. */
   reason?: string;
+  /** From `run.started` to the end, when the observer did not time it itself. */
+  durationMs?: number;
 }
 
 /**
@@ -81,8 +83,14 @@ export interface RunObserver {
   wait<T>(kind: 'approval' | 'input', work: () => Promise<T>): Promise<T>;
   /** Tool calls waiting for a decision: `delta` more (or fewer). */
   approvals(delta: number): void;
-  /** The run ended (its terminal event is written). */
+  /** The run ended, and the store holds that end (its terminal event is written). */
   end(outcome: RunOutcome): void;
+  /**
+   * The run stopped here as `here` says, but the store holds another end: another instance ended it (it
+   * took this one for lost), or will, this end not stored before this one stopped. That instance logs and
+   * counts the end; this one says what it had, so nothing played here is dropped without a word.
+   */
+  endedElsewhere(here: RunOutcome): void;
 }
 
 /** An observer that only runs the work and logs nowhere: a run's when no telemetry is given (rollouts, tests). */
@@ -95,4 +103,5 @@ export const QUIET_OBSERVER: RunObserver = {
   wait: (_kind, work) => work(),
   approvals: () => undefined,
   end: () => undefined,
+  endedElsewhere: () => undefined,
 };

@@ -2,7 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { BridgeMetrics } from './bridge-metrics.js';
 import type { Logger } from './logger.js';
 import type { ScrapePage } from './metrics-snapshot.js';
-import type { ObservedRun, RunObserver } from './run-observer.js';
+import type { ObservedRun, RunObserver, RunOutcome } from './run-observer.js';
 import type { RunTraceContext } from './trace-context.js';
 
 /** An HTTP request as its server span sees it. */
@@ -35,6 +35,11 @@ export interface Telemetry {
   captureTrace(): RunTraceContext | undefined;
   /** What hears of one run executing here, from its start to {@link RunObserver.end}. */
   observeRun(run: ObservedRun): RunObserver;
+  /**
+   * A run this instance ended without executing it (no live instance did: its own was lost): its one
+   * `run ended` line, and its count, here (docs/operations.md).
+   */
+  observeEnd(run: ObservedRun, outcome: RunOutcome): void;
   /** Sends the spans still buffered; the bridge's last step. */
   shutdown(): Promise<void>;
 }

@@ -23,6 +23,8 @@ export type FakeReply =
       stopAfterFrames?: number;
       /** After the frames: `end` the response cleanly (default), `cut` the connection, or `hang`. */
       then?: 'end' | 'cut' | 'hang';
+      /** Pause this long before each frame: a model that streams slowly. */
+      paceMs?: number;
     }
   | { kind: 'json'; status: number; body: unknown; headers?: Record<string, string> }
   /** A hostile vendor: a 200 SSE stream that never seems to end (see `floods` for how far it got). */
@@ -135,7 +137,11 @@ export async function startFakeVendorServer(): Promise<FakeVendorServer> {
         const frames = sseFrames(readFileSync(new URL(reply.fixture, FIXTURES), 'utf8'));
         res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' });
         res.flushHeaders();
-        for (const frame of frames.slice(0, reply.stopAfterFrames ?? frames.length)) res.write(frame);
+        for (const frame of frames.slice(0, reply.stopAfterFrames ?? frames.length)) {
+          if (reply.paceMs !== undefined) await new Promise((resolve) => setTimeout(resolve, reply.paceMs));
+          if (res.destroyed) return;
+          res.write(frame);
+        }
         const then = reply.then ?? 'end';
         // `end` on the socket flushes what was written, then closes without the chunked body's
         // terminator: the client sees the body break off, as when a vendor's connection drops.

@@ -1,14 +1,8 @@
-import type { ErrorCode } from '../../protocol/error-codes.js';
-import type { RunEventInput, RunEventOf } from '../../protocol/run-events.js';
-import type { EventLog } from '../../runs/event-log.js';
-import { newRunLog, type RunRecord } from '../../runs/run-record.js';
-import { listItemOf } from '../../runs/snapshot-of.js';
 import type { Logger } from '../../telemetry/logger.js';
 import { runLogFields } from '../../telemetry/run-log-fields.js';
+import { type EndedRun, endStoredRun, type RunEnding } from './end-stored-run.js';
 import type { RedisConnection } from './redis-connection.js';
 import type { RedisKeys } from './redis-keys.js';
-import { appendEntries } from './run-mirrors.js';
-import type { StreamEntry } from './stream-follower.js';
 
 export interface InstanceLeasesOptions {
   connection: RedisConnection;
@@ -22,22 +16,37 @@ export interface InstanceLeasesOptions {
   log: Logger;
   /** Called after each renewal: the lease holds, so what the instance executes can be checked against the store. */
   onRenewed?: () => Promise<void>;
-  /** Called for each run this instance ended for a lost instance, with the seq of its first closing event. */
-  onEnded?: (record: RunRecord, log: EventLog, from: number) => void;
+  /** True while this instance executes run `id` (it writes the run's log). */
+  executes: (id: string) => boolean;
+  /** Called for each run this instance ended because no live instance executed it. */
+  onEnded?: (ended: EndedRun) => void;
 }
 
-const LOST_MESSAGE =
-  'The instance running this run stopped answering (it crashed or lost Redis for longer than RUNBRIDGE_LEASE_SECONDS), ' +
-  'so the run was ended; start it again.';
+const LOST: RunEnding = {
+  event: 'run.failed',
+  code: 'instance_lost',
+  error:
+    'The instance running this run stopped answering (it crashed or lost Redis for longer than RUNBRIDGE_LEASE_SECONDS), ' +
+    'so the run was ended; start it again.',
+};
+
+const STRANDED: RunEnding = {
+  event: 'run.failed',
+  code: 'instance_lost',
+  error:
+    'The instance holding this run no longer executed it (it had stopped writing it while Redis stalled), ' +
+    'so the run was ended; start it again.',
+};
 
 /**
- * Leases (docs/protocol.md §8): each instance holds one lease key, renewed three times per lease period,
- * that stands for every run it executes. Every instance looks, on each sweep, for runs whose
- * holder's lease is gone: a run that had written nothing goes back to the queue, to be started
- * elsewhere; any other is ended with `run.failed`, code `instance_lost` (after a `tool.completed`
- * with `error: true` for each tool call it left open), so every subscriber on every instance gets
- * its terminal event. The appends are fenced on the holder and on its lease being gone, so of all
- * the instances that see the loss, one ends the run, once.
+ * Leases (docs/protocol.md §8.2): each instance holds one lease key, renewed three times per lease period,
+ * that stands for every run it executes. Every instance looks, on each sweep, for runs no live
+ * instance executes: those whose holder's lease is gone, and those it holds itself but does not
+ * execute (seen so at two sweeps in a row, so a run it is just starting is not taken for one). A run
+ * that had written nothing goes back to the queue, to be started elsewhere; any other is ended with
+ * `run.failed`, code `instance_lost` (after closing what it left open, see {@link endStoredRun}), so
+ * every subscriber on every instance gets its terminal event. The appends are fenced on the holder
+ * and on its lease being gone, so of all the instances that see the loss, one ends the run, once.
  */
 export class InstanceLeases {
   readonly #o: InstanceLeasesOptions;
@@ -46,6 +55,8 @@ export class InstanceLeases {
   #graceUntil: number;
   /** When the lease was last renewed (a renewal later than the lease period means it lapsed meanwhile). */
   #renewedAt: number;
+  /** Runs this instance holds but did not execute at the last sweep. */
+  #unexecuted = new Set<string>();
 
   constructor(options: InstanceLeasesOptions) {
     this.#o = options;
@@ -66,6 +77,8 @@ export class InstanceLeases {
     await connection.run(() => connection.command.set(keys.lease(instance), '1', 'PX', leaseMs));
     const renewedAt = this.#o.now();
     if (renewedAt - this.#renewedAt > leaseMs) {
+      // Redis stalled for every instance alike, most likely: each first gets a lease period to renew.
+      this.#graceUntil = renewedAt + leaseMs;
       this.#o.log.warn(
         { instance, lapsed_ms: renewedAt - this.#renewedAt },
         `the lease of instance ${instance} lapsed (Redis could not be reached in time): other instances may have ended its runs with instance_lost`,
@@ -75,21 +88,23 @@ export class InstanceLeases {
     await this.#o.onRenewed?.();
   }
 
-  /** Ends (or puts back in the queue) the runs of instances whose lease is gone; returns how many. */
+  /**
+   * Ends (or puts back in the queue) the runs no live instance executes — those of instances whose lease
+   * is gone, and those this one holds but no longer executes; returns how many.
+   */
   async endLostRuns(): Promise<number> {
-    const { connection, keys, instance, now } = this.#o;
-    if (now() < this.#graceUntil) return 0;
+    const { connection, keys, instance, now, leaseMs } = this.#o;
     const running = await connection.run(() => connection.command.hgetall(keys.fixed('running')));
     const byHolder = new Map<string, string[]>();
-    for (const [id, holder] of Object.entries(running)) {
-      if (holder === instance) continue;
-      byHolder.set(holder, [...(byHolder.get(holder) ?? []), id]);
-    }
-    let ended = 0;
+    for (const [id, holder] of Object.entries(running)) byHolder.set(holder, [...(byHolder.get(holder) ?? []), id]);
+    let ended = await this.#endUnexecuted(byHolder.get(instance) ?? []);
+    byHolder.delete(instance);
+    // This instance's own view is as old as its last renewal: it judges no one while it could not renew.
+    if (now() < this.#graceUntil || now() - this.#renewedAt > leaseMs) return ended;
     for (const [holder, ids] of byHolder) {
       const alive = await connection.run(() => connection.command.exists(keys.lease(holder)));
       if (alive) continue;
-      for (const id of ids) if (await this.#endLost(id, holder)) ended++;
+      for (const id of ids) if (await this.#endLost(id, holder, keys.lease(holder))) ended++;
     }
     return ended;
   }
@@ -101,78 +116,46 @@ export class InstanceLeases {
     await connection.run(() => connection.command.del(keys.lease(instance))).catch(() => undefined);
   }
 
-  async #endLost(id: string, holder: string): Promise<boolean> {
-    const { connection, keys } = this.#o;
-    const [recordJson, lastSeq] = await connection.run(() =>
-      connection.command.hmget(keys.run(id), 'record', 'last_seq'),
-    );
-    if (recordJson === null || recordJson === undefined) return false;
+  /** Ends the runs of `ids` (this instance's) that it did not execute at this sweep nor at the last one. */
+  async #endUnexecuted(ids: readonly string[]): Promise<number> {
+    const unexecuted = new Set(ids.filter((id) => !this.#o.executes(id)));
+    const seenBefore = this.#unexecuted;
+    this.#unexecuted = unexecuted;
+    let ended = 0;
+    for (const id of unexecuted) {
+      if (seenBefore.has(id) && (await this.#endLost(id, this.#o.instance, ''))) ended++;
+    }
+    return ended;
+  }
+
+  /**
+   * Ends run `id` of `holder`, which no longer executes it (`lease`: its lease, gone; '' for this
+   * instance's own), or queues it again when it had written nothing.
+   */
+  async #endLost(id: string, holder: string, lease: string): Promise<boolean> {
+    const { connection, keys, instance } = this.#o;
+    const lastSeq = await connection.run(() => connection.command.hget(keys.run(id), 'last_seq'));
+    if (lastSeq === null) return false;
     if (Number(lastSeq) === -1) {
-      const requeued = await connection.script('rbRequeue', keys.prefix, { id, holder, lease: keys.lease(holder) });
+      const requeued = await connection.script('rbRequeue', keys.prefix, { id, holder, lease });
       if (requeued === 1) {
         this.#o.log.warn(
           { run_id: id, instance: holder },
-          `run ${id} had not started on lost instance ${holder}; it is queued again.`,
+          `run ${id} had not started on ${holder === instance ? 'this instance, which no longer executes it' : `lost instance ${holder}`}; it is queued again.`,
         );
       }
       return requeued === 1;
     }
-
-    const record = JSON.parse(recordJson) as RunRecord;
-    const log = newRunLog(record, { maxEvents: Number.POSITIVE_INFINITY, now: this.#o.now });
-    const entries = (await connection.run(() => connection.command.xrange(keys.log(id), '-', '+'))) as StreamEntry[];
-    appendEntries(log, entries);
-    if (log.terminal) return false;
-    const first = log.length;
-    for (const input of closingEvents(log, this.#o.now())) log.append(input);
-    const added = log.entries.slice(first);
-    const outcome = await connection.script(
-      'rbAppend',
-      keys.prefix,
-      {
-        id,
-        holder,
-        first,
-        count: added.length,
-        snapshot: JSON.stringify(listItemOf(record, log)),
-        bytes: added.reduce((bytes, entry) => bytes + entry.json.length, 0),
-        finishedAt: Math.round(log.finishedAt ?? this.#o.now()),
-        expireMs: this.#o.expireMs,
-        lease: keys.lease(holder),
-        messagesTaken: 0,
-      },
-      added.flatMap((entry) => [entry.json, '']),
-    );
-    if (outcome !== 'ok') return false;
+    const own = holder === instance;
+    const ended = await endStoredRun(this.#o, id, holder, own ? STRANDED : LOST, lease);
+    if (ended === undefined) return false;
     this.#o.log.warn(
-      { ...runLogFields(record), instance: holder, code: 'instance_lost' },
-      `run ${id} was ended with instance_lost: instance ${holder} is gone.`,
+      { ...runLogFields(ended.record), instance: holder, code: 'instance_lost' },
+      own
+        ? `run ${id} was ended with instance_lost: this instance held it but no longer executed it.`
+        : `run ${id} was ended with instance_lost: instance ${holder} is gone.`,
     );
-    this.#o.onEnded?.(record, log, first);
+    this.#o.onEnded?.(ended);
     return true;
   }
-}
-
-/** The events that end a run cut off mid-way: its open tool calls fail, then the run does. */
-function closingEvents(log: EventLog, now: number): RunEventInput[] {
-  const open = new Map<string, RunEventOf<'tool.started'>>();
-  for (const { event } of log.entries) {
-    if (event.event === 'tool.started') open.set(event.tool_call_id, event);
-    else if (event.event === 'tool.completed') open.delete(event.tool_call_id);
-  }
-  const closing: RunEventInput[] = [...open.values()].map((started) => ({
-    event: 'tool.completed',
-    tool: started.tool,
-    tool_call_id: started.tool_call_id,
-    duration: Math.max(0, Math.round(now - started.timestamp * 1000)) / 1000,
-    error: true,
-    error_message: LOST_MESSAGE,
-    output: LOST_MESSAGE,
-    reward: null,
-    finished: false,
-    turn: started.turn,
-    call_index: started.call_index,
-  }));
-  closing.push({ event: 'run.failed', error: LOST_MESSAGE, code: 'instance_lost' satisfies ErrorCode });
-  return closing;
 }

@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
  * One Redis, not a Cluster: the scripts touch keys of many runs at once.
  */
 export const KEY_LAYOUT = {
-  /** Hash: a run's record, snapshot, queue state, holder, last seq, byte counts and times. */
+  /** Hash: a run's record, snapshot, queue state, holder (and who ended it), last seq, byte counts and times. */
   run: 'run:{id}',
   /** Stream: a run's log, one entry per event (id `0-(seq+1)`, fields `e` event JSON and `d` detail JSON). */
   log: 'run:{id}:log',

@@ -24,6 +24,7 @@ import { type Logger, silentLogger } from '../../telemetry/logger.js';
 import { runLogFields } from '../../telemetry/run-log-fields.js';
 import { keyQueueFull, keyStoreFull, queueBytesFull, queueFull, type Refusal, storeFull } from '../refusals.js';
 import { SubscriberCount } from '../subscriber-count.js';
+import { type EndStoredRunDeps, endStoredRun } from './end-stored-run.js';
 import { InstanceLeases } from './instance-leases.js';
 import { listRuns } from './list-runs.js';
 import type { RedisConnection } from './redis-connection.js';
@@ -102,8 +103,9 @@ export class RedisRunStore implements RunStore {
       expireMs: this.#expireMs,
       now: this.#now,
       log: this.#log,
-      onRenewed: () => this.#endRunsWithoutRecord(),
-      onEnded: (record, log, from) => this.#executor?.endedElsewhere(record, log, from),
+      onRenewed: () => this.#writeBackRunsWithoutRecord(),
+      executes: (id) => this.#active.has(id),
+      onEnded: (ended) => this.#executor?.endedElsewhere(ended.record, ended.log, ended.from),
     });
     this.#follower.follow(this.#keys.control(options.instance), '0-0', (entries) => this.#onControl(entries), true);
     this.#poll = setInterval(() => {
@@ -114,6 +116,10 @@ export class RedisRunStore implements RunStore {
 
   get #expireMs(): number {
     return this.#o.limits.retentionMs + EXPIRY_MARGIN_MS;
+  }
+
+  get #endDeps(): EndStoredRunDeps {
+    return { connection: this.#connection, keys: this.#keys, expireMs: this.#expireMs, now: this.#now };
   }
 
   attach(executor: RunExecutor): void {
@@ -199,15 +205,8 @@ export class RedisRunStore implements RunStore {
       keys: this.#keys,
       instance: this.#o.instance,
       expireMs: this.#expireMs,
-      onFenced: (why) => {
-        // `gone`: the record itself vanished (Redis lost its data); otherwise another instance ended the run as lost.
-        const lost = why === 'gone' ? 'store_lost' : 'instance_lost';
-        this.#log.warn(
-          { ...runLogFields(record), code: lost },
-          `run ${record.id} can no longer be stored (${why}); this instance stops it with ${lost}.`,
-        );
-        this.#executor?.abandon(record.id, lost);
-      },
+      // Its end is the one that instance wrote, which it logs and counts; the episode here only stops.
+      onFenced: () => this.#executor?.abandon(record.id),
       log: this.#log,
     });
     const active: ActiveRun = { record, log, writer, touchedAt: record.createdAt, subscribers: new SubscriberCount() };
@@ -300,7 +299,7 @@ export class RedisRunStore implements RunStore {
         maxWaiting: MAX_WAITING_MESSAGES,
       }),
     );
-    if (outcome === 'here') return this.#executor?.control(id, message) ?? 'gone';
+    if (outcome === 'here') return this.#deliver(id, message);
     return outcome === 'full' || outcome === 'gone' ? outcome : 'sent';
   }
 
@@ -398,16 +397,37 @@ export class RedisRunStore implements RunStore {
       for (let i = 0; i < fields.length; i += 2) values.set(fields[i]!, fields[i + 1]!);
       const id = values.get('run');
       const message = values.get('message');
-      if (id && message) this.#executor?.control(id, JSON.parse(message) as ControlMessage);
+      if (id && message) void this.#deliver(id, JSON.parse(message) as ControlMessage).catch(() => undefined);
     }
   }
 
   /**
-   * Ends, with `store_lost`, the runs executing here whose record is gone from Redis (it restarted without
-   * its data): a run that waits on a person writes nothing, so without this check it would go on as a run
-   * no other instance knows. Its local subscribers get its terminal event; it is then gone here too.
+   * Hands a control message for a run this instance holds to its executor. A cancel of a run held here
+   * that nothing executes (it was stranded) ends it in Redis at once, as cancelled, so the caller's
+   * answer is how it ended rather than a wait for a run that will not move.
    */
-  async #endRunsWithoutRecord(): Promise<void> {
+  async #deliver(id: string, message: ControlMessage): Promise<ControlOutcome> {
+    const outcome = this.#executor?.control(id, message) ?? 'gone';
+    if (outcome !== 'gone' || message.type !== 'cancel' || this.#active.has(id)) return outcome;
+    const ended = await endStoredRun(this.#endDeps, id, this.#o.instance, {
+      event: 'run.cancelled',
+      reason: message.reason,
+    });
+    if (ended === undefined) return 'gone';
+    this.#log.warn(
+      { ...runLogFields(ended.record), reason: message.reason },
+      `run ${id} was held by this instance but no longer executed: the cancel ended it.`,
+    );
+    this.#executor?.endedElsewhere(ended.record, ended.log, ended.from);
+    return 'sent';
+  }
+
+  /**
+   * Writes back the runs executing here whose record is gone from Redis (it restarted without its data,
+   * or evicted them): a run that waits on a person writes nothing, so without this check it would go on
+   * as a run no other instance knows. Its writer puts the record and the whole log back, and goes on.
+   */
+  async #writeBackRunsWithoutRecord(): Promise<void> {
     const ids = [...this.#active.keys()];
     if (ids.length === 0) return;
     const pipeline = this.#connection.command.pipeline();
@@ -415,12 +435,7 @@ export class RedisRunStore implements RunStore {
     const replies = (await this.#connection.run(() => pipeline.exec())) ?? [];
     for (const [position, id] of ids.entries()) {
       const [error, exists] = replies[position] ?? [];
-      if (error || exists !== 0) continue;
-      this.#log.warn(
-        { run_id: id, code: 'store_lost' },
-        `run ${id} has no record in Redis any more (did it restart without its data?); it is ended with store_lost.`,
-      );
-      this.#executor?.abandon(id, 'store_lost');
+      if (!error && exists === 0) this.#active.get(id)?.writer.writeBack();
     }
   }
 

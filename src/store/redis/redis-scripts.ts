@@ -2,6 +2,7 @@ import { define, type ScriptSpec } from './define-script.js';
 import { luaKeyFunctions } from './redis-keys.js';
 import { ROLLOUT_SCRIPTS } from './rollout-scripts.js';
 import { WEBHOOK_SCRIPTS } from './webhook-scripts.js';
+import { WRITE_BACK_SCRIPTS } from './write-back-scripts.js';
 
 /**
  * The Lua scripts of the Redis store. Each runs atomically in Redis, which is what makes the queue,
@@ -158,8 +159,11 @@ return take(A.id, redis.call('HGET', K.run(A.id), 'owner'), A.instance)
  * Appends entries to run `id`'s log, fenced: only while its holder is `holder`, the log ends at seq
  * `first` - 1, and (for `lease` naming a lease) that lease is gone. The entries follow the named
  * arguments: event JSON and detail JSON (or '') per entry. A terminal batch (`finishedAt` set) releases
- * the run's slot and sets the expiry of its keys; `messagesTaken` (the batch's `message.received`) lowers
- * the count of a person's messages waiting. Returns `ok`, `gone`, `fenced`, `alive` or `gap`.
+ * the run's slot, notes who ended it and sets the expiry of its keys; `messagesTaken` (the batch's
+ * `message.received`) lowers the count of a person's messages waiting. Returns `ok`, `gone`, `fenced` or
+ * `alive`; or, to its holder, what Redis holds when that is not what it expected — an append whose answer
+ * was lost may have landed: `{gap, last_seq}` while the run is still its own, `{ended, last_seq}` once
+ * the holder's own terminal batch ended it.
  */
 const APPEND = define(
   ['id', 'holder', 'first', 'count', 'snapshot', 'bytes', 'finishedAt', 'expireMs', 'lease', 'messagesTaken'],
@@ -168,9 +172,13 @@ local id, first, n = A.id, num(A.first), num(A.count)
 local run = K.run(id)
 local holder = redis.call('HGET', run, 'holder')
 if not holder then return 'gone' end
-if holder ~= A.holder then return 'fenced' end
+local last = num(redis.call('HGET', run, 'last_seq'))
+if holder ~= A.holder then
+  if A.lease == '' and redis.call('HGET', run, 'ended_by') == A.holder then return { 'ended', last } end
+  return 'fenced'
+end
 if A.lease ~= '' and redis.call('EXISTS', A.lease) == 1 then return 'alive' end
-if num(redis.call('HGET', run, 'last_seq')) ~= first - 1 then return 'gap' end
+if last ~= first - 1 then return { 'gap', last } end
 local log = K.log(id)
 for i = 0, n - 1 do
   local event, detail = ARGV[REST + 2 * i], ARGV[REST + 1 + 2 * i]
@@ -189,7 +197,9 @@ redis.call('HINCRBY', K.runBytes, id, num(A.bytes))
 redis.call('INCRBY', K.storedBytes, num(A.bytes))
 redis.call('HINCRBY', K.ownerBytes, owner, num(A.bytes))
 if A.finishedAt ~= '' then
-  redis.call('HSET', run, 'state', 'ended', 'holder', '', 'finished_at', A.finishedAt)
+  -- Ended by its holder itself, or (with a lease) for a holder that was lost.
+  redis.call('HSET', run, 'state', 'ended', 'holder', '', 'finished_at', A.finishedAt,
+    'ended_by', A.lease == '' and A.holder or '')
   redis.call('HDEL', K.running, id)
   add(K.runningByOwner, owner, -1)
   redis.call('ZADD', K.finished, A.finishedAt, id)
@@ -328,6 +338,7 @@ export const SCRIPTS = {
   rbReleaseKey: RELEASE_KEY,
   rbTouch: TOUCH,
   ...WEBHOOK_SCRIPTS,
+  ...WRITE_BACK_SCRIPTS,
   ...ROLLOUT_SCRIPTS,
 } as const;
 
