@@ -4,6 +4,7 @@ import { createOpenAiChatProvider } from '../adapters/models/openai-chat/openai-
 import { createOpenAiResponsesProvider } from '../adapters/models/openai-responses/openai-responses-provider.js';
 import type { Config } from './config/index.js';
 import type { ModelProvider } from './models/model.js';
+import type { ModelAnswerCaps } from './protocol/model-answer-caps.js';
 
 /** How to enable each provider {@link configuredProviders} may leave out, for the error that asks for one. */
 export const PROVIDER_SETUP: Readonly<Record<string, string>> = {
@@ -20,13 +21,23 @@ export const PROVIDER_SETUP: Readonly<Record<string, string>> = {
 export function configuredProviders(config: Config): ModelProvider[] {
   const providers = [createOfflineProvider()];
   const { openai, anthropic } = config;
+  const answerCaps = modelAnswerCaps(config);
   if (openai.apiKey !== undefined || openai.baseUrl !== undefined) {
     // OpenAI-compatible servers accept any key, but the SDK insists on one.
-    const options = { apiKey: openai.apiKey ?? 'unused', baseUrl: openai.baseUrl };
+    const options = { apiKey: openai.apiKey ?? 'unused', baseUrl: openai.baseUrl, answerCaps };
     providers.push(createOpenAiChatProvider(options), createOpenAiResponsesProvider(options));
   }
   if (anthropic.apiKey !== undefined) {
-    providers.push(createAnthropicProvider({ apiKey: anthropic.apiKey, baseUrl: anthropic.baseUrl }));
+    providers.push(createAnthropicProvider({ apiKey: anthropic.apiKey, baseUrl: anthropic.baseUrl, answerCaps }));
   }
   return providers;
+}
+
+/** How much of each model answer the bridge reads, as the settings say (docs/security.md). */
+export function modelAnswerCaps(config: Config): ModelAnswerCaps {
+  return {
+    maxEventBytes: config.modelMaxEventBytes,
+    maxAnswerBytes: config.modelMaxAnswerBytes,
+    maxErrorBytes: config.modelMaxErrorBytes,
+  };
 }

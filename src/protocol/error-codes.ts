@@ -247,7 +247,12 @@ export const ERROR_CODES = {
     meaning:
       'one model turn streamed more text, reasoning and tool arguments than `RUNBRIDGE_MAX_TURN_OUTPUT_CHARS`; the bridge stopped reading it',
   },
-  model_error: { status: 502, where: ['run'], meaning: 'anything else the model provider reports' },
+  model_error: {
+    status: 502,
+    where: ['run'],
+    meaning:
+      'anything else the model provider reports; or it sent an event past `RUNBRIDGE_MODEL_MAX_EVENT_BYTES` or an answer past `RUNBRIDGE_MODEL_MAX_ANSWER_BYTES`, and the bridge stopped reading it',
+  },
   ors_session_lost: {
     status: 502,
     where: ['run'],

@@ -25,8 +25,11 @@ export type FakeReply =
       then?: 'end' | 'cut' | 'hang';
     }
   | { kind: 'json'; status: number; body: unknown; headers?: Record<string, string> }
-  /** A hostile vendor: a 200 SSE stream that never seems to end (see `floods` for how far it got). */
-  | { kind: 'flood'; flood: Flood }
+  /**
+   * A hostile vendor: an answer that never seems to end (see `floods` for how far it got), by default a
+   * 200 SSE stream; `status` and `contentType` make it an error body of any size.
+   */
+  | { kind: 'flood'; flood: Flood; status?: number; contentType?: string }
   /** Read the request and never answer (until the client aborts or the server closes). */
   | { kind: 'hang' };
 
@@ -128,7 +131,10 @@ export async function startFakeVendorServer(): Promise<FakeVendorServer> {
       case 'hang':
         return;
       case 'flood':
-        res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' });
+        res.writeHead(reply.status ?? 200, {
+          'content-type': reply.contentType ?? 'text/event-stream; charset=utf-8',
+          'cache-control': 'no-cache',
+        });
         floods.push(await writeFlood(res, reply.flood));
         return;
       case 'stream': {
