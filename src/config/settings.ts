@@ -217,8 +217,9 @@ export const settings = {
     variable: 'RUNBRIDGE_MAX_TURN_OUTPUT_CHARS',
     ...wholeNumber(EPISODE_CAPS.maxTurnOutputChars),
     description:
-      'characters of text, reasoning and tool arguments one model turn may stream, together; past it the bridge ' +
-      'stops reading the model, closes its stream and fails the run with `model_output_too_large`',
+      'characters of text, reasoning, tool arguments and token data (ids and logprobs, as the JSON the run keeps) ' +
+      'one model turn may stream, together; past it the bridge stops reading the model, closes its stream and ' +
+      'fails the run with `model_output_too_large`',
   }),
   maxToolCallsPerTurn: setting({
     variable: 'RUNBRIDGE_MAX_TOOL_CALLS_PER_TURN',

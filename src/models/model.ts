@@ -29,8 +29,9 @@ export interface TokenData {
  * What a model stream yields, in order of arrival. Text and reasoning arrive as deltas; a reasoning
  * block is also delivered whole when it ends; a tool call may stream its arguments as
  * `tool-call-delta`s and always arrives whole as a `tool-call` once complete (adapters assemble the
- * arguments); `usage`, `token-data` and `finish` come at the end. Exactly one `finish` ends a
- * successful stream.
+ * arguments); `token-data` parts come as the vendor sends the data, each adding to the ones before it
+ * (`addTokenData`), so the turn's cap counts them as they arrive; `usage` and `finish` come at the end.
+ * Exactly one `finish` ends a successful stream.
  */
 export type ModelPart =
   | { type: 'text-delta'; delta: string }

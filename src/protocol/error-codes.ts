@@ -245,7 +245,7 @@ export const ERROR_CODES = {
     status: 502,
     where: ['run'],
     meaning:
-      'one model turn streamed more text, reasoning and tool arguments than `RUNBRIDGE_MAX_TURN_OUTPUT_CHARS`; the bridge stopped reading it',
+      'one model turn streamed more text, reasoning, tool arguments and token data than `RUNBRIDGE_MAX_TURN_OUTPUT_CHARS`; the bridge stopped reading it',
   },
   model_error: {
     status: 502,

@@ -1,4 +1,5 @@
 import { RunbridgeError } from '../errors.js';
+import { addTokenData } from '../models/add-token-data.js';
 import type { Message, ReasoningBlock, ToolCall } from '../models/conversation.js';
 import type { Model, TokenData } from '../models/model.js';
 import type { OrsClient } from '../ors/client/ors-client.js';
@@ -339,7 +340,8 @@ class Episode {
             usage = part.usage;
             break;
           case 'token-data':
-            tokenData = { ...tokenData, ...part.data };
+            meter.tokenData(JSON.stringify(part.data).length);
+            tokenData = addTokenData(tokenData, part.data);
             break;
           case 'finish':
             finish = { reason: part.reason, raw: part.rawReason };
