@@ -1,7 +1,7 @@
 import { setMaxListeners } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { type Config, ConfigError } from './config/index.js';
+import { type Config, ConfigError, secretValues } from './config/index.js';
 import { configuredProviders, PROVIDER_SETUP } from './configured-providers.js';
 import { connectOrs } from './connect-ors.js';
 import { NotFoundError } from './errors.js';
@@ -95,6 +95,8 @@ export async function startBridge(
   // Later providers replace earlier ones of the same name: yours win over the configured ones.
   const providers = [...configuredProviders(config), ...(options.providers ?? [])];
   const models = new ModelRegistry(providers, config.defaultModel, PROVIDER_SETUP);
+  // Never to come back out of a run, whatever a model or an environment says (docs/security.md).
+  const bridgeSecrets = [...secretValues(config), ...providers.flatMap((provider) => provider.secrets ?? [])];
   models.normalise(undefined); // fail at start-up, not at the first request, on a bad RUNBRIDGE_MODEL
 
   const { ors, orsUrl, orsServer } = await connectOrs(config, options.environments);
@@ -129,6 +131,7 @@ export async function startBridge(
     telemetry,
     ...(config.tracing.traceUrl === undefined ? {} : { traceUrl: config.tracing.traceUrl }),
     ...(secret ? { secret } : {}),
+    bridgeSecrets,
     sweepMs: config.sweepMs,
     limits: {
       maxConcurrentRuns: config.maxConcurrentRuns,
@@ -174,6 +177,7 @@ export async function startBridge(
       ...config.apiKeys,
       ...(config.metrics.token === undefined ? [] : [config.metrics.token]),
     ]),
+    bridgeSecrets,
   });
   // Node answers a request without a Host header with a bare 400 before the app sees it; the bridge
   // never routes by Host, so such a request is served (or refused) like any other, with our error body.

@@ -39,6 +39,8 @@ export interface AppDeps {
   telemetry: Telemetry;
   /** Who may read `GET /metrics` when keys or `RUNBRIDGE_METRICS_TOKEN` are set: the API keys and that token. */
   metricsAuthenticator: Authenticator;
+  /** The bridge's own secrets, cut out of every error body (docs/security.md). */
+  bridgeSecrets?: readonly string[];
 }
 
 /** `ctx.state` of every authenticated request. */

@@ -95,4 +95,9 @@ export interface ModelProvider {
   readonly defaultModel: string;
   /** The model called `modelName` (the part after `provider:`; empty for the default); throws a 400 `BadRequestError` for a name it cannot serve. */
   create(modelName: string): Model;
+  /**
+   * What the provider sends its vendor that must never come back out of the bridge (its API key): a
+   * vendor may quote it, and the runs redact it from everything they write (docs/security.md).
+   */
+  readonly secrets?: readonly string[];
 }

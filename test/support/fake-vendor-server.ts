@@ -30,6 +30,8 @@ export type FakeReply =
    * 200 SSE stream; `status` and `contentType` make it an error body of any size.
    */
   | { kind: 'flood'; flood: Flood; status?: number; contentType?: string }
+  /** A 200 SSE stream of exactly `text`, for streams a test writes out itself. */
+  | { kind: 'sse'; text: string }
   /** Read the request and never answer (until the client aborts or the server closes). */
   | { kind: 'hang' };
 
@@ -129,6 +131,10 @@ export async function startFakeVendorServer(): Promise<FakeVendorServer> {
         sendJson(res, reply.status, reply.body, reply.headers);
         return;
       case 'hang':
+        return;
+      case 'sse':
+        res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' });
+        res.end(reply.text);
         return;
       case 'flood':
         res.writeHead(reply.status ?? 200, {
