@@ -283,7 +283,7 @@ export const ERROR_CODES = {
     status: 500,
     where: ['run'],
     meaning:
-      'the instance executing the run died or lost Redis for longer than `RUNBRIDGE_LEASE_SECONDS`; another instance ended the run',
+      'the instance executing the run died or lost Redis for longer than `RUNBRIDGE_LEASE_SECONDS`; another instance ended the run. A rollout pair that ends so is played again once, and recorded as failed after a second such loss',
   },
   run_too_large: {
     status: 500,
@@ -321,7 +321,7 @@ export const ERROR_CODES = {
     status: 500,
     where: ['run'],
     meaning:
-      'the worker thread playing the episode died (`--workers`); the episode is retried under `--retries`, like any failed one',
+      'the worker thread playing the episode died (`--workers`); the episode is played again once under `--retries`, and written as failed after a second such loss',
   },
   rollout_file_invalid: {
     status: 422,

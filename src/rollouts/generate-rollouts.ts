@@ -283,6 +283,7 @@ export function buildManifest(input: {
       skipped: progress.skipped,
       written,
       retried: progress.retried,
+      lost_attempts: progress.lost,
       cancelled: progress.cancelled,
       torn_bytes: store.recovery.tornBytes,
       dropped_failed: store.recovery.droppedFailed,
