@@ -2,7 +2,7 @@ import { createAnthropicProvider } from '../adapters/models/anthropic/anthropic-
 import { createOfflineProvider } from '../adapters/models/offline/offline-provider.js';
 import { createOpenAiChatProvider } from '../adapters/models/openai-chat/openai-chat-provider.js';
 import { createOpenAiResponsesProvider } from '../adapters/models/openai-responses/openai-responses-provider.js';
-import type { Config } from './config/index.js';
+import { type Config, secretValues } from './config/index.js';
 import type { ModelProvider } from './models/model.js';
 import type { ModelAnswerCaps } from './protocol/model-answer-caps.js';
 
@@ -40,4 +40,12 @@ export function modelAnswerCaps(config: Config): ModelAnswerCaps {
     maxAnswerBytes: config.modelMaxAnswerBytes,
     maxErrorBytes: config.modelMaxErrorBytes,
   };
+}
+
+/**
+ * The bridge's own secrets, never to come back out of an episode whatever a model or an environment
+ * says (docs/security.md): the settings marked secret, and what `providers` send their vendors.
+ */
+export function bridgeSecretsOf(config: Config, providers: readonly ModelProvider[]): string[] {
+  return [...secretValues(config), ...providers.flatMap((provider) => provider.secrets ?? [])];
 }

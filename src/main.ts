@@ -1,8 +1,8 @@
 import { setMaxListeners } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { type Config, ConfigError, secretValues } from './config/index.js';
-import { configuredProviders, PROVIDER_SETUP } from './configured-providers.js';
+import { type Config, ConfigError } from './config/index.js';
+import { bridgeSecretsOf, configuredProviders, PROVIDER_SETUP } from './configured-providers.js';
 import { connectOrs } from './connect-ors.js';
 import { NotFoundError } from './errors.js';
 import { limitConnectionsPerAddress } from './http/address-connections.js';
@@ -96,7 +96,7 @@ export async function startBridge(
   const providers = [...configuredProviders(config), ...(options.providers ?? [])];
   const models = new ModelRegistry(providers, config.defaultModel, PROVIDER_SETUP);
   // Never to come back out of a run, whatever a model or an environment says (docs/security.md).
-  const bridgeSecrets = [...secretValues(config), ...providers.flatMap((provider) => provider.secrets ?? [])];
+  const bridgeSecrets = bridgeSecretsOf(config, providers);
   models.normalise(undefined); // fail at start-up, not at the first request, on a bad RUNBRIDGE_MODEL
 
   const { ors, orsUrl, orsServer } = await connectOrs(config, options.environments);
