@@ -20,14 +20,7 @@ const FLOOD_BYTES = 32 * 1024 * 1024;
 const PIECE = 'y'.repeat(16 * 1024);
 
 function chunk(delta: Record<string, unknown>): string {
-  const body = {
-    id: 'chatcmpl-flood',
-    object: 'chat.completion.chunk',
-    created: 1764000300,
-    model: 'flood-1',
-    choices: [{ index: 0, delta, logprobs: null, finish_reason: null }],
-  };
-  return `data: ${JSON.stringify(body)}\n\n`;
+  return chunkWith({ delta, logprobs: null });
 }
 
 const TEXT_FOREVER: Flood = {
