@@ -2,8 +2,9 @@ import { createAnthropicProvider } from '../adapters/models/anthropic/anthropic-
 import { createOfflineProvider } from '../adapters/models/offline/offline-provider.js';
 import { createOpenAiChatProvider } from '../adapters/models/openai-chat/openai-chat-provider.js';
 import { createOpenAiResponsesProvider } from '../adapters/models/openai-responses/openai-responses-provider.js';
-import type { Config } from './config/index.js';
+import { type Config, secretValues } from './config/index.js';
 import type { ModelProvider } from './models/model.js';
+import type { ModelAnswerCaps } from './protocol/model-answer-caps.js';
 
 /** How to enable each provider {@link configuredProviders} may leave out, for the error that asks for one. */
 export const PROVIDER_SETUP: Readonly<Record<string, string>> = {
@@ -20,14 +21,37 @@ export const PROVIDER_SETUP: Readonly<Record<string, string>> = {
 export function configuredProviders(config: Config): ModelProvider[] {
   const providers = [createOfflineProvider()];
   const { openai, anthropic } = config;
+  const answerCaps = modelAnswerCaps(config);
   if (openai.apiKey !== undefined || openai.baseUrl !== undefined) {
     // OpenAI-compatible servers accept any key, but the SDK insists on one. Without OPENAI_MODELS, another
     // server than OpenAI is asked which models it serves (`adapters/models/common/served-models.ts`).
-    const options = { apiKey: openai.apiKey ?? 'unused', baseUrl: openai.baseUrl, listedModels: openai.models };
+    const options = {
+      apiKey: openai.apiKey ?? 'unused',
+      baseUrl: openai.baseUrl,
+      listedModels: openai.models,
+      answerCaps,
+    };
     providers.push(createOpenAiChatProvider(options), createOpenAiResponsesProvider(options));
   }
   if (anthropic.apiKey !== undefined) {
-    providers.push(createAnthropicProvider({ apiKey: anthropic.apiKey, baseUrl: anthropic.baseUrl }));
+    providers.push(createAnthropicProvider({ apiKey: anthropic.apiKey, baseUrl: anthropic.baseUrl, answerCaps }));
   }
   return providers;
+}
+
+/** How much of each model answer the bridge reads, as the settings say (docs/security.md). */
+export function modelAnswerCaps(config: Config): ModelAnswerCaps {
+  return {
+    maxEventBytes: config.modelMaxEventBytes,
+    maxAnswerBytes: config.modelMaxAnswerBytes,
+    maxErrorBytes: config.modelMaxErrorBytes,
+  };
+}
+
+/**
+ * The bridge's own secrets, never to come back out of an episode whatever a model or an environment
+ * says (docs/security.md): the settings marked secret, and what `providers` send their vendors.
+ */
+export function bridgeSecretsOf(config: Config, providers: readonly ModelProvider[]): string[] {
+  return [...secretValues(config), ...providers.flatMap((provider) => provider.secrets ?? [])];
 }

@@ -2,7 +2,7 @@ import { setMaxListeners } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type Config, ConfigError } from './config/index.js';
-import { configuredProviders, PROVIDER_SETUP } from './configured-providers.js';
+import { bridgeSecretsOf, configuredProviders, PROVIDER_SETUP } from './configured-providers.js';
 import { connectOrs } from './connect-ors.js';
 import { NotFoundError } from './errors.js';
 import { limitConnectionsPerAddress } from './http/address-connections.js';
@@ -107,6 +107,8 @@ export async function startBridge(
   // Later providers replace earlier ones of the same name: yours win over the configured ones.
   const providers = [...configuredProviders(config), ...(options.providers ?? [])];
   const models = new ModelRegistry(providers, config.defaultModel, PROVIDER_SETUP);
+  // Never to come back out of a run, whatever a model or an environment says (docs/security.md).
+  const bridgeSecrets = bridgeSecretsOf(config, providers);
   models.normalise(undefined); // fail at start-up, not at the first request, on a bad RUNBRIDGE_MODEL
   const modelCatalog = new ModelCatalog(models, {
     maxModels: config.modelListMaxModels,
@@ -148,6 +150,7 @@ export async function startBridge(
     telemetry,
     ...(config.tracing.traceUrl === undefined ? {} : { traceUrl: config.tracing.traceUrl }),
     ...(secret ? { secret } : {}),
+    bridgeSecrets,
     sweepMs: config.sweepMs,
     limits: {
       maxConcurrentRuns: config.maxConcurrentRuns,
@@ -190,6 +193,7 @@ export async function startBridge(
     now: Date.now,
     telemetry,
     metricsAccess: new MetricsAccess(config.metrics.token, config.apiKeys),
+    bridgeSecrets,
   });
   // Node answers a request without a Host header with a bare 400 before the app sees it; the bridge
   // never routes by Host, so such a request is served (or refused) like any other, with our error body.

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ConfigError, loadConfig } from '../config/index.js';
-import { configuredProviders, PROVIDER_SETUP } from '../configured-providers.js';
+import { bridgeSecretsOf, configuredProviders, PROVIDER_SETUP } from '../configured-providers.js';
 import { connectOrs } from '../connect-ors.js';
 import { RunbridgeError } from '../errors.js';
 import { episodeCaps } from '../main.js';
@@ -211,6 +211,7 @@ export async function runRolloutCommand(args: string[], io: RolloutCommandIo): P
           ...settings,
           ors,
           model,
+          redact: bridgeSecretsOf(config, providers),
           env: flags.env ?? (await new EnvCatalog(ors, { defaultEnv: config.defaultEnv }).defaultEnv()),
           retryFailed: flags['retry-failed'],
           workers: workersOf(flags.workers ?? config.rolloutWorkers, io, { env, model: flags.model }),

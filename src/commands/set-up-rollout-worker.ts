@@ -1,5 +1,5 @@
 import { loadConfig } from '../config/index.js';
-import { configuredProviders, PROVIDER_SETUP } from '../configured-providers.js';
+import { bridgeSecretsOf, configuredProviders, PROVIDER_SETUP } from '../configured-providers.js';
 import { connectOrs } from '../connect-ors.js';
 import { ModelRegistry } from '../models/model-registry.js';
 import type { RolloutWorkerRuntime } from '../rollouts/workers/rollout-worker-setup.js';
@@ -15,12 +15,14 @@ export interface RolloutCommandWorkerData {
 /**
  * The setup of `runbridge rollout`'s worker threads (`--workers`): the model the command resolved,
  * built again from the same configuration, and a client of `ORS_URL` or, without one, of a built-in
- * ORS server of the thread's own, so the environments' work is spread over the threads too.
+ * ORS server of the thread's own, so the environments' work is spread over the threads too; the
+ * configuration's secrets are cut out of the episodes, as in the command's own thread.
  */
 export async function setUpRolloutWorker(data: unknown): Promise<RolloutWorkerRuntime> {
   const { env, model } = data as RolloutCommandWorkerData;
   const config = loadConfig(env);
-  const resolved = new ModelRegistry(configuredProviders(config), config.defaultModel, PROVIDER_SETUP).resolve(model);
+  const providers = configuredProviders(config);
+  const resolved = new ModelRegistry(providers, config.defaultModel, PROVIDER_SETUP).resolve(model);
   const { ors, orsServer } = await connectOrs(config);
-  return { model: resolved, ors, close: async () => orsServer?.close() };
+  return { model: resolved, ors, redact: bridgeSecretsOf(config, providers), close: async () => orsServer?.close() };
 }

@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 import { EPISODE_CAPS } from '../protocol/episode-caps.js';
+import { MODEL_ANSWER_CAPS } from '../protocol/model-answer-caps.js';
 import { apiKeys } from './api-keys.js';
 import { corsOrigins } from './cors-origins.js';
 import { type SettingValues, setting } from './setting.js';
@@ -238,8 +239,9 @@ export const settings = {
     variable: 'RUNBRIDGE_MAX_TURN_OUTPUT_CHARS',
     ...wholeNumber(EPISODE_CAPS.maxTurnOutputChars),
     description:
-      'characters of text, reasoning and tool arguments one model turn may stream, together; past it the bridge ' +
-      'stops reading the model, closes its stream and fails the run with `model_output_too_large`',
+      'characters of text, reasoning, tool arguments and token data (ids and logprobs, as the JSON the run keeps) ' +
+      'one model turn may stream, together; past it the bridge stops reading the model, closes its stream and ' +
+      'fails the run with `model_output_too_large`',
   }),
   maxToolCallsPerTurn: setting({
     variable: 'RUNBRIDGE_MAX_TOOL_CALLS_PER_TURN',
@@ -287,6 +289,28 @@ export const settings = {
       "bytes the bridge reads of any one answer of the ORS server: a tool call's stream, a prompt, a tool or task " +
       'list, an error body. Past it the bridge stops reading, closes the connection and fails the request with ' +
       '`ors_response_too_large`, which is not retried (a run fails with it; its session is still deleted)',
+  }),
+  modelMaxEventBytes: setting({
+    variable: 'RUNBRIDGE_MODEL_MAX_EVENT_BYTES',
+    ...bytes(MODEL_ANSWER_CAPS.maxEventBytes),
+    description:
+      "bytes the bridge reads of one event of a model server's stream (its lines up to the blank line that ends " +
+      'it, so also of one line), before the SDK sees them. Past it the bridge stops reading, closes the connection ' +
+      'and fails the run with `model_error`',
+  }),
+  modelMaxAnswerBytes: setting({
+    variable: 'RUNBRIDGE_MODEL_MAX_ANSWER_BYTES',
+    ...bytes(MODEL_ANSWER_CAPS.maxAnswerBytes),
+    description:
+      "bytes the bridge reads of one answer of a model server (one turn's whole stream, whatever it carries). Past " +
+      'it the bridge stops reading, closes the connection and fails the run with `model_error`',
+  }),
+  modelMaxErrorBytes: setting({
+    variable: 'RUNBRIDGE_MODEL_MAX_ERROR_BYTES',
+    ...bytes(MODEL_ANSWER_CAPS.maxErrorBytes),
+    description:
+      "bytes the bridge reads of a model server's error body (status 400 and up) for its message; the rest is " +
+      'left unread and the message says it was cut. A run keeps at most 2,000 characters of what the server said',
   }),
   streamTokenTtlMs: setting({
     variable: 'RUNBRIDGE_STREAM_TOKEN_TTL_SECONDS',

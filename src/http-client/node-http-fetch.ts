@@ -1,3 +1,4 @@
+import type { BodyCaps } from './body-caps.js';
 import { createNodeHttp, type NodeHttp } from './node-http.js';
 import { NodeHttpResponse } from './node-http-response.js';
 
@@ -7,9 +8,10 @@ import { NodeHttpResponse } from './node-http-response.js';
  * `node:http` response itself, an async iterable of bytes, which both SDKs read as they read a
  * `ReadableStream` (and cancel by ending its iteration). `bench/` (benchmarks 2 and 5) measured the
  * CPU this saves per model turn. A request it cannot carry as plain bytes — a `Request` object, a
- * streamed or multipart body — goes to the global `fetch` unchanged.
+ * streamed or multipart body — goes to the global `fetch` unchanged. With `caps`, every answer is read
+ * within them (see {@link NodeHttpResponse}): the SDKs only ever see what the caps let through.
  */
-export function nodeHttpFetch(http: NodeHttp = createNodeHttp()): typeof fetch {
+export function nodeHttpFetch(http: NodeHttp = createNodeHttp(), caps?: BodyCaps): typeof fetch {
   return async (input, init) => {
     const body = init?.body;
     const plain = body === undefined || body === null || typeof body === 'string' || body instanceof Uint8Array;
@@ -23,7 +25,7 @@ export function nodeHttpFetch(http: NodeHttp = createNodeHttp()): typeof fetch {
       // The SDKs retry a request that failed before any answer themselves.
       reuse: 'any',
     });
-    return new NodeHttpResponse(url, res) as unknown as Response;
+    return new NodeHttpResponse(url, res, caps) as unknown as Response;
   };
 }
 

@@ -46,6 +46,8 @@ export interface AppDeps {
   telemetry: Telemetry;
   /** Who may read `GET /metrics`: the scraper's `RUNBRIDGE_METRICS_TOKEN`, never an API key. */
   metricsAccess: MetricsAccess;
+  /** The bridge's own secrets, cut out of every error body (docs/security.md). */
+  bridgeSecrets?: readonly string[];
 }
 
 /** `ctx.state` of every authenticated request. */

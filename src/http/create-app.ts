@@ -1,5 +1,6 @@
 import Koa from 'koa';
 import Router from 'koa-router';
+import { bridgeSecretRedactor } from '../runs/run-data-redactor.js';
 import type { AppDeps, AppState } from './app-deps.js';
 import { authenticateRequest } from './authenticate-request.js';
 import { callerTraceTrust } from './caller-trace-trust.js';
@@ -29,7 +30,7 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   app.use(observeRequests(deps.telemetry, callerTraceTrust(deps.config.tracing.traceparentTrust, deps.authenticator)));
   const cors = corsMiddleware(deps.config.corsOrigins);
   if (cors) app.use(cors);
-  app.use(errorMiddleware(deps.telemetry.logger));
+  app.use(errorMiddleware(deps.telemetry.logger, bridgeSecretRedactor(deps.bridgeSecrets ?? [])));
   // Without keys, other web pages are the attackers left: no rebound names, no form posts.
   if (!deps.authenticator.required) app.use(loopbackOnly());
   app.use(

@@ -1,6 +1,7 @@
 import type { Context, Next } from 'koa';
 import type { z } from 'zod';
 import { RunbridgeError } from '../errors.js';
+import type { Redactor } from '../ors/client/redactor.js';
 import type { ErrorBodySchema } from '../protocol/api-answers.js';
 import { ERROR_CODES } from '../protocol/error-codes.js';
 import type { Logger } from '../telemetry/logger.js';
@@ -19,9 +20,10 @@ export function errorBody(error: RunbridgeError): ErrorBody {
  * Turns any error thrown before the response started into the error body with the
  * right status (and `Retry-After` where the error says when to come back: a 429, a 503). Unknown errors are a 500 with a generic message: their
  * text may hold internals, so it goes to the log, not the caller. After the first byte of a
- * response (an SSE stream) there is nothing to answer; the stream's own code ends it.
+ * response (an SSE stream) there is nothing to answer; the stream's own code ends it. `redactor` cuts
+ * the bridge's own secrets out of every error body: some quote what the ORS server said.
  */
-export function errorMiddleware(logger: Logger) {
+export function errorMiddleware(logger: Logger, redactor?: Redactor) {
   const log = (error: unknown) => logger.error({ err: error }, 'request failed');
   return async (ctx: Context, next: Next): Promise<void> => {
     try {
@@ -44,7 +46,8 @@ export function errorMiddleware(logger: Logger) {
         // Only our own failures go to the log: a 502 (a run's model or ORS server failed) or a 503
         // (draining) is an expected answer, already told to the caller and kept in the run's log.
         if (error.status === 500) log(error);
-        answer(ctx, errorBody(error), error.status);
+        const body = errorBody(error);
+        answer(ctx, redactor && !redactor.empty ? redactor.value(body) : body, error.status);
         return;
       }
       const status = httpStatusOf(error);

@@ -29,8 +29,9 @@ export interface TokenData {
  * What a model stream yields, in order of arrival. Text and reasoning arrive as deltas; a reasoning
  * block is also delivered whole when it ends; a tool call may stream its arguments as
  * `tool-call-delta`s and always arrives whole as a `tool-call` once complete (adapters assemble the
- * arguments); `usage`, `token-data` and `finish` come at the end. Exactly one `finish` ends a
- * successful stream.
+ * arguments); `token-data` parts come as the vendor sends the data, each adding to the ones before it
+ * (`addTokenData`), so the turn's cap counts them as they arrive; `usage` and `finish` come at the end.
+ * Exactly one `finish` ends a successful stream.
  */
 export type ModelPart =
   | { type: 'text-delta'; delta: string }
@@ -94,6 +95,11 @@ export interface ModelProvider {
   readonly defaultModel: string;
   /** The model called `modelName` (the part after `provider:`; empty for the default); throws a 400 `BadRequestError` for a name it cannot serve. */
   create(modelName: string): Model;
+  /**
+   * What the provider sends its vendor that must never come back out of the bridge (its API key): a
+   * vendor may quote it, and the runs redact it from everything they write (docs/security.md).
+   */
+  readonly secrets?: readonly string[];
   /**
    * Asks the vendor which models it serves now (an OpenAI-compatible server's `GET /v1/models`), for
    * `GET /v1/models` to list instead of `defaultModel` and `listedModels`; absent when those are all

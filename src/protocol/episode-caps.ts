@@ -6,8 +6,8 @@
  */
 export interface EpisodeCaps {
   /**
-   * Characters of text, reasoning and tool arguments one model turn may stream, together; past it the
-   * run fails with `model_output_too_large` (§1.5).
+   * Characters of text, reasoning, tool arguments and token data (as JSON) one model turn may stream,
+   * together; past it the run fails with `model_output_too_large` (§1.5).
    */
   maxTurnOutputChars: number;
   /** Tool calls of one turn that run or wait for approval; the model is told the rest were not run (§1.6). */
@@ -19,9 +19,12 @@ export interface EpisodeCaps {
   toolOutputStoredChars: number;
 }
 
-/** The caps a run has when nothing overrides them. */
+/**
+ * The caps a run has when nothing overrides them. A turn's 16 Mi characters leave room for the token
+ * data of a long one: 32 000 tokens with their ids and logprobs come to about 3.5 million.
+ */
 export const EPISODE_CAPS: Readonly<EpisodeCaps> = {
-  maxTurnOutputChars: 2 * 1024 * 1024,
+  maxTurnOutputChars: 16 * 1024 * 1024,
   maxToolCallsPerTurn: 128,
   toolOutputStoredChars: 1024 * 1024,
 };

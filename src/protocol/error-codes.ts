@@ -248,9 +248,14 @@ export const ERROR_CODES = {
     status: 502,
     where: ['run'],
     meaning:
-      'one model turn streamed more text, reasoning and tool arguments than `RUNBRIDGE_MAX_TURN_OUTPUT_CHARS`; the bridge stopped reading it',
+      'one model turn streamed more text, reasoning, tool arguments and token data than `RUNBRIDGE_MAX_TURN_OUTPUT_CHARS`; the bridge stopped reading it',
   },
-  model_error: { status: 502, where: ['run'], meaning: 'anything else the model provider reports' },
+  model_error: {
+    status: 502,
+    where: ['run'],
+    meaning:
+      'anything else the model provider reports; or it sent an event past `RUNBRIDGE_MODEL_MAX_EVENT_BYTES` or an answer past `RUNBRIDGE_MODEL_MAX_ANSWER_BYTES`, and the bridge stopped reading it',
+  },
   ors_session_lost: {
     status: 502,
     where: ['run'],
@@ -282,7 +287,8 @@ export const ERROR_CODES = {
     where: ['run'],
     meaning:
       'the instance executing the run died or lost Redis for longer than `RUNBRIDGE_LEASE_SECONDS`, so another instance ended the run; ' +
-      'or the instance holding it no longer executed it, so its own sweep did',
+      'or the instance holding it no longer executed it, so its own sweep did. ' +
+      'A rollout pair that ends so is played again once, and recorded as failed after a second such loss',
   },
   run_too_large: {
     status: 500,
@@ -321,7 +327,7 @@ export const ERROR_CODES = {
     status: 500,
     where: ['run'],
     meaning:
-      'the worker thread playing the episode died (`--workers`); the episode is retried under `--retries`, like any failed one',
+      'the worker thread playing the episode died (`--workers`); the episode is played again once under `--retries`, and written as failed after a second such loss',
   },
   rollout_file_invalid: {
     status: 422,

@@ -37,6 +37,12 @@ export interface GenerateRolloutsOptions {
   ors: OrsClient;
   /** The model every episode uses (resolve a `provider:name` with a `ModelRegistry`, or pass any `Model`). */
   model: Model;
+  /**
+   * Values cut out of everything the episodes write, as `[redacted]` (docs/security.md): the model's API
+   * key, which its vendor may quote back, and any other secret of yours. Those under 8 characters are
+   * left alone. Worker threads take theirs from their setup.
+   */
+  redact?: readonly string[];
   /** The ORS environment whose tasks are played. */
   env: string;
   /** Default: the environment's first split. */
@@ -143,7 +149,11 @@ export async function generateRollouts(options: GenerateRolloutsOptions): Promis
     const play: EpisodePlayer =
       pool === undefined
         ? (episode, signal) =>
-            playRolloutEpisode({ ors: options.ors, model: options.model, now: options.now }, episode, signal)
+            playRolloutEpisode(
+              { ors: options.ors, model: options.model, now: options.now, redact: options.redact },
+              episode,
+              signal,
+            )
         : (episode, signal) => pool.play(episode, signal);
     const progress = startingProgress(plan.length, plan.length - pending.length, startedAt);
     const manifestOf = (status: RolloutManifest['status']): RolloutManifest =>
@@ -283,6 +293,7 @@ export function buildManifest(input: {
       skipped: progress.skipped,
       written,
       retried: progress.retried,
+      lost_attempts: progress.lost,
       cancelled: progress.cancelled,
       torn_bytes: store.recovery.tornBytes,
       dropped_failed: store.recovery.droppedFailed,

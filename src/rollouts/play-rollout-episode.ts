@@ -28,10 +28,10 @@ export type EpisodePlayer = (episode: RolloutEpisode, signal: AbortSignal) => Pr
 
 /**
  * The one way a rollout episode is played, wherever it runs: `runEpisode` with the episode's settings,
- * its events folded into the record as they come and not kept.
+ * its events folded into the record as they come and not kept, `runtime.redact` cut out of them.
  */
 export function playRolloutEpisode(
-  runtime: { ors: OrsClient; model: Model; now?: () => number },
+  runtime: { ors: OrsClient; model: Model; now?: () => number; redact?: readonly string[] },
   episode: RolloutEpisode,
   signal: AbortSignal,
 ): Promise<EpisodeRecord> {
@@ -48,6 +48,7 @@ export function playRolloutEpisode(
     // No event is sent anywhere, so no output is worth cutting: `tool.output` carries each whole, once.
     toolOutputEventChars: 0,
     ...(episode.caps === undefined ? {} : { caps: episode.caps }),
+    ...(runtime.redact === undefined ? {} : { bridgeSecrets: runtime.redact }),
     signal,
     emit: (input) => events.build(input),
     ...(runtime.now === undefined ? {} : { now: runtime.now }),

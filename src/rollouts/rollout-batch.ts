@@ -7,6 +7,7 @@ import { EpisodeFold } from '../runs/episode-fold.js';
 import type { EpisodeRecord } from '../runs/episode-record.js';
 import { RunCancelledError } from '../runs/run-cancelled-error.js';
 import type { EpisodePlayer } from './play-rollout-episode.js';
+import { retryAfterFailure } from './retry-after-failure.js';
 import type { PlannedRollout } from './rollout-plan.js';
 import type { RolloutStore } from './rollout-store.js';
 import { toTrajectoryRecord } from './to-trajectory-record.js';
@@ -27,6 +28,11 @@ export interface RolloutProgress {
   running: number;
   /** Failed attempts put back in the queue to run again. */
   retried: number;
+  /**
+   * Attempts lost with the worker thread playing them: each such episode is played again once, then
+   * written as failed.
+   */
+  lost: number;
   /** Episodes cancelled in flight by an interruption (not written). */
   cancelled: number;
   /** Mean reward of `completed` (an unscored episode counts as 0); null before the first. */
@@ -40,7 +46,18 @@ export interface RolloutProgress {
  * recorded already, `running` in flight (a batch played elsewhere may have some by the time it is read).
  */
 export function startingProgress(planned: number, skipped: number, startedAt: number, running = 0): RolloutProgress {
-  return { planned, skipped, completed: 0, failed: 0, running, retried: 0, cancelled: 0, meanReward: null, startedAt };
+  return {
+    planned,
+    skipped,
+    completed: 0,
+    failed: 0,
+    running,
+    retried: 0,
+    lost: 0,
+    cancelled: 0,
+    meanReward: null,
+    startedAt,
+  };
 }
 
 /** Everything a batch needs; `generateRollouts` builds it. */
@@ -77,6 +94,8 @@ export interface RolloutBatchOptions {
 interface Job {
   rollout: PlannedRollout;
   attempt: number;
+  /** Earlier attempts lost with their worker thread. */
+  lost: number;
 }
 
 const newRolloutId = customAlphabet('0123456789abcdefghijklmnopqrstuvwxyz', 20);
@@ -84,8 +103,9 @@ const newRolloutId = customAlphabet('0123456789abcdefghijklmnopqrstuvwxyz', 20);
 /**
  * Plays the pending (task, sample) pairs with at most `concurrency` episodes at once, each through
  * `runEpisode` under its own time limit, writing one record per finished episode. A failed episode
- * goes back to the end of the queue while it has retries left, then is written as failed; it never
- * stops the batch. Only a fault of the batch itself (the file cannot be written, a callback throws)
+ * goes back to the end of the queue while it has retries left, then is written as failed — one lost
+ * with its worker thread only once (`retryAfterFailure`): what killed the thread may be the episode
+ * itself; it never stops the batch. Only a fault of the batch itself (the file cannot be written, a callback throws)
  * does: the episodes in flight are cancelled and the fault is thrown once every one has ended.
  */
 export class RolloutBatch {
@@ -101,7 +121,7 @@ export class RolloutBatch {
   /** Queues every pending pair; nothing runs before {@link RolloutBatch.run}. */
   constructor(options: RolloutBatchOptions) {
     this.#o = options;
-    this.#queue = options.pending.map((rollout) => ({ rollout, attempt: 1 }));
+    this.#queue = options.pending.map((rollout) => ({ rollout, attempt: 1, lost: 0 }));
     this.#stop = options.signal ? AbortSignal.any([options.signal, this.#fault.signal]) : this.#fault.signal;
     this.#stop.addEventListener(
       'abort',
@@ -154,7 +174,7 @@ export class RolloutBatch {
     try {
       record = await o.play(episode, controller.signal);
     } catch (error) {
-      // A worker thread that died takes its episodes with it: each is a failed attempt, retried like any.
+      // A worker thread that died takes its episodes with it: each is a failed attempt, retried once.
       if (!(error instanceof RolloutWorkerExitedError)) throw error;
       record = lostRecord(
         rolloutId,
@@ -177,8 +197,10 @@ export class RolloutBatch {
         this.#report();
         return;
       }
-      if (job.attempt <= o.retries) {
-        this.#queue.push({ rollout: job.rollout, attempt: job.attempt + 1 });
+      const after = retryAfterFailure(record.end, job.attempt, o.retries, job.lost);
+      progress.lost += after.lost - job.lost;
+      if (after.retry) {
+        this.#queue.push({ rollout: job.rollout, attempt: job.attempt + 1, lost: after.lost });
         progress.retried++;
         this.#report();
         return;

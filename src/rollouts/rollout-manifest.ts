@@ -79,6 +79,8 @@ export const RolloutManifestSchema = z.object({
     written: count,
     /** Failed attempts this batch ran again (within `retries`). */
     retried: count,
+    /** Attempts lost with their worker thread (`--workers`): each episode is played again once after one. */
+    lost_attempts: count.default(0),
     /** Episodes in flight when the batch was interrupted: cancelled, not written, run again on resume. */
     cancelled: count,
     /** Bytes of a torn last line cut off at start. */

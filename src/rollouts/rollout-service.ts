@@ -12,6 +12,7 @@ import type { RunRecord } from '../runs/run-record.js';
 import { newRunId, type RunRegistry } from '../runs/run-registry.js';
 import type { BridgeMetrics } from '../telemetry/bridge-metrics.js';
 import type { Logger } from '../telemetry/logger.js';
+import { retryAfterFailure } from './retry-after-failure.js';
 import { pairCount, pairOfBatch, planOfBatch, type RolloutBatchRecord } from './rollout-batch-record.js';
 import type { PairState, RolloutBatchStore, StoredBatch } from './rollout-batch-store.js';
 import type { PlannedRollout } from './rollout-plan.js';
@@ -275,7 +276,8 @@ export class RolloutService {
    * Plays again a pair whose current run was never submitted: the instance that moved it to that run
    * died (or was refused by the queue) before submitting it. Not a failure of the pair, so the same
    * attempt, on a new run: settled first, so of every instance that finds it, one submits; should the
-   * first submitter only have been slow, its run's end is stale and not recorded.
+   * first submitter only have been slow, its run's end is stale and not recorded. (Which earlier
+   * attempts were lost with their instance went with the run never submitted: the new one counts none.)
    */
   async #resubmit(stored: StoredBatch, n: number, pair: PairState): Promise<void> {
     const { record: batch } = stored;
@@ -292,13 +294,14 @@ export class RolloutService {
     if (settled === 'retry') await this.#submit(batch, pairOfBatch(batch, n), n, next, pair.attempt);
   }
 
-  /** Submits pair `n` of `batch` as run `id`, attempt `attempt`. */
+  /** Submits pair `n` of `batch` as run `id`, attempt `attempt`, after `lost` attempts lost with their instance. */
   async #submit(
     batch: RolloutBatchRecord,
     pair: PlannedRollout,
     n: number,
     id: string,
     attempt: number,
+    lost = 0,
   ): Promise<void> {
     const request: RunRequest = {
       env: batch.env,
@@ -318,6 +321,7 @@ export class RolloutService {
       sample_index: pair.sample,
       seed: pair.seed,
       attempt,
+      ...(lost > 0 ? { lost } : {}),
       timeout_ms: batch.timeout_ms,
     });
   }
@@ -341,7 +345,9 @@ export class RolloutService {
 
   /**
    * A run ended: when it plays a pair, its log folds into the pair's trajectory record, settled into the
-   * batch; a failure with retries left (and the batch not cancelled) is played again as a new run.
+   * batch; a failure with retries left (and the batch not cancelled) is played again as a new run — but
+   * after an attempt lost with its instance only once (`retryAfterFailure`). The record's outcome
+   * counts the pair's lost attempts, for the batch's `lost_attempts`.
    */
   async #ended(record: RunRecord, log: EventLog): Promise<void> {
     const pair = record.rollout;
@@ -352,7 +358,8 @@ export class RolloutService {
     const episode = foldEpisode(log.entries);
     const planned = pairOfBatch(batch, pair.pair);
     const now = this.#now();
-    if (episode.end.status !== 'completed' && stored.cancelledAt === null && pair.attempt <= batch.retries) {
+    const after = retryAfterFailure(episode.end, pair.attempt, batch.retries, pair.lost ?? 0);
+    if (episode.end.status !== 'completed' && stored.cancelledAt === null && after.retry) {
       const next = newRunId();
       const settled = await this.#store.settle(
         batch.id,
@@ -362,7 +369,7 @@ export class RolloutService {
         { kind: 'retry', next },
         now,
       );
-      if (settled === 'retry') await this.#submit(batch, planned, pair.pair, next, pair.attempt + 1);
+      if (settled === 'retry') await this.#submit(batch, planned, pair.pair, next, pair.attempt + 1, after.lost);
       return;
     }
     const trajectory = toTrajectoryRecord(episode, {
@@ -376,7 +383,11 @@ export class RolloutService {
       timeoutMs: batch.timeout_ms,
       batch: { id: batch.id, policyVersion: batch.policy_version },
     });
-    const outcome = { ...outcomeOf(trajectory), startedAt: trajectory.timing.started_at };
+    const outcome = {
+      ...outcomeOf(trajectory),
+      startedAt: trajectory.timing.started_at,
+      ...(after.lost > 0 ? { lost: after.lost } : {}),
+    };
     const settled = await this.#store.settle(
       batch.id,
       pair.pair,

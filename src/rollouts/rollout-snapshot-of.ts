@@ -9,6 +9,8 @@ export type { RolloutSnapshot } from './rollout-snapshot.js';
 export interface StoredOutcome extends RolloutOutcome {
   /** Epoch seconds. */
   startedAt: number;
+  /** The pair's attempts lost with their instance (`instance_lost`); absent for none. */
+  lost?: number;
 }
 
 /**
@@ -38,6 +40,7 @@ export function snapshotOfBatch(
     failed: results.failed,
     running,
     queued: stored.finishedAt === null ? Math.max(0, open - running) : 0,
+    lost_attempts: outcomes.reduce((sum, outcome) => sum + (outcome.lost ?? 0), 0),
     mean_reward: results.mean_reward,
     pass_at_k: results.pass_at_k,
     policy_version: record.policy_version,

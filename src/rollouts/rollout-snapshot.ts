@@ -27,6 +27,11 @@ export const RolloutSnapshotSchema = z.object({
   failed: count,
   running: count,
   queued: count,
+  /**
+   * Attempts of the recorded pairs that ended with the instance playing them (`instance_lost`): each
+   * such pair is played again once, and recorded as failed after a second.
+   */
+  lost_attempts: count,
   /** Mean reward of the completed records (an unscored one counts as 0); null before the first. */
   mean_reward: z.number().nullable(),
   pass_at_k: z.record(z.string(), z.number()),

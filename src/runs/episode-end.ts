@@ -1,4 +1,5 @@
 import { isAbortError, RunbridgeError } from '../errors.js';
+import { cutMessage, ERROR_MESSAGE_CHARS } from '../protocol/cut-message.js';
 import type { ErrorCode } from '../protocol/error-codes.js';
 import type { RunEventInput } from '../protocol/run-events.js';
 import type { EpisodeFold } from './episode-fold.js';
@@ -12,7 +13,11 @@ export function abortMessage(signal: AbortSignal): string {
   return reason instanceof Error ? reason.message : 'Aborted.';
 }
 
-/** Classifies what stopped an episode. A cancel wins over the error it caused downstream. */
+/**
+ * Classifies what stopped an episode. A cancel wins over the error it caused downstream. The message is
+ * cut to {@link ERROR_MESSAGE_CHARS}: it may quote what a server said, and it is stored, served in every
+ * snapshot and list, and sent to webhooks.
+ */
 export function endFromError(error: unknown, runSignal: AbortSignal): EpisodeEnd {
   const cancel = runSignal.aborted ? runSignal.reason : error;
   if (cancel instanceof RunCancelledError) return { status: 'cancelled', reason: cancel.reason };
@@ -20,9 +25,13 @@ export function endFromError(error: unknown, runSignal: AbortSignal): EpisodeEnd
   // call it cut short threw.
   if (cancel instanceof RunbridgeError) return { status: 'failed', code: cancel.code, message: cancel.message };
   if (runSignal.aborted && isAbortError(error)) return { status: 'cancelled', reason: 'client' };
-  if (error instanceof RunbridgeError) return { status: 'failed', code: error.code, message: error.message };
-  const message = error instanceof Error ? error.message : String(error);
-  return { status: 'failed', code: 'internal_error' satisfies ErrorCode, message: `Internal error: ${message}` };
+  const failed = (code: ErrorCode, message: string): EpisodeEnd => ({
+    status: 'failed',
+    code,
+    message: cutMessage(message, ERROR_MESSAGE_CHARS),
+  });
+  if (error instanceof RunbridgeError) return failed(error.code, error.message);
+  return failed('internal_error', `Internal error: ${error instanceof Error ? error.message : String(error)}`);
 }
 
 /** The terminal event of an episode that ended as `end`; a completed one reports the fold's `totals`. */

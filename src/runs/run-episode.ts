@@ -1,4 +1,5 @@
 import { RunbridgeError } from '../errors.js';
+import { addTokenData } from '../models/add-token-data.js';
 import type { Message, ReasoningBlock, ToolCall } from '../models/conversation.js';
 import type { Model, TokenData } from '../models/model.js';
 import type { OrsClient } from '../ors/client/ors-client.js';
@@ -36,7 +37,7 @@ import {
   toolSpecToDefinition,
 } from './ors-conversation.js';
 import { parseToolArguments } from './parse-tool-arguments.js';
-import { type RunDataRedactor, runDataRedactor } from './run-data-redactor.js';
+import { type RunDataRedactor, runDataRedactor, type StreamRedactor } from './run-data-redactor.js';
 import type { RunInbox } from './run-inbox.js';
 import { withToolProgress } from './tool-progress.js';
 import { TurnOutputMeter } from './turn-output-meter.js';
@@ -54,6 +55,11 @@ export interface EpisodeOptions {
   rewardReduction?: RewardReduction;
   /** Forwarded to ORS `/create` only. */
   secrets?: Record<string, unknown>;
+  /**
+   * The bridge's own secrets (API keys, provider keys, webhook secret, metrics token): cut, like the
+   * run's, out of everything the run writes, whatever a model or environment says (docs/security.md).
+   */
+  bridgeSecrets?: readonly string[];
   /** Tool outputs longer than this are cut in `tool.completed` (the entry's detail keeps more, see `caps`). */
   toolOutputEventChars: number;
   /** What one turn and one tool result may put into the run (docs/protocol.md §1.5–§1.7); default {@link EPISODE_CAPS}. */
@@ -112,7 +118,7 @@ class Episode {
   constructor(options: EpisodeOptions) {
     this.#o = options;
     this.#now = options.now ?? Date.now;
-    this.#redact = runDataRedactor(options.secrets);
+    this.#redact = runDataRedactor(options.secrets, options.bridgeSecrets);
     this.#observer = options.observer ?? QUIET_OBSERVER;
     this.#caps = { ...EPISODE_CAPS, ...options.caps };
   }
@@ -297,6 +303,10 @@ class Episode {
     let tokenData: TokenData | undefined;
     // Counted before each part is published: a turn over the cap throws here, which closes the stream.
     const meter = new TurnOutputMeter(this.#caps.maxTurnOutputChars, turn);
+    // Pieces are redacted across pieces: a secret spelled out a few characters at a time is none in each.
+    const pieces = this.#redact?.streams() ?? VERBATIM;
+    /** The calls whose arguments streamed, for what their pieces held back at the end. */
+    const announced = new Map<string, { tool: string; call_index: number }>();
 
     this.#callIndexes.beginTurn();
     const stream = o.model.stream({
@@ -308,17 +318,21 @@ class Episode {
     try {
       for await (const part of stream) {
         switch (part.type) {
-          case 'text-delta':
+          case 'text-delta': {
             if (part.delta === '') break;
             meter.text(part.delta.length);
-            this.#emit({ event: 'message.delta', delta: part.delta, turn });
+            const delta = pieces.push(TEXT, part.delta);
+            if (delta !== '') this.#emit({ event: 'message.delta', delta, turn });
             break;
-          case 'reasoning-delta':
+          }
+          case 'reasoning-delta': {
             if (part.delta === '') break;
             meter.reasoningDelta(part.delta.length);
             streamedReasoning += part.delta;
-            this.#emit({ event: 'reasoning.delta', delta: part.delta, turn });
+            const delta = pieces.push(REASONING, part.delta);
+            if (delta !== '') this.#emit({ event: 'reasoning.delta', delta, turn });
             break;
+          }
           case 'reasoning':
             meter.reasoningBlock(part.block.text.length);
             reasoning.push(part.block);
@@ -326,9 +340,11 @@ class Episode {
           case 'tool-call-delta': {
             meter.argumentsDelta(part.id, part.delta.length);
             const { index, first } = this.#callIndexes.announce(part.id);
-            if (!first && part.delta === '') break;
-            const { id: tool_call_id, name: tool, delta } = part;
+            const delta = pieces.push(`call:${part.id}`, part.delta);
+            if (!first && delta === '') break;
+            const { id: tool_call_id, name: tool } = part;
             this.#emit({ event: 'tool.arguments.delta', tool, tool_call_id, delta, turn, call_index: index });
+            announced.set(tool_call_id, { tool, call_index: index });
             break;
           }
           case 'tool-call':
@@ -339,7 +355,8 @@ class Episode {
             usage = part.usage;
             break;
           case 'token-data':
-            tokenData = { ...tokenData, ...part.data };
+            meter.tokenData(JSON.stringify(part.data).length);
+            tokenData = addTokenData(tokenData, part.data);
             break;
           case 'finish':
             finish = { reason: part.reason, raw: part.rawReason };
@@ -348,6 +365,15 @@ class Episode {
       }
     } finally {
       this.#timing.modelMs += this.#now() - started;
+    }
+    // What the pieces held back, now that the turn is over.
+    const text = pieces.end(TEXT);
+    if (text !== '') this.#emit({ event: 'message.delta', delta: text, turn });
+    const thought = pieces.end(REASONING);
+    if (thought !== '') this.#emit({ event: 'reasoning.delta', delta: thought, turn });
+    for (const [tool_call_id, { tool, call_index }] of announced) {
+      const delta = pieces.end(`call:${tool_call_id}`);
+      if (delta !== '') this.#emit({ event: 'tool.arguments.delta', tool, tool_call_id, delta, turn, call_index });
     }
     const durationMs = this.#now() - started;
     const finishReason = finish?.reason ?? (calls.length > 0 ? 'tool_calls' : 'stop');
@@ -398,12 +424,13 @@ class Episode {
     const callIndex = this.#callIndexes.start(call.id);
     // An approved call runs with the arguments its approval settled on, a person's edit included.
     const parsed = approved ?? parseToolArguments(call.arguments);
+    // Redacted before the preview cuts them, so no secret is cut in two.
     this.#emit({
       event: 'tool.started',
       tool: call.name,
       tool_call_id: call.id,
       arguments: parsed ?? {},
-      preview: parsed ? toolPreview(parsed) : call.arguments.slice(0, 120),
+      preview: parsed ? toolPreview(redactValue(this.#redact, parsed)) : this.#redactText(call.arguments).slice(0, 120),
       turn,
       call_index: callIndex,
     });
@@ -438,7 +465,7 @@ class Episode {
         result.errorMessage = refused;
       } else if (parsed === null) {
         observed.errorType = 'invalid_arguments';
-        result.errorMessage = `The arguments of ${call.name} are not a JSON object: ${call.arguments.slice(0, 200)}. Call the tool again with valid JSON.`;
+        result.errorMessage = `The arguments of ${call.name} are not a JSON object: ${this.#redactText(call.arguments).slice(0, 200)}. Call the tool again with valid JSON.`;
       } else if (!tools.some((tool) => tool.name === call.name)) {
         observed.errorType = 'unknown_tool';
         result.errorMessage = `There is no tool named "${call.name}". Available tools: ${tools.map((tool) => tool.name).join(', ')}.`;
@@ -450,8 +477,10 @@ class Episode {
         );
         switch (outcome.type) {
           case 'output': {
-            const { blocks } = outcome.output;
-            result.output = outcome.output;
+            // Redacted as it arrives: the event and the stored result each keep a cut of it.
+            const output = redactValue(this.#redact, outcome.output);
+            const { blocks } = output;
+            result.output = output;
             observed.output = () => redactValue(this.#redact, blocksToText(blocks));
             break;
           }
@@ -491,7 +520,9 @@ class Episode {
     const o = this.#o;
     const stored = this.#caps.toolOutputStoredChars;
     const output = result.errorMessage === undefined ? result.output : undefined;
-    const text = output ? blocksToText(output.blocks) : cutToolText(result.errorMessage ?? 'The tool failed.', stored);
+    const text = output
+      ? blocksToText(output.blocks)
+      : cutToolText(this.#redactText(result.errorMessage ?? 'The tool failed.'), stored);
     const cut = text.length > o.toolOutputEventChars;
     const kept = output && cutToolContent(blocksToContent(output.blocks), stored);
     const whole =
@@ -522,6 +553,11 @@ class Episode {
     );
   }
 
+  /** `text` without the run's and the bridge's secrets; for what is cut before it is written. */
+  #redactText(text: string): string {
+    return this.#redact ? this.#redact.text(text) : text;
+  }
+
   async #timed<T>(bucket: 'envMs' | 'modelMs', work: () => Promise<T>): Promise<T> {
     const started = this.#now();
     try {
@@ -531,6 +567,12 @@ class Episode {
     }
   }
 }
+
+/** The pieces of a run without secrets: published as they come. */
+const VERBATIM: StreamRedactor = { push: (_key, piece) => piece, end: () => '' };
+/** The streams of a turn besides its calls' arguments (keyed `call:` and the call's id). */
+const TEXT = 'text';
+const REASONING = 'reasoning';
 
 /** A tool call's arguments as an object, or null when they are not a JSON object. */
 type ToolArguments = Record<string, unknown> | null;

@@ -35,6 +35,8 @@ export interface RolloutPairRef {
   /** The sampling seed derived for the pair, as `runbridge rollout` derives it. */
   seed: number;
   attempt: number;
+  /** The pair's earlier attempts that ended with the instance playing them (`instance_lost`); absent for none. */
+  lost?: number;
   /** The batch's per-episode time limit, under the server's own (`RUNBRIDGE_RUN_TIMEOUT_SECONDS`). */
   timeout_ms: number;
 }

@@ -51,6 +51,11 @@ export interface RunRegistryOptions {
    * one of this process.
    */
   secret?: Buffer;
+  /**
+   * The bridge's own secrets (API keys, provider keys, webhook secret, metrics token), cut out of
+   * everything a run writes, whatever a model or environment says (docs/security.md).
+   */
+  bridgeSecrets?: readonly string[];
 }
 
 const runIdSuffix = customAlphabet('0123456789abcdefghijklmnopqrstuvwxyz', 24);
@@ -148,6 +153,7 @@ export class RunRegistry {
       tasks: this.#tasks,
       telemetry: this.#telemetry,
       now: this.#now,
+      ...(options.bridgeSecrets === undefined ? {} : { bridgeSecrets: options.bridgeSecrets }),
       onStart: (record, log) => options.webhooks?.watch(record, log),
       onEnd: (record, log) => this.#onEnd?.(record, log),
     });

@@ -36,6 +36,8 @@ export interface RunSchedulerOptions {
   /** Hears of each run's steps, for the logs, metrics and traces. */
   telemetry: Telemetry;
   now: () => number;
+  /** The bridge's own secrets, cut out of everything a run writes (docs/security.md). */
+  bridgeSecrets?: readonly string[];
   /** Hears of every run as it starts here, before its first event (the webhooks watch their events). */
   onStart?: (record: RunRecord, log: EventLog) => void;
   /** Hears of every run that ended here once the store holds its whole log (the pairs of rollout batches are recorded then). */
@@ -191,6 +193,7 @@ export class RunScheduler {
           ? (request.input_timeout_seconds ?? DEFAULT_WAIT_SECONDS) * 1000
           : undefined,
         secrets,
+        ...(this.#o.bridgeSecrets === undefined ? {} : { bridgeSecrets: this.#o.bridgeSecrets }),
         toolOutputEventChars: limits.toolOutputEventChars,
         toolProgressMs: limits.toolProgressMs,
         ...(limits.caps === undefined ? {} : { caps: limits.caps }),

@@ -1,9 +1,10 @@
 import { ModelError } from '../errors.js';
 
 /**
- * Counts what one model turn streams — text, reasoning and tool arguments, together — and throws
+ * Counts what one model turn streams — text, reasoning, tool arguments and token data (ids and
+ * logprobs, as the characters of the JSON the run keeps of them), together — and throws
  * `model_output_too_large` once it passes the limit (docs/protocol.md §1.5), before the part that
- * passed it is published. The episode stops reading there, which closes the model's stream. What is
+ * passed it is published or kept. The episode stops reading there, which closes the model's stream. What is
  * given twice counts once: reasoning streamed and then delivered as whole blocks counts as the larger
  * of the two, a call's arguments as the larger of its pieces and its whole text.
  */
@@ -16,6 +17,7 @@ export class TurnOutputMeter {
   /** Characters counted per call id; their sum is {@link #arguments}. */
   readonly #calls = new Map<string, number>();
   #arguments = 0;
+  #tokenData = 0;
 
   constructor(limit: number, turn: number) {
     this.#limit = limit;
@@ -40,6 +42,12 @@ export class TurnOutputMeter {
     this.#check();
   }
 
+  /** A piece of the turn's token data, `chars` long as JSON. */
+  tokenData(chars: number): void {
+    this.#tokenData += chars;
+    this.#check();
+  }
+
   /** A piece of call `id`'s arguments as they stream. */
   argumentsDelta(id: string, chars: number): void {
     this.#setCall(id, (this.#calls.get(id) ?? 0) + chars);
@@ -57,10 +65,11 @@ export class TurnOutputMeter {
   }
 
   #check(): void {
-    const total = this.#text + Math.max(this.#reasoningStreamed, this.#reasoningBlocks) + this.#arguments;
+    const total =
+      this.#text + Math.max(this.#reasoningStreamed, this.#reasoningBlocks) + this.#arguments + this.#tokenData;
     if (total <= this.#limit) return;
     throw new ModelError(
-      `Turn ${this.#turn} of the model passed ${this.#limit} characters of text, reasoning and tool arguments ` +
+      `Turn ${this.#turn} of the model passed ${this.#limit} characters of text, reasoning, tool arguments and token data ` +
         '(RUNBRIDGE_MAX_TURN_OUTPUT_CHARS), so the bridge stopped reading it. Bound the model’s output ' +
         '(sampling.max_tokens) or raise the setting.',
       { code: 'model_output_too_large', details: { turn: this.#turn, limit: this.#limit } },

@@ -112,4 +112,52 @@ describe('the fetch on node:http for the model SDKs', () => {
     for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';
     expect(text).toBe('Hello');
   });
+
+  describe('with caps, as the model SDKs get it', () => {
+    const CAPS = { maxEventBytes: 64, maxAnswerBytes: 256, maxErrorBytes: 32 };
+    function cappedFetch(): typeof fetch {
+      const http = createNodeHttp();
+      onTestFinished(() => http.close());
+      return nodeHttpFetch(http, CAPS);
+    }
+
+    it('reads an error body up to maxErrorBytes and says the rest was cut, leaving it unread', async () => {
+      const target = await serve((_req, res) => {
+        res.writeHead(401, { 'content-type': 'application/json' });
+        res.end(`{"error":{"message":"${'x'.repeat(10_000)}"}}`);
+      });
+      const text = await (await cappedFetch()(`${target.url}/`)).text();
+      expect(text).toBe(`{"error":{"message":"${'x'.repeat(11)}\n… (cut: the body went on past 32 bytes)`);
+    });
+
+    it('reads a short error body whole', async () => {
+      const target = await serve((_req, res) => {
+        res.writeHead(400);
+        res.end('{"error":{"message":"no"}}');
+      });
+      expect(await (await cappedFetch()(`${target.url}/`)).json()).toEqual({ error: { message: 'no' } });
+    });
+
+    it('fails a whole body past maxAnswerBytes', async () => {
+      const target = await serve((_req, res) => res.end('x'.repeat(1000)));
+      await expect((await cappedFetch()(`${target.url}/`)).text()).rejects.toMatchObject({
+        name: 'BodyCapError',
+        cap: 'answer',
+        limit: 256,
+      });
+    });
+
+    it('ends the OpenAI SDK stream with the cap error at an event that passes maxEventBytes', async () => {
+      const target = await serve((_req, res) => {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        res.end(`data: {"pad":"${'y'.repeat(200)}"}\n\n`);
+      });
+      const client = new OpenAI({ apiKey: 'k', baseURL: `${target.url}/v1`, fetch: cappedFetch(), maxRetries: 0 });
+      const stream = await client.chat.completions.create({ model: 'm', messages: [], stream: true });
+      const reading = (async () => {
+        for await (const _chunk of stream);
+      })();
+      await expect(reading).rejects.toMatchObject({ name: 'BodyCapError', cap: 'event', limit: 64 });
+    });
+  });
 });

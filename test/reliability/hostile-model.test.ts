@@ -20,14 +20,7 @@ const FLOOD_BYTES = 32 * 1024 * 1024;
 const PIECE = 'y'.repeat(16 * 1024);
 
 function chunk(delta: Record<string, unknown>): string {
-  const body = {
-    id: 'chatcmpl-flood',
-    object: 'chat.completion.chunk',
-    created: 1764000300,
-    model: 'flood-1',
-    choices: [{ index: 0, delta, logprobs: null, finish_reason: null }],
-  };
-  return `data: ${JSON.stringify(body)}\n\n`;
+  return chunkWith({ delta, logprobs: null });
 }
 
 const TEXT_FOREVER: Flood = {
@@ -46,6 +39,37 @@ const ARGUMENTS_FOREVER: Flood = {
   piece: chunk({ tool_calls: [{ index: 0, function: { arguments: PIECE } }] }),
   bytes: FLOOD_BYTES,
 };
+
+const IDS = Array.from({ length: 2048 }, (_, i) => 100_000 + i);
+
+const TOKEN_IDS_FOREVER: Flood = {
+  head: chunk({ role: 'assistant', content: '' }),
+  piece: chunkWith({ delta: {}, token_ids: IDS }),
+  bytes: FLOOD_BYTES,
+};
+
+const LOGPROBS_FOREVER: Flood = {
+  head: chunk({ role: 'assistant', content: '' }),
+  piece: chunkWith({
+    delta: {},
+    logprobs: {
+      content: Array.from({ length: 128 }, () => ({ token: '', logprob: -0.125, bytes: [], top_logprobs: [] })),
+    },
+  }),
+  bytes: FLOOD_BYTES,
+};
+
+/** A chunk whose choice carries `fields` beside its index (vLLM's `token_ids`, `logprobs`, …) and no text. */
+function chunkWith(fields: Record<string, unknown>): string {
+  const body = {
+    id: 'chatcmpl-flood',
+    object: 'chat.completion.chunk',
+    created: 1764000300,
+    model: 'flood-1',
+    choices: [{ index: 0, finish_reason: null, ...fields }],
+  };
+  return `data: ${JSON.stringify(body)}\n\n`;
+}
 
 let vendor: FakeVendorServer;
 let bridge: TestBridge;
@@ -101,4 +125,25 @@ describe('a model that streams without end', () => {
     expect(vendor.floods[0]!.written).toBeLessThan(FLOOD_BYTES / 4);
     expect(vendor.bodiesOf(ROUTE)).toHaveLength(1);
   });
+});
+
+describe('a model that streams chunks without text without end', () => {
+  it.each([
+    ['token ids', TOKEN_IDS_FOREVER],
+    ['logprobs', LOGPROBS_FOREVER],
+  ])(
+    'fails the run with model_output_too_large on %s, counted against the turn cap, and closes the stream early',
+    async (_what, flood) => {
+      vendor.reply(ROUTE, { kind: 'flood', flood });
+      const events = await play({ sampling: { extra_body: { return_token_ids: true } } });
+
+      const failed = events.at(-1);
+      expect(failed).toMatchObject({ event: 'run.failed', code: 'model_output_too_large' });
+      expect(failed?.event === 'run.failed' && failed.error).toContain('RUNBRIDGE_MAX_TURN_OUTPUT_CHARS');
+      expect(events.map((event) => event.event)).not.toContain('turn.completed');
+      await vi.waitFor(() => expect(vendor.floods).toHaveLength(1));
+      expect(vendor.floods[0]!.closedEarly).toBe(true);
+      expect(vendor.floods[0]!.written).toBeLessThan(FLOOD_BYTES / 4);
+    },
+  );
 });

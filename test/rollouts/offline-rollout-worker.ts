@@ -14,6 +14,8 @@ export interface OfflineWorkerData {
    */
   crashSeed?: number;
   crashMarker?: string;
+  /** The thread that gets a model call with this seed ends itself, every time. */
+  alwaysCrashSeed?: number;
 }
 
 /**
@@ -21,13 +23,14 @@ export interface OfflineWorkerData {
  * server of its own on loopback.
  */
 export async function setUpRolloutWorker(data: unknown): Promise<RolloutWorkerRuntime> {
-  const { crashSeed, crashMarker } = (data ?? {}) as OfflineWorkerData;
+  const { crashSeed, crashMarker, alwaysCrashSeed } = (data ?? {}) as OfflineWorkerData;
   const server = createOrsServer({ environments: builtinEnvironments });
   const url = await server.listen(0, '127.0.0.1');
   const offline = createOfflineProvider({ tokenDelayMs: 0 }).create('');
   const model: Model = {
     id: offline.id,
     stream(request) {
+      if (alwaysCrashSeed !== undefined && request.sampling.seed === alwaysCrashSeed) process.exit(1);
       if (crashMarker !== undefined && request.sampling.seed === crashSeed && !existsSync(crashMarker)) {
         writeFileSync(crashMarker, 'crashed');
         process.exit(1);

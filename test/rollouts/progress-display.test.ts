@@ -18,6 +18,7 @@ function progress(overrides: Partial<RolloutProgress> = {}): RolloutProgress {
     failed: 3,
     running: 8,
     retried: 1,
+    lost: 0,
     cancelled: 0,
     meanReward: 0.8125,
     startedAt: START,

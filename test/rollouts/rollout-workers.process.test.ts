@@ -96,6 +96,30 @@ describe('generateRollouts with worker threads', () => {
     expect(readFileSync(out, 'utf8').endsWith('\n')).toBe(true);
   });
 
+  it('plays an episode that kills its worker again only once, then writes it as failed, whatever retries are left', async () => {
+    const out = rig.path('doomed.jsonl');
+    const plan = planRollouts({ env: 'arith', split: 'train', indices: [0, 1, 2, 3], samples: 1, masterSeed: 0 });
+    const doomed = plan[2]!;
+    const result = await generateRollouts({
+      ors: rig.ors,
+      model: offlineModel(),
+      env: 'arith',
+      tasks: '0:4',
+      samples: 1,
+      concurrency: 2,
+      out,
+      retries: 5,
+      workers: { count: 2, setup: SETUP, data: { alwaysCrashSeed: doomed.seed } satisfies OfflineWorkerData },
+    });
+    const records = readRecords(out);
+    expect(records).toHaveLength(4);
+    const lost = records.find((record) => keysOf([record])[0] === doomed.key)!;
+    expect(lost).toMatchObject({ status: 'failed', attempt: 2, error: { code: 'rollout_worker_exited' } });
+    // The doomed episode's two attempts, and those of others that shared its thread when it died.
+    expect(result.manifest.progress.lost_attempts).toBeGreaterThanOrEqual(2);
+    for (const record of records) expect(record.attempt).toBeLessThanOrEqual(2);
+  });
+
   it('stops before playing anything when a worker cannot set itself up', async () => {
     const out = rig.path('no-setup.jsonl');
     await expect(

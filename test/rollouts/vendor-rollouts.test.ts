@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOpenAiChatProvider } from '../../adapters/models/openai-chat/openai-chat-provider.js';
 import { generateRollouts } from '../../src/rollouts/generate-rollouts.js';
@@ -71,5 +72,21 @@ describe('rollouts through the real openai adapter against a fake vLLM server', 
     expect(bodies.map((body) => body.seed)).toEqual(records.map((record) => record.sampling.seed));
     for (const body of bodies) expect(body).toMatchObject({ temperature: 0.6, return_token_ids: true, logprobs: true });
     expect(rig.server.activeSessionIds()).toEqual([]);
+  });
+
+  it("writes no secret it is told to redact, though the vendor's 401 quotes it", async () => {
+    const key = 'sk-OPERATOR-5e7a9c1b3d5f7a9c1e3b5d7f';
+    vendor.reply(ROUTE, {
+      kind: 'json',
+      status: 401,
+      body: { error: { message: `Incorrect API key provided: Bearer ${key}`, type: 'invalid_request_error' } },
+    });
+    const model = createOpenAiChatProvider({ apiKey: key, baseUrl: `${vendor.url}/v1`, maxRetries: 0 }).create('m');
+    const out = rig.path('refused.jsonl');
+    await generateRollouts({ ors: rig.ors, model, redact: [key], env: 'arith', tasks: '0:1', retries: 0, out });
+    const [record] = readRecords(out);
+    expect(record).toMatchObject({ status: 'failed', error: { code: 'model_auth' } });
+    expect(record!.error!.message).toContain('Bearer [redacted]');
+    expect(readFileSync(out, 'utf8')).not.toContain(key);
   });
 });

@@ -29,4 +29,11 @@ describe('TurnOutputMeter', () => {
     meter.call('b', 5);
     expect(() => meter.argumentsDelta('a', 1)).toThrow(/Turn 1 of the model passed 10 characters/);
   });
+
+  it('counts token data, which comes without text, with the rest', () => {
+    const meter = new TurnOutputMeter(10, 2);
+    meter.text(2);
+    meter.tokenData(8);
+    expect(() => meter.tokenData(1)).toThrow(expect.objectContaining({ code: 'model_output_too_large' }));
+  });
 });

@@ -27,8 +27,13 @@ export type FakeReply =
       paceMs?: number;
     }
   | { kind: 'json'; status: number; body: unknown; headers?: Record<string, string> }
-  /** A hostile vendor: a 200 SSE stream that never seems to end (see `floods` for how far it got). */
-  | { kind: 'flood'; flood: Flood }
+  /**
+   * A hostile vendor: an answer that never seems to end (see `floods` for how far it got), by default a
+   * 200 SSE stream; `status` and `contentType` make it an error body of any size.
+   */
+  | { kind: 'flood'; flood: Flood; status?: number; contentType?: string }
+  /** A 200 SSE stream of exactly `text`, for streams a test writes out itself. */
+  | { kind: 'sse'; text: string }
   /** Read the request and never answer (until the client aborts or the server closes). */
   | { kind: 'hang' };
 
@@ -129,8 +134,15 @@ export async function startFakeVendorServer(): Promise<FakeVendorServer> {
         return;
       case 'hang':
         return;
-      case 'flood':
+      case 'sse':
         res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' });
+        res.end(reply.text);
+        return;
+      case 'flood':
+        res.writeHead(reply.status ?? 200, {
+          'content-type': reply.contentType ?? 'text/event-stream; charset=utf-8',
+          'cache-control': 'no-cache',
+        });
         floods.push(await writeFlood(res, reply.flood));
         return;
       case 'stream': {

@@ -7,6 +7,11 @@ export interface Flood {
   tail?: string;
   /** Bytes of the whole answer the server is ready to send (head and tail included). */
   bytes: number;
+  /**
+   * Stops sending once `after` bytes are written, until `until` resolves (what the peer does while the
+   * answer is open); `reached` is called when it stops.
+   */
+  hold?: { after: number; until: Promise<void>; reached(): void };
 }
 
 /** How a flood went, as the server saw it. */
@@ -45,8 +50,16 @@ export async function writeFlood(res: ServerResponse, flood: Flood): Promise<Flo
     });
   };
   await write(flood.head);
-  while (!closed && !res.destroyed && written + piece.length + Buffer.byteLength(tail) <= flood.bytes)
+  let held = flood.hold === undefined;
+  while (!closed && !res.destroyed && written + piece.length + Buffer.byteLength(tail) <= flood.bytes) {
+    if (!held && written >= flood.hold!.after) {
+      held = true;
+      flood.hold!.reached();
+      await flood.hold!.until;
+      continue;
+    }
     await write(piece);
+  }
   if (closed || res.destroyed) return { written, closedEarly: true };
   res.end(tail);
   written += Buffer.byteLength(tail);

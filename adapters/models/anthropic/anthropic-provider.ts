@@ -35,6 +35,7 @@ export function createAnthropicProvider(options: AnthropicProviderOptions): Mode
   return {
     name: ANTHROPIC_PROVIDER_NAME,
     listedModels: options.listedModels ?? [],
+    secrets: [options.apiKey],
     defaultModel: options.defaultModel ?? ANTHROPIC_DEFAULT_MODEL,
     create: (modelName) =>
       new AnthropicModel({ client, providerName: ANTHROPIC_PROVIDER_NAME, modelName, defaultMaxTokens }),

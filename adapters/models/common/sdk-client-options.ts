@@ -1,4 +1,6 @@
+import { createNodeHttp } from '../../../src/http-client/node-http.js';
 import { nodeHttpFetch } from '../../../src/http-client/node-http-fetch.js';
+import { MODEL_ANSWER_CAPS, type ModelAnswerCaps } from '../../../src/protocol/model-answer-caps.js';
 
 /**
  * The options every SDK-backed provider takes (`openai`, `openai-responses`, `anthropic`): how to
@@ -15,6 +17,11 @@ export interface SdkProviderOptions {
   listedModels?: readonly string[];
   /** The `fetch` the SDK uses (tests, proxies); one on `node:http` when absent (`src/http-client`). */
   fetch?: typeof globalThis.fetch;
+  /**
+   * How much of each answer the `node:http` fetch reads (not a `fetch` of your own);
+   * {@link MODEL_ANSWER_CAPS} when absent.
+   */
+  answerCaps?: ModelAnswerCaps;
   /** The model used for a bare `provider` reference; the provider's own default when absent. */
   defaultModel?: string;
 }
@@ -22,18 +29,22 @@ export interface SdkProviderOptions {
 /**
  * The constructor options of the `openai` and `@anthropic-ai/sdk` clients (they share these names)
  * for `options`. The key is always passed, so an SDK never falls back to credentials from the
- * environment or its config files; what is absent is left to the SDK's defaults.
+ * environment or its config files; what is absent is left to the SDK's defaults. The SDKs' own
+ * console logging is off: it prints what the vendor sent (a stream line it could not parse, whole),
+ * past the bridge's log and its redaction (docs/security.md).
  */
 export function sdkClientOptions(options: SdkProviderOptions): {
   apiKey: string;
   baseURL?: string;
   maxRetries?: number;
   fetch: typeof globalThis.fetch;
+  logLevel: 'off';
 } {
   return {
     apiKey: options.apiKey,
     ...(options.baseUrl === undefined ? {} : { baseURL: options.baseUrl }),
     ...(options.maxRetries === undefined ? {} : { maxRetries: options.maxRetries }),
-    fetch: options.fetch ?? nodeHttpFetch(),
+    fetch: options.fetch ?? nodeHttpFetch(createNodeHttp(), options.answerCaps ?? MODEL_ANSWER_CAPS),
+    logLevel: 'off',
   };
 }

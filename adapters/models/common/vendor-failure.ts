@@ -1,4 +1,6 @@
 import { ModelError, type ModelErrorCode } from '../../../src/errors.js';
+import { BodyCapError } from '../../../src/http-client/body-caps.js';
+import { cutMessage } from '../../../src/protocol/cut-message.js';
 
 /** The model codes a vendor's failure maps to: all but the bridge's own cap on a turn's output. */
 type VendorFailureCode = Exclude<ModelErrorCode, 'model_output_too_large'>;
@@ -59,11 +61,15 @@ export function modelErrorCodeForVendorType(vendorType: string | undefined): Ven
   return 'model_error';
 }
 
-/** A `ModelError` whose code and message say what failed and what the operator can do about it. */
+/**
+ * A `ModelError` whose code and message say what failed and what the operator can do about it. What the
+ * vendor said is quoted up to a few KB (`cutMessage`): a server may send megabytes of it.
+ */
 export function vendorFailureToModelError(failure: VendorFailure): ModelError {
   const { vendor } = failure;
   const code = codeFor(failure);
-  const said = failure.vendorMessage === undefined || failure.vendorMessage === '' ? '' : `: ${failure.vendorMessage}`;
+  const said =
+    failure.vendorMessage === undefined || failure.vendorMessage === '' ? '' : `: ${cutMessage(failure.vendorMessage)}`;
   const status = failure.status === undefined ? '' : ` (HTTP ${failure.status})`;
   const messages: Record<VendorFailureCode, string> = {
     model_auth:
@@ -132,6 +138,8 @@ export function sdkErrorToModelError(
   vendor: VendorInfo,
   seen: 'connection' | SdkApiError | undefined,
 ): ModelError {
+  const capped = bodyCapErrorIn(error);
+  if (capped) return answerTooLarge(vendor, capped, error);
   if (typeof seen === 'object') {
     return vendorFailureToModelError({
       vendor,
@@ -150,4 +158,28 @@ export function sdkErrorToModelError(
     vendorMessage: error instanceof Error ? error.message : String(error),
     cause: error,
   });
+}
+
+/** The setting behind each cap of the transport under the SDKs. */
+const CAP_SETTINGS = { event: 'RUNBRIDGE_MODEL_MAX_EVENT_BYTES', answer: 'RUNBRIDGE_MODEL_MAX_ANSWER_BYTES' } as const;
+
+/**
+ * The `model_error` of an answer the transport stopped reading at one of its caps (docs/security.md): not
+ * retried by the SDK, which had begun to read the stream, and not worth a retry of the run either.
+ */
+function answerTooLarge(vendor: VendorInfo, capped: BodyCapError, cause: unknown): ModelError {
+  const setting = CAP_SETTINGS[capped.cap];
+  return new ModelError(
+    `${vendor.name} sent more than the bridge reads: ${capped.message} (${setting}), so the bridge stopped ` +
+      'reading and closed the connection. Check the server; raise the setting only if answers this large are expected.',
+    { code: 'model_error', cause, details: { vendor: vendor.name, limit: setting, bytes: capped.limit } },
+  );
+}
+
+/** The {@link BodyCapError} `error` is, or was caused by (an SDK may wrap what the body's reading threw). */
+function bodyCapErrorIn(error: unknown): BodyCapError | undefined {
+  for (let at = error, depth = 0; at instanceof Error && depth < 4; at = at.cause, depth++) {
+    if (at instanceof BodyCapError) return at;
+  }
+  return undefined;
 }

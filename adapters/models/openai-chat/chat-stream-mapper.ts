@@ -1,5 +1,5 @@
 import { nanoid } from 'nanoid';
-import type { ChatCompletionChunk, ChatCompletionTokenLogprob } from 'openai/resources/chat/completions';
+import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
 import type { ModelPart, ModelUsage, TokenData } from '../../../src/models/model.js';
 import type { FinishReason } from '../../../src/protocol/run-events.js';
 import { OPENAI_VENDOR } from '../common/openai-error-to-model-error.js';
@@ -50,10 +50,11 @@ interface PendingCall {
  * known (with the arguments so far), each later argument piece is one too, and the complete
  * `tool-call`s follow in index order when the finish reason arrives — arguments exactly as streamed,
  * even when they are not valid JSON. A call whose id has not come by its announcement (or ever) gets
- * a generated `call_…` id. `usage` (from the chunk with empty
- * `choices`), `token-data` (vLLM `prompt_token_ids`/`token_ids`, `logprobs.content`) and `finish`
- * come from {@link ChatStreamMapper.end}, which throws `model_stream_interrupted` when no chunk
- * carried a finish reason: a stream without one was cut, whatever the transport said.
+ * a generated `call_…` id. Each chunk's token data (vLLM `prompt_token_ids`/`token_ids`,
+ * `logprobs.content`) is a `token-data` part of its own, so the turn's cap counts it as it comes.
+ * `usage` (from the chunk with empty `choices`) and `finish` come from {@link ChatStreamMapper.end},
+ * which throws `model_stream_interrupted` when no chunk carried a finish reason: a stream without one
+ * was cut, whatever the transport said.
  */
 export class ChatStreamMapper implements StreamMapper<CompatChatChunk> {
   readonly #vendor: VendorInfo;
@@ -61,10 +62,6 @@ export class ChatStreamMapper implements StreamMapper<CompatChatChunk> {
   #reasoning = '';
   #finish: { reason: FinishReason; raw: string } | undefined;
   #usage: ModelUsage | undefined;
-  #promptTokenIds: number[] | undefined;
-  #tokenIds: number[] | undefined;
-  #logprobs: number[] | undefined;
-  #rawLogprobs: ChatCompletionTokenLogprob[] | undefined;
 
   /** A mapper for one stream; `vendor` names the server in the interruption error. */
   constructor(vendor: VendorInfo = OPENAI_VENDOR) {
@@ -77,9 +74,10 @@ export class ChatStreamMapper implements StreamMapper<CompatChatChunk> {
     if (chunk.usage) {
       this.#usage = { inputTokens: chunk.usage.prompt_tokens ?? 0, outputTokens: chunk.usage.completion_tokens ?? 0 };
     }
-    if (isNumberArray(chunk.prompt_token_ids)) this.#promptTokenIds = chunk.prompt_token_ids;
+    const tokenData: TokenData = {};
+    if (isNumberArray(chunk.prompt_token_ids)) tokenData.promptTokenIds = chunk.prompt_token_ids;
     const choice = chunk.choices.find((candidate) => candidate.index === 0);
-    if (choice === undefined) return parts;
+    if (choice === undefined) return withTokenData(parts, tokenData);
     // Some compatible servers omit `delta` on the finishing chunk.
     const delta: CompatChatDelta = choice.delta ?? {};
 
@@ -97,15 +95,11 @@ export class ChatStreamMapper implements StreamMapper<CompatChatChunk> {
       this.#closeReasoning(parts);
       for (const callDelta of delta.tool_calls) parts.push(...this.#addCallDelta(callDelta));
     }
-    if (isNumberArray(choice.token_ids)) (this.#tokenIds ??= []).push(...choice.token_ids);
+    if (isNumberArray(choice.token_ids)) tokenData.tokenIds = choice.token_ids;
     const logprobs = choice.logprobs?.content;
     if (logprobs && logprobs.length > 0) {
-      const numbers = (this.#logprobs ??= []);
-      const raw = (this.#rawLogprobs ??= []);
-      for (const entry of logprobs) {
-        numbers.push(entry.logprob);
-        raw.push(entry);
-      }
+      tokenData.logprobs = logprobs.map((entry) => entry.logprob);
+      tokenData.raw = logprobs;
     }
     if (choice.finish_reason && this.#finish === undefined) {
       this.#closeReasoning(parts);
@@ -118,10 +112,10 @@ export class ChatStreamMapper implements StreamMapper<CompatChatChunk> {
       }
       this.#finish = { reason: mapChatFinishReason(choice.finish_reason, calls.length > 0), raw: choice.finish_reason };
     }
-    return parts;
+    return withTokenData(parts, tokenData);
   }
 
-  /** The closing parts (`usage`, `token-data`, `finish`); throws when the stream never finished. */
+  /** The closing parts (`usage`, `finish`); throws when the stream never finished. */
   end(): ModelPart[] {
     if (this.#finish === undefined) {
       throw vendorFailureToModelError({
@@ -133,8 +127,6 @@ export class ChatStreamMapper implements StreamMapper<CompatChatChunk> {
     }
     const parts: ModelPart[] = [];
     if (this.#usage) parts.push({ type: 'usage', usage: this.#usage });
-    const tokenData = this.#tokenData();
-    if (tokenData) parts.push({ type: 'token-data', data: tokenData });
     parts.push({ type: 'finish', reason: this.#finish.reason, rawReason: this.#finish.raw });
     return parts;
   }
@@ -179,15 +171,15 @@ export class ChatStreamMapper implements StreamMapper<CompatChatChunk> {
     parts.push({ type: 'reasoning', block: { text: this.#reasoning } });
     this.#reasoning = '';
   }
+}
 
-  #tokenData(): TokenData | undefined {
-    const data: TokenData = {};
-    if (this.#promptTokenIds) data.promptTokenIds = this.#promptTokenIds;
-    if (this.#tokenIds) data.tokenIds = this.#tokenIds;
-    if (this.#logprobs) data.logprobs = this.#logprobs;
-    if (this.#rawLogprobs) data.raw = this.#rawLogprobs;
-    return Object.keys(data).length > 0 ? data : undefined;
+/** `parts` and, when the chunk carried any, a `token-data` part of the chunk's own token data. */
+function withTokenData(parts: ModelPart[], data: TokenData): ModelPart[] {
+  for (const _key in data) {
+    parts.push({ type: 'token-data', data });
+    break;
   }
+  return parts;
 }
 
 /**

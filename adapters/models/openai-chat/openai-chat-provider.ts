@@ -40,6 +40,7 @@ export function createOpenAiChatProvider(options: OpenAiChatProviderOptions): Mo
   return {
     name: OPENAI_CHAT_PROVIDER_NAME,
     listedModels: options.listedModels ?? [],
+    secrets: [options.apiKey],
     defaultModel: options.defaultModel ?? OPENAI_CHAT_DEFAULT_MODEL,
     create: (modelName) =>
       new OpenAiChatModel({ client, providerName: OPENAI_CHAT_PROVIDER_NAME, modelName, maxTokensParam, vendor }),

@@ -27,6 +27,7 @@ export function createOpenAiResponsesProvider(options: OpenAiResponsesProviderOp
   return {
     name: OPENAI_RESPONSES_PROVIDER_NAME,
     listedModels: options.listedModels ?? [],
+    secrets: [options.apiKey],
     defaultModel: options.defaultModel ?? OPENAI_RESPONSES_DEFAULT_MODEL,
     create: (modelName) =>
       new OpenAiResponsesModel({ client, providerName: OPENAI_RESPONSES_PROVIDER_NAME, modelName }),

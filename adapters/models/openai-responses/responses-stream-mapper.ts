@@ -1,5 +1,5 @@
-import type { Response, ResponseStreamEvent, ResponseTextDeltaEvent } from 'openai/resources/responses/responses';
-import type { ModelPart, ModelUsage, TokenData } from '../../../src/models/model.js';
+import type { Response, ResponseStreamEvent } from 'openai/resources/responses/responses';
+import type { ModelPart, ModelUsage } from '../../../src/models/model.js';
 import type { FinishReason } from '../../../src/protocol/run-events.js';
 import { OPENAI_VENDOR } from '../common/openai-error-to-model-error.js';
 import type { StreamMapper } from '../common/stream-model-parts.js';
@@ -26,8 +26,9 @@ type OutputEntry = { type: 'reasoning'; item: ReasoningItem } | ResponsesFollowi
  * yielded whole at its `response.output_item.done` — raw, even when not valid JSON. The reasoning
  * items are yielded as whole `reasoning` blocks when the response ends, not when each item ends,
  * because their send-back data names the items that followed them.
- * `response.completed` / `response.incomplete` give `usage`, `token-data` (output-text logprobs, when
- * requested) and `finish` through {@link ResponsesStreamMapper.end}; `response.failed` and `error`
+ * output-text logprobs, when requested, are a `token-data` part with each delta that carries them;
+ * `response.completed` / `response.incomplete` give `usage` and `finish` through
+ * {@link ResponsesStreamMapper.end}; `response.failed` and `error`
  * events throw a `ModelError` classified by the vendor's error code; a stream that ends before any
  * of these throws `model_stream_interrupted`.
  */
@@ -38,8 +39,6 @@ export class ResponsesStreamMapper implements StreamMapper<ResponseStreamEvent> 
   #streamedReasoning = false;
   #madeCalls = false;
   #end: { reason: FinishReason; raw: string; usage: ModelUsage | undefined } | undefined;
-  #logprobs: number[] | undefined;
-  #rawLogprobs: ResponseTextDeltaEvent.Logprob[] | undefined;
 
   /** The parts one event produces. */
   push(event: ResponseStreamEvent): ModelPart[] {
@@ -69,9 +68,14 @@ export class ResponsesStreamMapper implements StreamMapper<ResponseStreamEvent> 
         if (item) item.content += event.delta;
         return event.delta === '' ? [] : [{ type: 'reasoning-delta', delta: event.delta }];
       }
-      case 'response.output_text.delta':
-        this.#addLogprobs(event.logprobs);
-        return event.delta === '' ? [] : [{ type: 'text-delta', delta: event.delta }];
+      case 'response.output_text.delta': {
+        const parts: ModelPart[] = event.delta === '' ? [] : [{ type: 'text-delta', delta: event.delta }];
+        const { logprobs } = event;
+        if (logprobs && logprobs.length > 0) {
+          parts.push({ type: 'token-data', data: { logprobs: logprobs.map((entry) => entry.logprob), raw: logprobs } });
+        }
+        return parts;
+      }
       case 'response.refusal.delta':
         return event.delta === '' ? [] : [{ type: 'text-delta', delta: event.delta }];
       case 'response.output_item.done':
@@ -106,7 +110,7 @@ export class ResponsesStreamMapper implements StreamMapper<ResponseStreamEvent> 
     }
   }
 
-  /** The closing parts (`usage`, `token-data`, `finish`); throws when the response never ended. */
+  /** The closing parts (`usage`, `finish`); throws when the response never ended. */
   end(): ModelPart[] {
     if (this.#end === undefined) {
       throw vendorFailureToModelError({
@@ -118,10 +122,6 @@ export class ResponsesStreamMapper implements StreamMapper<ResponseStreamEvent> 
     }
     const parts: ModelPart[] = [];
     if (this.#end.usage) parts.push({ type: 'usage', usage: this.#end.usage });
-    if (this.#logprobs && this.#rawLogprobs) {
-      const data: TokenData = { logprobs: this.#logprobs, raw: this.#rawLogprobs };
-      parts.push({ type: 'token-data', data });
-    }
     parts.push({ type: 'finish', reason: this.#end.reason, rawReason: this.#end.raw });
     return parts;
   }
@@ -214,16 +214,6 @@ export class ResponsesStreamMapper implements StreamMapper<ResponseStreamEvent> 
       parts.push({ type: 'reasoning', block: { text, providerData } });
     });
     return parts;
-  }
-
-  #addLogprobs(logprobs: ResponseTextDeltaEvent.Logprob[] | undefined): void {
-    if (!logprobs || logprobs.length === 0) return;
-    const numbers = (this.#logprobs ??= []);
-    const raw = (this.#rawLogprobs ??= []);
-    for (const entry of logprobs) {
-      numbers.push(entry.logprob);
-      raw.push(entry);
-    }
   }
 }
 

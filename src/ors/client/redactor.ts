@@ -27,7 +27,8 @@ const EVERY_STRING: RedactionKeys = { kept: new Set(), data: new Set() };
  * Removes the values of an episode's `secrets` from text — everything the ORS server says back in
  * its errors, and everything a run publishes or stores — for the whole episode, whichever endpoint or
  * tool produced it (docs/security.md). Every string and number inside `secrets` (nested objects and
- * arrays included) counts, raw and JSON-escaped (FastAPI's 422 bodies quote the request's input).
+ * arrays included) counts, raw, JSON-escaped (FastAPI's 422 bodies quote the request's input) and
+ * URL-encoded (a server quoting a URL it was sent).
  */
 export class Redactor {
   /** The long values, longest first, so a secret that contains another goes out whole. */
@@ -53,8 +54,28 @@ export class Redactor {
   /** `text` with every secret value replaced by {@link REDACTED}. */
   text(text: string): string {
     let out = text;
-    for (const value of this.#anywhere) out = out.split(value).join(REDACTED);
+    for (const value of this.#anywhere) if (out.includes(value)) out = out.split(value).join(REDACTED);
     return this.#standalone ? out.replace(this.#standalone, REDACTED) : out;
+  }
+
+  /**
+   * How many characters at the end of `text` are the beginning of a long secret value (one of 8
+   * characters or more) but not all of it: what a stream must hold back until the next piece tells
+   * whether the value follows whole — a server may spell a secret out a few characters per piece.
+   */
+  heldBack(text: string): number {
+    let longest = 0;
+    for (const value of this.#anywhere) {
+      let at = text.indexOf(value[0]!, Math.max(0, text.length - value.length + 1));
+      while (at >= 0 && text.length - at > longest) {
+        if (value.startsWith(text.slice(at))) {
+          longest = text.length - at;
+          break;
+        }
+        at = text.indexOf(value[0]!, at + 1);
+      }
+    }
+    return longest;
   }
 
   /**
@@ -81,22 +102,31 @@ export class Redactor {
   #value(value: unknown, keys: RedactionKeys, inData: boolean): unknown {
     if (typeof value === 'string') return this.text(value);
     if (Array.isArray(value)) {
-      const items = value.map((item) => this.#value(item, keys, inData));
-      return items.every((item, index) => item === value[index]) ? value : items;
+      // Copied only once something in it changes: most values hold no secret, and some are long
+      // lists of numbers (token ids).
+      let copy: unknown[] | undefined;
+      for (let index = 0; index < value.length; index++) {
+        const item: unknown = value[index];
+        if (typeof item === 'number' || typeof item === 'boolean' || item === null) continue;
+        const clean = this.#value(item, keys, inData);
+        if (clean !== item) (copy ??= [...value])[index] = clean;
+      }
+      return copy ?? value;
     }
     if (value !== null && typeof value === 'object') {
-      const entries = Object.entries(value).map(([key, item]) => {
-        if (!inData && keys.kept.has(key)) return [key, item] as const;
-        return [key, this.#value(item, keys, inData || keys.data.has(key))] as const;
-      });
-      const changed = entries.some(([key, item]) => item !== (value as Record<string, unknown>)[key]);
-      return changed ? Object.fromEntries(entries) : value;
+      let copy: Record<string, unknown> | undefined;
+      for (const [key, item] of Object.entries(value)) {
+        if (!inData && keys.kept.has(key)) continue;
+        const clean = this.#value(item, keys, inData || keys.data.has(key));
+        if (clean !== item) (copy ??= { ...value })[key] = clean;
+      }
+      return copy ?? value;
     }
     return value;
   }
 }
 
-/** Every string and number inside `secrets`, raw and JSON-escaped, longest first. */
+/** Every string and number inside `secrets`, raw, JSON-escaped and URL-encoded, longest first. */
 function secretValues(secrets: unknown): string[] {
   const found = new Set<string>();
   const visit = (value: unknown): void => {
@@ -104,6 +134,7 @@ function secretValues(secrets: unknown): string[] {
       if (value === '') return;
       found.add(value);
       found.add(JSON.stringify(value).slice(1, -1));
+      found.add(urlEncoded(value));
     } else if (typeof value === 'number' || typeof value === 'bigint') {
       found.add(String(value));
     } else if (Array.isArray(value)) {
@@ -118,4 +149,13 @@ function secretValues(secrets: unknown): string[] {
 
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+}
+
+/** `value` as a URL writes it; as it is when it cannot be (a lone surrogate). */
+function urlEncoded(value: string): string {
+  try {
+    return encodeURIComponent(value);
+  } catch {
+    return value;
+  }
 }

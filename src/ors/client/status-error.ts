@@ -1,4 +1,5 @@
 import { OrsError } from '../../errors.js';
+import { cutMessage } from '../../protocol/cut-message.js';
 import { OrsErrorBodySchema } from '../ors-schemas.js';
 import { type AnswerBody, readAnswerText } from './read-answer.js';
 import type { Redactor } from './redactor.js';
@@ -35,8 +36,8 @@ export async function readErrorDetail(
     // Not JSON: the raw text is the best description there is.
   }
   if (redactor) detail = redactor.text(detail);
-  detail = detail.replace(/\s+/g, ' ');
-  return detail.length > DETAIL_LIMIT ? `${detail.slice(0, DETAIL_LIMIT)}…` : detail;
+  // Cut between words: a secret of the bridge's own, which only the run redacts, is never cut in two.
+  return cutMessage(detail.replace(/\s+/g, ' '), DETAIL_LIMIT);
 }
 
 /**

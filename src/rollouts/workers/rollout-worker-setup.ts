@@ -5,6 +5,8 @@ import type { OrsClient } from '../../ors/client/ors-client.js';
 export interface RolloutWorkerRuntime {
   model: Model;
   ors: OrsClient;
+  /** Values cut out of everything the episodes write (the model's API key, which its vendor may quote). */
+  redact?: readonly string[];
   /** Stops what the setup started (a built-in ORS server, …); called once the batch is over. */
   close?(): Promise<void>;
 }

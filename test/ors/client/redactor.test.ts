@@ -41,4 +41,17 @@ describe('Redactor', () => {
   it('has nothing to cut without secrets', () => {
     expect(new Redactor(undefined).text('anything 1 2 3')).toBe('anything 1 2 3');
   });
+
+  it('cuts a value URL-encoded, as a server quoting a URL it was sent writes it', () => {
+    const redactor = new Redactor({ key: 'p@ss word/1234' });
+    expect(redactor.text('GET /x?key=p%40ss%20word%2F1234 failed')).toBe('GET /x?key=[redacted] failed');
+  });
+
+  it('says how much of the end of a text may be the beginning of a long value, for a stream to hold back', () => {
+    const redactor = new Redactor({ key: 'sk-abcdefgh', pin: '12' });
+    expect(redactor.heldBack('my key is sk-abc')).toBe(6);
+    expect(redactor.heldBack('my key is s')).toBe(1);
+    expect(redactor.heldBack('my key is sk-abcdefgh')).toBe(0);
+    expect(redactor.heldBack('nothing here 1')).toBe(0);
+  });
 });

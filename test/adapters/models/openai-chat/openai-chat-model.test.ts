@@ -2,8 +2,9 @@ import { getEventListeners } from 'node:events';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createOpenAiChatProvider } from '../../../../adapters/models/openai-chat/openai-chat-provider.js';
 import { ModelError } from '../../../../src/errors.js';
+import { addTokenData } from '../../../../src/models/add-token-data.js';
 import type { Message, ToolDefinition } from '../../../../src/models/conversation.js';
-import type { ModelProvider, ModelRequest } from '../../../../src/models/model.js';
+import type { ModelProvider, ModelRequest, TokenData } from '../../../../src/models/model.js';
 import { type FakeVendorServer, startFakeVendorServer } from '../../../support/fake-vendor-server.js';
 import { collectFailure, collectParts } from '../common/collect-parts.js';
 
@@ -110,8 +111,10 @@ describe('OpenAiChatModel against a Chat Completions server', () => {
       top_k: 20,
     });
     expect(parts).toContainEqual({ type: 'reasoning', block: { text: 'Two plus two is four.' } });
-    expect(parts.find((part) => part.type === 'token-data')).toMatchObject({
-      data: { promptTokenIds: expect.any(Array), tokenIds: expect.any(Array) },
+    const tokenData = parts.flatMap((part) => (part.type === 'token-data' ? [part.data] : []));
+    expect(tokenData.reduce<TokenData | undefined>(addTokenData, undefined)).toMatchObject({
+      promptTokenIds: expect.any(Array),
+      tokenIds: expect.any(Array),
     });
     expect(parts.at(-1)).toEqual({ type: 'finish', reason: 'stop', rawReason: 'stop' });
   });

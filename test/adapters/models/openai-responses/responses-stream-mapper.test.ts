@@ -5,7 +5,8 @@ import {
   ResponsesStreamMapper,
 } from '../../../../adapters/models/openai-responses/responses-stream-mapper.js';
 import { ModelError } from '../../../../src/errors.js';
-import type { ModelPart } from '../../../../src/models/model.js';
+import { addTokenData } from '../../../../src/models/add-token-data.js';
+import type { ModelPart, TokenData } from '../../../../src/models/model.js';
 import { readSseFixtureData } from '../../../support/fake-vendor-server.js';
 
 function mapAll(events: ResponseStreamEvent[]): ModelPart[] {
@@ -123,8 +124,12 @@ describe('ResponsesStreamMapper', () => {
         ? { ...event, logprobs: [{ token: event.delta, logprob: -0.5, top_logprobs: [] }] }
         : event,
     );
-    const tokenData = mapAll(events).find((part) => part.type === 'token-data');
-    expect(tokenData).toEqual({ type: 'token-data', data: { logprobs: [-0.5, -0.5, -0.5], raw: expect.any(Array) } });
+    const pieces = mapAll(events).flatMap((part) => (part.type === 'token-data' ? [part.data] : []));
+    expect(pieces).toHaveLength(3);
+    expect(pieces.reduce<TokenData | undefined>(addTokenData, undefined)).toEqual({
+      logprobs: [-0.5, -0.5, -0.5],
+      raw: expect.any(Array),
+    });
   });
 
   it('throws model_stream_interrupted from end() when the response never completed', () => {
