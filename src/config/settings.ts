@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { EPISODE_CAPS } from '../protocol/episode-caps.js';
 import { apiKeys } from './api-keys.js';
 import { corsOrigins } from './cors-origins.js';
+import { jsonObject } from './json-object.js';
 import { type SettingValues, setting } from './setting.js';
 import {
   bytes,
@@ -528,6 +529,42 @@ export const settings = {
       variable: 'ANTHROPIC_BASE_URL',
       ...optionalUrl('a URL'),
       description: "another endpoint for Anthropic's API (with `ANTHROPIC_API_KEY`)",
+    }),
+  },
+  vllm: {
+    baseUrl: setting({
+      variable: 'VLLM_BASE_URL',
+      ...optionalUrl('an `http://` or `https://` URL', { protocol: /^https?$/, base: true }),
+      description:
+        'the root of a vLLM server (e.g. `http://gpu-1:8000`; runbridge adds `/tokenize` and `/v1/…`): enables the ' +
+        'token-in `vllm` [model](models.md#vllm-token-in-token-out)',
+    }),
+    apiKey: setting({
+      variable: 'VLLM_API_KEY',
+      ...optional(),
+      secret: true,
+      description: 'the key the vLLM server was started with (`--api-key`), if any',
+    }),
+    reasoningParser: setting({
+      variable: 'VLLM_REASONING_PARSER',
+      ...oneOf(['qwen3', 'deepseek_r1', 'none'], 'qwen3'),
+      description:
+        "how runbridge reads reasoning in the `vllm` model's completions (named as vLLM's own parsers); a provider " +
+        'option sets it per model',
+    }),
+    toolParser: setting({
+      variable: 'VLLM_TOOL_PARSER',
+      ...oneOf(['hermes'], 'hermes'),
+      description:
+        "how runbridge reads tool calls in the `vllm` model's completions (named as vLLM's own parsers); a provider " +
+        'option sets it per model',
+    }),
+    chatTemplateKwargs: setting({
+      variable: 'VLLM_CHAT_TEMPLATE_KWARGS',
+      ...jsonObject(),
+      description:
+        '`chat_template_kwargs` the `vllm` model renders every prompt with (e.g. `{"enable_thinking": false}`); a run\'s ' +
+        '`sampling.extra_body.chat_template_kwargs` is laid over them',
     }),
   },
 };
