@@ -46,6 +46,8 @@ export const ConversationMessageSchema = z.discriminatedUnion('role', [
     tool_name: z.string(),
     content: z.array(ContentPartSchema),
     is_error: z.boolean(),
+    /** The arguments the call ran with when a person's approval changed them; absent otherwise. */
+    edited_arguments: z.record(z.string(), z.unknown()).optional(),
   }),
 ]);
 export type ConversationMessageWire = z.infer<typeof ConversationMessageSchema>;
@@ -65,5 +67,17 @@ export const TokenDataSchema = z.object({
   logprobs: z.array(z.number()).optional(),
   /** The provider's raw logprobs content, when it is richer than one number per token. */
   logprobs_raw: z.unknown().optional(),
+  /** This turn's prompt does not continue the previous turn's prompt and completion: why (docs/trajectory.md). */
+  new_sequence: z.object({ reason: z.string() }).optional(),
+  /** The server's tokenizer, chat template and parsers behind the ids (the `vllm` provider's). */
+  renderer: z
+    .object({
+      model: z.string(),
+      template_fingerprint: z.string(),
+      chat_template_kwargs: z.record(z.string(), z.unknown()),
+      reasoning_parser: z.string(),
+      tool_parser: z.string(),
+    })
+    .optional(),
 });
 export type TokenDataWire = z.infer<typeof TokenDataSchema>;

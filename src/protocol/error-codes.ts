@@ -247,6 +247,12 @@ export const ERROR_CODES = {
     meaning:
       'one model turn streamed more text, reasoning and tool arguments than `RUNBRIDGE_MAX_TURN_OUTPUT_CHARS`; the bridge stopped reading it',
   },
+  model_context_exceeded: {
+    status: 502,
+    where: ['run'],
+    meaning:
+      "the next turn's prompt would not fit the model's context (`max_model_len` of the `vllm` provider's server); the episode ends there, its turns so far recorded, with the stop reason `context_exceeded` in its rollout record",
+  },
   model_error: { status: 502, where: ['run'], meaning: 'anything else the model provider reports' },
   ors_session_lost: {
     status: 502,

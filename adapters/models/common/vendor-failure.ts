@@ -1,7 +1,7 @@
 import { ModelError, type ModelErrorCode } from '../../../src/errors.js';
 
-/** The model codes a vendor's failure maps to: all but the bridge's own cap on a turn's output. */
-type VendorFailureCode = Exclude<ModelErrorCode, 'model_output_too_large'>;
+/** The model codes a vendor's failure maps to: all but the bridge's own cap on a turn's output and its context check. */
+type VendorFailureCode = Exclude<ModelErrorCode, 'model_output_too_large' | 'model_context_exceeded'>;
 
 /** Who failed, for messages: the vendor's name and the variable that holds its key. */
 export interface VendorInfo {

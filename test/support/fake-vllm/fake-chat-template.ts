@@ -25,7 +25,10 @@ export interface TemplateTool {
 export interface RenderOptions {
   tools?: readonly TemplateTool[] | null;
   addGenerationPrompt: boolean;
-  /** `chat_template_kwargs`; `enable_thinking: false` closes an empty think block in the generation prompt. */
+  /**
+   * `chat_template_kwargs`: `enable_thinking: false` closes an empty think block in the generation
+   * prompt; `open_thinking: true` opens one.
+   */
   kwargs?: Record<string, unknown> | null;
 }
 
@@ -66,6 +69,8 @@ export function renderChat(messages: readonly TemplateMessage[], options: Render
   if (options.addGenerationPrompt) {
     out += '<|im_start|>assistant\n';
     if (options.kwargs?.enable_thinking === false) out += '<think>\n\n</think>\n\n';
+    // As the templates of Qwen3's thinking-only models do: the model writes its reasoning without the tag.
+    else if (options.kwargs?.open_thinking === true) out += '<think>\n';
   }
   return out;
 }

@@ -23,8 +23,8 @@ import { parseQwenOutput } from './parse-qwen-output.js';
 export interface FakeCompletion {
   /** The completion as text, without the end-of-turn token (which the model samples after it). */
   text: string;
-  /** End without sampling the end-of-turn token, as a stop string would. */
-  noEndOfTurn?: boolean;
+  /** End at this stop string instead of the end-of-turn token (vLLM leaves the string out, and says it in `stop_reason`). */
+  stopString?: string;
   /** Stream this many tokens, then hold the stream open until the client goes away. */
   hangAfterTokens?: number;
 }
@@ -134,7 +134,7 @@ export async function startFakeVllmServer(options: FakeVllmOptions): Promise<Fak
     const seed = typeof body.seed === 'number' ? body.seed : 0;
     const turn = text.split('<|im_start|>assistant\n').length - 1;
     const completion = options.policy({ ids: promptIds, text, turn, seed });
-    const sampled = [...sampleIds(completion.text), ...(completion.noEndOfTurn ? [] : [TOKEN.imEnd])];
+    const sampled = [...sampleIds(completion.text), ...(completion.stopString === undefined ? [TOKEN.imEnd] : [])];
     const ids = sampled.slice(0, maxTokens);
     const finishReason: 'stop' | 'length' = ids.length < sampled.length ? 'length' : 'stop';
     const logprobs = ids.map((id, position) => logprobOf(id, position, seed));
@@ -224,7 +224,7 @@ export async function startFakeVllmServer(options: FakeVllmOptions): Promise<Fak
                   }
                 : null,
               finish_reason: last ? finishReason : null,
-              stop_reason: null,
+              stop_reason: last && finishReason === 'stop' ? (completion.stopString ?? null) : null,
               ...(withIds ? { token_ids: slice, ...(from === 0 ? { prompt_token_ids: promptIds } : {}) } : {}),
             },
           ],
