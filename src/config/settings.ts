@@ -81,11 +81,20 @@ export const settings = {
   defaultModel: setting({
     variable: 'RUNBRIDGE_MODEL',
     ...optional('`provider` or `provider:name`'),
-    default: '`openai` with `OPENAI_API_KEY`, else `anthropic` with `ANTHROPIC_API_KEY`, else `offline`',
+    default:
+      '`openai` with `OPENAI_API_KEY`, else `anthropic` with `ANTHROPIC_API_KEY`, else `vllm` with `VLLM_BASE_URL`, else `offline`',
     derive: (
       own,
-      { openai, anthropic }: { openai: { apiKey: string | undefined }; anthropic: { apiKey: string | undefined } },
-    ) => own ?? (openai.apiKey ? 'openai' : anthropic.apiKey ? 'anthropic' : 'offline'),
+      {
+        openai,
+        anthropic,
+        vllm,
+      }: {
+        openai: { apiKey: string | undefined };
+        anthropic: { apiKey: string | undefined };
+        vllm: { baseUrl: string | undefined };
+      },
+    ) => own ?? (openai.apiKey ? 'openai' : anthropic.apiKey ? 'anthropic' : vllm.baseUrl ? 'vllm' : 'offline'),
     description: 'model of requests that name none ([models](models.md)); one this server cannot serve stops start-up',
   }),
   keepaliveMs: setting({

@@ -1,6 +1,7 @@
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { isDeepStrictEqual } from 'node:util';
 import { z } from 'zod';
+import { PromptRendererSchema } from '../protocol/conversation-schema.js';
 import { RewardReductionSchema, SamplingSchema } from '../protocol/run-request.js';
 import type { RolloutStats } from './rollout-stats.js';
 
@@ -101,6 +102,7 @@ export const RolloutManifestSchema = z.object({
     stop_reasons: z.record(z.string(), count),
     tokens: z.object({ input: count, output: count, total: count }),
     episode_seconds: z.object({ p50: seconds, p95: seconds }),
+    renderers: z.array(PromptRendererSchema.extend({ episodes: count })).optional(),
   }) satisfies z.ZodType<RolloutStats>,
 });
 /** The manifest written beside a rollout file: the batch's settings, counts, mean reward and pass@k (docs/trajectory.md). */

@@ -3,6 +3,7 @@ import type { PromptRenderer, TokenData } from '../models/model.js';
 import type {
   ContentPartWire,
   ConversationMessageWire,
+  PromptRendererWire,
   ReasoningBlockWire,
   TokenDataWire,
   ToolDefinitionWire,
@@ -116,7 +117,7 @@ export function tokenDataToWire(data: TokenData): TokenDataWire {
   };
 }
 
-function rendererToWire(renderer: PromptRenderer): NonNullable<TokenDataWire['renderer']> {
+function rendererToWire(renderer: PromptRenderer): PromptRendererWire {
   return {
     model: renderer.model,
     template_fingerprint: renderer.templateFingerprint,
