@@ -79,7 +79,10 @@ export interface FakeVllmServer {
   /** The server root, e.g. `http://127.0.0.1:41234` (the OpenAI base URL is this plus `/v1`). */
   readonly url: string;
   readonly model: string;
+  /** The context length the server reports and enforces; {@link setMaxModelLen} changes it. */
   readonly maxModelLen: number;
+  /** Serves with another context length from now on, as a server restarted with another `--max-model-len`. */
+  setMaxModelLen(tokens: number): void;
   /** Every request, in order of arrival. */
   readonly requests: readonly FakeVllmRequest[];
   /** Every generation, in order. */
@@ -96,7 +99,7 @@ export interface FakeVllmServer {
 /** Starts the fake on a free loopback port. */
 export async function startFakeVllmServer(options: FakeVllmOptions): Promise<FakeVllmServer> {
   const model = options.model ?? 'Qwen/Qwen3-8B';
-  const maxModelLen = options.maxModelLen ?? 4096;
+  let maxModelLen = options.maxModelLen ?? 4096;
   const perChunk = options.tokensPerChunk ?? 2;
   const requests: FakeVllmRequest[] = [];
   const generations: FakeGeneration[] = [];
@@ -366,7 +369,12 @@ export async function startFakeVllmServer(options: FakeVllmOptions): Promise<Fak
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     model,
-    maxModelLen,
+    get maxModelLen() {
+      return maxModelLen;
+    },
+    setMaxModelLen(tokens) {
+      maxModelLen = tokens;
+    },
     requests,
     generations,
     count: (path) => requests.filter((request) => request.path === path).length,
