@@ -4,9 +4,10 @@ import { STREAM_FORMATS } from '../../../../src/http/formats/stream-formats.js';
 import type { RunEvent } from '../../../../src/protocol/run-events.js';
 import { assertEventOrder } from '../../../../src/protocol/verify-event-order.js';
 import { episodeTokens } from '../../../../src/rollouts/export/episode-tokens.js';
-import { toGrpoRows } from '../../../../src/rollouts/export/grpo-rows.js';
+import { type GrpoRow, toGrpoRows } from '../../../../src/rollouts/export/grpo-rows.js';
 import { rewardStats } from '../../../../src/rollouts/export/reward-stats.js';
 import { toVerifiersRow } from '../../../../src/rollouts/export/verifiers-rows.js';
+import type { RolloutSnapshot } from '../../../../src/rollouts/rollout-snapshot.js';
 import { toTrajectoryRecord } from '../../../../src/rollouts/to-trajectory-record.js';
 import { type TrajectoryRecord, TrajectoryRecordSchema } from '../../../../src/rollouts/trajectory-schema.js';
 import { foldEpisode } from '../../../../src/runs/episode-fold.js';
@@ -18,6 +19,7 @@ import {
   type FakeVllmServer,
   startFakeVllmServer,
 } from '../../../support/fake-vllm/fake-vllm-server.js';
+import { ndjsonLines, readRecords, startRollout } from '../../../support/rollout-client.js';
 import { startTestBridge, type TestBridge } from '../../../support/start-test-bridge.js';
 import { unusedPort } from '../../../support/unused-port.js';
 
@@ -260,6 +262,42 @@ describe('a vllm: run that cannot go on', () => {
     } finally {
       await down.shutdown();
     }
+  });
+});
+
+describe('a rollout batch with a vllm: model (POST /v1/rollouts)', () => {
+  it('streams records and grpo rows holding exactly the server’s ids, and names the renderer and policy', async () => {
+    policy = ({ turn, seed }) =>
+      turn === 1
+        ? { text: `<think>\nFirst.\n</think>\n\n${call('calculator', { expression: '6 * 7' })}` }
+        : { text: call('submit', { answer: 40 + (seed % 3) }) };
+    const id = await startRollout(bridge.fetch, {
+      env: 'arith',
+      tasks: '0:3',
+      samples: 2,
+      model: MODEL,
+      policy_version: 'step-3',
+      sampling: { extra_body: { chat_template_kwargs: { enable_thinking: true } } },
+    });
+    const records = await readRecords(bridge.fetch, id);
+    expect(records).toHaveLength(6);
+    for (const record of records) {
+      expect(record).toMatchObject({
+        policy_version: 'step-3',
+        renderer: { chat_template_kwargs: { enable_thinking: true } },
+      });
+      expectServerIds(
+        record,
+        fake.generations.filter((generation) => generation.body.seed === record.sampling.seed),
+      );
+    }
+    const grpo = ndjsonLines(await (await bridge.fetch(`/v1/rollouts/${id}/records?format=grpo`)).text()) as GrpoRow[];
+    expect(grpo).toHaveLength(6);
+    expect(
+      grpo.every((row) => row.token_check === 'ok' && row.sequences === 1 && row.policy_version === 'step-3'),
+    ).toBe(true);
+    const snapshot = (await (await bridge.fetch(`/v1/rollouts/${id}`)).json()) as RolloutSnapshot;
+    expect(snapshot.results.renderers).toEqual([{ ...records[0]!.renderer, episodes: 6 }]);
   });
 });
 
