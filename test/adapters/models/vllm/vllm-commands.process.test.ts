@@ -143,3 +143,31 @@ describe('runbridge rollout --model vllm:…', () => {
     }
   });
 });
+
+describe('runbridge run --model vllm:…', () => {
+  it('plays an episode token-in and prints its events', async () => {
+    const fake = await startFakeVllmServer({ policy: POLICY });
+    try {
+      const child = spawnRunbridge(
+        ['run', '--model', 'vllm:Qwen/Qwen3-8B', '--env', 'arith', '--index', '0', '--json'],
+        {
+          cwd: ROOT,
+          env: { ...process.env, ORS_URL: '', VLLM_BASE_URL: fake.url, RUNBRIDGE_MODEL: '', RUNBRIDGE_API_KEYS: '' },
+        },
+      );
+      let stdout = '';
+      child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+      const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
+      expect(code).toBe(0);
+      const events = stdout
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as { event: string; model?: string; stop_reason?: string });
+      expect(events[0]).toMatchObject({ event: 'run.started', model: 'vllm:Qwen/Qwen3-8B' });
+      expect(events.at(-1)).toMatchObject({ event: 'run.completed', stop_reason: 'finished' });
+      expect(fake.generations.map((generation) => generation.endpoint)).toEqual(['completions', 'completions']);
+    } finally {
+      await fake.close();
+    }
+  }, 60_000);
+});
