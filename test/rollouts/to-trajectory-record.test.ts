@@ -158,7 +158,10 @@ describe('toTrajectoryRecord', () => {
       episode({
         steps: [
           { ...first!, tokenData: { ...first!.tokenData, renderer } },
-          { ...second!, tokenData: { promptTokenIds: [9], tokenIds: [8], renderer, newSequence: { reason: 'truncated' } } },
+          {
+            ...second!,
+            tokenData: { promptTokenIds: [9], tokenIds: [8], renderer, newSequence: { reason: 'truncated' } },
+          },
         ],
       }),
       context,

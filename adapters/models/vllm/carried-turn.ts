@@ -1,13 +1,8 @@
 import type { Message, ToolCall } from '../../../src/models/conversation.js';
 
-/**
- * What the `vllm` provider keeps of a conversation's last turn, to carry its ids into the next
- * prompt: the prompt and completion as the server took and sampled them, how the completion ended,
- * and what the turn wrote — which the conversation the next turn is asked with must still hold.
- */
-export interface CarriedTurn {
-  /** The conversation's length when the turn was asked for: the turn's own message comes at this index. */
-  messageCount: number;
+/** A completion whose stream ended normally, as the next turn needs it. */
+export interface FinishedTurn {
+  /** The prompt as the server took it. */
   promptIds: number[];
   /** Undefined when the server returned none. */
   completionIds: number[] | undefined;
@@ -18,6 +13,16 @@ export interface CarriedTurn {
   /** The answer text and the calls the turn published. */
   content: string;
   toolCalls: ToolCall[];
+}
+
+/**
+ * What the `vllm` provider keeps of a conversation's last turn, to carry its ids into the next
+ * prompt: the turn, and where it stands — which the conversation the next turn is asked with must
+ * still hold.
+ */
+export interface CarriedTurn extends FinishedTurn {
+  /** The conversation's length when the turn was asked for: the turn's own message comes at this index. */
+  messageCount: number;
   /** The tools and template kwargs it was rendered with (`RenderTarget.key`). */
   renderKey: string;
 }

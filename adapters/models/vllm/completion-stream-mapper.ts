@@ -3,6 +3,7 @@ import type { ModelPart, ModelUsage, PromptRenderer, TokenData } from '../../../
 import type { StreamMapper } from '../common/stream-model-parts.js';
 import { type VendorInfo, vendorFailureToModelError } from '../common/vendor-failure.js';
 import { mapChatFinishReason } from '../openai-chat/chat-stream-mapper.js';
+import type { FinishedTurn } from './carried-turn.js';
 import { CompletionTextParser, type CompletionTextParserOptions } from './completion-text-parser.js';
 import type { VllmCompletionChunk } from './vllm-client.js';
 
@@ -19,16 +20,6 @@ export interface CompletionPlan {
   renderer: PromptRenderer;
   /** Hears how the turn ended, for the next one to carry. */
   onEnd(turn: FinishedTurn): void;
-}
-
-/** A completion the stream ended normally, as the next turn needs it. */
-export interface FinishedTurn {
-  promptIds: number[];
-  completionIds: number[] | undefined;
-  finishReason: string;
-  stopReason: number | string | null;
-  content: string;
-  toolCalls: ToolCall[];
 }
 
 /**

@@ -1,13 +1,10 @@
 import { nanoid } from 'nanoid';
 import type { ModelPart } from '../../../src/models/model.js';
 import { heldTagLength } from './parsers/held-tag.js';
-import {
-  REASONING_PARSERS,
-  type ReasoningParser,
-  type ReasoningParserName,
-  type TextSection,
-} from './parsers/reasoning-parsers.js';
-import { TOOL_PARSERS, type ToolParser, type ToolParserName } from './parsers/tool-parsers.js';
+import type { ReasoningParser, TextSection } from './parsers/reasoning-parser.js';
+import { REASONING_PARSERS, type ReasoningParserName } from './parsers/reasoning-parsers.js';
+import type { ToolParser } from './parsers/tool-parser.js';
+import { TOOL_PARSERS, type ToolParserName } from './parsers/tool-parsers.js';
 import { TrimmedText } from './parsers/trimmed-text.js';
 
 /**

@@ -1,24 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { episodeTokens, stepTokens } from '../../../src/rollouts/export/episode-tokens.js';
 import type { TrajectoryStep } from '../../../src/rollouts/trajectory-schema.js';
-import { sampleRecord } from '../sample-record.js';
-
-function step(turn: number, tokens: Partial<TrajectoryStep>): TrajectoryStep {
-  return {
-    turn,
-    finish_reason: 'tool_calls',
-    raw_finish_reason: 'tool_calls',
-    usage: { input_tokens: 0, output_tokens: 0, total_tokens: 0 },
-    reward: null,
-    tool_calls: [],
-    prompt_token_ids: null,
-    token_ids: null,
-    logprobs: null,
-    logprobs_raw: null,
-    model_ms: 1,
-    ...tokens,
-  };
-}
+import { sampleRecord, sampleStep as step } from '../sample-record.js';
 
 const withSteps = (...steps: TrajectoryStep[]) => sampleRecord(0, 0, { steps });
 

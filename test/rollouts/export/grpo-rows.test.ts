@@ -2,27 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { episodeTokens } from '../../../src/rollouts/export/episode-tokens.js';
 import { toGrpoRows } from '../../../src/rollouts/export/grpo-rows.js';
 import { rewardStats } from '../../../src/rollouts/export/reward-stats.js';
-import type { TrajectoryStep } from '../../../src/rollouts/trajectory-schema.js';
-import { sampleRecord } from '../sample-record.js';
+import { sampleRecord, sampleStep as step } from '../sample-record.js';
 
-function step(turn: number, tokens: Partial<TrajectoryStep>): TrajectoryStep {
-  return {
-    turn,
-    finish_reason: 'tool_calls',
-    raw_finish_reason: 'stop',
-    usage: { input_tokens: 0, output_tokens: 0, total_tokens: 0 },
-    reward: null,
-    tool_calls: [],
-    prompt_token_ids: null,
-    token_ids: null,
-    logprobs: null,
-    logprobs_raw: null,
-    model_ms: 1,
-    ...tokens,
-  };
-}
-
-function rowsOf(steps: TrajectoryStep[]) {
+function rowsOf(steps: ReturnType<typeof step>[]) {
   const record = sampleRecord(0, 0, { steps });
   const group = { groupId: record.group_id, records: [record], stats: rewardStats([1]) };
   return toGrpoRows(record, group, episodeTokens(record), false);

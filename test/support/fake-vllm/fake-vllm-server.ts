@@ -144,29 +144,46 @@ export async function startFakeVllmServer(options: FakeVllmOptions): Promise<Fak
     return { completion, ids, logprobs, finishReason };
   }
 
+  /**
+   * Streams `generation`'s ids in chunks of `perChunk` (each chunk's body from `chunkOf`), recording the
+   * ids each carried when `withIds`; then the usage chunk when asked for, and `[DONE]`.
+   */
   async function streamChunks(
     req: IncomingMessage,
     res: ServerResponse,
     generation: FakeGeneration,
-    hangAfter: number | undefined,
+    stream: {
+      hangAfter: number | undefined;
+      head: Record<string, unknown>;
+      withIds: boolean;
+      body: Record<string, unknown>;
+    },
     chunkOf: (ids: number[], from: number, last: boolean) => Record<string, unknown>,
-    usageChunk: Record<string, unknown> | undefined,
   ): Promise<void> {
     res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' });
     const ids = generation.completionIds;
     for (let from = 0; from < ids.length; from += perChunk) {
-      if (hangAfter !== undefined && from >= hangAfter) {
+      if (stream.hangAfter !== undefined && from >= stream.hangAfter) {
         if (!req.destroyed) await once(res, 'close');
         hungClosed();
         return;
       }
       const slice = ids.slice(from, from + perChunk);
-      const chunk = chunkOf(slice, from, from + perChunk >= ids.length);
-      res.write(`data: ${JSON.stringify(chunk)}\n\n`);
+      if (stream.withIds) generation.chunkTokenIds.push(slice);
+      res.write(
+        `data: ${JSON.stringify({ ...stream.head, ...chunkOf(slice, from, from + perChunk >= ids.length) })}\n\n`,
+      );
       // Lets the client read each chunk as it comes, as a real server's pace would.
       await new Promise((resolve) => setImmediate(resolve));
     }
-    if (usageChunk) res.write(`data: ${JSON.stringify(usageChunk)}\n\n`);
+    if ((stream.body.stream_options as { include_usage?: boolean } | undefined)?.include_usage) {
+      const usage = {
+        prompt_tokens: generation.promptIds.length,
+        completion_tokens: ids.length,
+        total_tokens: generation.promptIds.length + ids.length,
+      };
+      res.write(`data: ${JSON.stringify({ ...stream.head, choices: [], usage })}\n\n`);
+    }
     res.end('data: [DONE]\n\n');
   }
 
@@ -199,43 +216,27 @@ export async function startFakeVllmServer(options: FakeVllmOptions): Promise<Fak
     };
     generations.push(generation);
     const head = { id: `cmpl-fake${generations.length}`, object: 'text_completion', created: 1_764_000_000, model };
-    const usage = {
-      prompt_tokens: promptIds.length,
-      completion_tokens: ids.length,
-      total_tokens: promptIds.length + ids.length,
-    };
-    const streamOptions = body.stream_options as { include_usage?: boolean } | undefined;
-    await streamChunks(
-      req,
-      res,
-      generation,
-      completion.hangAfterTokens,
-      (slice, from, last) => {
-        if (withIds) generation.chunkTokenIds.push(slice);
-        return {
-          ...head,
-          choices: [
-            {
-              index: 0,
-              text: decode(slice, skipSpecial),
-              logprobs: withLogprobs
-                ? {
-                    text_offset: slice.map(() => 0),
-                    token_logprobs: logprobs.slice(from, from + slice.length),
-                    tokens: slice.map(tokenText),
-                    top_logprobs: slice.map((id, offset) => ({ [tokenText(id)]: logprobs[from + offset] })),
-                  }
-                : null,
-              finish_reason: last ? finishReason : null,
-              stop_reason: last && finishReason === 'stop' ? (completion.stopString ?? null) : null,
-              ...(withIds ? { token_ids: slice, ...(from === 0 ? { prompt_token_ids: promptIds } : {}) } : {}),
-            },
-          ],
-          usage: null,
-        };
-      },
-      streamOptions?.include_usage ? { ...head, choices: [], usage } : undefined,
-    );
+    const stream = { hangAfter: completion.hangAfterTokens, head, withIds, body };
+    await streamChunks(req, res, generation, stream, (slice, from, last) => ({
+      choices: [
+        {
+          index: 0,
+          text: decode(slice, skipSpecial),
+          logprobs: withLogprobs
+            ? {
+                text_offset: slice.map(() => 0),
+                token_logprobs: logprobs.slice(from, from + slice.length),
+                tokens: slice.map(tokenText),
+                top_logprobs: slice.map((id, offset) => ({ [tokenText(id)]: logprobs[from + offset] })),
+              }
+            : null,
+          finish_reason: last ? finishReason : null,
+          stop_reason: last && finishReason === 'stop' ? (completion.stopString ?? null) : null,
+          ...(withIds ? { token_ids: slice, ...(from === 0 ? { prompt_token_ids: promptIds } : {}) } : {}),
+        },
+      ],
+      usage: null,
+    }));
   }
 
   async function chatCompletions(req: IncomingMessage, res: ServerResponse, body: Record<string, unknown>) {
@@ -258,62 +259,42 @@ export async function startFakeVllmServer(options: FakeVllmOptions): Promise<Fak
     const head = { id: `chatcmpl-fake${generations.length}`, object: 'chat.completion.chunk', created: 1, model };
     // The server's parsers hold text back until they know what it is; this fake sends each part whole,
     // the reasoning with the first chunk, the answer and the tool calls with the last.
-    let sentReasoning = false;
-    await streamChunks(
-      req,
-      res,
-      generation,
-      completion.hangAfterTokens,
-      (slice, from, last) => {
-        if (withIds) generation.chunkTokenIds.push(slice);
-        const delta: Record<string, unknown> = {};
-        if (!sentReasoning && parsed.reasoning !== '') delta.reasoning_content = parsed.reasoning;
-        sentReasoning = true;
-        if (last && parsed.content !== '') delta.content = parsed.content;
-        if (last && parsed.toolCalls.length > 0) {
-          delta.tool_calls = parsed.toolCalls.map((call, index) => ({
-            index,
-            id: `chatcmpl-tool-${generations.length}-${index}`,
-            type: 'function',
-            function: call,
-          }));
-        }
-        return {
-          ...head,
-          ...(from === 0 && withIds ? { prompt_token_ids: promptIds } : {}),
-          choices: [
-            {
-              index: 0,
-              delta,
-              logprobs:
-                body.logprobs === true
-                  ? {
-                      content: slice.map((id, offset) => ({
-                        token: tokenText(id),
-                        logprob: logprobs[from + offset],
-                        bytes: [...Buffer.from(tokenText(id))],
-                        top_logprobs: [],
-                      })),
-                    }
-                  : null,
-              finish_reason: last ? (parsed.toolCalls.length > 0 ? 'tool_calls' : finishReason) : null,
-              ...(withIds ? { token_ids: slice } : {}),
-            },
-          ],
-        };
-      },
-      (body.stream_options as { include_usage?: boolean } | undefined)?.include_usage
-        ? {
-            ...head,
-            choices: [],
-            usage: {
-              prompt_tokens: promptIds.length,
-              completion_tokens: ids.length,
-              total_tokens: promptIds.length + ids.length,
-            },
-          }
-        : undefined,
-    );
+    const stream = { hangAfter: completion.hangAfterTokens, head, withIds, body };
+    await streamChunks(req, res, generation, stream, (slice, from, last) => {
+      const delta: Record<string, unknown> = {};
+      if (from === 0 && parsed.reasoning !== '') delta.reasoning_content = parsed.reasoning;
+      if (last && parsed.content !== '') delta.content = parsed.content;
+      if (last && parsed.toolCalls.length > 0) {
+        delta.tool_calls = parsed.toolCalls.map((call, index) => ({
+          index,
+          id: `chatcmpl-tool-${generations.length}-${index}`,
+          type: 'function',
+          function: call,
+        }));
+      }
+      return {
+        ...(from === 0 && withIds ? { prompt_token_ids: promptIds } : {}),
+        choices: [
+          {
+            index: 0,
+            delta,
+            logprobs:
+              body.logprobs === true
+                ? {
+                    content: slice.map((id, offset) => ({
+                      token: tokenText(id),
+                      logprob: logprobs[from + offset],
+                      bytes: [...Buffer.from(tokenText(id))],
+                      top_logprobs: [],
+                    })),
+                  }
+                : null,
+            finish_reason: last ? (parsed.toolCalls.length > 0 ? 'tool_calls' : finishReason) : null,
+            ...(withIds ? { token_ids: slice } : {}),
+          },
+        ],
+      };
+    });
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {

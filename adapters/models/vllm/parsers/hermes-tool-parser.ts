@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import { cutAtTag } from './held-tag.js';
-import type { ToolParser, ToolParserOptions, ToolParserOutput } from './tool-parsers.js';
+import type { ToolParser, ToolParserOptions, ToolParserOutput } from './tool-parser.js';
 
 const OPEN = '<tool_call>';
 const CLOSE = '</tool_call>';

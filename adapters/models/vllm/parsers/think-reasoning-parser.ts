@@ -1,5 +1,5 @@
 import { cutAtTag } from './held-tag.js';
-import type { ReasoningParser, TextSection } from './reasoning-parsers.js';
+import type { ReasoningParser, TextSection } from './reasoning-parser.js';
 
 const OPEN = '<think>';
 const CLOSE = '</think>';
