@@ -4,8 +4,8 @@ import type { StreamMapper } from '../common/stream-model-parts.js';
 import { type VendorInfo, vendorFailureToModelError } from '../common/vendor-failure.js';
 import { mapChatFinishReason } from '../openai-chat/chat-stream-mapper.js';
 import type { FinishedTurn } from './carried-turn.js';
+import type { VllmCompletionChunk } from './completion-chunks.js';
 import { CompletionTextParser, type CompletionTextParserOptions } from './completion-text-parser.js';
-import type { VllmCompletionChunk } from './vllm-client.js';
 
 /** What the mapper is told once the prompt is known, before the first chunk. */
 export interface CompletionPlan {

@@ -76,7 +76,8 @@ export class CompletionTextParser {
       this.#held = '';
       return text.slice(0, cut);
     }
-    const held = Math.max(...END_MARKERS.map((marker) => heldTagLength(text, marker)));
+    let held = 0;
+    for (const marker of END_MARKERS) held = Math.max(held, heldTagLength(text, marker));
     this.#held = text.slice(text.length - held);
     return text.slice(0, text.length - held);
   }

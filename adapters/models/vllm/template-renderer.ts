@@ -81,6 +81,12 @@ export class TemplateRenderer {
   readonly #client: VllmClient;
   readonly #dummies = new Map<string, Promise<number[]>>();
   readonly #fingerprints = new Map<string, Promise<string>>();
+  /**
+   * Whether the generation prompt opens a reasoning block, per target, as the last render saw it: the
+   * generation prompt is the template's and the kwargs', the same every turn, so a bridge need not ask
+   * for every token's text again (a few hundred strings a turn).
+   */
+  readonly #opens = new Map<string, boolean>();
 
   constructor(client: VllmClient) {
     this.#client = client;
@@ -92,11 +98,14 @@ export class TemplateRenderer {
    */
   async render(messages: VllmChatMessage[], target: RenderTarget, signal: AbortSignal): Promise<RenderedIds> {
     const [answer] = await Promise.all([
-      this.#tokenize({ messages, add_generation_prompt: true }, target, signal),
+      this.#tokenize({ messages, add_generation_prompt: true, return_token_strs: true }, target, signal),
       this.#dummy(target, signal),
       this.fingerprint(target, signal),
     ]);
-    return rendered(answer);
+    const opens = opensReasoning(answer.token_strs);
+    if (this.#opens.size >= CACHE_ENTRIES) this.#opens.clear();
+    this.#opens.set(target.key, opens);
+    return rendered(answer, opens);
   }
 
   /**
@@ -118,8 +127,9 @@ export class TemplateRenderer {
     const at = dummy.lastIndexOf(lastId);
     const separator = dummy.length - 1 - at;
     if (at < 0 || separator > MAX_SEPARATOR_TOKENS) return undefined;
+    const known = this.#opens.get(target.key);
     const answer = await this.#tokenize(
-      { messages: [DUMMY, ...messages], add_generation_prompt: true },
+      { messages: [DUMMY, ...messages], add_generation_prompt: true, return_token_strs: known === undefined },
       target,
       signal,
     );
@@ -128,7 +138,7 @@ export class TemplateRenderer {
     let ids = full.slice(dummy.length - separator);
     // A template whose end-of-turn token also opens the next turn (GLM's `<|observation|>`) has it once.
     if (ids[0] === lastId) ids = ids.slice(1);
-    return { ...rendered(answer), ids };
+    return { ...rendered(answer, known ?? opensReasoning(answer.token_strs)), ids };
   }
 
   /** `sha256:` and the hex SHA-256 of the ids of a fixed probe conversation, rendered with `target`'s model and kwargs. */
@@ -136,7 +146,7 @@ export class TemplateRenderer {
     const key = JSON.stringify([target.model ?? null, target.kwargs]);
     const made = remember(this.#fingerprints, key, async () => {
       const answer = await this.#tokenize(
-        { messages: PROBE.messages, add_generation_prompt: true },
+        { messages: PROBE.messages, add_generation_prompt: true, return_token_strs: false },
         { ...target, tools: PROBE.tools },
         undefined,
       );
@@ -147,7 +157,11 @@ export class TemplateRenderer {
 
   #dummy(target: RenderTarget, signal: AbortSignal): Promise<number[]> {
     const made = remember(this.#dummies, target.key, async () => {
-      const answer = await this.#tokenize({ messages: [DUMMY], add_generation_prompt: false }, target, undefined);
+      const answer = await this.#tokenize(
+        { messages: [DUMMY], add_generation_prompt: false, return_token_strs: false },
+        target,
+        undefined,
+      );
       return answer.tokens;
     });
     return untilAborted(made, signal);
@@ -155,7 +169,7 @@ export class TemplateRenderer {
 
   /** One `/tokenize` call; one whose answer is kept for others runs without the caller's signal. */
   #tokenize(
-    body: Pick<TokenizeChatBody, 'messages' | 'add_generation_prompt'>,
+    body: Pick<TokenizeChatBody, 'messages' | 'add_generation_prompt'> & { return_token_strs: boolean },
     target: Pick<RenderTarget, 'model' | 'tools' | 'kwargs'>,
     signal: AbortSignal | undefined,
   ): Promise<TokenizeAnswer> {
@@ -166,7 +180,7 @@ export class TemplateRenderer {
         ...(target.tools.length === 0 ? {} : { tools: target.tools }),
         add_generation_prompt: body.add_generation_prompt,
         add_special_tokens: false,
-        ...(body.add_generation_prompt ? { return_token_strs: true } : {}),
+        ...(body.return_token_strs ? { return_token_strs: true } : {}),
         ...(Object.keys(target.kwargs).length === 0 ? {} : { chat_template_kwargs: target.kwargs }),
       },
       signal,
@@ -174,8 +188,8 @@ export class TemplateRenderer {
   }
 }
 
-function rendered(answer: TokenizeAnswer): RenderedIds {
-  return { ids: answer.tokens, maxModelLen: answer.max_model_len, opensReasoning: opensReasoning(answer.token_strs) };
+function rendered(answer: TokenizeAnswer, opens: boolean): RenderedIds {
+  return { ids: answer.tokens, maxModelLen: answer.max_model_len, opensReasoning: opens };
 }
 
 /** Whether the last few tokens open a `<think>` block they do not close: the generation prompt began the reasoning. */

@@ -27,6 +27,10 @@ export interface FakeCompletion {
   stopString?: string;
   /** Stream this many tokens, then hold the stream open until the client goes away. */
   hangAfterTokens?: number;
+  /** Stream this many tokens, then break the connection off. */
+  cutAfterTokens?: number;
+  /** Stream this many tokens, then an error frame, as vLLM does when a generation fails midway. */
+  errorAfterTokens?: number;
 }
 
 /** The prompt a turn is written for. */
@@ -153,7 +157,7 @@ export async function startFakeVllmServer(options: FakeVllmOptions): Promise<Fak
     res: ServerResponse,
     generation: FakeGeneration,
     stream: {
-      hangAfter: number | undefined;
+      completion: FakeCompletion;
       head: Record<string, unknown>;
       withIds: boolean;
       body: Record<string, unknown>;
@@ -163,9 +167,19 @@ export async function startFakeVllmServer(options: FakeVllmOptions): Promise<Fak
     res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' });
     const ids = generation.completionIds;
     for (let from = 0; from < ids.length; from += perChunk) {
-      if (stream.hangAfter !== undefined && from >= stream.hangAfter) {
+      const { hangAfterTokens, cutAfterTokens, errorAfterTokens } = stream.completion;
+      if (hangAfterTokens !== undefined && from >= hangAfterTokens) {
         if (!req.destroyed) await once(res, 'close');
         hungClosed();
+        return;
+      }
+      if (cutAfterTokens !== undefined && from >= cutAfterTokens) {
+        res.destroy();
+        return;
+      }
+      if (errorAfterTokens !== undefined && from >= errorAfterTokens) {
+        const error = { message: 'The engine failed while generating.', type: 'InternalServerError', code: 500 };
+        res.end(`data: ${JSON.stringify({ error })}\n\ndata: [DONE]\n\n`);
         return;
       }
       const slice = ids.slice(from, from + perChunk);
@@ -216,7 +230,7 @@ export async function startFakeVllmServer(options: FakeVllmOptions): Promise<Fak
     };
     generations.push(generation);
     const head = { id: `cmpl-fake${generations.length}`, object: 'text_completion', created: 1_764_000_000, model };
-    const stream = { hangAfter: completion.hangAfterTokens, head, withIds, body };
+    const stream = { completion, head, withIds, body };
     await streamChunks(req, res, generation, stream, (slice, from, last) => ({
       choices: [
         {
@@ -244,7 +258,8 @@ export async function startFakeVllmServer(options: FakeVllmOptions): Promise<Fak
     const maxTokens =
       typeof body.max_tokens === 'number' ? body.max_tokens : Math.max(1, maxModelLen - promptIds.length);
     const { completion, ids, logprobs, finishReason } = generate(promptIds, body, maxTokens);
-    const parsed = parseQwenOutput(decode(ids, true));
+    const text = decode(ids, true);
+    const { spans, calls } = parseQwenOutput(text);
     const withIds = body.return_token_ids === true && !options.omitTokenIds;
     const generation: FakeGeneration = {
       endpoint: 'chat',
@@ -257,21 +272,36 @@ export async function startFakeVllmServer(options: FakeVllmOptions): Promise<Fak
     };
     generations.push(generation);
     const head = { id: `chatcmpl-fake${generations.length}`, object: 'chat.completion.chunk', created: 1, model };
-    // The server's parsers hold text back until they know what it is; this fake sends each part whole,
-    // the reasoning with the first chunk, the answer and the tool calls with the last.
-    const stream = { hangAfter: completion.hangAfterTokens, head, withIds, body };
+    // Each token's piece of the reasoning, the answer or a call's arguments goes in its own chunk's
+    // delta, as vLLM's parsers stream them; a call is announced by the chunk its block starts in.
+    const stream = { completion, head, withIds, body };
+    let offset = 0;
+    let announced = 0;
     await streamChunks(req, res, generation, stream, (slice, from, last) => {
+      const start = offset;
+      offset += decode(slice, true).length;
+      const pieceOf = (kind: string, call = -1) =>
+        spans
+          .filter((span) => span.kind === kind && span.call === call && span.start < offset && span.end > start)
+          .map((span) => text.slice(Math.max(start, span.start), Math.min(offset, span.end)))
+          .join('');
       const delta: Record<string, unknown> = {};
-      if (from === 0 && parsed.reasoning !== '') delta.reasoning_content = parsed.reasoning;
-      if (last && parsed.content !== '') delta.content = parsed.content;
-      if (last && parsed.toolCalls.length > 0) {
-        delta.tool_calls = parsed.toolCalls.map((call, index) => ({
-          index,
-          id: `chatcmpl-tool-${generations.length}-${index}`,
-          type: 'function',
-          function: call,
-        }));
-      }
+      const reasoning = pieceOf('reasoning');
+      if (reasoning !== '') delta.reasoning_content = reasoning;
+      const content = pieceOf('content');
+      if (content !== '') delta.content = content;
+      const toolCalls: unknown[] = [];
+      calls.forEach((call, index) => {
+        if (call.start >= offset) return;
+        if (index >= announced) {
+          announced = index + 1;
+          const id = `chatcmpl-tool-${generations.length}-${index}`;
+          toolCalls.push({ index, id, type: 'function', function: { name: call.name, arguments: '' } });
+        }
+        const args = pieceOf('arguments', index);
+        if (args !== '') toolCalls.push({ index, function: { arguments: args } });
+      });
+      if (toolCalls.length > 0) delta.tool_calls = toolCalls;
       return {
         ...(from === 0 && withIds ? { prompt_token_ids: promptIds } : {}),
         choices: [
@@ -281,15 +311,15 @@ export async function startFakeVllmServer(options: FakeVllmOptions): Promise<Fak
             logprobs:
               body.logprobs === true
                 ? {
-                    content: slice.map((id, offset) => ({
+                    content: slice.map((id, position) => ({
                       token: tokenText(id),
-                      logprob: logprobs[from + offset],
+                      logprob: logprobs[from + position],
                       bytes: [...Buffer.from(tokenText(id))],
                       top_logprobs: [],
                     })),
                   }
                 : null,
-            finish_reason: last ? (parsed.toolCalls.length > 0 ? 'tool_calls' : finishReason) : null,
+            finish_reason: last ? (calls.length > 0 ? 'tool_calls' : finishReason) : null,
             ...(withIds ? { token_ids: slice } : {}),
           },
         ],

@@ -3,8 +3,12 @@
  * piece of a stream: what a streaming parser holds back rather than publish as text too early.
  */
 export function heldTagLength(text: string, tag: string): number {
-  for (let length = Math.min(tag.length - 1, text.length); length > 0; length--) {
-    if (text.endsWith(tag.slice(0, length))) return length;
+  // Compared character by character: a stream calls this for every delta, and slicing allocated.
+  next: for (let at = Math.max(0, text.length - tag.length + 1); at < text.length; at++) {
+    for (let offset = 0; at + offset < text.length; offset++) {
+      if (text.charCodeAt(at + offset) !== tag.charCodeAt(offset)) continue next;
+    }
+    return text.length - at;
   }
   return 0;
 }

@@ -360,6 +360,28 @@ describe('the vllm provider, failures', () => {
     expect((error as Error).message).toMatch(/VLLM_API_KEY/);
   });
 
+  it('reports a stream that breaks off as model_stream_interrupted, and an error frame by its type', async () => {
+    const { provider } = await start({
+      policy: ({ seed }) => ({
+        text: 'A long answer.',
+        ...(seed === 1 ? { cutAfterTokens: 4 } : { errorAfterTokens: 4 }),
+      }),
+    });
+    const stream = (seed: number) =>
+      provider.create('Qwen/Qwen3-8B').stream({
+        messages: conversation(),
+        tools,
+        sampling: { seed },
+        signal: new AbortController().signal,
+      });
+    const cut = await collectFailure(stream(1));
+    expect(cut.error).toMatchObject({ code: 'model_stream_interrupted' });
+    expect(cut.parts.some((part) => part.type === 'text-delta')).toBe(true);
+    const failed = await collectFailure(stream(2));
+    expect(failed.error).toMatchObject({ code: 'model_error' });
+    expect((failed.error as Error).message).toContain('The engine failed while generating.');
+  });
+
   it('stops generating when cancelled mid-stream, and throws the abort reason', async () => {
     const { fake, provider } = await start({
       policy: () => ({ text: 'A long answer that never ends.', hangAfterTokens: 4 }),
