@@ -36,6 +36,8 @@ export const RolloutConfigSchema = z.object({
   timeout_seconds: z.number().positive(),
   retry_failed: z.boolean(),
   pass_threshold: z.number(),
+  /** Which weights played the batch (`--policy-version`); absent when it named none. */
+  policy_version: z.string().optional(),
 });
 export type RolloutConfig = z.infer<typeof RolloutConfigSchema>;
 
@@ -49,6 +51,7 @@ const EPISODE_SETTINGS = [
   'max_turns',
   'instructions',
   'reward_reduction',
+  'policy_version',
 ] as const;
 
 const count = z.number().int().nonnegative();

@@ -29,6 +29,8 @@ export interface TrajectoryContext {
   timeoutMs: number;
   /** The service batch that played it, and the policy it names (`POST /v1/rollouts`). */
   batch?: { id: string; policyVersion: string | null };
+  /** The policy a local batch names (`runbridge rollout --policy-version`); a service batch's is its `batch`'s. */
+  policyVersion?: string;
 }
 
 /**
@@ -47,7 +49,7 @@ export function toTrajectoryRecord(record: EpisodeRecord, context: TrajectoryCon
     schema_version: TRAJECTORY_SCHEMA_VERSION,
     rollout_id: context.rolloutId,
     ...(context.batch === undefined ? {} : { batch_id: context.batch.id }),
-    ...(context.batch?.policyVersion == null ? {} : { policy_version: context.batch.policyVersion }),
+    ...policyOf(context),
     group_id: rollout.groupId,
     sample_index: rollout.sample,
     attempt: context.attempt,
@@ -81,6 +83,11 @@ export function toTrajectoryRecord(record: EpisodeRecord, context: TrajectoryCon
       total_tokens: record.usage.total_tokens,
     },
   };
+}
+
+function policyOf(context: TrajectoryContext): Pick<TrajectoryRecord, 'policy_version'> {
+  const version = context.batch?.policyVersion ?? context.policyVersion;
+  return version == null ? {} : { policy_version: version };
 }
 
 /**

@@ -51,6 +51,8 @@ describe('runbridge rollout --model vllm:…', () => {
         '2',
         '--extra-body',
         '{"chat_template_kwargs": {"enable_thinking": true}}',
+        '--policy-version',
+        'step-0',
         '--out',
         out,
       ],
@@ -75,7 +77,12 @@ describe('runbridge rollout --model vllm:…', () => {
   it('writes records whose every turn holds exactly the ids and logprobs the server took and sampled', () => {
     expect(records).toHaveLength(8);
     for (const record of records) {
-      expect(record).toMatchObject({ status: 'completed', stop_reason: 'finished', model: 'vllm:Qwen/Qwen3-8B' });
+      expect(record).toMatchObject({
+        status: 'completed',
+        stop_reason: 'finished',
+        model: 'vllm:Qwen/Qwen3-8B',
+        policy_version: 'step-0',
+      });
       const generations = generationsOf(record);
       expect(generations).toHaveLength(2);
       expect(generations.every((generation) => generation.endpoint === 'completions')).toBe(true);
@@ -93,9 +100,10 @@ describe('runbridge rollout --model vllm:…', () => {
     }
   });
 
-  it('names one renderer in the manifest, for every episode', () => {
+  it('names the model, the policy and one renderer in the manifest, for every episode', () => {
     const manifest = readManifestFile(manifestPathFor(out));
     expect(manifest.results.renderers).toEqual([{ ...records[0]!.renderer, episodes: 8 }]);
+    expect(manifest.config).toMatchObject({ model: 'vllm:Qwen/Qwen3-8B', policy_version: 'step-0' });
   });
 
   it('exports one exact grpo sequence per episode, and verifiers turns with the same ids', async () => {
