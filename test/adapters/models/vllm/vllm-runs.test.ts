@@ -209,6 +209,41 @@ describe('a run with a vllm: model', () => {
     ]);
   });
 
+  it('answers a malformed call with a tool error and goes on, still carrying the ids', async () => {
+    const { events, record, generations } = await play({}, ({ turn }) => {
+      if (turn === 1)
+        return { text: '<tool_call>\n{"name": "calculator", "arguments": {"expression": 17 +}\n</tool_call>' };
+      return ARITH({ ids: [], text: '', turn: 3, seed: 0 });
+    });
+    expect(events.at(-1)).toMatchObject({ event: 'run.completed', stop_reason: 'finished', reward: 1 });
+    expect(events.find((event) => event.event === 'tool.completed')).toMatchObject({
+      tool: 'calculator',
+      error: true,
+      error_message: expect.stringContaining('not a JSON object'),
+    });
+    expectServerIds(record, generations);
+    expect(episodeTokens(record).check).toBe('ok');
+    expect(record.steps.some((step) => step.new_sequence)).toBe(false);
+  });
+
+  it('starts a new sequence after a turn cut by max_tokens, and the record says where', async () => {
+    // Turn 1 runs past the limit; the submission after it fits.
+    const submit = { text: '<tool_call>{"name": "submit", "arguments": {"answer": 42}}</tool_call>' };
+    const { record, generations } = await play({ sampling: { max_tokens: 40 } }, ({ turn }) =>
+      turn === 1 ? ARITH({ ids: [], text: '', turn: 1, seed: 0 }) : submit,
+    );
+    expect(generations[0]!.finishReason).toBe('length');
+    expect(record.steps[0]!.finish_reason).toBe('length');
+    expect(record.steps[1]!.new_sequence).toEqual({ reason: 'truncated' });
+    expectServerIds(record, generations);
+    const tokens = episodeTokens(record);
+    expect(tokens.check).toBe('ok');
+    expect(tokens.sequences.map((sequence) => sequence.turns)).toEqual([
+      [1, 1],
+      [2, record.steps.length],
+    ]);
+  });
+
   it('carries a person’s message in chat mode into the same sequence', async () => {
     policy = ({ turn }) => ({ text: `Answer number ${turn}.` });
     const before = fake.generations.length;
