@@ -1,3 +1,4 @@
+import { ModelError } from '../../../src/errors.js';
 import type { Message, ToolDefinition } from '../../../src/models/conversation.js';
 import type { Model, ModelPart, ModelRequest } from '../../../src/models/model.js';
 import { mergeExtraBody } from '../common/merge-extra-body.js';
@@ -69,7 +70,14 @@ export class VllmModel implements Model {
   async #open(request: ModelRequest, mapper: CompletionStreamMapper, signal: AbortSignal) {
     const { client, renderer, turns, vendor } = this.#shared;
     const { chat_template_kwargs: runKwargs, ...extraBody } = request.sampling.extra_body ?? {};
-    const kwargs = { ...this.#settings.chatTemplateKwargs, ...(isObject(runKwargs) ? runKwargs : {}) };
+    if (runKwargs !== undefined && !isObject(runKwargs)) {
+      throw new ModelError(
+        `sampling.extra_body.chat_template_kwargs must be a JSON object (the keyword arguments of ${vendor.name}'s ` +
+          'chat template, e.g. {"enable_thinking": false}); fix or remove it.',
+        { code: 'model_bad_request', details: { vendor: vendor.name } },
+      );
+    }
+    const kwargs = { ...this.#settings.chatTemplateKwargs, ...runKwargs };
     const target = renderTarget(this.#name, request.tools, kwargs);
     const { messages } = request;
     const carried = turns.get(messages);

@@ -316,6 +316,25 @@ describe('the vllm provider, failures', () => {
     expect(fake.count('/v1/completions')).toBe(0);
   });
 
+  it('refuses chat_template_kwargs that are not an object, and extra_body keys it sets itself, before sending', async () => {
+    const { fake, provider } = await start();
+    for (const [extra, said] of [
+      [{ chat_template_kwargs: 'enable_thinking' }, /chat_template_kwargs must be a JSON object/],
+      [{ prompt: [1, 2] }, /sets "prompt", which the bridge sets itself/],
+    ] as const) {
+      const { error } = await collectFailure(
+        provider.create('Qwen/Qwen3-8B').stream({
+          messages: conversation(),
+          tools,
+          sampling: { extra_body: extra },
+          signal: new AbortController().signal,
+        }),
+      );
+      expect(error).toMatchObject({ code: 'model_bad_request', message: expect.stringMatching(said) });
+    }
+    expect(fake.count('/v1/completions')).toBe(0);
+  });
+
   it('gives the turn only the tokens the context has left', async () => {
     const { fake, provider } = await start({ maxModelLen: 600 });
     await turn(provider, conversation(), { max_tokens: 100_000 });
