@@ -54,7 +54,11 @@ export async function benchTokenInCost(ctx: BenchContext): Promise<BenchResult> 
       return { wallUs: (wallMs * 1000) / turns, cpuUs: (cpuMs * 1000) / turns };
     };
     // One `/tokenize` call of a later turn's size, alone: the call the target allows for on top.
-    const client = new VllmClient(url, { apiKey: 'bench', fetch: transport }, { name: 'the fake vLLM', apiKeyVariable: '-' });
+    const client = new VllmClient(
+      url,
+      { apiKey: 'bench', fetch: transport },
+      { name: 'the fake vLLM', apiKeyVariable: '-' },
+    );
     const bridgeBody = {
       model: MODEL,
       messages: [
