@@ -65,7 +65,7 @@ module.exports = {
     {
       name: 'adapters-on-the-contract',
       comment:
-        'Model adapters depend on the model contract, their own SDK and src/http-client only; environments on the ORS framework.',
+        'Model adapters depend on the model contract, their own SDK, src/http-client and src/sse only; environments on the ORS framework.',
       severity: 'error',
       from: { path: '^adapters/' },
       to: { path: under('http', 'runs', 'store', 'webhooks', 'rollouts', 'commands', 'client', 'ui', 'main.ts') },

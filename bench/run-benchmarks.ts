@@ -15,6 +15,7 @@ import { benchRolloutThroughput } from './benchmarks/rollout-throughput.js';
 import { benchScale } from './benchmarks/scale.js';
 import { benchTelemetryOverhead } from './benchmarks/telemetry-overhead.js';
 import { benchTimeToFirstEvent } from './benchmarks/time-to-first-event.js';
+import { benchTokenInCost } from './benchmarks/token-in-cost.js';
 import { type BenchChild, startBenchChild } from './support/bench-child.js';
 import type { BenchContext, BenchResult } from './support/bench-result.js';
 import { machineInfo } from './support/machine-info.js';
@@ -36,6 +37,7 @@ const BENCHMARKS: ReadonlyArray<{ id: string; run: (ctx: BenchContext) => Promis
   { id: 'rollout-service', run: benchRolloutService },
   { id: 'every-core', run: benchEveryCore },
   { id: 'peers', run: benchPeers },
+  { id: 'token-in', run: benchTokenInCost },
 ];
 
 const USAGE = `npm run bench -- [--quick] [--only id,id] [--out FILE]

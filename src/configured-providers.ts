@@ -2,6 +2,7 @@ import { createAnthropicProvider } from '../adapters/models/anthropic/anthropic-
 import { createOfflineProvider } from '../adapters/models/offline/offline-provider.js';
 import { createOpenAiChatProvider } from '../adapters/models/openai-chat/openai-chat-provider.js';
 import { createOpenAiResponsesProvider } from '../adapters/models/openai-responses/openai-responses-provider.js';
+import { createVllmProvider } from '../adapters/models/vllm/vllm-provider.js';
 import { type Config, secretValues } from './config/index.js';
 import type { ModelProvider } from './models/model.js';
 import type { ModelAnswerCaps } from './protocol/model-answer-caps.js';
@@ -11,16 +12,17 @@ export const PROVIDER_SETUP: Readonly<Record<string, string>> = {
   openai: 'set OPENAI_API_KEY, or OPENAI_BASE_URL for an OpenAI-compatible server',
   'openai-responses': 'set OPENAI_API_KEY, or OPENAI_BASE_URL for an OpenAI-compatible server',
   anthropic: 'set ANTHROPIC_API_KEY',
+  vllm: 'set VLLM_BASE_URL to the root of a vLLM server (e.g. http://gpu-1:8000)',
 };
 
 /**
  * The providers the configuration enables: `offline` always; `openai` and `openai-responses` with
  * `OPENAI_API_KEY` or `OPENAI_BASE_URL` (a local vLLM or Ollama usually needs no key); `anthropic`
- * with `ANTHROPIC_API_KEY`.
+ * with `ANTHROPIC_API_KEY`; `vllm` (token-in) with `VLLM_BASE_URL`.
  */
 export function configuredProviders(config: Config): ModelProvider[] {
   const providers = [createOfflineProvider()];
-  const { openai, anthropic } = config;
+  const { openai, anthropic, vllm } = config;
   const answerCaps = modelAnswerCaps(config);
   if (openai.apiKey !== undefined || openai.baseUrl !== undefined) {
     // OpenAI-compatible servers accept any key, but the SDK insists on one. Without OPENAI_MODELS, another
@@ -35,6 +37,17 @@ export function configuredProviders(config: Config): ModelProvider[] {
   }
   if (anthropic.apiKey !== undefined) {
     providers.push(createAnthropicProvider({ apiKey: anthropic.apiKey, baseUrl: anthropic.baseUrl, answerCaps }));
+  }
+  if (vllm.baseUrl !== undefined) {
+    providers.push(
+      createVllmProvider({
+        baseUrl: vllm.baseUrl,
+        ...(vllm.apiKey === undefined ? {} : { apiKey: vllm.apiKey }),
+        reasoningParser: vllm.reasoningParser,
+        toolParser: vllm.toolParser,
+        chatTemplateKwargs: vllm.chatTemplateKwargs,
+      }),
+    );
   }
   return providers;
 }

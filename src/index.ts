@@ -9,7 +9,15 @@ export { connectOrs, type OrsConnection } from './connect-ors.js';
 export { RunbridgeError } from './errors.js';
 export { type Runbridge, type StartOptions, startRunbridge } from './main.js';
 export type { ContentPart, Message, ReasoningBlock, ToolCall, ToolDefinition } from './models/conversation.js';
-export type { Model, ModelPart, ModelProvider, ModelRequest, ModelUsage, TokenData } from './models/model.js';
+export type {
+  Model,
+  ModelPart,
+  ModelProvider,
+  ModelRequest,
+  ModelUsage,
+  PromptRenderer,
+  TokenData,
+} from './models/model.js';
 export { ModelRegistry } from './models/model-registry.js';
 export type { ErrorCode } from './protocol/error-codes.js';
 export {

@@ -39,6 +39,7 @@ Options:
   --temperature X          sampling temperature (default: 1 with --samples above 1, else the provider's)
   --seed N                 master seed; each rollout's seed derives from it, the task and the sample (default 0)
   --extra-body JSON        object passed to the provider verbatim, e.g. '{"logprobs": true}'
+  --policy-version V       which weights play the batch (a trainer's step); every record and the manifest name it
   --instructions TEXT      system prompt before the environment's prompt
   --reward-reduction R     last | sum | mean | max: how tool-call rewards reduce to the episode's (default last)
   --retries N              further attempts of a failed episode within the batch (default 2)
@@ -88,6 +89,7 @@ const FlagsSchema = z.object({
     })
     .optional(),
   instructions: z.string().optional(),
+  'policy-version': z.string().min(1).max(256).optional(),
   'reward-reduction': RewardReductionSchema.optional(),
   retries: integer.min(0).max(100).optional(),
   'timeout-seconds': z.coerce.number().positive().max(2_000_000).optional(),
@@ -182,6 +184,7 @@ export async function runRolloutCommand(args: string[], io: RolloutCommandIo): P
       },
       seed: flags.seed,
       instructions: flags.instructions,
+      policyVersion: flags['policy-version'],
       rewardReduction: flags['reward-reduction'],
       retries: flags.retries,
       timeoutMs: flags['timeout-seconds'] === undefined ? undefined : flags['timeout-seconds'] * 1000,
@@ -278,6 +281,7 @@ function parse(args: string[]) {
       seed: { type: 'string' },
       'extra-body': { type: 'string' },
       instructions: { type: 'string' },
+      'policy-version': { type: 'string' },
       'reward-reduction': { type: 'string' },
       retries: { type: 'string' },
       'timeout-seconds': { type: 'string' },

@@ -4,6 +4,7 @@ import { EPISODE_CAPS } from '../protocol/episode-caps.js';
 import { MODEL_ANSWER_CAPS } from '../protocol/model-answer-caps.js';
 import { apiKeys } from './api-keys.js';
 import { corsOrigins } from './cors-origins.js';
+import { jsonObject } from './json-object.js';
 import { type SettingValues, setting } from './setting.js';
 import {
   bytes,
@@ -90,11 +91,20 @@ export const settings = {
   defaultModel: setting({
     variable: 'RUNBRIDGE_MODEL',
     ...optional('`provider` or `provider:name`'),
-    default: '`openai` with `OPENAI_API_KEY`, else `anthropic` with `ANTHROPIC_API_KEY`, else `offline`',
+    default:
+      '`openai` with `OPENAI_API_KEY`, else `anthropic` with `ANTHROPIC_API_KEY`, else `vllm` with `VLLM_BASE_URL`, else `offline`',
     derive: (
       own,
-      { openai, anthropic }: { openai: { apiKey: string | undefined }; anthropic: { apiKey: string | undefined } },
-    ) => own ?? (openai.apiKey ? 'openai' : anthropic.apiKey ? 'anthropic' : 'offline'),
+      {
+        openai,
+        anthropic,
+        vllm,
+      }: {
+        openai: { apiKey: string | undefined };
+        anthropic: { apiKey: string | undefined };
+        vllm: { baseUrl: string | undefined };
+      },
+    ) => own ?? (openai.apiKey ? 'openai' : anthropic.apiKey ? 'anthropic' : vllm.baseUrl ? 'vllm' : 'offline'),
     description: 'model of requests that name none ([models](models.md)); one this server cannot serve stops start-up',
   }),
   modelListMaxModels: setting({
@@ -644,6 +654,42 @@ export const settings = {
       variable: 'ANTHROPIC_BASE_URL',
       ...optionalUrl('a URL'),
       description: "another endpoint for Anthropic's API (with `ANTHROPIC_API_KEY`)",
+    }),
+  },
+  vllm: {
+    baseUrl: setting({
+      variable: 'VLLM_BASE_URL',
+      ...optionalUrl('an `http://` or `https://` URL', { protocol: /^https?$/, base: true }),
+      description:
+        'the root of a vLLM server (e.g. `http://gpu-1:8000`; runbridge adds `/tokenize` and `/v1/…`): enables the ' +
+        'token-in `vllm` [model](models.md#vllm-token-in-token-out)',
+    }),
+    apiKey: setting({
+      variable: 'VLLM_API_KEY',
+      ...optional(),
+      secret: true,
+      description: 'the key the vLLM server was started with (`--api-key`), if any',
+    }),
+    reasoningParser: setting({
+      variable: 'VLLM_REASONING_PARSER',
+      ...oneOf(['qwen3', 'deepseek_r1', 'none'], 'qwen3'),
+      description:
+        "how runbridge reads reasoning in the `vllm` model's completions (named as vLLM's own parsers); a provider " +
+        'option sets it per model',
+    }),
+    toolParser: setting({
+      variable: 'VLLM_TOOL_PARSER',
+      ...oneOf(['hermes'], 'hermes'),
+      description:
+        "how runbridge reads tool calls in the `vllm` model's completions (named as vLLM's own parsers); a provider " +
+        'option sets it per model',
+    }),
+    chatTemplateKwargs: setting({
+      variable: 'VLLM_CHAT_TEMPLATE_KWARGS',
+      ...jsonObject(),
+      description:
+        '`chat_template_kwargs` the `vllm` model renders every prompt with (e.g. `{"enable_thinking": false}`); a run\'s ' +
+        '`sampling.extra_body.chat_template_kwargs` is laid over them',
     }),
   },
 };

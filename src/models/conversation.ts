@@ -32,7 +32,18 @@ export type Message =
   | { role: 'system'; content: string }
   | { role: 'user'; content: ContentPart[] }
   | { role: 'assistant'; content: string; reasoning: ReasoningBlock[]; toolCalls: ToolCall[] }
-  | { role: 'tool'; toolCallId: string; toolName: string; content: ContentPart[]; isError: boolean };
+  | {
+      role: 'tool';
+      toolCallId: string;
+      toolName: string;
+      content: ContentPart[];
+      isError: boolean;
+      /**
+       * The arguments the call ran with when a person's approval changed them (docs/protocol.md §7);
+       * the assistant message keeps what the model wrote. Absent otherwise.
+       */
+      editedArguments?: Record<string, unknown>;
+    };
 
 /** A tool offered to the model. `inputSchema` is always a JSON Schema object (never null). */
 export interface ToolDefinition {

@@ -23,6 +23,27 @@ export interface TokenData {
   logprobs?: number[];
   /** The provider's raw logprobs content, when it is richer than one number per token. */
   raw?: unknown;
+  /**
+   * Set by a provider that carries ids from turn to turn when this turn's prompt does not continue
+   * the previous turn's prompt and completion (it was rendered afresh): a trainer starts a new token
+   * sequence here. `reason` says why the ids could not be carried (e.g. `truncated`).
+   */
+  newSequence?: { reason: string };
+  /** What turned the conversation into the prompt ids, for a trainer to match; set by providers that render themselves. */
+  renderer?: PromptRenderer;
+}
+
+/** The server-side tokenizer, chat template and parsers behind a turn's ids (the `vllm` provider's). */
+export interface PromptRenderer {
+  /** The model as the server names it. */
+  model: string;
+  /** A hash of the ids the server's tokenizer and chat template give a fixed probe conversation. */
+  templateFingerprint: string;
+  /** The keyword arguments the chat template rendered with (`{}` for none). */
+  chatTemplateKwargs: Record<string, unknown>;
+  /** The parsers that read reasoning and tool calls from the completion, by vLLM's names. */
+  reasoningParser: string;
+  toolParser: string;
 }
 
 /**

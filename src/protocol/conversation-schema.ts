@@ -46,6 +46,8 @@ export const ConversationMessageSchema = z.discriminatedUnion('role', [
     tool_name: z.string(),
     content: z.array(ContentPartSchema),
     is_error: z.boolean(),
+    /** The arguments the call ran with when a person's approval changed them; absent otherwise. */
+    edited_arguments: z.record(z.string(), z.unknown()).optional(),
   }),
 ]);
 export type ConversationMessageWire = z.infer<typeof ConversationMessageSchema>;
@@ -58,6 +60,20 @@ export const ToolDefinitionSchema = z.object({
 });
 export type ToolDefinitionWire = z.infer<typeof ToolDefinitionSchema>;
 
+/**
+ * What turned a conversation into prompt ids: the model as the server names it, a hash of the ids its
+ * tokenizer and chat template give a fixed probe conversation, the template's kwargs, and the parsers
+ * that read the completions (by vLLM's names).
+ */
+export const PromptRendererSchema = z.object({
+  model: z.string(),
+  template_fingerprint: z.string(),
+  chat_template_kwargs: z.record(z.string(), z.unknown()),
+  reasoning_parser: z.string(),
+  tool_parser: z.string(),
+});
+export type PromptRendererWire = z.infer<typeof PromptRendererSchema>;
+
 /** Per-token data some model servers return (vLLM `return_token_ids`, OpenAI-style `logprobs`). */
 export const TokenDataSchema = z.object({
   prompt_token_ids: z.array(z.number()).optional(),
@@ -65,5 +81,9 @@ export const TokenDataSchema = z.object({
   logprobs: z.array(z.number()).optional(),
   /** The provider's raw logprobs content, when it is richer than one number per token. */
   logprobs_raw: z.unknown().optional(),
+  /** This turn's prompt does not continue the previous turn's prompt and completion: why (docs/trajectory.md). */
+  new_sequence: z.object({ reason: z.string() }).optional(),
+  /** The server's tokenizer, chat template and parsers behind the ids (the `vllm` provider's). */
+  renderer: PromptRendererSchema.optional(),
 });
 export type TokenDataWire = z.infer<typeof TokenDataSchema>;

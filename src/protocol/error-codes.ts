@@ -256,6 +256,12 @@ export const ERROR_CODES = {
     meaning:
       'anything else the model provider reports; or it sent an event past `RUNBRIDGE_MODEL_MAX_EVENT_BYTES` or an answer past `RUNBRIDGE_MODEL_MAX_ANSWER_BYTES`, and the bridge stopped reading it',
   },
+  model_context_exceeded: {
+    status: 502,
+    where: ['run'],
+    meaning:
+      "the next turn's prompt would not fit the model's context (`max_model_len` of the `vllm` provider's server); the episode ends there, its turns so far recorded, with the stop reason `context_exceeded` in its rollout record",
+  },
   ors_session_lost: {
     status: 502,
     where: ['run'],

@@ -87,6 +87,11 @@ export interface GenerateRolloutsOptions {
   retryFailed?: boolean;
   /** The reward at or above which an episode passes, for pass@k; default 1. */
   passThreshold?: number;
+  /**
+   * Which weights play the batch (a trainer's step, a checkpoint): every record carries it as
+   * `policy_version` and the manifest's config names it, so a file holds one policy.
+   */
+  policyVersion?: string;
   /** Aborting it interrupts the batch: episodes in flight are cancelled, their sessions deleted, nothing half-written. */
   signal?: AbortSignal;
   /** Called whenever a count changes (an episode starts, ends, is retried or cancelled). */
@@ -106,6 +111,7 @@ const SettingsSchema = RolloutSettingsSchema.extend({
   retryFailed: z.boolean().default(false),
   passThreshold: z.number().finite().default(DEFAULT_PASS_THRESHOLD),
   manifestIntervalMs: z.number().nonnegative().default(1000),
+  policyVersion: z.string().min(1).max(256).optional(),
 }).transform(withSamplesTemperature);
 type Settings = z.infer<typeof SettingsSchema>;
 /** The options of a batch, checked and defaulted (what `runbridge rollout` plays, locally or on a server). */
@@ -172,6 +178,7 @@ export async function generateRollouts(options: GenerateRolloutsOptions): Promis
       rewardReduction: settings.rewardReduction,
       retries: settings.retries,
       timeoutMs: settings.timeoutMs,
+      ...(settings.policyVersion === undefined ? {} : { policyVersion: settings.policyVersion }),
       concurrency: settings.concurrency,
       pending,
       specs,
@@ -243,6 +250,7 @@ function configOf(settings: Settings, model: Model, split: string, indices: read
     timeout_seconds: settings.timeoutMs / 1000,
     retry_failed: settings.retryFailed,
     pass_threshold: settings.passThreshold,
+    ...(settings.policyVersion === undefined ? {} : { policy_version: settings.policyVersion }),
   };
 }
 

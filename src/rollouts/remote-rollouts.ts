@@ -58,6 +58,7 @@ export async function remoteRollouts(options: RemoteRolloutsOptions): Promise<Ro
     seed: settings.seed,
     max_turns: settings.maxTurns,
     ...(settings.instructions === undefined ? {} : { instructions: settings.instructions }),
+    ...(settings.policyVersion === undefined ? {} : { policy_version: settings.policyVersion }),
     reward_reduction: settings.rewardReduction,
     retries: settings.retries,
     timeout_seconds: settings.timeoutMs / 1000,

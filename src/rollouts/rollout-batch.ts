@@ -76,6 +76,8 @@ export interface RolloutBatchOptions {
   rewardReduction: RewardReduction;
   retries: number;
   timeoutMs: number;
+  /** Which weights play the batch; each record carries it. */
+  policyVersion?: string;
   concurrency: number;
   /** The pairs to play, in order. */
   pending: PlannedRollout[];
@@ -215,6 +217,7 @@ export class RolloutBatch {
       sampling: o.sampling,
       rewardReduction: o.rewardReduction,
       timeoutMs: o.timeoutMs,
+      ...(o.policyVersion === undefined ? {} : { policyVersion: o.policyVersion }),
     });
     o.store.append(trajectory);
     if (trajectory.status === 'completed') {

@@ -1,6 +1,7 @@
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { isDeepStrictEqual } from 'node:util';
 import { z } from 'zod';
+import { PromptRendererSchema } from '../protocol/conversation-schema.js';
 import { RewardReductionSchema, SamplingSchema } from '../protocol/run-request.js';
 import type { RolloutStats } from './rollout-stats.js';
 
@@ -35,6 +36,8 @@ export const RolloutConfigSchema = z.object({
   timeout_seconds: z.number().positive(),
   retry_failed: z.boolean(),
   pass_threshold: z.number(),
+  /** Which weights played the batch (`--policy-version`); absent when it named none. */
+  policy_version: z.string().optional(),
 });
 export type RolloutConfig = z.infer<typeof RolloutConfigSchema>;
 
@@ -48,6 +51,7 @@ const EPISODE_SETTINGS = [
   'max_turns',
   'instructions',
   'reward_reduction',
+  'policy_version',
 ] as const;
 
 const count = z.number().int().nonnegative();
@@ -103,6 +107,7 @@ export const RolloutManifestSchema = z.object({
     stop_reasons: z.record(z.string(), count),
     tokens: z.object({ input: count, output: count, total: count }),
     episode_seconds: z.object({ p50: seconds, p95: seconds }),
+    renderers: z.array(PromptRendererSchema.extend({ episodes: count })).optional(),
   }) satisfies z.ZodType<RolloutStats>,
 });
 /** The manifest written beside a rollout file: the batch's settings, counts, mean reward and pass@k (docs/trajectory.md). */

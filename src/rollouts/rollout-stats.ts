@@ -1,3 +1,5 @@
+import type { PromptRendererWire } from '../protocol/conversation-schema.js';
+import { canonicalJson } from './canonical-json.js';
 import { rolloutKey } from './rollout-plan.js';
 import type { TrajectoryRecord, TrajectoryStatus, TrajectoryStopReason } from './trajectory-schema.js';
 
@@ -20,6 +22,8 @@ export interface RolloutOutcome {
   outputTokens: number;
   totalTokens: number;
   totalMs: number;
+  /** What rendered its token ids, when the provider says (`vllm`). */
+  renderer?: PromptRendererWire;
 }
 
 /** The outcome of `record`. */
@@ -34,6 +38,7 @@ export function outcomeOf(record: TrajectoryRecord): RolloutOutcome {
     outputTokens: record.metrics.output_tokens,
     totalTokens: record.metrics.total_tokens,
     totalMs: record.timing.total_ms,
+    ...(record.renderer === undefined ? {} : { renderer: record.renderer }),
   };
 }
 
@@ -76,6 +81,13 @@ export interface RolloutStats {
   tokens: { input: number; output: number; total: number };
   /** Wall time per episode, completed and failed alike. */
   episode_seconds: { p50: number | null; p95: number | null };
+  /**
+   * Each renderer (server model, template fingerprint, template kwargs, parsers) the records name, in
+   * the order first seen, with the episodes it rendered: more than one means the ids of the file do
+   * not all come from one tokenizer and template. Empty for providers that render nothing themselves;
+   * absent from manifests written before it was.
+   */
+  renderers?: Array<PromptRendererWire & { episodes: number }>;
 }
 
 /** Statistics over `outcomes`; errors (failed episodes) count in totals but not in rewards or pass@k. */
@@ -84,6 +96,7 @@ export function summarizeOutcomes(outcomes: Iterable<RolloutOutcome>, passThresh
   const tokens = { input: 0, output: 0, total: 0 };
   const durations: number[] = [];
   const groups = new Map<string, { n: number; c: number }>();
+  const renderers = new Map<string, PromptRendererWire & { episodes: number }>();
   let episodes = 0;
   let completed = 0;
   let scored = 0;
@@ -95,6 +108,12 @@ export function summarizeOutcomes(outcomes: Iterable<RolloutOutcome>, passThresh
     tokens.output += outcome.outputTokens;
     tokens.total += outcome.totalTokens;
     durations.push(outcome.totalMs / 1000);
+    if (outcome.renderer !== undefined) {
+      const key = canonicalJson(outcome.renderer);
+      const seen = renderers.get(key);
+      if (seen) seen.episodes++;
+      else renderers.set(key, { ...outcome.renderer, episodes: 1 });
+    }
     if (outcome.status !== 'completed') continue;
     completed++;
     if (outcome.reward !== null) scored++;
@@ -115,6 +134,7 @@ export function summarizeOutcomes(outcomes: Iterable<RolloutOutcome>, passThresh
     stop_reasons: stopReasons,
     tokens,
     episode_seconds: { p50: percentile(durations, 50), p95: percentile(durations, 95) },
+    renderers: [...renderers.values()],
   };
 }
 

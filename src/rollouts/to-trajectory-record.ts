@@ -29,12 +29,15 @@ export interface TrajectoryContext {
   timeoutMs: number;
   /** The service batch that played it, and the policy it names (`POST /v1/rollouts`). */
   batch?: { id: string; policyVersion: string | null };
+  /** The policy a local batch names (`runbridge rollout --policy-version`); a service batch's is its `batch`'s. */
+  policyVersion?: string;
 }
 
 /**
  * An episode record — the fold of its events (`foldEpisode` in `src/runs/episode-fold.ts`) — → its trajectory line. Pure, so
  * a live episode and its replayed log give the same line. A completed episode keeps its stop reason; a
- * failed one is `stop_reason: "error"` with the run's error code and message; one cancelled by
+ * failed one is `stop_reason: "error"` (`"context_exceeded"` for `model_context_exceeded`) with the
+ * run's error code and message; one cancelled by
  * the per-rollout time limit is `stop_reason: "timeout"`, code `rollout_timeout`. Any other cancel
  * is recorded as a failure with code `cancelled` (the batch itself writes no cancelled episode).
  */
@@ -46,12 +49,13 @@ export function toTrajectoryRecord(record: EpisodeRecord, context: TrajectoryCon
     schema_version: TRAJECTORY_SCHEMA_VERSION,
     rollout_id: context.rolloutId,
     ...(context.batch === undefined ? {} : { batch_id: context.batch.id }),
-    ...(context.batch?.policyVersion == null ? {} : { policy_version: context.batch.policyVersion }),
+    ...policyOf(context),
     group_id: rollout.groupId,
     sample_index: rollout.sample,
     attempt: context.attempt,
     task: { env: record.env, split: context.split, index: rollout.index, spec: context.spec },
     model: record.model,
+    ...rendererOf(record),
     sampling: { ...context.sampling, seed: rollout.seed },
     tools: toOpenAiChatTools(record.tools),
     messages: markHumanTurns(toOpenAiChatMessages(record.messages), record),
@@ -79,6 +83,11 @@ export function toTrajectoryRecord(record: EpisodeRecord, context: TrajectoryCon
       total_tokens: record.usage.total_tokens,
     },
   };
+}
+
+function policyOf(context: TrajectoryContext): Pick<TrajectoryRecord, 'policy_version'> {
+  const version = context.batch?.policyVersion ?? context.policyVersion;
+  return version == null ? {} : { policy_version: version };
 }
 
 /**
@@ -144,7 +153,23 @@ function toTrajectoryStep(step: EpisodeStep, record: EpisodeRecord, reduction: R
     token_ids: step.tokenData?.tokenIds ?? null,
     logprobs: step.tokenData?.logprobs ?? null,
     logprobs_raw: step.tokenData?.raw ?? null,
+    ...(step.tokenData?.newSequence ? { new_sequence: { reason: step.tokenData.newSequence.reason } } : {}),
     model_ms: step.modelMs,
+  };
+}
+
+/** What rendered the episode's ids, from its first turn that says (every turn of an episode says the same). */
+function rendererOf(record: EpisodeRecord): Pick<TrajectoryRecord, 'renderer'> {
+  const renderer = record.steps.find((step) => step.tokenData?.renderer)?.tokenData?.renderer;
+  if (renderer === undefined) return {};
+  return {
+    renderer: {
+      model: renderer.model,
+      template_fingerprint: renderer.templateFingerprint,
+      chat_template_kwargs: renderer.chatTemplateKwargs,
+      reasoning_parser: renderer.reasoningParser,
+      tool_parser: renderer.toolParser,
+    },
   };
 }
 
@@ -153,7 +178,12 @@ function endFields(end: EpisodeEnd, timeoutMs: number): Pick<TrajectoryRecord, '
     case 'completed':
       return { status: 'completed', stop_reason: end.stopReason, error: null };
     case 'failed':
-      return { status: 'failed', stop_reason: 'error', error: { code: end.code, message: end.message } };
+      return {
+        status: 'failed',
+        // A context too short for the next turn ends an RL episode as a limit does, and says which.
+        stop_reason: end.code === ('model_context_exceeded' satisfies ErrorCode) ? 'context_exceeded' : 'error',
+        error: { code: end.code, message: end.message },
+      };
     case 'cancelled':
       if (end.reason === 'timeout') {
         return {

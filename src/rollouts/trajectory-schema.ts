@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ChatToolCallSchema } from '../protocol/chat-completion.js';
+import { PromptRendererSchema } from '../protocol/conversation-schema.js';
 import {
   ApprovalDeciderSchema,
   ApprovalDecisionSchema,
@@ -118,6 +119,11 @@ const TrajectoryStepSchema = z.object({
   logprobs: z.array(z.number()).nullable(),
   /** The provider's raw logprobs content, when it is richer than one number per token. */
   logprobs_raw: z.unknown(),
+  /**
+   * Present when this turn's prompt was rendered afresh instead of continuing the previous turn's
+   * prompt and completion: a trainer starts a new token sequence here (docs/trajectory.md, "Token data").
+   */
+  new_sequence: z.object({ reason: z.string() }).optional(),
   model_ms: nonNegative,
 });
 export type TrajectoryStep = z.infer<typeof TrajectoryStepSchema>;
@@ -126,8 +132,11 @@ export type TrajectoryStep = z.infer<typeof TrajectoryStepSchema>;
 const TrajectoryStatusSchema = z.enum(['completed', 'failed']);
 export type TrajectoryStatus = z.infer<typeof TrajectoryStatusSchema>;
 
-/** What ended the episode: a run's stop reason, `error`, or `timeout` (the per-rollout time limit). */
-const TrajectoryStopReasonSchema = z.union([StopReasonSchema, z.enum(['error', 'timeout'])]);
+/**
+ * What ended the episode: a run's stop reason, `error`, `timeout` (the per-rollout time limit), or
+ * `context_exceeded` (the next prompt would not fit the model's context).
+ */
+const TrajectoryStopReasonSchema = z.union([StopReasonSchema, z.enum(['error', 'timeout', 'context_exceeded'])]);
 export type TrajectoryStopReason = z.infer<typeof TrajectoryStopReasonSchema>;
 
 /** One JSONL line: a finished episode, completed or failed (`docs/trajectory.md` explains every field). */
@@ -152,6 +161,12 @@ export const TrajectoryRecordSchema = z.object({
     spec: z.unknown(),
   }),
   model: z.string(),
+  /**
+   * What turned the conversation into the token ids, for a trainer to match: the server's model, a
+   * fingerprint of its tokenizer and chat template, the template's kwargs and the parsers. Present
+   * when the provider renders prompts itself (`vllm`).
+   */
+  renderer: PromptRendererSchema.optional(),
   /** The sampling sent with every model call of the episode, `seed` being the one derived for this rollout. */
   sampling: SamplingSchema.extend({ seed: z.number().int() }),
   tools: z.array(ChatToolSchema),

@@ -1,8 +1,9 @@
 import type { ContentPart, Message, ReasoningBlock, ToolCall, ToolDefinition } from '../models/conversation.js';
-import type { TokenData } from '../models/model.js';
+import type { PromptRenderer, TokenData } from '../models/model.js';
 import type {
   ContentPartWire,
   ConversationMessageWire,
+  PromptRendererWire,
   ReasoningBlockWire,
   TokenDataWire,
   ToolDefinitionWire,
@@ -67,6 +68,7 @@ export function messageToWire(message: Message): ConversationMessageWire {
         tool_name: message.toolName,
         content: partsToWire(message.content),
         is_error: message.isError,
+        ...(message.editedArguments === undefined ? {} : { edited_arguments: message.editedArguments }),
       };
   }
 }
@@ -91,6 +93,7 @@ export function messageFromWire(message: ConversationMessageWire): Message {
         toolName: message.tool_name,
         content: partsFromWire(message.content),
         isError: message.is_error,
+        ...(message.edited_arguments === undefined ? {} : { editedArguments: message.edited_arguments }),
       };
   }
 }
@@ -109,6 +112,18 @@ export function tokenDataToWire(data: TokenData): TokenDataWire {
     ...(data.tokenIds === undefined ? {} : { token_ids: data.tokenIds }),
     ...(data.logprobs === undefined ? {} : { logprobs: data.logprobs }),
     ...(data.raw === undefined ? {} : { logprobs_raw: data.raw }),
+    ...(data.newSequence === undefined ? {} : { new_sequence: { reason: data.newSequence.reason } }),
+    ...(data.renderer === undefined ? {} : { renderer: rendererToWire(data.renderer) }),
+  };
+}
+
+function rendererToWire(renderer: PromptRenderer): PromptRendererWire {
+  return {
+    model: renderer.model,
+    template_fingerprint: renderer.templateFingerprint,
+    chat_template_kwargs: renderer.chatTemplateKwargs,
+    reasoning_parser: renderer.reasoningParser,
+    tool_parser: renderer.toolParser,
   };
 }
 
@@ -118,5 +133,17 @@ export function tokenDataFromWire(data: TokenDataWire): TokenData {
     ...(data.token_ids === undefined ? {} : { tokenIds: data.token_ids }),
     ...(data.logprobs === undefined ? {} : { logprobs: data.logprobs }),
     ...(data.logprobs_raw === undefined ? {} : { raw: data.logprobs_raw }),
+    ...(data.new_sequence === undefined ? {} : { newSequence: { reason: data.new_sequence.reason } }),
+    ...(data.renderer === undefined
+      ? {}
+      : {
+          renderer: {
+            model: data.renderer.model,
+            templateFingerprint: data.renderer.template_fingerprint,
+            chatTemplateKwargs: data.renderer.chat_template_kwargs,
+            reasoningParser: data.renderer.reasoning_parser,
+            toolParser: data.renderer.tool_parser,
+          },
+        }),
   };
 }

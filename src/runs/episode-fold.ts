@@ -308,6 +308,8 @@ export class EpisodeFold {
       toolName: call.name,
       content: call.content.map((part) => ({ ...part })),
       isError: call.error,
+      // A provider that replays its own sampled ids must know the call that ran is not the one it wrote.
+      ...(call.approval?.edited ? { editedArguments: call.approval.arguments } : {}),
     });
   }
 

@@ -181,6 +181,37 @@ describe('loadConfig', () => {
     expect(loadConfig({ ANTHROPIC_API_KEY: 'a', OPENAI_API_KEY: ' ' }).defaultModel).toBe('anthropic');
     expect(loadConfig({ ANTHROPIC_API_KEY: 'a', OPENAI_API_KEY: 'o' }).defaultModel).toBe('openai');
     expect(loadConfig({ OPENAI_API_KEY: 'o', RUNBRIDGE_MODEL: 'offline' }).defaultModel).toBe('offline');
+    expect(loadConfig({ VLLM_BASE_URL: 'http://gpu-1:8000' }).defaultModel).toBe('vllm');
+    expect(loadConfig({ VLLM_BASE_URL: 'http://gpu-1:8000', ANTHROPIC_API_KEY: 'a' }).defaultModel).toBe('anthropic');
+  });
+
+  it('reads the vllm settings: a root URL without its trailing slash, the parsers, and template kwargs as a JSON object', () => {
+    expect(loadConfig({}).vllm).toEqual({
+      baseUrl: undefined,
+      apiKey: undefined,
+      reasoningParser: 'qwen3',
+      toolParser: 'hermes',
+      chatTemplateKwargs: {},
+    });
+    const vllm = loadConfig({
+      VLLM_BASE_URL: 'http://gpu-1:8000/',
+      VLLM_REASONING_PARSER: 'DeepSeek_R1',
+      VLLM_CHAT_TEMPLATE_KWARGS: '{"enable_thinking": false}',
+    }).vllm;
+    expect(vllm).toMatchObject({
+      baseUrl: 'http://gpu-1:8000',
+      reasoningParser: 'deepseek_r1',
+      chatTemplateKwargs: { enable_thinking: false },
+    });
+    expect(problemsOf({ VLLM_CHAT_TEMPLATE_KWARGS: '[1]' })).toEqual([
+      expect.stringMatching(/^VLLM_CHAT_TEMPLATE_KWARGS: must be a JSON object, not an array/),
+    ]);
+    expect(problemsOf({ VLLM_CHAT_TEMPLATE_KWARGS: '{enable' })).toEqual([
+      expect.stringMatching(/^VLLM_CHAT_TEMPLATE_KWARGS: must be a JSON object: /),
+    ]);
+    expect(problemsOf({ VLLM_TOOL_PARSER: 'mistral' })).toEqual([
+      expect.stringMatching(/^VLLM_TOOL_PARSER: must be one of hermes/),
+    ]);
   });
 
   it('drops the trailing slash of ORS_URL, so paths join onto it', () => {

@@ -47,6 +47,9 @@ describe('an unknown model', () => {
       'The model provider "anthropic" is not configured: set ANTHROPIC_API_KEY. Providers here: offline.',
     );
     expect(message).not.toContain('OPENAI_API_KEY');
+    expect(await messageFor('/v1/runs', { model: 'vllm:Qwen/Qwen3-8B' })).toBe(
+      'The model provider "vllm" is not configured: set VLLM_BASE_URL to the root of a vLLM server (e.g. http://gpu-1:8000). Providers here: offline.',
+    );
   });
 
   it('of a provider nobody knows lists the ones there are', async () => {

@@ -38,6 +38,22 @@ describe('generateRollouts on a file that already has records', () => {
     expect(rig.server.activeSessionIds()).toEqual([]);
   });
 
+  it('writes the policy version into every record and the manifest, and refuses to resume the file with another', async () => {
+    const out = rig.path('policy.jsonl');
+    const options = { ors: rig.ors, model: offlineModel(), env: 'arith', tasks: '0:2', samples: 2, out };
+    const result = await generateRollouts({ ...options, policyVersion: 'step-7' });
+    expect(result.manifest.config.policy_version).toBe('step-7');
+    expect(readRecords(out).map((record) => record.policy_version)).toEqual(['step-7', 'step-7', 'step-7', 'step-7']);
+    await expect(generateRollouts({ ...options, policyVersion: 'step-8' })).rejects.toMatchObject({
+      code: 'rollout_settings_mismatch',
+      message: expect.stringContaining('policy_version was "step-7", now "step-8"'),
+    });
+    const other = rig.path('no-policy.jsonl');
+    await generateRollouts({ ...options, out: other });
+    expect(readRecords(other).some((record) => 'policy_version' in record)).toBe(false);
+    expect(readManifestFile(manifestPathFor(other)).config).not.toHaveProperty('policy_version');
+  });
+
   it('leaves failed pairs alone on a rerun, and runs exactly those again with retryFailed', async () => {
     const out = rig.path('retry.jsonl');
     const plan = planRollouts({ env: 'arith', split: 'train', indices: [0, 1, 2, 3, 4, 5], samples: 2, masterSeed: 0 });

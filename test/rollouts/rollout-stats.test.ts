@@ -90,6 +90,31 @@ describe('summarizeOutcomes', () => {
     expect(stats.pass_at_k['3']).toBe(1);
   });
 
+  it('lists each renderer the records name, with how many episodes each rendered, so a second template shows', () => {
+    const qwen = {
+      model: 'Qwen/Qwen3-8B',
+      template_fingerprint: 'sha256:aa',
+      chat_template_kwargs: { enable_thinking: true },
+      reasoning_parser: 'qwen3',
+      tool_parser: 'hermes',
+    };
+    const other = { ...qwen, template_fingerprint: 'sha256:bb' };
+    const stats = summarizeOutcomes(
+      [
+        outcome('a', 1, { renderer: qwen }),
+        outcome('a', 0, { renderer: { ...qwen, chat_template_kwargs: { enable_thinking: true } } }),
+        outcome('b', 1, { renderer: other }),
+        outcome('b', 1),
+      ],
+      1,
+    );
+    expect(stats.renderers).toEqual([
+      { ...qwen, episodes: 2 },
+      { ...other, episodes: 1 },
+    ]);
+    expect(summarizeOutcomes([outcome('a', 1)], 1).renderers).toEqual([]);
+  });
+
   it('has nothing to average over no outcomes', () => {
     expect(summarizeOutcomes([], 1)).toMatchObject({
       episodes: 0,

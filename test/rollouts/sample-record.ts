@@ -1,4 +1,4 @@
-import type { TrajectoryRecord } from '../../src/rollouts/trajectory-schema.js';
+import type { TrajectoryRecord, TrajectoryStep } from '../../src/rollouts/trajectory-schema.js';
 
 /** A small valid trajectory record of task `index`, sample `sample` of `arith/train`, for store and manifest tests. */
 export function sampleRecord(
@@ -29,5 +29,23 @@ export function sampleRecord(
     timing: { started_at: 1, ended_at: 2, total_ms: 1000, model_ms: 500, env_ms: 400, overhead_ms: 100 },
     metrics: { turns: 1, tool_calls: 0, failed_tool_calls: 0, input_tokens: 1, output_tokens: 1, total_tokens: 2 },
     ...overrides,
+  };
+}
+
+/** A model turn of a record, without token data unless `tokens` gives some, for the token checks' tests. */
+export function sampleStep(turn: number, tokens: Partial<TrajectoryStep>): TrajectoryStep {
+  return {
+    turn,
+    finish_reason: 'tool_calls',
+    raw_finish_reason: 'tool_calls',
+    usage: { input_tokens: 0, output_tokens: 0, total_tokens: 0 },
+    reward: null,
+    tool_calls: [],
+    prompt_token_ids: null,
+    token_ids: null,
+    logprobs: null,
+    logprobs_raw: null,
+    model_ms: 1,
+    ...tokens,
   };
 }

@@ -133,4 +133,51 @@ describe('toTrajectoryRecord', () => {
     expect(record).toMatchObject({ status: 'failed', stop_reason: 'timeout', error: { code: 'rollout_timeout' } });
     expect(record.error!.message).toContain('30 s');
   });
+
+  it('records an episode whose next prompt would not fit the context with stop reason "context_exceeded"', () => {
+    const end = { status: 'failed', code: 'model_context_exceeded', message: 'The prompt has 5000 tokens.' } as const;
+    const record = toTrajectoryRecord(episode({ end }), context);
+    expect(record).toMatchObject({
+      status: 'failed',
+      stop_reason: 'context_exceeded',
+      error: { code: 'model_context_exceeded', message: 'The prompt has 5000 tokens.' },
+    });
+  });
+
+  it('keeps where a turn began a new token sequence, and what rendered the ids, and leaves both out of other records', () => {
+    const renderer = {
+      model: 'Qwen/Qwen3-8B',
+      templateFingerprint: 'sha256:ab',
+      chatTemplateKwargs: { enable_thinking: true },
+      reasoningParser: 'qwen3',
+      toolParser: 'hermes',
+    };
+    const plain = episode();
+    const [first, second] = plain.steps;
+    const record = toTrajectoryRecord(
+      episode({
+        steps: [
+          { ...first!, tokenData: { ...first!.tokenData, renderer } },
+          {
+            ...second!,
+            tokenData: { promptTokenIds: [9], tokenIds: [8], renderer, newSequence: { reason: 'truncated' } },
+          },
+        ],
+      }),
+      context,
+    );
+    expect(TrajectoryRecordSchema.parse(record)).toEqual(record);
+    expect(record.renderer).toEqual({
+      model: 'Qwen/Qwen3-8B',
+      template_fingerprint: 'sha256:ab',
+      chat_template_kwargs: { enable_thinking: true },
+      reasoning_parser: 'qwen3',
+      tool_parser: 'hermes',
+    });
+    expect(record.steps[0]).not.toHaveProperty('new_sequence');
+    expect(record.steps[1]!.new_sequence).toEqual({ reason: 'truncated' });
+    const other = toTrajectoryRecord(plain, context);
+    expect(other).not.toHaveProperty('renderer');
+    expect(other.steps.some((step) => 'new_sequence' in step)).toBe(false);
+  });
 });

@@ -2,8 +2,8 @@ import { ModelError, type ModelErrorCode } from '../../../src/errors.js';
 import { BodyCapError } from '../../../src/http-client/body-caps.js';
 import { cutMessage } from '../../../src/protocol/cut-message.js';
 
-/** The model codes a vendor's failure maps to: all but the bridge's own cap on a turn's output. */
-type VendorFailureCode = Exclude<ModelErrorCode, 'model_output_too_large'>;
+/** The model codes a vendor's failure maps to: all but the bridge's own cap on a turn's output and its context check. */
+type VendorFailureCode = Exclude<ModelErrorCode, 'model_output_too_large' | 'model_context_exceeded'>;
 
 /** Who failed, for messages: the vendor's name and the variable that holds its key. */
 export interface VendorInfo {

@@ -2,19 +2,20 @@ import type { TrajectoryRecord, TrajectoryStep } from '../trajectory-schema.js';
 
 /**
  * The token data of one episode, as the model server returned it per turn (vLLM `return_token_ids`
- * and `logprobs`), checked and, where the turns line up, laid end to end
- * (`docs/trajectory.md`, "Token data").
+ * and `logprobs`), checked and, where the turns line up, laid end to end — one sequence, or several
+ * where a turn says it began a new one (`new_sequence`, docs/trajectory.md "Token data").
  */
 
 /**
  * What the check found:
  * - `none`: no turn carries token ids (the server returned none, or the episode has no turn);
  * - `ok`: every turn has prompt and completion ids, and each turn's prompt ids begin with the previous
- *   turn's prompt and completion ids — the episode is one growing sequence;
+ *   turn's prompt and completion ids, unless the turn says it began a new sequence — the episode is
+ *   one growing sequence, or several;
  * - `incomplete`: some turn lacks prompt or completion ids, or has a logprob count that differs from its ids;
  * - `mismatch`: all ids are there, but some turn's prompt does not extend the previous turn's prompt and
- *   completion (typically a chat template that drops earlier reasoning, or text that tokenizes
- *   differently once it is part of a longer prompt).
+ *   completion, and the turn does not say it began a new sequence (typically a chat template that drops
+ *   earlier reasoning, or text that tokenizes differently once it is part of a longer prompt).
  */
 export type TokenCheck = 'none' | 'ok' | 'incomplete' | 'mismatch';
 
@@ -33,34 +34,42 @@ export interface StepTokens {
   routed_experts: null;
 }
 
-/** The whole episode as one sequence: the first prompt, then each completion and what the next prompt added. */
+/**
+ * One token sequence of the episode — the whole episode, unless a turn began a new one: its first
+ * prompt, then each completion and what the next prompt added.
+ */
 export interface EpisodeSequence {
   ids: number[];
   /** 1 where the model generated the token, 0 for prompt, tool result and template tokens. */
   mask: number[];
   /** The model's logprob where `mask` is 1, 0 elsewhere; null when some turn came without logprobs. */
   logprobs: number[] | null;
-  /** How many ids the first prompt has: `ids.slice(0, promptLength)` is what the episode started from. */
+  /** How many ids the first prompt has: `ids.slice(0, promptLength)` is what the sequence started from. */
   promptLength: number;
+  /** The first and the last turn it holds. */
+  turns: [number, number];
+  /** Why its first turn began a new sequence (its `new_sequence.reason`); null for the episode's first. */
+  reason: string | null;
 }
 
-/** The check's verdict, what it found wrong (per turn), and the sequence when the verdict is `ok`. */
+/** The check's verdict, what it found wrong (per turn), and the sequences when the verdict is `ok`. */
 export interface EpisodeTokens {
   check: TokenCheck;
   /** What is missing or does not line up, turn by turn; null for `ok` and `none`. */
   issue: string | null;
-  sequence: EpisodeSequence | null;
+  /** In turn order; empty unless the check is `ok`. */
+  sequences: EpisodeSequence[];
 }
 
 /**
  * Checks the token data of `record`'s turns and, when every turn's prompt extends the previous
- * turn's prompt and completion, lays them end to end. Never repairs: a turn that does not line up
- * is reported in `issue` and no sequence is built.
+ * turn's prompt and completion (or says it began a new sequence), lays each sequence end to end.
+ * Never repairs: a turn that does not line up is reported in `issue` and no sequence is built.
  */
 export function episodeTokens(record: TrajectoryRecord): EpisodeTokens {
   const { steps } = record;
   if (!steps.some((step) => step.prompt_token_ids !== null || step.token_ids !== null)) {
-    return { check: 'none', issue: null, sequence: null };
+    return { check: 'none', issue: null, sequences: [] };
   }
   const gaps = steps.flatMap((step) => {
     if (step.prompt_token_ids === null) return [`turn ${step.turn} has no prompt token ids`];
@@ -71,15 +80,29 @@ export function episodeTokens(record: TrajectoryRecord): EpisodeTokens {
       ];
     return [];
   });
-  if (gaps.length > 0) return { check: 'incomplete', issue: gaps.join('; '), sequence: null };
+  if (gaps.length > 0) return { check: 'incomplete', issue: gaps.join('; '), sequences: [] };
 
+  const runs = sequenceRuns(steps);
   const mismatches: string[] = [];
-  for (let i = 1; i < steps.length; i++) {
-    const problem = extensionProblem(steps[i - 1]!, steps[i]!);
-    if (problem !== undefined) mismatches.push(problem);
+  for (const run of runs) {
+    for (let i = 1; i < run.length; i++) {
+      const problem = extensionProblem(run[i - 1]!, run[i]!);
+      if (problem !== undefined) mismatches.push(problem);
+    }
   }
-  if (mismatches.length > 0) return { check: 'mismatch', issue: mismatches.join('; '), sequence: null };
-  return { check: 'ok', issue: null, sequence: layEndToEnd(steps) };
+  if (mismatches.length > 0) return { check: 'mismatch', issue: mismatches.join('; '), sequences: [] };
+  return { check: 'ok', issue: null, sequences: runs.map(layEndToEnd) };
+}
+
+/** The turns cut where a turn began a new sequence. */
+function sequenceRuns(steps: readonly TrajectoryStep[]): TrajectoryStep[][] {
+  const runs: TrajectoryStep[][] = [];
+  for (const step of steps) {
+    const current = runs.at(-1);
+    if (current === undefined || step.new_sequence !== undefined) runs.push([step]);
+    else current.push(step);
+  }
+  return runs;
 }
 
 /**
@@ -136,10 +159,13 @@ function layEndToEnd(steps: readonly TrajectoryStep[]): EpisodeSequence {
       logprobs.push(step.logprobs?.[position] ?? 0);
     });
   }
+  const first = steps[0]!;
   return {
     ids,
     mask,
     logprobs: withLogprobs ? logprobs : null,
-    promptLength: steps[0]?.prompt_token_ids?.length ?? 0,
+    promptLength: first.prompt_token_ids?.length ?? 0,
+    turns: [first.turn, steps.at(-1)!.turn],
+    reason: first.new_sequence?.reason ?? null,
   };
 }

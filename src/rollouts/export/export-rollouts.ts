@@ -4,7 +4,7 @@ import { BadRequestError, RunbridgeError } from '../../errors.js';
 import { type EpisodeTokens, episodeTokens, type TokenCheck } from './episode-tokens.js';
 import { hasImageContent } from './export-messages.js';
 import { type ExportFilters, type GroupedRecords, groupRecords } from './group-records.js';
-import { GRPO_FLOAT_PATHS, toGrpoRow } from './grpo-rows.js';
+import { GRPO_FLOAT_PATHS, toGrpoRows } from './grpo-rows.js';
 import { toJsonLine } from './json-line.js';
 import { OPENAI_CHAT_FLOAT_PATHS, toOpenAiChatRow } from './openai-chat-rows.js';
 import { readTrajectoryFiles } from './read-trajectory-files.js';
@@ -80,6 +80,8 @@ export async function exportRollouts(options: ExportOptions): Promise<ExportResu
   };
 
   const files: string[] = [];
+  // One row per record, but for grpo's one per token sequence.
+  let rowCount = records.length;
   switch (format) {
     case 'openai-chat':
       files.push(
@@ -94,9 +96,10 @@ export async function exportRollouts(options: ExportOptions): Promise<ExportResu
       break;
     case 'grpo': {
       const rows = groups.flatMap((group) =>
-        group.records.map((record) => toGrpoRow(record, group, tokensOf(record), asParts)),
+        group.records.flatMap((record) => toGrpoRows(record, group, tokensOf(record), asParts)),
       );
       files.push(writeAtomically(out, jsonLines(rows, GRPO_FLOAT_PATHS)));
+      rowCount = rows.length;
       break;
     }
     case 'verifiers': {
@@ -109,7 +112,7 @@ export async function exportRollouts(options: ExportOptions): Promise<ExportResu
       break;
     }
   }
-  return { format, files, ...counts, rows: records.length, groups: groups.length, tokenChecks, flagged };
+  return { format, files, ...counts, rows: rowCount, groups: groups.length, tokenChecks, flagged };
 }
 
 /** The files a format writes under `out`. */

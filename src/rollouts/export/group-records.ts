@@ -1,3 +1,4 @@
+import { canonicalJson } from '../canonical-json.js';
 import type { TrajectoryRecord, TrajectoryStatus } from '../trajectory-schema.js';
 import { ExportInputError } from './export-input-error.js';
 import type { SourcedRecord } from './read-trajectory-files.js';
@@ -41,7 +42,7 @@ export function rewardOf(record: TrajectoryRecord): number {
  * samples in sample order. Throws an {@link ExportInputError} (`export_inputs_incompatible`) when a
  * (task, sample) pair appears twice, when one group's samples were reduced to rewards differently,
  * and — with `onePolicy`, for exports that carry token data and advantages — when the records mix
- * models or sampling settings (the per-rollout seed aside).
+ * models, renderers (tokenizer, chat template and parsers) or sampling settings (the per-rollout seed aside).
  */
 export function groupRecords(
   sourced: readonly SourcedRecord[],
@@ -120,12 +121,22 @@ function refuseMixedPolicies(sourced: readonly SourcedRecord[]): void {
   const first = sourced[0];
   if (first === undefined) return;
   const sampling = samplingWithoutSeed(first.record);
+  const renderer = canonicalJson(first.record.renderer ?? null);
   for (const item of sourced) {
     if (item.record.model !== first.record.model) {
       throw new ExportInputError(
         `The inputs mix models: ${first.record.model} (${where(first)}) and ${item.record.model} (${where(item)}). ` +
           'This format carries token ids, logprobs and group advantages, which mean nothing across models: ' +
           "export each model's files separately (openai-chat exports may mix models). Nothing was written.",
+        'export_inputs_incompatible',
+      );
+    }
+    const otherRenderer = canonicalJson(item.record.renderer ?? null);
+    if (otherRenderer !== renderer) {
+      throw new ExportInputError(
+        `The inputs mix renderers: ${renderer} (${where(first)}) and ${otherRenderer} (${where(item)}). ` +
+          "Their token ids come from different tokenizers, chat templates or parsers (or from a server's and none), " +
+          'which one trainer cannot take together: export the files of each separately. Nothing was written.',
         'export_inputs_incompatible',
       );
     }
@@ -157,13 +168,4 @@ function refuseMixedReductions(members: readonly SourcedRecord[]): void {
 function samplingWithoutSeed(record: TrajectoryRecord): string {
   const { seed: _seed, ...rest } = record.sampling;
   return canonicalJson(rest);
-}
-
-/** JSON with object keys sorted at every depth, so equal settings compare equal whatever their key order. */
-function canonicalJson(value: unknown): string {
-  return JSON.stringify(value, (_key, inner: unknown) =>
-    inner !== null && typeof inner === 'object' && !Array.isArray(inner)
-      ? Object.fromEntries(Object.entries(inner).sort(([a], [b]) => compareStrings(a, b)))
-      : inner,
-  );
 }

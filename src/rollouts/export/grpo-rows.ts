@@ -7,8 +7,9 @@ import { type TaskColumns, taskColumns } from './task-columns.js';
 
 /**
  * One row of a `grpo` export: an episode with its reward as a float, its group's statistics and its
- * advantage, and — where the model server returned token ids — the whole episode as one token
- * sequence with a mask of what the model generated (`docs/trajectory.md`, "grpo").
+ * advantage, and — where the model server returned token ids — the episode as one token sequence
+ * with a mask of what the model generated; an episode whose ids had to start a new sequence is one
+ * row per sequence, never one wrong sequence (`docs/trajectory.md`, "grpo").
  */
 export interface GrpoRow extends TaskColumns {
   /** The messages before the model's first turn. */
@@ -33,7 +34,14 @@ export interface GrpoRow extends TaskColumns {
   /** What the token check found (see `TokenCheck`), and what is wrong, turn by turn. */
   token_check: TokenCheck;
   token_issue: string | null;
-  /** The episode's token sequence (first prompt, then completions and what each next prompt added), when the check is `ok`. */
+  /** Which of the episode's token sequences this row holds (0, 1, …), and how many rows the episode has. */
+  sequence: number;
+  sequences: number;
+  /** The turns the row's sequence holds, first and last; null without one. */
+  sequence_turns: [number, number] | null;
+  /** Why the sequence began anew (the turn's `new_sequence.reason`); null for an episode's first. */
+  sequence_reason: string | null;
+  /** The row's token sequence (first prompt, then completions and what each next prompt added), when the check is `ok`. */
   prompt_length: number | null;
   token_ids: number[] | null;
   /** 1 where the model generated the token. */
@@ -51,17 +59,16 @@ export const GRPO_FLOAT_PATHS: ReadonlySet<string> = new Set([
   'token_logprobs[]',
 ]);
 
-/** The row of `record`, a member of `group`; `asParts` as in `messagesForExport`. */
-export function toGrpoRow(
+/** The rows of `record` — one per token sequence, one when it has none — a member of `group`; `asParts` as in `messagesForExport`. */
+export function toGrpoRows(
   record: TrajectoryRecord,
   group: RecordGroup,
   tokens: EpisodeTokens,
   asParts: boolean,
-): GrpoRow {
+): GrpoRow[] {
   const { prompt, completion } = splitConversation(messagesForExport(record.messages, asParts));
   const reward = rewardOf(record);
-  const sequence = tokens.sequence;
-  return {
+  const base = {
     ...taskColumns(record),
     prompt,
     completion,
@@ -78,9 +85,17 @@ export function toGrpoRow(
     turns: record.metrics.turns,
     token_check: tokens.check,
     token_issue: tokens.issue,
+  };
+  const sequences = tokens.sequences.length > 0 ? tokens.sequences : [null];
+  return sequences.map((sequence, index) => ({
+    ...base,
+    sequence: index,
+    sequences: sequences.length,
+    sequence_turns: sequence?.turns ?? null,
+    sequence_reason: sequence?.reason ?? null,
     prompt_length: sequence?.promptLength ?? null,
     token_ids: sequence?.ids ?? null,
     token_mask: sequence?.mask ?? null,
     token_logprobs: sequence?.logprobs ?? null,
-  };
+  }));
 }

@@ -3,7 +3,7 @@ import { episodeTokens } from './episode-tokens.js';
 import { hasImageContent } from './export-messages.js';
 import { EXPORT_FORMATS } from './export-rollouts.js';
 import { rewardOf } from './group-records.js';
-import { GRPO_FLOAT_PATHS, toGrpoRow } from './grpo-rows.js';
+import { GRPO_FLOAT_PATHS, toGrpoRows } from './grpo-rows.js';
 import { toJsonLine } from './json-line.js';
 import { OPENAI_CHAT_FLOAT_PATHS, toOpenAiChatRow } from './openai-chat-rows.js';
 import { rewardStats } from './reward-stats.js';
@@ -60,8 +60,10 @@ export class RecordRows {
     this.#groups.delete(record.group_id);
     const records = members.sort((a, b) => a.sample_index - b.sample_index);
     const group = { groupId: record.group_id, records, stats: rewardStats(records.map(rewardOf)) };
-    return records.map((member) =>
-      toJsonLine(toGrpoRow(member, group, episodeTokens(member), hasImageContent(member)), GRPO_FLOAT_PATHS),
+    return records.flatMap((member) =>
+      toGrpoRows(member, group, episodeTokens(member), hasImageContent(member)).map((row) =>
+        toJsonLine(row, GRPO_FLOAT_PATHS),
+      ),
     );
   }
 }

@@ -31,7 +31,7 @@ export interface VerifiersRow {
     overhead: number;
   };
   is_completed: boolean;
-  /** The episode hit its turn limit, or a turn stopped at the token limit. */
+  /** The episode hit its turn limit or the model's context, or a turn stopped at the token limit. */
   is_truncated: boolean;
   stop_condition: string;
   metrics: { turns: number; tool_calls: number; failed_tool_calls: number };
@@ -110,7 +110,10 @@ export function toVerifiersRow(
       overhead: timing.overhead_ms / 1000,
     },
     is_completed: record.status === 'completed',
-    is_truncated: record.stop_reason === 'max_turns' || record.steps.some((step) => step.finish_reason === 'length'),
+    is_truncated:
+      record.stop_reason === 'max_turns' ||
+      record.stop_reason === 'context_exceeded' ||
+      record.steps.some((step) => step.finish_reason === 'length'),
     stop_condition: record.stop_reason,
     metrics: { turns: metrics.turns, tool_calls: metrics.tool_calls, failed_tool_calls: metrics.failed_tool_calls },
     tool_defs: record.tools.map(toolDef),

@@ -120,6 +120,36 @@ describe('groupRecords', () => {
     expect(groupRecords(seedsOnly, {}, { onePolicy: true }).groups).toHaveLength(1);
   });
 
+  it('refuses records rendered by different templates, tokenizers or parsers where token data needs one', () => {
+    const renderer = {
+      model: 'Qwen/Qwen3-8B',
+      template_fingerprint: 'sha256:aa',
+      chat_template_kwargs: {},
+      reasoning_parser: 'qwen3',
+      tool_parser: 'hermes',
+    };
+    const mixed = [
+      sourced('arith', 0, 0, { model: 'vllm:Qwen/Qwen3-8B', renderer }),
+      sourced(
+        'arith',
+        1,
+        0,
+        { model: 'vllm:Qwen/Qwen3-8B', renderer: { ...renderer, template_fingerprint: 'sha256:bb' } },
+        'b.jsonl',
+        3,
+      ),
+    ];
+    expect(() => groupRecords(mixed, {}, { onePolicy: true })).toThrow(
+      /mix renderers: .*sha256:aa.* \(a\.jsonl line 1\) and .*sha256:bb.* \(b\.jsonl line 3\)/,
+    );
+    expect(groupRecords(mixed, {}, { onePolicy: false }).groups).toHaveLength(2);
+    const same = [
+      sourced('arith', 0, 0, { model: 'vllm:Qwen/Qwen3-8B', renderer }),
+      sourced('arith', 1, 0, { model: 'vllm:Qwen/Qwen3-8B', renderer: { ...renderer } }),
+    ];
+    expect(groupRecords(same, {}, { onePolicy: true }).groups).toHaveLength(2);
+  });
+
   it('refuses a group whose samples reduce tool rewards differently', () => {
     expect(() =>
       groupRecords(
