@@ -7,6 +7,8 @@ import { RunRequestSchema } from '../../protocol/run-request.js';
 import { type RunCreated, RunStatusSchema } from '../../protocol/run-snapshot.js';
 import type { EventLog } from '../../runs/event-log.js';
 import { LogReader } from '../../runs/log-reader.js';
+import { SSE_HEADERS } from '../../sse/sse-headers.js';
+import { answerHead } from '../answer-head.js';
 import type { AppDeps, AppState } from '../app-deps.js';
 import { formatOptionsOf } from '../formats/stream-format.js';
 import { STREAM_FORMATS, streamFormatNamed } from '../formats/stream-formats.js';
@@ -134,6 +136,7 @@ export function runsRoutes(deps: AppDeps): Router<AppState> {
       ctx.status = 204;
       return;
     }
+    if (answerHead(ctx, { ...SSE_HEADERS, ...format.headers })) return;
 
     await serveRunStream(ctx, deps, run, format, formatOptionsOf(query), cursor);
   });
