@@ -94,7 +94,9 @@ export async function exportRollouts(options: ExportOptions): Promise<ExportResu
       break;
     case 'grpo': {
       const rows = groups.flatMap((group) =>
-        group.records.map((record) => toGrpoRow(record, group, tokensOf(record), asParts)),
+        group.records.map((record) =>
+          toGrpoRow(record, { size: group.records.length, stats: group.stats }, tokensOf(record), asParts),
+        ),
       );
       files.push(writeAtomically(out, jsonLines(rows, GRPO_FLOAT_PATHS)));
       break;
