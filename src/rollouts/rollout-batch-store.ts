@@ -35,6 +35,9 @@ export type BatchCreation =
   /** The key was used with another body. */
   | { kind: 'conflict' };
 
+/** What an idempotency key names: a batch made with the same body, or one made with another. */
+export type NamedBatch = Exclude<BatchCreation, { kind: 'created' }>;
+
 /** How an attempt of a pair is settled. */
 export type Settlement =
   /** Its trajectory record (JSON) and compact outcome (JSON) go into the batch's log. */
@@ -67,6 +70,11 @@ export interface RolloutBatchStore {
     runs: readonly string[],
     idempotency?: { key: string; hash: string },
   ): Promise<BatchCreation>;
+  /**
+   * What `owner`'s idempotency key names, as {@link create} would answer it — the batch made with the
+   * same body hash (`existing`), or a `conflict` — or undefined while it names no batch that exists.
+   */
+  named(owner: string, idempotency: { key: string; hash: string }): Promise<NamedBatch | undefined>;
   /** The batch `id` (undefined when unknown or forgotten). */
   get(id: string): Promise<StoredBatch | undefined>;
   /** Where each pair of batch `id` stands, in plan order (empty when unknown). */

@@ -13,7 +13,7 @@ import { newRunId, type RunRegistry } from '../runs/run-registry.js';
 import type { BridgeMetrics } from '../telemetry/bridge-metrics.js';
 import type { Logger } from '../telemetry/logger.js';
 import { pairCount, pairOfBatch, planOfBatch, type RolloutBatchRecord } from './rollout-batch-record.js';
-import type { PairState, RolloutBatchStore, StoredBatch } from './rollout-batch-store.js';
+import type { NamedBatch, PairState, RolloutBatchStore, StoredBatch } from './rollout-batch-store.js';
 import type { PlannedRollout } from './rollout-plan.js';
 import { type RolloutRequest, rolloutSettingsOf } from './rollout-request.js';
 import {
@@ -106,6 +106,10 @@ export class RolloutService {
       RolloutSettingsSchema.transform(withSamplesTemperature),
       rolloutSettingsOf(request),
     );
+    const idempotency = idempotencyKey === undefined ? undefined : { key: idempotencyKey, hash: this.#hash(request) };
+    // A retry is answered before the queue is judged: the batch it names may be what fills the queue.
+    const named = idempotency === undefined ? undefined : await this.#store.named(owner, idempotency);
+    if (named !== undefined) return this.#named(named);
     const model = this.#o.models.resolve(request.model).id;
     const { split, indices } = await resolveRolloutTasks(this.#o.ors, settings);
     const batch: RolloutBatchRecord = {
@@ -139,19 +143,9 @@ export class RolloutService {
     }
     const plan = planOfBatch(batch);
     const runs = plan.map(() => newRunId());
-    const idempotency = idempotencyKey === undefined ? undefined : { key: idempotencyKey, hash: this.#hash(request) };
     const creation = await this.#store.create(batch, runs, idempotency);
-    if (creation.kind === 'conflict') {
-      throw new ConflictError(
-        'This Idempotency-Key was already used with a different rollout batch; use a new key for a new batch, or the same settings to resume it.',
-        'idempotency_conflict',
-      );
-    }
-    if (creation.kind === 'existing') {
-      const stored = await this.#store.get(creation.id);
-      if (stored === undefined) throw batchNotFound(creation.id);
-      return { batch: stored.record, snapshot: await this.#snapshot(stored), created: false };
-    }
+    // Bound meanwhile by a request of the same key that came first.
+    if (creation.kind !== 'created') return this.#named(creation);
     try {
       for (const [n, pair] of plan.entries()) await this.#submit(batch, pair, n, runs[n]!, 1);
     } catch (error) {
@@ -163,6 +157,19 @@ export class RolloutService {
     }
     const stored = await this.#store.get(batch.id);
     return { batch, snapshot: await this.#snapshot(stored!), created: true };
+  }
+
+  /** The answer to a request whose idempotency key names a batch: that batch, or a 409 when it was made from another body. */
+  async #named(named: NamedBatch): Promise<CreatedBatch> {
+    if (named.kind === 'conflict') {
+      throw new ConflictError(
+        'This Idempotency-Key was already used with a different rollout batch; use a new key for a new batch, or the same settings to resume it.',
+        'idempotency_conflict',
+      );
+    }
+    const stored = await this.#store.get(named.id);
+    if (stored === undefined) throw batchNotFound(named.id);
+    return { batch: stored.record, snapshot: await this.#snapshot(stored), created: false };
   }
 
   /** The batch `id` as `owner` may see it, else 404. */

@@ -80,6 +80,18 @@ export function rolloutStoreContract(name: string, setup: () => RolloutStoreKind
       expect(await store.create(again, runsOf(again), { key: 'k', hash: 'bb' })).toEqual({ kind: 'created' });
     });
 
+    it('tells what an idempotency key names without binding it, as create would answer', async () => {
+      const store = await open();
+      const batch = batchOf('alpha', 1);
+      expect(await store.named('alpha', { key: 'k', hash: 'aa' })).toBeUndefined();
+      await store.create(batch, runsOf(batch), { key: 'k', hash: 'aa' });
+      expect(await store.named('alpha', { key: 'k', hash: 'aa' })).toEqual({ kind: 'existing', id: batch.id });
+      expect(await store.named('alpha', { key: 'k', hash: 'bb' })).toEqual({ kind: 'conflict' });
+      expect(await store.named('beta', { key: 'k', hash: 'aa' })).toBeUndefined();
+      await store.forget(batch.id);
+      expect(await store.named('alpha', { key: 'k', hash: 'aa' })).toBeUndefined();
+    });
+
     it('records a settled pair once, in settling order, and ends the batch with its last record', async () => {
       const store = await open();
       const batch = batchOf('alpha', 2);

@@ -2,6 +2,7 @@ import type { RolloutBatchRecord } from '../../rollouts/rollout-batch-record.js'
 import type {
   BatchCreation,
   BatchPage,
+  NamedBatch,
   PairState,
   RolloutBatchStore,
   Settlement,
@@ -39,10 +40,8 @@ export class MemoryRolloutStore implements RolloutBatchStore {
   ): Promise<BatchCreation> {
     const key = idempotency === undefined ? undefined : `${batch.owner}\0${idempotency.key}`;
     if (key !== undefined) {
-      const bound = this.#keys.get(key);
-      if (bound !== undefined && this.#batches.has(bound.id)) {
-        return bound.hash === idempotency!.hash ? { kind: 'existing', id: bound.id } : { kind: 'conflict' };
-      }
+      const named = await this.named(batch.owner, idempotency!);
+      if (named !== undefined) return named;
       this.#keys.set(key, { hash: idempotency!.hash, id: batch.id });
     }
     this.#batches.set(batch.id, {
@@ -56,6 +55,12 @@ export class MemoryRolloutStore implements RolloutBatchStore {
       waiters: new Set(),
     });
     return { kind: 'created' };
+  }
+
+  async named(owner: string, idempotency: { key: string; hash: string }): Promise<NamedBatch | undefined> {
+    const bound = this.#keys.get(`${owner}\0${idempotency.key}`);
+    if (bound === undefined || !this.#batches.has(bound.id)) return undefined;
+    return bound.hash === idempotency.hash ? { kind: 'existing', id: bound.id } : { kind: 'conflict' };
   }
 
   async get(id: string): Promise<StoredBatch | undefined> {

@@ -2,6 +2,7 @@ import type { RolloutBatchRecord } from '../../rollouts/rollout-batch-record.js'
 import type {
   BatchCreation,
   BatchPage,
+  NamedBatch,
   PairState,
   RolloutBatchStore,
   Settlement,
@@ -62,6 +63,17 @@ export class RedisRolloutStore implements RolloutBatchStore {
     )) as string[];
     if (reply[0] === 'existing') return { kind: 'existing', id: reply[1]! };
     return reply[0] === 'conflict' ? { kind: 'conflict' } : { kind: 'created' };
+  }
+
+  async named(owner: string, idempotency: { key: string; hash: string }): Promise<NamedBatch | undefined> {
+    const { connection, keys } = this.#o;
+    const value = await connection.run(() => connection.command.get(keys.rolloutIdempotency(owner, idempotency.key)));
+    // `<hash>:<batch id>`, as the create script binds it.
+    const match = value === null ? null : /^([0-9a-f]+):(.*)$/.exec(value);
+    if (match === null) return undefined;
+    const id = match[2]!;
+    if ((await connection.run(() => connection.command.exists(keys.rollout(id)))) === 0) return undefined;
+    return match[1] === idempotency.hash ? { kind: 'existing', id } : { kind: 'conflict' };
   }
 
   async get(id: string): Promise<StoredBatch | undefined> {
