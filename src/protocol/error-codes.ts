@@ -88,6 +88,12 @@ export const ERROR_CODES = {
     meaning:
       'a split or index the environment does not have, or a `task.spec` that does not fit its task schema (each field named); in a run, the ORS server refused the task',
   },
+  batch_too_large: {
+    status: 400,
+    where: ['http'],
+    meaning:
+      "a rollout batch's tasks × samples pass the most runs the queue holds of one key (`RUNBRIDGE_MAX_QUEUED_RUNS`, `RUNBRIDGE_MAX_QUEUED_PER_KEY`), judged before its task selection is expanded: it could never be queued whole",
+  },
   unauthorized: {
     status: 401,
     where: ['http'],

@@ -33,6 +33,11 @@ export interface RolloutServiceOptions {
   store: RolloutBatchStore;
   /** The secret every instance shares (idempotency hashes), as the runs' registry has it. */
   secret?: Buffer;
+  /**
+   * The most pairs a batch may have: the most runs the queue holds of one key (`RUNBRIDGE_MAX_QUEUED_RUNS`,
+   * `RUNBRIDGE_MAX_QUEUED_PER_KEY`). A batch past it could never be queued whole.
+   */
+  maxPairs: number;
   /** How long an ended batch is kept (`RUNBRIDGE_RETENTION_SECONDS`, as runs). */
   retentionMs: number;
   /** How often this instance settles pairs whose settling was cut short, and forgets batches past retention. */
@@ -111,7 +116,10 @@ export class RolloutService {
     const named = idempotency === undefined ? undefined : await this.#store.named(owner, idempotency);
     if (named !== undefined) return this.#named(named);
     const model = this.#o.models.resolve(request.model).id;
-    const { split, indices } = await resolveRolloutTasks(this.#o.ors, settings);
+    const { split, indices } = await resolveRolloutTasks(this.#o.ors, settings, undefined, {
+      tasks: Math.floor(this.#o.maxPairs / settings.samples),
+      why: `${settings.samples} sample(s) each, within the ${this.#o.maxPairs} pairs the queue holds of one key: RUNBRIDGE_MAX_QUEUED_RUNS, RUNBRIDGE_MAX_QUEUED_PER_KEY`,
+    });
     const batch: RolloutBatchRecord = {
       id: `ro_${newBatchId()}`,
       owner,
