@@ -10,6 +10,7 @@ import { LogReader } from '../../runs/log-reader.js';
 import { SSE_HEADERS } from '../../sse/sse-headers.js';
 import { answerHead } from '../answer-head.js';
 import type { AppDeps, AppState } from '../app-deps.js';
+import { eventsPage } from '../events-page.js';
 import { formatOptionsOf } from '../formats/stream-format.js';
 import { STREAM_FORMATS, streamFormatNamed } from '../formats/stream-formats.js';
 import { parseCursor } from '../parse-cursor.js';
@@ -110,17 +111,10 @@ export function runsRoutes(deps: AppDeps): Router<AppState> {
     }
 
     if (wantsJson(ctx.get('Accept'))) {
-      const data = log.entries.slice(cursor + 1, cursor + 1 + query.limit).map((entry) => entry.event);
-      const last = data.at(-1);
-      const hasMore = last !== undefined && last.seq < log.lastSeq;
-      ctx.body = {
-        run_id: run.record.id,
-        status: log.summary.status,
-        data,
-        last_seq: log.lastSeq,
-        has_more: hasMore,
-        next_after: hasMore ? last.seq : null,
-      };
+      // Answered as a stream is: a page its client does not read holds a slot until it is sent.
+      ctx.res.once('close', deps.streams.acquire(ctx.state.owner));
+      ctx.type = 'application/json';
+      ctx.body = eventsPage(run, cursor, query.limit, config.subscriberBufferBytes);
       return;
     }
 
