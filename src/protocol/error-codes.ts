@@ -165,12 +165,13 @@ export const ERROR_CODES = {
     status: 429,
     where: ['http'],
     meaning:
-      "this key's runs hold its share of the stored bytes (`RUNBRIDGE_MAX_STORED_BYTES_PER_KEY`) and none of its own finished runs is left to forget",
+      "this key's runs and batch records hold its share of the stored bytes (`RUNBRIDGE_MAX_STORED_BYTES_PER_KEY`) and none of its own finished runs is left to forget; as a rollout batch's `error`, its next record did not fit even once the key's own ended batches were forgotten, and the batch was stopped",
   },
   store_full: {
     status: 429,
     where: ['http'],
-    meaning: 'stored runs hold `RUNBRIDGE_MAX_STORED_BYTES` and no finished run is left to forget',
+    meaning:
+      "stored runs and batch records hold `RUNBRIDGE_MAX_STORED_BYTES` and no finished run is left to forget; as a rollout batch's `error`, its next record did not fit even once the key's own ended batches were forgotten, and the batch was stopped",
   },
   too_many_streams: {
     status: 429,

@@ -401,6 +401,8 @@ export class RolloutService {
       now,
     );
     if (settled === 'recorded') this.#o.metrics?.rolloutRecord(trajectory.status);
+    // Stopped: the record did not fit in the stored bytes; its other pairs stop too.
+    if (settled === 'refused') await this.#cancelPairs(batch);
   }
 
   /** The task object as the ORS server lists it, as a local batch copies it into its records; null when it cannot be read. */

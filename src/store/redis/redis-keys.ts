@@ -38,7 +38,7 @@ export const KEY_LAYOUT = {
   finished: 'finished',
   /** Sorted set: an owner's finished run ids by when they finished (what a new run of theirs may make room from). */
   ownerFinished: 'finished:{owner}',
-  /** Counter: bytes every stored run holds together. */
+  /** Counter: bytes every stored run and batch record holds together. */
   storedBytes: 'bytes',
   /** Hash: bytes each owner's stored runs hold. */
   ownerBytes: 'bytes:owners',
@@ -52,7 +52,7 @@ export const KEY_LAYOUT = {
   runWebhooks: 'wh:run:{id}',
   /** String: the secret shared by every instance when `RUNBRIDGE_SECRET` is not set. */
   secret: 'secret',
-  /** Hash: a rollout batch's owner, record, pair count, records so far, cancel and end times, idempotency key. */
+  /** Hash: a rollout batch's owner, record, pair count, records so far and their bytes, cancel and end times, why it stopped, idempotency key. */
   rollout: 'ro:{id}',
   /** Hash: a batch's pairs by number — `<run id>:<attempt>:<open|done>`. */
   rolloutPairs: 'ro:{id}:pairs',
