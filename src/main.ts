@@ -169,6 +169,7 @@ export async function startBridge(
     models,
     store: batches,
     ...(secret ? { secret } : {}),
+    maxPairs: Math.min(config.maxQueuedRuns, config.maxQueuedPerKey),
     retentionMs: config.retentionMs,
     // The sweep only mends what an instance's death cut short: it need not run as often as the runs' own.
     sweepMs: Math.max(config.sweepMs, ROLLOUT_SWEEP_MS),

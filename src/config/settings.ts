@@ -238,7 +238,9 @@ export const settings = {
   subscriberBufferBytes: setting({
     variable: 'RUNBRIDGE_SUBSCRIBER_BUFFER_BYTES',
     ...bytes(1024 * 1024),
-    description: 'a subscriber whose unsent bytes pass this is disconnected (it resumes from its cursor)',
+    description:
+      "a subscriber (of a run's events or a batch's records) whose unsent bytes pass this is disconnected (it " +
+      "resumes from its cursor); a JSON page of a run's events stops at the event that passes it",
   }),
   toolOutputEventChars: setting({
     variable: 'RUNBRIDGE_TOOL_OUTPUT_EVENT_CHARS',

@@ -14,11 +14,11 @@ export const NDJSON_HEADERS = {
   'X-Accel-Buffering': 'no',
 } as const;
 
-/** Records read from the store per round. */
+/** Records read from the store per round at most; fewer when records are large (see {@link nextChunk}). */
 const CHUNK = 100;
 
 export interface RecordStreamOptions {
-  rollouts: RolloutService;
+  rollouts: Pick<RolloutService, 'records' | 'changed' | 'current'>;
   batch: StoredBatch;
   res: ServerResponse;
   format: RecordFormat;
@@ -40,41 +40,56 @@ export interface RecordStreamOptions {
  * SSE), and ends once the batch has ended and every record is out — in SSE with an `end` event that
  * gives the batch's status. A grpo group is written once its last sample is in, as one SSE event
  * (one data line per row) whose id is the seq of that last record.
+ *
+ * As a run's subscriber (docs/protocol.md §3.8), a reader whose unsent bytes pass `bufferBytes` is cut
+ * off — judged before each line, so one line larger than the bound still reaches a reader that keeps
+ * up — and one that is behind is paced by `drain`. What it holds besides is bounded too: a round reads
+ * about `bufferBytes` of records from the store, and an open grpo group is kept as seqs, not records.
  */
 export async function streamRolloutRecords(options: RecordStreamOptions): Promise<void> {
   const { rollouts, batch, res, sse, after, keepaliveMs, bufferBytes, signal, now } = options;
   const id = batch.record.id;
-  const rows = new RecordRows(options.format, batch.record);
+  const rows = new RecordRows(options.format, batch.record, async (seq) => (await rollouts.records(id, seq - 1, 1))[0]);
   try {
     res.writeHead(200, sse ? SSE_HEADERS : NDJSON_HEADERS);
     res.flushHeaders();
     // A grpo group may have begun before the cursor: its earlier samples are read again, not sent.
     let next = options.format === 'grpo' ? 0 : after + 1;
+    let size = CHUNK;
     let lastWrite = now();
     let retrySent = false;
     const write = (text: string): void => {
-      if (text.length === 0) return;
       if (sse && !retrySent) res.write(SSE_RETRY_LINE);
       retrySent = true;
       res.write(text);
       lastWrite = now();
     };
     while (!signal.aborted && !res.destroyed) {
-      const chunk = await rollouts.records(id, next - 1, CHUNK);
+      const chunk = await rollouts.records(id, next - 1, size);
       if (chunk.length > 0) {
-        if (res.writableLength > bufferBytes) {
-          res.destroy();
-          return;
-        }
-        let text = '';
+        size = nextChunk(chunk, bufferBytes);
         for (const json of chunk) {
           const seq = next++;
-          const lines = rows.push(json);
-          if (seq <= after || lines.length === 0) continue;
-          text += sse ? formatSseFrame({ id: seq, data: lines.join('').slice(0, -1) }) : lines.join('');
+          let framed = false;
+          for await (const line of rows.push(json, seq, seq > after)) {
+            // Judged before each line: a reader still holding more than the bound unsent has stopped.
+            if (res.writableLength > bufferBytes) {
+              res.destroy();
+              return;
+            }
+            if (!sse) write(line);
+            else {
+              // One event per record or grpo group, its id the record's seq: a cut frame is dropped whole by the reader.
+              write(
+                `${framed ? '' : formatSseFrame({ id: seq }).slice(0, -1)}${formatSseFrame({ data: line.slice(0, -1) }).slice(0, -1)}`,
+              );
+              framed = true;
+            }
+            if (res.writableNeedDrain) await drained(res, keepaliveMs, signal);
+            if (signal.aborted || res.destroyed) return;
+          }
+          if (framed) write('\n');
         }
-        write(text);
-        if (res.writableNeedDrain) await drained(res, keepaliveMs, signal);
         continue;
       }
       const current = await rollouts.current(id);
@@ -97,4 +112,14 @@ export async function streamRolloutRecords(options: RecordStreamOptions): Promis
   } finally {
     if (!res.writableEnded && !res.destroyed) res.destroy();
   }
+}
+
+/**
+ * How many records to read next, after a round read `chunk`: about `bytes` of them, at least one and at
+ * most {@link CHUNK}. A round's records are held until they are written, so a batch of large records
+ * (any client can make one, with large `instructions`) is read a few at a time.
+ */
+function nextChunk(chunk: readonly string[], bytes: number): number {
+  const average = chunk.reduce((sum, json) => sum + json.length, 0) / chunk.length;
+  return Math.max(1, Math.min(CHUNK, Math.floor(bytes / Math.max(1, average))));
 }

@@ -88,6 +88,12 @@ export const ERROR_CODES = {
     meaning:
       'a split or index the environment does not have, or a `task.spec` that does not fit its task schema (each field named); in a run, the ORS server refused the task',
   },
+  batch_too_large: {
+    status: 400,
+    where: ['http'],
+    meaning:
+      "a rollout batch's tasks × samples pass the most runs the queue holds of one key (`RUNBRIDGE_MAX_QUEUED_RUNS`, `RUNBRIDGE_MAX_QUEUED_PER_KEY`), judged before its task selection is expanded: it could never be queued whole",
+  },
   unauthorized: {
     status: 401,
     where: ['http'],
@@ -160,12 +166,13 @@ export const ERROR_CODES = {
     status: 429,
     where: ['http'],
     meaning:
-      "this key's runs hold its share of the stored bytes (`RUNBRIDGE_MAX_STORED_BYTES_PER_KEY`) and none of its own finished runs is left to forget",
+      "this key's runs and batch records hold its share of the stored bytes (`RUNBRIDGE_MAX_STORED_BYTES_PER_KEY`) and none of its own finished runs is left to forget; as a rollout batch's `error`, its next record did not fit even once the key's own ended batches were forgotten, and the batch was stopped",
   },
   store_full: {
     status: 429,
     where: ['http'],
-    meaning: 'stored runs hold `RUNBRIDGE_MAX_STORED_BYTES` and no finished run is left to forget',
+    meaning:
+      "stored runs and batch records hold `RUNBRIDGE_MAX_STORED_BYTES` and no finished run is left to forget; as a rollout batch's `error`, its next record did not fit even once the key's own ended batches were forgotten, and the batch was stopped",
   },
   too_many_streams: {
     status: 429,

@@ -25,6 +25,17 @@ export interface StoredBatch {
   finishedAt: number | null;
   /** Records in its log. */
   records: number;
+  /** Set when it was stopped because its next record did not fit in the stored bytes: which budget was full. */
+  stopped?: StoreBudget;
+}
+
+/** The byte budgets a batch's records count against, with the runs' (`RUNBRIDGE_MAX_STORED_BYTES`, `…_PER_KEY`). */
+export type StoreBudget = 'store_full' | 'key_store_full';
+
+/** The bytes of JSON stored runs and batch records may hold, in all and per owner. */
+export interface StoredByteLimits {
+  maxStoredBytes: number;
+  maxStoredBytesPerKey: number;
 }
 
 /** What {@link RolloutBatchStore.create} did. */
@@ -34,6 +45,9 @@ export type BatchCreation =
   | { kind: 'existing'; id: string }
   /** The key was used with another body. */
   | { kind: 'conflict' };
+
+/** What an idempotency key names: a batch made with the same body, or one made with another. */
+export type NamedBatch = Exclude<BatchCreation, { kind: 'created' }>;
 
 /** How an attempt of a pair is settled. */
 export type Settlement =
@@ -47,9 +61,12 @@ export type Settlement =
 /**
  * What {@link RolloutBatchStore.settle} did: `recorded` (the record is in the log, at `seq`), `retry` (the
  * pair's attempt moved on, or its run was replaced: submit run `next`), `cancelled` (the batch was cancelled: the pair is done,
- * unrecorded), or `stale` (that attempt was settled already, or the batch is gone): nothing to do.
+ * unrecorded), `refused` (the record did not fit in the owner's share or the store's total of stored bytes,
+ * even once the owner's own ended batches were forgotten: the pair is done, unrecorded, and the batch is
+ * stopped — cancelled, with `stopped` saying which budget was full), or `stale` (that attempt was settled
+ * already, or the batch is gone): nothing to do.
  */
-export type SettleOutcome = 'recorded' | 'retry' | 'cancelled' | 'stale';
+export type SettleOutcome = 'recorded' | 'retry' | 'cancelled' | 'refused' | 'stale';
 
 export interface BatchPage {
   data: StoredBatch[];
@@ -67,6 +84,11 @@ export interface RolloutBatchStore {
     runs: readonly string[],
     idempotency?: { key: string; hash: string },
   ): Promise<BatchCreation>;
+  /**
+   * What `owner`'s idempotency key names, as {@link create} would answer it — the batch made with the
+   * same body hash (`existing`), or a `conflict` — or undefined while it names no batch that exists.
+   */
+  named(owner: string, idempotency: { key: string; hash: string }): Promise<NamedBatch | undefined>;
   /** The batch `id` (undefined when unknown or forgotten). */
   get(id: string): Promise<StoredBatch | undefined>;
   /** Where each pair of batch `id` stands, in plan order (empty when unknown). */
@@ -76,7 +98,9 @@ export interface RolloutBatchStore {
   /**
    * Settles attempt `attempt` of pair `pair`, played by run `run`, at `now`, atomically and once: of
    * every caller settling the same attempt, one gets its outcome, the others `stale`. The record that
-   * completes the batch also ends it.
+   * completes the batch also ends it. A record counts, with its outcome, against its owner's share and
+   * the total of stored bytes, as runs do: to make room the owner's own ended batches are forgotten,
+   * the oldest first (never another owner's); with none left, it is `refused`.
    */
   settle(
     id: string,

@@ -12,22 +12,36 @@ export interface TaskRange {
   stop?: number;
 }
 
+/** The most tasks a selection may pick, and why (for the refusal's message). */
+export interface TaskLimit {
+  tasks: number;
+  why: string;
+}
+
+const NO_LIMIT: TaskLimit = { tasks: Number.POSITIVE_INFINITY, why: '' };
+
 const RANGE = /^(\d*):(\d*)$/;
 const INDEX = /^\d+$/;
 
 /**
  * Parses a task selection: `0:200` (indices 0 to 199), `7` (just 7), `:100`, `100:` (to the end of
  * the split), or several joined by commas (`0:10,25,40:50`). Throws a `BadRequestError` naming the
- * bad piece for anything else, including negative numbers and empty ranges such as `5:5`.
+ * bad piece for anything else, including negative numbers and empty ranges such as `5:5`, and
+ * `batch_too_large` for more pieces than `limit` has tasks, before reading any (each piece names a task at
+ * least, and a body of a mebibyte holds a hundred thousand of them).
  */
-export function parseTaskSelection(text: string): TaskRange[] {
+export function parseTaskSelection(text: string, limit: TaskLimit = NO_LIMIT): TaskRange[] {
+  let pieceCount = 1;
+  for (let at = text.indexOf(','); at >= 0; at = text.indexOf(',', at + 1)) {
+    if (++pieceCount > limit.tasks) throw tooManyTasks(`The task selection has more than ${limit.tasks} pieces`, limit);
+  }
   const pieces = text.split(',').map((piece) => piece.trim());
   return pieces.map((piece): TaskRange => {
     if (INDEX.test(piece)) return { start: Number(piece), stop: Number(piece) + 1 };
     const match = RANGE.exec(piece);
     if (match === null) {
       throw new BadRequestError(
-        `The task selection "${text}" has a bad piece "${piece}": use START:STOP (stop exclusive), START:, :STOP or one index, joined by commas, e.g. "0:200" or "0:10,25".`,
+        `The task selection "${text.length > 200 ? `${text.slice(0, 200)}…` : text}" has a bad piece "${piece}": use START:STOP (stop exclusive), START:, :STOP or one index, joined by commas, e.g. "0:200" or "0:10,25".`,
       );
     }
     const start = match[1] === '' ? 0 : Number(match[1]);
@@ -43,10 +57,17 @@ export function parseTaskSelection(text: string): TaskRange[] {
 
 /**
  * The task indices `selection` picks from a split of `count` tasks, ascending and without repeats.
- * Throws a `BadRequestError` when a range reaches past the split or an index list holds a bad entry.
+ * Throws a `BadRequestError` when a range reaches past the split or an index list holds a bad entry,
+ * and `batch_too_large` when it picks more than `limit` — counted over its ranges merged, before
+ * any index is listed, so neither a range of a billion tasks nor a thousand repeats of one cost more
+ * than the ranges themselves.
  */
-export function resolveTaskIndices(selection: readonly TaskRange[] | readonly number[], count: number): number[] {
-  const picked = new Set<number>();
+export function resolveTaskIndices(
+  selection: readonly TaskRange[] | readonly number[],
+  count: number,
+  limit: TaskLimit = NO_LIMIT,
+): number[] {
+  const ranges: Array<{ start: number; stop: number }> = [];
   for (const entry of selection) {
     const range = typeof entry === 'number' ? { start: entry, stop: entry + 1 } : entry;
     const stop = range.stop ?? count;
@@ -62,13 +83,36 @@ export function resolveTaskIndices(selection: readonly TaskRange[] | readonly nu
         { code: 'invalid_task' },
       );
     }
-    for (let index = range.start; index < stop; index++) picked.add(index);
+    ranges.push({ start: range.start, stop });
   }
-  if (picked.size === 0)
+  ranges.sort((a, b) => a.start - b.start);
+  const merged: Array<{ start: number; stop: number }> = [];
+  let picked = 0;
+  for (const range of ranges) {
+    const last = merged.at(-1);
+    if (last !== undefined && range.start <= last.stop) {
+      picked += Math.max(0, range.stop - last.stop);
+      last.stop = Math.max(last.stop, range.stop);
+    } else {
+      merged.push({ ...range });
+      picked += range.stop - range.start;
+    }
+  }
+  if (picked > limit.tasks) throw tooManyTasks(`The task selection picks ${picked} tasks`, limit);
+  if (picked === 0)
     throw new BadRequestError('The task selection picks no task; name at least one, e.g. "0:10".', {
       code: 'invalid_task',
     });
-  return [...picked].sort((a, b) => a - b);
+  const indices: number[] = [];
+  for (const { start, stop } of merged) for (let index = start; index < stop; index++) indices.push(index);
+  return indices;
+}
+
+/** The 400 for a selection of more tasks than a batch may hold (`batch_too_large`). */
+function tooManyTasks(what: string, limit: TaskLimit): BadRequestError {
+  return new BadRequestError(`${what}, more than the ${limit.tasks} a batch may hold (${limit.why}); select fewer.`, {
+    code: 'batch_too_large',
+  });
 }
 
 /** Ascending indices written compactly in selection syntax, e.g. `[0,1,2,5]` → `"0:3,5"`; parses back to the same list. */

@@ -14,7 +14,7 @@ import type { BridgeMetrics } from '../telemetry/bridge-metrics.js';
 import type { Logger } from '../telemetry/logger.js';
 import { retryAfterFailure } from './retry-after-failure.js';
 import { pairCount, pairOfBatch, planOfBatch, type RolloutBatchRecord } from './rollout-batch-record.js';
-import type { PairState, RolloutBatchStore, StoredBatch } from './rollout-batch-store.js';
+import type { NamedBatch, PairState, RolloutBatchStore, StoredBatch } from './rollout-batch-store.js';
 import type { PlannedRollout } from './rollout-plan.js';
 import { type RolloutRequest, rolloutSettingsOf } from './rollout-request.js';
 import {
@@ -34,6 +34,11 @@ export interface RolloutServiceOptions {
   store: RolloutBatchStore;
   /** The secret every instance shares (idempotency hashes), as the runs' registry has it. */
   secret?: Buffer;
+  /**
+   * The most pairs a batch may have: the most runs the queue holds of one key (`RUNBRIDGE_MAX_QUEUED_RUNS`,
+   * `RUNBRIDGE_MAX_QUEUED_PER_KEY`). A batch past it could never be queued whole.
+   */
+  maxPairs: number;
   /** How long an ended batch is kept (`RUNBRIDGE_RETENTION_SECONDS`, as runs). */
   retentionMs: number;
   /** How often this instance settles pairs whose settling was cut short, and forgets batches past retention. */
@@ -107,8 +112,15 @@ export class RolloutService {
       RolloutSettingsSchema.transform(withSamplesTemperature),
       rolloutSettingsOf(request),
     );
+    const idempotency = idempotencyKey === undefined ? undefined : { key: idempotencyKey, hash: this.#hash(request) };
+    // A retry is answered before the queue is judged: the batch it names may be what fills the queue.
+    const named = idempotency === undefined ? undefined : await this.#store.named(owner, idempotency);
+    if (named !== undefined) return this.#named(named);
     const model = this.#o.models.resolve(request.model).id;
-    const { split, indices } = await resolveRolloutTasks(this.#o.ors, settings);
+    const { split, indices } = await resolveRolloutTasks(this.#o.ors, settings, undefined, {
+      tasks: Math.floor(this.#o.maxPairs / settings.samples),
+      why: `${settings.samples} sample(s) each, within the ${this.#o.maxPairs} pairs the queue holds of one key: RUNBRIDGE_MAX_QUEUED_RUNS, RUNBRIDGE_MAX_QUEUED_PER_KEY`,
+    });
     const batch: RolloutBatchRecord = {
       id: `ro_${newBatchId()}`,
       owner,
@@ -140,19 +152,9 @@ export class RolloutService {
     }
     const plan = planOfBatch(batch);
     const runs = plan.map(() => newRunId());
-    const idempotency = idempotencyKey === undefined ? undefined : { key: idempotencyKey, hash: this.#hash(request) };
     const creation = await this.#store.create(batch, runs, idempotency);
-    if (creation.kind === 'conflict') {
-      throw new ConflictError(
-        'This Idempotency-Key was already used with a different rollout batch; use a new key for a new batch, or the same settings to resume it.',
-        'idempotency_conflict',
-      );
-    }
-    if (creation.kind === 'existing') {
-      const stored = await this.#store.get(creation.id);
-      if (stored === undefined) throw batchNotFound(creation.id);
-      return { batch: stored.record, snapshot: await this.#snapshot(stored), created: false };
-    }
+    // Bound meanwhile by a request of the same key that came first.
+    if (creation.kind !== 'created') return this.#named(creation);
     try {
       for (const [n, pair] of plan.entries()) await this.#submit(batch, pair, n, runs[n]!, 1);
     } catch (error) {
@@ -164,6 +166,19 @@ export class RolloutService {
     }
     const stored = await this.#store.get(batch.id);
     return { batch, snapshot: await this.#snapshot(stored!), created: true };
+  }
+
+  /** The answer to a request whose idempotency key names a batch: that batch, or a 409 when it was made from another body. */
+  async #named(named: NamedBatch): Promise<CreatedBatch> {
+    if (named.kind === 'conflict') {
+      throw new ConflictError(
+        'This Idempotency-Key was already used with a different rollout batch; use a new key for a new batch, or the same settings to resume it.',
+        'idempotency_conflict',
+      );
+    }
+    const stored = await this.#store.get(named.id);
+    if (stored === undefined) throw batchNotFound(named.id);
+    return { batch: stored.record, snapshot: await this.#snapshot(stored), created: false };
   }
 
   /** The batch `id` as `owner` may see it, else 404. */
@@ -397,6 +412,8 @@ export class RolloutService {
       now,
     );
     if (settled === 'recorded') this.#o.metrics?.rolloutRecord(trajectory.status);
+    // Stopped: the record did not fit in the stored bytes; its other pairs stop too.
+    if (settled === 'refused') await this.#cancelPairs(batch);
   }
 
   /** The task object as the ORS server lists it, as a local batch copies it into its records; null when it cannot be read. */

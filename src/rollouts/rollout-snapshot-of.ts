@@ -1,5 +1,5 @@
 import { pairCount, tasksOfBatch } from './rollout-batch-record.js';
-import type { PairState, StoredBatch } from './rollout-batch-store.js';
+import type { PairState, StoreBudget, StoredBatch } from './rollout-batch-store.js';
 import type { RolloutSnapshot, RolloutStatus } from './rollout-snapshot.js';
 import { DEFAULT_PASS_THRESHOLD, type RolloutOutcome, summarizeOutcomes } from './rollout-stats.js';
 
@@ -63,7 +63,17 @@ export function snapshotOfBatch(
     },
     results,
     records_url: `/v1/rollouts/${record.id}/records`,
+    error: stored.stopped === undefined ? null : { code: stored.stopped, message: stoppedMessage(stored.stopped) },
   };
+}
+
+/** Why a batch stopped because a record did not fit (see `RolloutBatchStore.settle`). */
+function stoppedMessage(budget: StoreBudget): string {
+  const setting = budget === 'key_store_full' ? 'RUNBRIDGE_MAX_STORED_BYTES_PER_KEY' : 'RUNBRIDGE_MAX_STORED_BYTES';
+  return (
+    `Stopped: its next record did not fit in the stored bytes (${setting}), even once this key's ended batches ` +
+    'were forgotten; its records so far are kept. Delete finished runs or batches, then post the tasks it did not record again.'
+  );
 }
 
 /** A batch's status: `running` counts its pairs playing now, which only an open batch needs. */

@@ -42,6 +42,14 @@ export const RolloutSnapshotSchema = z.object({
   /** The manifest's `results`, over the records so far. */
   results: RolloutManifestSchema.shape.results,
   records_url: z.string(),
+  /**
+   * Why a batch was stopped before its pairs were all recorded, other than a cancel: its next record did
+   * not fit in the stored bytes (`key_store_full`, `store_full`). Null otherwise.
+   */
+  error: z
+    .object({ code: z.enum(['key_store_full', 'store_full']), message: z.string() })
+    .nullable()
+    .optional(),
 });
 export type RolloutSnapshot = z.infer<typeof RolloutSnapshotSchema>;
 

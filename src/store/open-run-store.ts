@@ -8,6 +8,7 @@ import type { WebhookOutbox } from '../webhooks/webhook-outbox.js';
 import { MemoryRolloutStore } from './memory/memory-rollout-store.js';
 import { MemoryRunStore } from './memory/memory-run-store.js';
 import { MemoryWebhookOutbox } from './memory/memory-webhook-outbox.js';
+import { StoredBytes } from './memory/stored-bytes.js';
 import { RedisConnection } from './redis/redis-connection.js';
 import { RedisKeys } from './redis/redis-keys.js';
 import { RedisRolloutStore } from './redis/redis-rollout-store.js';
@@ -57,13 +58,16 @@ export interface OpenedStore {
  */
 export async function openRunStore(config: Config, log: Logger): Promise<OpenedStore> {
   const configured = config.secret === undefined ? undefined : Buffer.from(config.secret, 'utf8');
+  // A batch's records count against the same stored bytes as the runs, in all and per key.
+  const byteLimits = { maxStoredBytes: config.maxStoredBytes, maxStoredBytesPerKey: config.maxStoredBytesPerKey };
   if (config.redisUrl === undefined) {
+    const stored = new StoredBytes();
     return {
-      store: new MemoryRunStore(storeLimits(config)),
+      store: new MemoryRunStore(storeLimits(config), Date.now, stored),
       secret: configured,
       instance: undefined,
       outbox: new MemoryWebhookOutbox(config.retentionMs),
-      rollouts: new MemoryRolloutStore(),
+      rollouts: new MemoryRolloutStore({ stored, limits: byteLimits }),
     };
   }
   const keys = new RedisKeys(config.redisPrefix);
@@ -109,7 +113,12 @@ export async function openRunStore(config: Config, log: Logger): Promise<OpenedS
     secret,
     instance,
     outbox: new RedisWebhookOutbox(connection, keys, config.retentionMs),
-    rollouts: new RedisRolloutStore({ connection, keys, expireMs: config.retentionMs + EXPIRY_MARGIN_MS }),
+    rollouts: new RedisRolloutStore({
+      connection,
+      keys,
+      expireMs: config.retentionMs + EXPIRY_MARGIN_MS,
+      limits: byteLimits,
+    }),
   };
 }
 

@@ -274,11 +274,11 @@ describe('rollout batches and the queue quota', () => {
   });
   afterAll(() => bridge?.shutdown());
 
-  it('answers 429 queue_full, before anything is stored, for a batch whose pairs would not fit in the queue', async () => {
+  it('answers 400 batch_too_large, before anything is stored, for a batch whose pairs the queue could never hold', async () => {
     const { status, answer } = await postRollout(bridge.fetch, { ...BATCH, tasks: '0:3', samples: 2 });
-    expect(status).toBe(429);
-    expect(answer).toMatchObject({ error: { code: 'queue_full' } });
-    expect((answer as { error: { message: string } }).error.message).toMatch(/6 pairs/);
+    expect(status).toBe(400);
+    expect(answer).toMatchObject({ error: { code: 'batch_too_large' } });
+    expect((answer as { error: { message: string } }).error.message).toMatch(/3 tasks, more than the 2 .* 5 pairs/);
     const listed = (await (await bridge.fetch('/v1/rollouts')).json()) as { data: unknown[] };
     expect(listed.data).toEqual([]);
     const fits = await startRollout(bridge.fetch, { ...BATCH, tasks: '0:5', samples: 1 });

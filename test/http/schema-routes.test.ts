@@ -62,6 +62,7 @@ async function appRoutes(): Promise<string[]> {
     ors: new OrsClient({ baseUrl: 'http://127.0.0.1:9' }),
     models: new ModelRegistry([createOfflineProvider()], 'offline'),
     store: new MemoryRolloutStore(),
+    maxPairs: config.maxQueuedRuns,
     retentionMs: config.retentionMs,
     sweepMs: config.sweepMs,
     log: silentLogger,

@@ -4,7 +4,11 @@ import { type RolloutCommandIo, runRolloutCommand } from '../../src/commands/rol
 import { exportRollouts } from '../../src/rollouts/export/export-rollouts.js';
 import { manifestPathFor } from '../../src/rollouts/rollout-manifest.js';
 import { planRollouts } from '../../src/rollouts/rollout-plan.js';
+import { eventually } from '../support/eventually.js';
+import { postRollout } from '../support/rollout-client.js';
+import { scriptedProvider } from '../support/scripted-model.js';
 import { startTestBridge, type TestBridge } from '../support/start-test-bridge.js';
+import { deferred } from '../support/test-environment.js';
 import { keysOf, type RolloutRig, readManifestFile, readRecords, startRolloutRig } from './rollout-rig.js';
 
 /** An io that records what the command writes and never hears a signal. */
@@ -123,5 +127,74 @@ describe('the progress of runbridge rollout --server', () => {
       await bridge.shutdown();
       await rig.close();
     }
+  });
+});
+
+/**
+ * A batch that fills its key's share of the queue is still answered when its request is sent again with
+ * the same Idempotency-Key (docs/api.md, "Rollout batches"): the key is looked up before the queue.
+ */
+describe('a queued batch sent again with its Idempotency-Key', () => {
+  let bridge: TestBridge;
+  let rig: RolloutRig;
+  const gate = deferred();
+
+  beforeAll(async () => {
+    // One run slot, held by a gated run, and room in the queue for exactly one batch of four pairs.
+    bridge = await startTestBridge(
+      { RUNBRIDGE_MAX_CONCURRENT_RUNS: '1', RUNBRIDGE_MAX_QUEUED_RUNS: '4' },
+      { providers: [scriptedProvider({ held: [{ gate: gate.promise, text: 'done' }] })] },
+    );
+    rig = await startRolloutRig();
+    await bridge.startRun({ model: 'scripted:held' });
+  });
+  afterAll(async () => {
+    gate.resolve(undefined);
+    await bridge?.shutdown();
+    await rig?.close();
+  });
+
+  it('answers the batch it names, not 429, and a rerun of `rollout --server` resumes it', async () => {
+    const file = rig.path('queued.jsonl');
+    const args = ['--server', bridge.url, '--env', 'arith', '--tasks', '0:4', '--model', 'offline', '--out', file];
+    let stop!: (signal: NodeJS.Signals) => void;
+    const first = testIo();
+    first.io.onStop = (listener) => {
+      stop = listener;
+      return () => undefined;
+    };
+    const interrupted = runRolloutCommand(args, first.io);
+    const [queued] = await eventually(async () => {
+      const { data } = (await (await bridge.fetch('/v1/rollouts')).json()) as { data: Array<{ rollout_id: string }> };
+      return data.length > 0 && data;
+    }, 'the batch on the bridge');
+    stop('SIGINT');
+    expect(await interrupted).not.toBe(0);
+    expect(first.err() + first.out()).toMatch(/the same command resumes it/);
+
+    // The batch fills the queue: a new one is refused, the same one is answered.
+    const { status, answer } = await postRollout(bridge.fetch, {
+      env: 'arith',
+      tasks: '0:4',
+      samples: 1,
+      model: 'offline',
+    });
+    expect(status).toBe(429);
+    expect(answer).toMatchObject({ error: { code: 'queue_full' } });
+
+    const again = testIo();
+    let ended = false;
+    const resumed = runRolloutCommand(args, again.io).finally(() => (ended = true));
+    // The rerun's POST is answered while the queue is still full: it reads the batch, its manifest says so.
+    await eventually(
+      () => ended || readManifestFile(manifestPathFor(file)).status === 'running',
+      'the rerun reading the batch',
+    );
+    gate.resolve(undefined);
+    expect(await resumed).toBe(0);
+    expect(again.out()).toMatch(/wrote 4 record\(s\)/);
+    expect(keysOf(readRecords(file))).toHaveLength(4);
+    const { data } = (await (await bridge.fetch('/v1/rollouts')).json()) as { data: Array<{ rollout_id: string }> };
+    expect(data.map((batch) => batch.rollout_id)).toEqual([queued!.rollout_id]);
   });
 });

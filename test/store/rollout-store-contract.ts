@@ -1,10 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RolloutBatchRecord } from '../../src/rollouts/rollout-batch-record.js';
-import type { RolloutBatchStore } from '../../src/rollouts/rollout-batch-store.js';
+import type { RolloutBatchStore, StoredByteLimits } from '../../src/rollouts/rollout-batch-store.js';
 
 /** How a suite opens instances of one rollout store; the instances of one test see the same batches. */
 export interface RolloutStoreKind {
-  open(): Promise<{ store: RolloutBatchStore; close(): Promise<void> }>;
+  /** An instance; with `limits`, a store whose records count against these byte budgets (and only that one instance). */
+  open(limits?: StoredByteLimits): Promise<{ store: RolloutBatchStore; close(): Promise<void> }>;
 }
 
 let batches = 0;
@@ -43,8 +44,8 @@ export function rolloutStoreContract(name: string, setup: () => RolloutStoreKind
   describe(`${name}, as every RolloutBatchStore`, () => {
     const kind = setup();
     const opened: Array<{ close(): Promise<void> }> = [];
-    const open = async () => {
-      const instance = await kind.open();
+    const open = async (limits?: StoredByteLimits) => {
+      const instance = await kind.open(limits);
       opened.push(instance);
       return instance.store;
     };
@@ -78,6 +79,18 @@ export function rolloutStoreContract(name: string, setup: () => RolloutStoreKind
       // A forgotten batch frees its key.
       await store.forget(first.id);
       expect(await store.create(again, runsOf(again), { key: 'k', hash: 'bb' })).toEqual({ kind: 'created' });
+    });
+
+    it('tells what an idempotency key names without binding it, as create would answer', async () => {
+      const store = await open();
+      const batch = batchOf('alpha', 1);
+      expect(await store.named('alpha', { key: 'k', hash: 'aa' })).toBeUndefined();
+      await store.create(batch, runsOf(batch), { key: 'k', hash: 'aa' });
+      expect(await store.named('alpha', { key: 'k', hash: 'aa' })).toEqual({ kind: 'existing', id: batch.id });
+      expect(await store.named('alpha', { key: 'k', hash: 'bb' })).toEqual({ kind: 'conflict' });
+      expect(await store.named('beta', { key: 'k', hash: 'aa' })).toBeUndefined();
+      await store.forget(batch.id);
+      expect(await store.named('alpha', { key: 'k', hash: 'aa' })).toBeUndefined();
     });
 
     it('records a settled pair once, in settling order, and ends the batch with its last record', async () => {
@@ -172,6 +185,57 @@ export function rolloutStoreContract(name: string, setup: () => RolloutStoreKind
       await expect(store.list('alpha', { limit: 2, after: theirs.id })).rejects.toMatchObject({
         code: 'invalid_cursor',
       });
+    });
+
+    /** A record of about `chars` characters (its outcome adds a few). */
+    const sized = (chars: number) => ({ kind: 'record' as const, record: `"${'r'.repeat(chars - 2)}"`, outcome: '{}' });
+
+    it("counts records against the owner's share: past it, its own ended batches are forgotten, oldest first, then the batch is stopped", async () => {
+      const store = await open({ maxStoredBytes: 10_000, maxStoredBytesPerKey: 5_000 });
+      const [old, older, theirs] = [batchOf('alpha', 1, 1), batchOf('alpha', 1, 2), batchOf('beta', 1, 3)];
+      const live = batchOf('alpha', 3, 4);
+      for (const batch of [old, older, theirs, live]) await store.create(batch, runsOf(batch));
+      expect(await store.settle(old.id, 0, runsOf(old)[0]!, 1, sized(1_500), 10)).toBe('recorded');
+      expect(await store.settle(older.id, 0, runsOf(older)[0]!, 1, sized(1_500), 20)).toBe('recorded');
+      expect(await store.settle(theirs.id, 0, runsOf(theirs)[0]!, 1, sized(4_000), 30)).toBe('recorded');
+
+      // 3,000 held of alpha's 5,000: a record of 2,500 makes the oldest ended batch go, not beta's.
+      const [first, second, third] = runsOf(live) as [string, string, string];
+      expect(await store.settle(live.id, 0, first, 1, sized(2_500), 40)).toBe('recorded');
+      expect(await store.get(old.id)).toBeUndefined();
+      expect(await store.get(older.id)).toBeDefined();
+      expect(await store.get(theirs.id)).toBeDefined();
+
+      // 4,000 held: one of 3,000 forgets the other ended batch, and still does not fit.
+      expect(await store.settle(live.id, 1, second, 1, sized(3_000), 50)).toBe('refused');
+      expect(await store.get(older.id)).toBeUndefined();
+      expect(await store.get(live.id)).toMatchObject({
+        records: 1,
+        cancelledAt: 50,
+        finishedAt: 50,
+        stopped: 'key_store_full',
+      });
+      expect(await store.pairs(live.id)).toMatchObject([{ state: 'done' }, { state: 'done' }, { state: 'open' }]);
+      expect(await store.settle(live.id, 2, third, 1, sized(10), 60)).toBe('cancelled');
+      expect(await store.get(theirs.id)).toMatchObject({ records: 1 });
+    });
+
+    it('counts records against the total, and gives back the bytes of a forgotten batch', async () => {
+      const store = await open({ maxStoredBytes: 5_000, maxStoredBytesPerKey: 5_000 });
+      const [theirs, mine] = [batchOf('beta', 1, 1), batchOf('alpha', 2, 2)];
+      for (const batch of [theirs, mine]) await store.create(batch, runsOf(batch));
+      const [first, second] = runsOf(mine) as [string, string];
+      expect(await store.settle(theirs.id, 0, runsOf(theirs)[0]!, 1, sized(3_000), 10)).toBe('recorded');
+      expect(await store.settle(mine.id, 0, first, 1, sized(1_500), 20)).toBe('recorded');
+      expect(await store.settle(mine.id, 1, second, 1, sized(1_500), 30)).toBe('refused');
+      expect(await store.get(mine.id)).toMatchObject({ records: 1, stopped: 'store_full' });
+      expect(await store.get(theirs.id)).toMatchObject({ records: 1 });
+
+      // Beta's batch forgotten, its bytes are free again.
+      await store.forget(theirs.id);
+      const next = batchOf('alpha', 1, 3);
+      await store.create(next, runsOf(next));
+      expect(await store.settle(next.id, 0, runsOf(next)[0]!, 1, sized(3_000), 40)).toBe('recorded');
     });
 
     it('forgets a batch, and sweeps those that ended at or before a time', async () => {

@@ -11,15 +11,25 @@ rolloutStoreContract('MemoryRolloutStore', () => {
   beforeEach(() => {
     store = new MemoryRolloutStore();
   });
-  return { open: async () => ({ store, close: async () => undefined }) };
+  return {
+    open: async (limits) => ({
+      store: limits ? new MemoryRolloutStore({ limits }) : store,
+      close: async () => undefined,
+    }),
+  };
 });
 
 rolloutStoreContract('RedisRolloutStore', () => {
   const redis = useRedisPerTest();
   return {
-    async open() {
+    async open(limits) {
       const connection = await redis.connect();
-      const store = new RedisRolloutStore({ connection, keys: new RedisKeys(redis.prefix), expireMs: 600_000 });
+      const store = new RedisRolloutStore({
+        connection,
+        keys: new RedisKeys(redis.prefix),
+        expireMs: 600_000,
+        ...(limits === undefined ? {} : { limits }),
+      });
       return { store, close: () => connection.close() };
     },
   };

@@ -4,12 +4,14 @@ import { BadRequestError } from '../../errors.js';
 import { RECORD_FORMATS } from '../../rollouts/export/record-rows.js';
 import { RolloutRequestSchema } from '../../rollouts/rollout-request.js';
 import type { RolloutCreated } from '../../rollouts/rollout-snapshot.js';
+import { SSE_HEADERS } from '../../sse/sse-headers.js';
+import { answerHead } from '../answer-head.js';
 import type { AppDeps, AppState } from '../app-deps.js';
 import { parseCursor } from '../parse-cursor.js';
 import { parseInput } from '../parse-input.js';
 import { readJsonBody } from '../read-json-body.js';
 import { responseSignal } from '../response-signal.js';
-import { streamRolloutRecords } from '../stream-rollout-records.js';
+import { NDJSON_HEADERS, streamRolloutRecords } from '../stream-rollout-records.js';
 import { IdempotencyKeySchema } from './runs-routes.js';
 
 export const RolloutListQuerySchema = z.strictObject({
@@ -84,6 +86,7 @@ export function rolloutsRoutes(deps: AppDeps): Router<AppState> {
       ctx.status = 204;
       return;
     }
+    if (answerHead(ctx, sse ? SSE_HEADERS : NDJSON_HEADERS)) return;
     const slot = deps.streams.acquire(ctx.state.owner);
     const { signal, release } = responseSignal(ctx.res, deps.shutdownSignal);
     try {

@@ -7,7 +7,10 @@ import { RunRequestSchema } from '../../protocol/run-request.js';
 import { type RunCreated, RunStatusSchema } from '../../protocol/run-snapshot.js';
 import type { EventLog } from '../../runs/event-log.js';
 import { LogReader } from '../../runs/log-reader.js';
+import { SSE_HEADERS } from '../../sse/sse-headers.js';
+import { answerHead } from '../answer-head.js';
 import type { AppDeps, AppState } from '../app-deps.js';
+import { eventsPage } from '../events-page.js';
 import { eventsFormat } from '../formats/events-format.js';
 import { formatOptionsOf } from '../formats/stream-format.js';
 import { STREAM_FORMATS, streamFormatNamed } from '../formats/stream-formats.js';
@@ -119,17 +122,10 @@ export function runsRoutes(deps: AppDeps): Router<AppState> {
     // A page holds typed events, so a format that is only a stream wins over the Accept header: the
     // openai SDKs send `Accept: application/json` with every request, their streams included.
     if (format === eventsFormat && wantsJson(ctx.get('Accept'))) {
-      const data = log.entries.slice(cursor + 1, cursor + 1 + query.limit).map((entry) => entry.event);
-      const last = data.at(-1);
-      const hasMore = last !== undefined && last.seq < log.lastSeq;
-      ctx.body = {
-        run_id: run.record.id,
-        status: log.summary.status,
-        data,
-        last_seq: log.lastSeq,
-        has_more: hasMore,
-        next_after: hasMore ? last.seq : null,
-      };
+      // Answered as a stream is: a page its client does not read holds a slot until it is sent.
+      ctx.res.once('close', deps.streams.acquire(ctx.state.owner));
+      ctx.type = 'application/json';
+      ctx.body = eventsPage(run, cursor, query.limit, config.subscriberBufferBytes);
       return;
     }
 
@@ -138,6 +134,7 @@ export function runsRoutes(deps: AppDeps): Router<AppState> {
       ctx.status = 204;
       return;
     }
+    if (answerHead(ctx, { ...SSE_HEADERS, ...format.headers })) return;
 
     await serveRunStream(ctx, deps, run, format, formatOptionsOf(query), cursor);
   });

@@ -96,7 +96,9 @@ export async function exportRollouts(options: ExportOptions): Promise<ExportResu
       break;
     case 'grpo': {
       const rows = groups.flatMap((group) =>
-        group.records.flatMap((record) => toGrpoRows(record, group, tokensOf(record), asParts)),
+        group.records.flatMap((record) =>
+          toGrpoRows(record, { size: group.records.length, stats: group.stats }, tokensOf(record), asParts),
+        ),
       );
       files.push(writeAtomically(out, jsonLines(rows, GRPO_FLOAT_PATHS)));
       rowCount = rows.length;

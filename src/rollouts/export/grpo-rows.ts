@@ -1,8 +1,8 @@
 import type { ChatTool, TrajectoryRecord, TrajectoryStatus, TrajectoryStopReason } from '../trajectory-schema.js';
 import type { EpisodeTokens, TokenCheck } from './episode-tokens.js';
 import { type ExportedMessage, messagesForExport, splitConversation } from './export-messages.js';
-import { type RecordGroup, rewardOf } from './group-records.js';
-import { advantageOf } from './reward-stats.js';
+import { rewardOf } from './group-records.js';
+import { advantageOf, type RewardStats } from './reward-stats.js';
 import { type TaskColumns, taskColumns } from './task-columns.js';
 
 /**
@@ -59,10 +59,10 @@ export const GRPO_FLOAT_PATHS: ReadonlySet<string> = new Set([
   'token_logprobs[]',
 ]);
 
-/** The rows of `record` — one per token sequence, one when it has none — a member of `group`; `asParts` as in `messagesForExport`. */
+/** The rows of `record` — one per token sequence, one when it has none — a member of a group of `size` samples with `stats`; `asParts` as in `messagesForExport`. */
 export function toGrpoRows(
   record: TrajectoryRecord,
-  group: RecordGroup,
+  group: { size: number; stats: RewardStats },
   tokens: EpisodeTokens,
   asParts: boolean,
 ): GrpoRow[] {
@@ -75,7 +75,7 @@ export function toGrpoRows(
     tools: record.tools,
     reward,
     scored: record.reward !== null,
-    group_size: group.records.length,
+    group_size: group.size,
     group_mean: group.stats.mean,
     group_std: group.stats.std,
     advantage: advantageOf(reward, group.stats),

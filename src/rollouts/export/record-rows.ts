@@ -13,57 +13,87 @@ import { toVerifiersRow, VERIFIERS_FLOAT_PATHS } from './verifiers-rows.js';
 export const RECORD_FORMATS = ['records', ...EXPORT_FORMATS] as const;
 export type RecordFormat = (typeof RECORD_FORMATS)[number];
 
+/** Reads the batch's record (JSON) at `seq` again, from where the batch keeps its records. */
+export type ReadRecord = (seq: number) => Promise<string | undefined>;
+
+/** Where one sample of a grpo group that is not whole yet lies in the batch's log, and its reward. */
+interface Member {
+  seq: number;
+  sample: number;
+  reward: number;
+}
+
 /**
  * Turns a batch's records, in the order they were settled, into the lines of a stream format: the
  * record's own JSON for `records`; for an export format the rows `runbridge rollout export` writes of
  * it — one per record for `openai-chat` and `verifiers`, and for `grpo` a task's whole group once all
  * its `samples` are in (its statistics need every sample). A record's images decide for itself whether
  * its content is written as parts, as there is no whole file to look at first.
+ *
+ * Of a grpo group not yet whole it keeps where each sample lies and its reward, never the record: every
+ * reader of a batch would otherwise hold its own parsed copy of every open group (issue 42). Once the
+ * group is whole its records are read back from the batch one at a time, as its rows are written.
  */
 export class RecordRows {
   readonly #format: RecordFormat;
   readonly #samples: number;
+  readonly #read: ReadRecord;
   /** A task's position among the batch's tasks: the `example_id` of its verifiers rows. */
   readonly #examples: Map<number, number>;
-  readonly #groups = new Map<string, TrajectoryRecord[]>();
+  readonly #groups = new Map<string, Member[]>();
 
-  constructor(format: RecordFormat, batch: { indices: readonly number[]; samples: number }) {
+  constructor(format: RecordFormat, batch: { indices: readonly number[]; samples: number }, read: ReadRecord) {
     this.#format = format;
     this.#samples = batch.samples;
+    this.#read = read;
     this.#examples = new Map(batch.indices.map((index, position) => [index, position]));
   }
 
-  /** The lines (each ended by a newline) that the next record, as JSON, adds; none while its grpo group is incomplete. */
-  push(json: string): string[] {
-    if (this.#format === 'records') return [`${json}\n`];
+  /**
+   * The lines (each ended by a newline) that the record `json` at `seq` adds, one at a time, so a
+   * caller can stop between two; none while its grpo group is incomplete. With `emit` false the record
+   * only counts towards its group (a reader resuming after it), and nothing is made.
+   */
+  async *push(json: string, seq: number, emit = true): AsyncGenerator<string> {
+    if (this.#format === 'records') {
+      if (emit) yield `${json}\n`;
+      return;
+    }
+    if (this.#format === 'grpo') {
+      yield* this.#grpo(json, seq, emit);
+      return;
+    }
+    if (!emit) return;
     const record = JSON.parse(json) as TrajectoryRecord;
     const asParts = hasImageContent(record);
-    switch (this.#format) {
-      case 'openai-chat':
-        return [toJsonLine(toOpenAiChatRow(record, asParts), OPENAI_CHAT_FLOAT_PATHS)];
-      case 'verifiers': {
-        const example = this.#examples.get(record.task.index) ?? 0;
-        const row = toVerifiersRow(record, example, episodeTokens(record), asParts);
-        return [toJsonLine(row, VERIFIERS_FLOAT_PATHS)];
-      }
-      case 'grpo':
-        return this.#grpo(record);
+    if (this.#format === 'openai-chat') {
+      yield toJsonLine(toOpenAiChatRow(record, asParts), OPENAI_CHAT_FLOAT_PATHS);
+      return;
     }
+    const example = this.#examples.get(record.task.index) ?? 0;
+    yield toJsonLine(toVerifiersRow(record, example, episodeTokens(record), asParts), VERIFIERS_FLOAT_PATHS);
   }
 
-  #grpo(record: TrajectoryRecord): string[] {
-    const members = [...(this.#groups.get(record.group_id) ?? []), record];
+  async *#grpo(json: string, seq: number, emit: boolean): AsyncGenerator<string> {
+    const record = JSON.parse(json) as TrajectoryRecord;
+    const members = this.#groups.get(record.group_id) ?? [];
+    members.push({ seq, sample: record.sample_index, reward: rewardOf(record) });
     if (members.length < this.#samples) {
       this.#groups.set(record.group_id, members);
-      return [];
+      return;
     }
     this.#groups.delete(record.group_id);
-    const records = members.sort((a, b) => a.sample_index - b.sample_index);
-    const group = { groupId: record.group_id, records, stats: rewardStats(records.map(rewardOf)) };
-    return records.flatMap((member) =>
-      toGrpoRows(member, group, episodeTokens(member), hasImageContent(member)).map((row) =>
-        toJsonLine(row, GRPO_FLOAT_PATHS),
-      ),
-    );
+    if (!emit) return;
+    members.sort((a, b) => a.sample - b.sample);
+    const group = { size: members.length, stats: rewardStats(members.map((member) => member.reward)) };
+    for (const member of members) {
+      const text = member.seq === seq ? json : await this.#read(member.seq);
+      // Forgotten while it was written: the batch is gone, and its reader ends with it.
+      if (text === undefined) return;
+      const row = member.seq === seq ? record : (JSON.parse(text) as TrajectoryRecord);
+      for (const line of toGrpoRows(row, group, episodeTokens(row), hasImageContent(row))) {
+        yield toJsonLine(line, GRPO_FLOAT_PATHS);
+      }
+    }
   }
 }

@@ -2,13 +2,17 @@ import type { RolloutBatchRecord } from '../../rollouts/rollout-batch-record.js'
 import type {
   BatchCreation,
   BatchPage,
+  NamedBatch,
   PairState,
   RolloutBatchStore,
   Settlement,
   SettleOutcome,
+  StoreBudget,
   StoredBatch,
+  StoredByteLimits,
 } from '../../rollouts/rollout-batch-store.js';
 import { invalidListCursor } from '../../runs/run-store.js';
+import { StoredBytes } from './stored-bytes.js';
 
 interface MemoryBatch {
   record: RolloutBatchRecord;
@@ -19,8 +23,18 @@ interface MemoryBatch {
   outcomes: string[];
   /** The idempotency key (`owner\0key`) bound to it, if any. */
   key: string | undefined;
+  /** Characters of JSON its records and outcomes hold, counted in the stored bytes. */
+  bytes: number;
+  stopped: StoreBudget | undefined;
   /** Woken whenever a record is added or the batch ends. */
   waiters: Set<() => void>;
+}
+
+export interface MemoryRolloutStoreOptions {
+  /** The stored bytes the records count in: the memory run store's, so runs and records share one budget. */
+  stored?: StoredBytes;
+  /** Those budgets; none when not given. */
+  limits?: StoredByteLimits;
 }
 
 /**
@@ -28,9 +42,19 @@ interface MemoryBatch {
  * without awaiting, so settling a pair is as atomic here as the Redis script makes it there.
  */
 export class MemoryRolloutStore implements RolloutBatchStore {
+  readonly #stored: StoredBytes;
+  readonly #limits: StoredByteLimits;
   readonly #batches = new Map<string, MemoryBatch>();
   /** Idempotency keys (`owner\0key`) → the body hash and batch they name. */
   readonly #keys = new Map<string, { hash: string; id: string }>();
+
+  constructor(options: MemoryRolloutStoreOptions = {}) {
+    this.#stored = options.stored ?? new StoredBytes();
+    this.#limits = options.limits ?? {
+      maxStoredBytes: Number.POSITIVE_INFINITY,
+      maxStoredBytesPerKey: Number.POSITIVE_INFINITY,
+    };
+  }
 
   async create(
     batch: RolloutBatchRecord,
@@ -39,10 +63,8 @@ export class MemoryRolloutStore implements RolloutBatchStore {
   ): Promise<BatchCreation> {
     const key = idempotency === undefined ? undefined : `${batch.owner}\0${idempotency.key}`;
     if (key !== undefined) {
-      const bound = this.#keys.get(key);
-      if (bound !== undefined && this.#batches.has(bound.id)) {
-        return bound.hash === idempotency!.hash ? { kind: 'existing', id: bound.id } : { kind: 'conflict' };
-      }
+      const named = await this.named(batch.owner, idempotency!);
+      if (named !== undefined) return named;
       this.#keys.set(key, { hash: idempotency!.hash, id: batch.id });
     }
     this.#batches.set(batch.id, {
@@ -53,9 +75,17 @@ export class MemoryRolloutStore implements RolloutBatchStore {
       records: [],
       outcomes: [],
       key,
+      bytes: 0,
+      stopped: undefined,
       waiters: new Set(),
     });
     return { kind: 'created' };
+  }
+
+  async named(owner: string, idempotency: { key: string; hash: string }): Promise<NamedBatch | undefined> {
+    const bound = this.#keys.get(`${owner}\0${idempotency.key}`);
+    if (bound === undefined || !this.#batches.has(bound.id)) return undefined;
+    return bound.hash === idempotency.hash ? { kind: 'existing', id: bound.id } : { kind: 'conflict' };
   }
 
   async get(id: string): Promise<StoredBatch | undefined> {
@@ -92,11 +122,41 @@ export class MemoryRolloutStore implements RolloutBatchStore {
       return 'retry';
     }
     state.state = 'done';
+    const owner = batch.record.owner;
+    const bytes = settlement.record.length + settlement.outcome.length;
+    const full = this.#makeRoom(owner, bytes, id);
+    if (full !== undefined) {
+      batch.stopped = full;
+      batch.cancelledAt = now;
+      batch.finishedAt = now;
+      wake(batch);
+      return 'refused';
+    }
+    this.#stored.add(owner, bytes);
+    batch.bytes += bytes;
     batch.records.push(settlement.record);
     batch.outcomes.push(settlement.outcome);
     if (batch.records.length === batch.pairs.length) batch.finishedAt = now;
     wake(batch);
     return 'recorded';
+  }
+
+  /**
+   * Forgets `owner`'s own ended batches but `keep`, oldest first, until `bytes` more fit in its share and
+   * the total; answers the budget still full, if any (the order and words of the runs' `makeRoom`).
+   */
+  #makeRoom(owner: string, bytes: number, keep: string): StoreBudget | undefined {
+    const full = (): StoreBudget | undefined => {
+      if (this.#stored.held(owner) + bytes > this.#limits.maxStoredBytesPerKey) return 'key_store_full';
+      return this.#stored.held() + bytes > this.#limits.maxStoredBytes ? 'store_full' : undefined;
+    };
+    for (const batch of [...this.#batches.values()]) {
+      if (full() === undefined) break;
+      if (batch.record.owner === owner && batch.record.id !== keep && batch.finishedAt !== null) {
+        this.#forget(batch);
+      }
+    }
+    return full();
   }
 
   async cancel(id: string, now: number): Promise<void> {
@@ -145,8 +205,13 @@ export class MemoryRolloutStore implements RolloutBatchStore {
 
   async forget(id: string): Promise<void> {
     const batch = this.#batches.get(id);
-    if (!batch) return;
+    if (batch) this.#forget(batch);
+  }
+
+  #forget(batch: MemoryBatch): void {
+    const id = batch.record.id;
     this.#batches.delete(id);
+    this.#stored.add(batch.record.owner, -batch.bytes);
     if (batch.key !== undefined && this.#keys.get(batch.key)?.id === id) this.#keys.delete(batch.key);
     wake(batch);
   }
@@ -164,6 +229,7 @@ function storedOf(batch: MemoryBatch): StoredBatch {
     cancelledAt: batch.cancelledAt,
     finishedAt: batch.finishedAt,
     records: batch.records.length,
+    ...(batch.stopped === undefined ? {} : { stopped: batch.stopped }),
   };
 }
 

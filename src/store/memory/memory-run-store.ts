@@ -34,14 +34,16 @@ export class MemoryRunStore implements RunStore {
   readonly #limits: StoreLimits;
   readonly #now: () => number;
   readonly #directory = new RunDirectory();
-  readonly #stored = new StoredBytes();
+  readonly #stored: StoredBytes;
   readonly #keys = new IdempotencyKeys();
   readonly #queue: RunQueue;
   #executor: RunExecutor | undefined;
 
-  constructor(limits: StoreLimits, now: () => number = Date.now) {
+  /** `stored` counts what the runs hold, and what else shares their budget (the rollout batches' records). */
+  constructor(limits: StoreLimits, now: () => number = Date.now, stored = new StoredBytes()) {
     this.#limits = limits;
     this.#now = now;
+    this.#stored = stored;
     this.#queue = new RunQueue(limits);
   }
 

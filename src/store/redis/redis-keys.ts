@@ -38,7 +38,7 @@ export const KEY_LAYOUT = {
   finished: 'finished',
   /** Sorted set: an owner's finished run ids by when they finished (what a new run of theirs may make room from). */
   ownerFinished: 'finished:{owner}',
-  /** Counter: bytes every stored run holds together. */
+  /** Counter: bytes every stored run and batch record holds together. */
   storedBytes: 'bytes',
   /** Hash: bytes each owner's stored runs hold. */
   ownerBytes: 'bytes:owners',
@@ -60,7 +60,7 @@ export const KEY_LAYOUT = {
   secret: 'secret',
   /** String: written by every health check (`/health`, `/ready`), so a Redis that refuses writes is seen; expires in a minute. */
   health: 'health',
-  /** Hash: a rollout batch's owner, record, pair count, records so far, cancel and end times, idempotency key. */
+  /** Hash: a rollout batch's owner, record, pair count, records so far and their bytes, cancel and end times, why it stopped, idempotency key. */
   rollout: 'ro:{id}',
   /** Hash: a batch's pairs by number — `<run id>:<attempt>:<open|done>`. */
   rolloutPairs: 'ro:{id}:pairs',

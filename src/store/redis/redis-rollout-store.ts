@@ -2,11 +2,14 @@ import type { RolloutBatchRecord } from '../../rollouts/rollout-batch-record.js'
 import type {
   BatchCreation,
   BatchPage,
+  NamedBatch,
   PairState,
   RolloutBatchStore,
   Settlement,
   SettleOutcome,
+  StoreBudget,
   StoredBatch,
+  StoredByteLimits,
 } from '../../rollouts/rollout-batch-store.js';
 import { invalidListCursor } from '../../runs/run-store.js';
 import type { RedisConnection } from './redis-connection.js';
@@ -17,6 +20,8 @@ export interface RedisRolloutStoreOptions {
   keys: RedisKeys;
   /** How long an ended batch's keys live: its retention and a margin, as a run's (the sweep forgets it first). */
   expireMs: number;
+  /** The runs' byte budgets, which the records count against too; none when not given. */
+  limits?: StoredByteLimits;
 }
 
 /**
@@ -64,10 +69,21 @@ export class RedisRolloutStore implements RolloutBatchStore {
     return reply[0] === 'conflict' ? { kind: 'conflict' } : { kind: 'created' };
   }
 
+  async named(owner: string, idempotency: { key: string; hash: string }): Promise<NamedBatch | undefined> {
+    const { connection, keys } = this.#o;
+    const value = await connection.run(() => connection.command.get(keys.rolloutIdempotency(owner, idempotency.key)));
+    // `<hash>:<batch id>`, as the create script binds it.
+    const match = value === null ? null : /^([0-9a-f]+):(.*)$/.exec(value);
+    if (match === null) return undefined;
+    const id = match[2]!;
+    if ((await connection.run(() => connection.command.exists(keys.rollout(id)))) === 0) return undefined;
+    return match[1] === idempotency.hash ? { kind: 'existing', id } : { kind: 'conflict' };
+  }
+
   async get(id: string): Promise<StoredBatch | undefined> {
     const { connection, keys } = this.#o;
-    const [record, cancelledAt, finishedAt, recorded] = await connection.run(() =>
-      connection.command.hmget(keys.rollout(id), 'record', 'cancelled_at', 'finished_at', 'recorded'),
+    const [record, cancelledAt, finishedAt, recorded, stopped] = await connection.run(() =>
+      connection.command.hmget(keys.rollout(id), 'record', 'cancelled_at', 'finished_at', 'recorded', 'stopped'),
     );
     if (!record) return undefined;
     return {
@@ -75,6 +91,7 @@ export class RedisRolloutStore implements RolloutBatchStore {
       cancelledAt: cancelledAt ? Number(cancelledAt) : null,
       finishedAt: finishedAt ? Number(finishedAt) : null,
       records: Number(recorded ?? 0),
+      ...(stopped ? { stopped: stopped as StoreBudget } : {}),
     };
   }
 
@@ -114,6 +131,9 @@ export class RedisRolloutStore implements RolloutBatchStore {
       next: settlement.kind === 'record' ? '' : settlement.next,
       now,
       expireMs,
+      // Redis takes no Infinity: the largest number a Lua double holds exactly stands for "no bound".
+      maxStoredBytes: this.#o.limits?.maxStoredBytes ?? Number.MAX_SAFE_INTEGER,
+      maxStoredBytesPerKey: this.#o.limits?.maxStoredBytesPerKey ?? Number.MAX_SAFE_INTEGER,
     })) as SettleOutcome;
   }
 

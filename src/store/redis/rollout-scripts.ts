@@ -21,12 +21,19 @@ local function end_batch(id, now, expireMs)
   local idem = redis.call('HGET', batch, 'idem')
   if idem and idem ~= '' then redis.call('PEXPIRE', idem, expireMs) end
 end
--- Forgets batch id: its keys, its place in the indexes, its idempotency key while that names it.
+-- Forgets batch id: its keys, its place in the indexes, its idempotency key while that names it, its bytes.
 local function forget_batch(id)
   local batch = K.rollout(id)
   local owner = redis.call('HGET', batch, 'owner')
   local idem = redis.call('HGET', batch, 'idem')
-  if owner then redis.call('ZREM', K.ownerRollouts(owner), id) end
+  if owner then
+    redis.call('ZREM', K.ownerRollouts(owner), id)
+    local bytes = num(redis.call('HGET', batch, 'bytes'))
+    if bytes > 0 then
+      redis.call('DECRBY', K.storedBytes, bytes)
+      add(K.ownerBytes, owner, -bytes)
+    end
+  end
   if idem and idem ~= '' then
     local value = redis.call('GET', idem)
     if value and string.match(value, ':(.*)$') == id then redis.call('DEL', idem) end
@@ -69,11 +76,27 @@ return { 'created' }
 
 /**
  * Settles attempt `attempt` of pair `pair` of batch `id`, played by run `run` (see
- * `RolloutBatchStore.settle`): `kind` `record` appends `record` and `outcome`, `retry` makes run `next`
- * the pair's next attempt, `replace` makes it play the same attempt. Returns `recorded`, `retry`, `cancelled` or `stale`.
+ * `RolloutBatchStore.settle`): `kind` `record` appends `record` and `outcome`, counted in the runs'
+ * stored bytes (`K.storedBytes`, the owner's in `K.ownerBytes`) — making room from the owner's own
+ * ended batches, oldest first, or stopping the batch when none is left — `retry` makes run `next` the
+ * pair's next attempt, `replace` makes it play the same attempt. Returns `recorded`, `retry`,
+ * `cancelled`, `refused` or `stale`.
  */
 const SETTLE = define(
-  ['id', 'pair', 'run', 'attempt', 'kind', 'record', 'outcome', 'next', 'now', 'expireMs'],
+  [
+    'id',
+    'pair',
+    'run',
+    'attempt',
+    'kind',
+    'record',
+    'outcome',
+    'next',
+    'now',
+    'expireMs',
+    'maxStoredBytes',
+    'maxStoredBytesPerKey',
+  ],
   `${ROLLOUT_HELPERS}
 local batch = K.rollout(A.id)
 if redis.call('EXISTS', batch) == 0 then return 'stale' end
@@ -92,6 +115,29 @@ if A.kind == 'replace' then
   return 'retry'
 end
 redis.call('HSET', slots, A.pair, A.run .. ':' .. A.attempt .. ':done')
+local owner = redis.call('HGET', batch, 'owner')
+local bytes = string.len(A.record) + string.len(A.outcome)
+local function full()
+  if num(redis.call('HGET', K.ownerBytes, owner)) + bytes > num(A.maxStoredBytesPerKey) then return 'key_store_full' end
+  if num(redis.call('GET', K.storedBytes)) + bytes > num(A.maxStoredBytes) then return 'store_full' end
+  return nil
+end
+if full() then
+  for _, other in ipairs(redis.call('ZRANGE', K.ownerRollouts(owner), 0, -1)) do
+    if not full() then break end
+    local ended = redis.call('HGET', K.rollout(other), 'finished_at')
+    if other ~= A.id and ended and ended ~= '' then forget_batch(other) end
+  end
+end
+local budget = full()
+if budget then
+  redis.call('HSET', batch, 'cancelled_at', A.now, 'stopped', budget)
+  end_batch(A.id, A.now, A.expireMs)
+  return 'refused'
+end
+redis.call('INCRBY', K.storedBytes, bytes)
+redis.call('HINCRBY', K.ownerBytes, owner, bytes)
+redis.call('HINCRBY', batch, 'bytes', bytes)
 redis.call('RPUSH', K.rolloutRecords(A.id), A.record)
 redis.call('RPUSH', K.rolloutOutcomes(A.id), A.outcome)
 local recorded = redis.call('HINCRBY', batch, 'recorded', 1)

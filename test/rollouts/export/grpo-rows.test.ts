@@ -6,7 +6,7 @@ import { sampleRecord, sampleStep as step } from '../sample-record.js';
 
 function rowsOf(steps: ReturnType<typeof step>[]) {
   const record = sampleRecord(0, 0, { steps });
-  const group = { groupId: record.group_id, records: [record], stats: rewardStats([1]) };
+  const group = { size: 1, stats: rewardStats([1]) };
   return toGrpoRows(record, group, episodeTokens(record), false);
 }
 

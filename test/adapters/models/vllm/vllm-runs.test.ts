@@ -136,7 +136,7 @@ describe('a run with a vllm: model', () => {
     const { record, generations } = await play({});
     const tokens = episodeTokens(record);
     expect(tokens).toMatchObject({ check: 'ok', issue: null });
-    const group = { groupId: record.group_id, records: [record], stats: rewardStats([1]) };
+    const group = { size: 1, stats: rewardStats([1]) };
     const [row, ...more] = toGrpoRows(record, group, tokens, false);
     expect(more).toEqual([]);
     const last = generations.at(-1)!;
@@ -202,7 +202,7 @@ describe('a run with a vllm: model', () => {
     );
     const tokens = episodeTokens(record);
     expect(tokens.check).toBe('ok');
-    const rows = toGrpoRows(record, { groupId: 'g', records: [record], stats: rewardStats([1]) }, tokens, false);
+    const rows = toGrpoRows(record, { size: 1, stats: rewardStats([1]) }, tokens, false);
     expect(rows.map((row) => [row.sequence_turns, row.sequence_reason])).toEqual([
       [[1, 1], null],
       [[2, 3], 'approval_edit'],
