@@ -1,3 +1,4 @@
+import type { RolloutBatchRecord } from '../../src/rollouts/rollout-batch-record.js';
 import type { TrajectoryRecord } from '../../src/rollouts/trajectory-schema.js';
 
 /** A small valid trajectory record of task `index`, sample `sample` of `arith/train`, for store and manifest tests. */
@@ -28,6 +29,30 @@ export function sampleRecord(
     output: '',
     timing: { started_at: 1, ended_at: 2, total_ms: 1000, model_ms: 500, env_ms: 400, overhead_ms: 100 },
     metrics: { turns: 1, tool_calls: 0, failed_tool_calls: 0, input_tokens: 1, output_tokens: 1, total_tokens: 2 },
+    ...overrides,
+  };
+}
+
+/** A stored batch of the service: one task of `arith/train`, one sample, with `overrides`. */
+export function sampleBatch(overrides: Partial<RolloutBatchRecord> = {}): RolloutBatchRecord {
+  return {
+    id: 'ro_sample',
+    owner: 'local',
+    env: 'arith',
+    split: 'train',
+    indices: [0],
+    samples: 1,
+    model: 'offline:offline',
+    sampling: {},
+    seed: 0,
+    max_turns: 20,
+    instructions: null,
+    reward_reduction: 'last',
+    retries: 1,
+    timeout_ms: 60_000,
+    policy_version: null,
+    metadata: {},
+    created_at: 1000,
     ...overrides,
   };
 }

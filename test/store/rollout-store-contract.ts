@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RolloutBatchRecord } from '../../src/rollouts/rollout-batch-record.js';
 import type { RolloutBatchStore, StoredByteLimits } from '../../src/rollouts/rollout-batch-store.js';
+import { sampleBatch } from '../rollouts/sample-record.js';
 
 /** How a suite opens instances of one rollout store; the instances of one test see the same batches. */
 export interface RolloutStoreKind {
@@ -12,25 +13,12 @@ let batches = 0;
 
 /** A batch of `owner` with `pairs` pairs (tasks × 1 sample), created at `at`. */
 function batchOf(owner: string, pairs: number, at = 1000): RolloutBatchRecord {
-  return {
+  return sampleBatch({
     id: `ro_${String(++batches).padStart(6, '0')}`,
     owner,
-    env: 'arith',
-    split: 'train',
     indices: [...Array(pairs).keys()],
-    samples: 1,
-    model: 'offline:offline',
-    sampling: {},
-    seed: 0,
-    max_turns: 20,
-    instructions: null,
-    reward_reduction: 'last',
-    retries: 1,
-    timeout_ms: 60_000,
-    policy_version: null,
-    metadata: {},
     created_at: at,
-  };
+  });
 }
 
 const runsOf = (batch: RolloutBatchRecord) => batch.indices.map((index) => `run_${batch.id}_${index}`);
