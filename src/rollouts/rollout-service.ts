@@ -14,7 +14,7 @@ import type { BridgeMetrics } from '../telemetry/bridge-metrics.js';
 import type { Logger } from '../telemetry/logger.js';
 import { retryAfterFailure } from './retry-after-failure.js';
 import { pairCount, pairOfBatch, planOfBatch, type RolloutBatchRecord } from './rollout-batch-record.js';
-import type { NamedBatch, PairState, RolloutBatchStore, StoredBatch } from './rollout-batch-store.js';
+import type { NamedBatch, PairState, RolloutBatchStore, StoreBudget, StoredBatch } from './rollout-batch-store.js';
 import type { PlannedRollout } from './rollout-plan.js';
 import { type RolloutRequest, rolloutSettingsOf } from './rollout-request.js';
 import {
@@ -56,6 +56,16 @@ function batchNotFound(id: string): NotFoundError {
   return new NotFoundError(
     `No rollout batch "${id}" here: it never existed, was forgotten after its retention, or belongs to another key.`,
     'rollout_not_found',
+  );
+}
+
+/** The 429 for a batch whose own record does not fit in the stored bytes (`RolloutBatchStore.create`). */
+function storeFullError(budget: StoreBudget): CapacityError {
+  const setting = budget === 'key_store_full' ? 'RUNBRIDGE_MAX_STORED_BYTES_PER_KEY' : 'RUNBRIDGE_MAX_STORED_BYTES';
+  return new CapacityError(
+    `Stored runs and batch records hold the bytes ${setting} allows, and none of this key's ended batches is left to forget; delete finished runs or batches, or retry once some are forgotten.`,
+    5,
+    budget,
   );
 }
 
@@ -153,6 +163,7 @@ export class RolloutService {
     const plan = planOfBatch(batch);
     const runs = plan.map(() => newRunId());
     const creation = await this.#store.create(batch, runs, idempotency);
+    if (creation.kind === 'full') throw storeFullError(creation.budget);
     // Bound meanwhile by a request of the same key that came first.
     if (creation.kind !== 'created') return this.#named(creation);
     try {
