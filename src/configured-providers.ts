@@ -46,7 +46,6 @@ export function configuredProviders(config: Config): ModelProvider[] {
         reasoningParser: vllm.reasoningParser,
         toolParser: vllm.toolParser,
         chatTemplateKwargs: vllm.chatTemplateKwargs,
-        answerCaps,
       }),
     );
   }

@@ -5,8 +5,7 @@ const LISTS: readonly TokenLists[] = ['promptTokenIds', 'tokenIds', 'logprobs'];
 
 /**
  * `sum` with `more` added after it, as a model's `token-data` parts add up (see `ModelPart`): each list
- * appended in order, `raw` too when both are lists (otherwise the later one replaces it), and what a
- * part says of the whole turn (`newSequence`, `renderer`) set by the part that says it. `sum` is
+ * appended in order, `raw` too when both are lists (otherwise the later one replaces it). `sum` is
  * changed in place and returned — a turn's parts are many, and copying the lists for each would cost
  * their square — or made when undefined; it never shares a list of `more`.
  */
@@ -20,8 +19,6 @@ export function addTokenData(sum: TokenData | undefined, more: TokenData): Token
     if (Array.isArray(into.raw) && Array.isArray(more.raw)) appendAll(into.raw, more.raw);
     else into.raw = Array.isArray(more.raw) ? [...more.raw] : more.raw;
   }
-  if (more.newSequence !== undefined) into.newSequence = more.newSequence;
-  if (more.renderer !== undefined) into.renderer = more.renderer;
   return into;
 }
 

@@ -21,22 +21,6 @@ describe('addTokenData', () => {
     expect(addTokenData({ raw: { a: 1 } }, { raw: { b: 2 } })).toEqual({ raw: { b: 2 } });
   });
 
-  it('keeps what a part says of the whole turn: where a new sequence starts, and what rendered the prompt', () => {
-    const renderer = {
-      model: 'qwen',
-      templateFingerprint: 'abc',
-      chatTemplateKwargs: {},
-      reasoningParser: 'qwen3',
-      toolParser: 'hermes',
-    };
-    const sum = addTokenData(addTokenData(undefined, { tokenIds: [1] }), {
-      tokenIds: [2],
-      newSequence: { reason: 'truncated' },
-      renderer,
-    });
-    expect(sum).toEqual({ tokenIds: [1, 2], newSequence: { reason: 'truncated' }, renderer });
-  });
-
   it('takes a list longer than the engine takes arguments', () => {
     const ids = Array.from({ length: 300_000 }, (_, i) => i);
     expect(addTokenData(addTokenData(undefined, { tokenIds: ids }), { tokenIds: ids }).tokenIds).toHaveLength(600_000);

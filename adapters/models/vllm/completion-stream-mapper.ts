@@ -1,4 +1,3 @@
-import { ModelError } from '../../../src/errors.js';
 import type { ToolCall } from '../../../src/models/conversation.js';
 import type { ModelPart, ModelUsage, PromptRenderer, TokenData } from '../../../src/models/model.js';
 import type { StreamMapper } from '../common/stream-model-parts.js';
@@ -15,8 +14,6 @@ export interface CompletionPlan {
   parsers: CompletionTextParserOptions;
   /** Keep each token's top alternatives (`logprobs` above 0 was asked for). */
   keepTopLogprobs: boolean;
-  /** The `max_tokens` the generation was sent with: a server that sends more ids or logprobs is not vLLM. */
-  maxTokens: number;
   /** Set when the prompt was rendered afresh although an earlier turn could have been carried. */
   newSequence?: string;
   /** What rendered the prompt; `model` is what the server names it in its chunks, when it does. */
@@ -27,13 +24,11 @@ export interface CompletionPlan {
 
 /**
  * Maps the chunks of a streaming vLLM `/v1/completions` to model parts: each chunk's text goes
- * through the {@link CompletionTextParser} (reasoning, answer, tool calls), and its `token_ids` (and
- * top alternatives, when kept) come at once as a `token-data` part, so the turn's cap counts them as
- * they arrive (docs/security.md); more ids or logprobs than the turn's `max_tokens` end the turn as
- * `model_error`. `usage`, the last `token-data` (the prompt ids — the server's own when it echoes
- * them — one logprob per completion id, why a new sequence began, the renderer) and `finish` come at
- * the end, which throws `model_stream_interrupted` when no chunk carried a finish reason. Only choice
- * 0 is read.
+ * through the {@link CompletionTextParser} (reasoning, answer, tool calls), its `token_ids` and
+ * logprobs are gathered; `usage`, `token-data` (the prompt ids — the server's own when it echoes
+ * them — the completion ids and one logprob each, why a new sequence began, the renderer) and
+ * `finish` come at the end, which throws `model_stream_interrupted` when no chunk carried a finish
+ * reason. Only choice 0 is read.
  */
 export class CompletionStreamMapper implements StreamMapper<VllmCompletionChunk> {
   readonly #vendor: VendorInfo;
@@ -67,17 +62,11 @@ export class CompletionStreamMapper implements StreamMapper<VllmCompletionChunk>
     const choice = chunk.choices.find((candidate) => candidate.index === 0);
     if (choice === undefined) return [];
     if (isIds(choice.prompt_token_ids)) this.#promptIds ??= choice.prompt_token_ids;
-    const ids = isIds(choice.token_ids) ? choice.token_ids : undefined;
-    if (ids) (this.#tokenIds ??= []).push(...ids);
+    if (isIds(choice.token_ids)) (this.#tokenIds ??= []).push(...choice.token_ids);
     const logprobs = choice.logprobs;
     if (logprobs?.token_logprobs) this.#logprobs.push(...logprobs.token_logprobs);
-    const top = this.#plan?.keepTopLogprobs ? logprobs?.top_logprobs : undefined;
-    if (top) this.#top.push(...top);
-    this.#checkCount();
+    if (logprobs?.top_logprobs && this.#plan?.keepTopLogprobs) this.#top.push(...logprobs.top_logprobs);
     const parts = choice.text ? this.#parser!.push(choice.text) : [];
-    if (ids || top) {
-      parts.push({ type: 'token-data', data: { ...(ids ? { tokenIds: ids } : {}), ...(top ? { raw: top } : {}) } });
-    }
     if (choice.finish_reason && this.#finish === undefined) {
       this.#finish = { reason: choice.finish_reason, stop: choice.stop_reason ?? null };
     }
@@ -115,17 +104,6 @@ export class CompletionStreamMapper implements StreamMapper<VllmCompletionChunk>
     return parts;
   }
 
-  /** A turn of more tokens than it was sent for: a server answering this is not a vLLM one, and is read no further. */
-  #checkCount(): void {
-    const most = this.#plan!.maxTokens;
-    const sent = Math.max(this.#tokenIds?.length ?? 0, this.#logprobs.length, this.#top.length);
-    if (sent <= most) return;
-    throw new ModelError(
-      `${this.#vendor.name} streamed ${sent} tokens for a generation of max_tokens ${most}: it is not answering as a vLLM server does, so the turn was read no further.`,
-      { code: 'model_error', details: { vendor: this.#vendor.name } },
-    );
-  }
-
   /** Notes what the turn publishes: the answer text and the calls, as the episode will record them. */
   #seen(parts: ModelPart[]): ModelPart[] {
     for (const part of parts) {
@@ -142,10 +120,11 @@ export class CompletionStreamMapper implements StreamMapper<VllmCompletionChunk>
       ids !== undefined && this.#logprobs.length === ids.length && this.#logprobs.every((value) => value !== null)
         ? (this.#logprobs as number[])
         : undefined;
-    // The completion's ids and top alternatives came as they streamed.
     return {
       promptTokenIds: promptIds,
+      ...(ids === undefined ? {} : { tokenIds: ids }),
       ...(logprobs === undefined ? {} : { logprobs }),
+      ...(this.#top.length > 0 ? { raw: this.#top } : {}),
       ...(plan.newSequence === undefined ? {} : { newSequence: { reason: plan.newSequence } }),
       renderer: { ...plan.renderer, model: this.#model ?? plan.renderer.model },
     };

@@ -110,7 +110,6 @@ export class VllmModel implements Model {
       promptIds: prompt.ids,
       parsers: { reasoning: reasoningParser, tool: toolParser, promptOpensReasoning: prompt.opensReasoning },
       keepTopLogprobs: typeof body.logprobs === 'number' && body.logprobs > 0,
-      maxTokens: typeof body.max_tokens === 'number' ? body.max_tokens : prompt.maxModelLen - prompt.ids.length,
       ...(newSequence === undefined ? {} : { newSequence }),
       renderer: {
         model: this.#name ?? '',

@@ -50,7 +50,6 @@ export function createVllmProvider(options: VllmProviderOptions): ModelProvider 
     name: VLLM_PROVIDER_NAME,
     listedModels: options.listedModels ?? [],
     defaultModel: '',
-    ...(options.apiKey === undefined ? {} : { secrets: [options.apiKey] }),
     create: (modelName) =>
       new VllmModel(VLLM_PROVIDER_NAME, modelName, shared, { ...defaults, ...options.models?.[modelName] }),
   };

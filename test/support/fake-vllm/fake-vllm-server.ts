@@ -31,11 +31,6 @@ export interface FakeCompletion {
   cutAfterTokens?: number;
   /** Stream this many tokens, then an error frame, as vLLM does when a generation fails midway. */
   errorAfterTokens?: number;
-  /**
-   * A hostile server: after the first chunk, a `data:` line of this many bytes that never ends, or
-   * (`ids`) chunks of token ids without text, far past `max_tokens`, until the client goes away.
-   */
-  flood?: { kind: 'line' | 'ids'; bytes: number };
 }
 
 /** The prompt a turn is written for. */
@@ -102,32 +97,7 @@ export interface FakeVllmServer {
   failNext(path: string, status: number, message: string, times?: number): void;
   /** Resolves once a stream held open by `hangAfterTokens` has been closed by the client. */
   hungStreamClosed(): Promise<void>;
-  /** Bytes of each `flood` written before the client went away or took all of it, in order. */
-  readonly floods: readonly number[];
   close(): Promise<void>;
-}
-
-/** Writes `flood` until it is all written or the client goes away; resolves to the bytes written. */
-async function floodStream(
-  res: ServerResponse,
-  flood: NonNullable<FakeCompletion['flood']>,
-  head: Record<string, unknown>,
-): Promise<number> {
-  const piece =
-    flood.kind === 'line'
-      ? 'x'.repeat(64 * 1024)
-      : `data: ${JSON.stringify({ ...head, choices: [{ index: 0, text: '', token_ids: Array.from({ length: 4096 }, () => 7), finish_reason: null }] })}\n\n`;
-  let written = 0;
-  if (flood.kind === 'line') {
-    res.write('data: ');
-    written += 6;
-  }
-  while (written < flood.bytes && !res.destroyed) {
-    written += piece.length;
-    if (!res.write(piece)) await Promise.race([once(res, 'drain'), once(res, 'close')]);
-  }
-  res.end();
-  return written;
 }
 
 /** Starts the fake on a free loopback port. */
@@ -137,7 +107,6 @@ export async function startFakeVllmServer(options: FakeVllmOptions): Promise<Fak
   const perChunk = options.tokensPerChunk ?? 2;
   const requests: FakeVllmRequest[] = [];
   const generations: FakeGeneration[] = [];
-  const floods: number[] = [];
   const failures = new Map<string, Array<{ status: number; message: string }>>();
   let hungClosed: () => void = () => undefined;
   const hung = new Promise<void>((resolve) => {
@@ -218,10 +187,6 @@ export async function startFakeVllmServer(options: FakeVllmOptions): Promise<Fak
       res.write(
         `data: ${JSON.stringify({ ...stream.head, ...chunkOf(slice, from, from + perChunk >= ids.length) })}\n\n`,
       );
-      if (stream.completion.flood !== undefined) {
-        floods.push(await floodStream(res, stream.completion.flood, stream.head));
-        return;
-      }
       // Lets the client read each chunk as it comes, as a real server's pace would.
       await new Promise((resolve) => setImmediate(resolve));
     }
@@ -431,7 +396,6 @@ export async function startFakeVllmServer(options: FakeVllmOptions): Promise<Fak
       );
     },
     hungStreamClosed: () => hung,
-    floods,
     close: async () => {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));

@@ -1,7 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createVllmProvider, type VllmProviderOptions } from '../../../../adapters/models/vllm/vllm-provider.js';
 import { ModelError } from '../../../../src/errors.js';
-import { addTokenData } from '../../../../src/models/add-token-data.js';
 import type { Message, ToolDefinition } from '../../../../src/models/conversation.js';
 import type { ModelPart, ModelProvider, TokenData } from '../../../../src/models/model.js';
 import { decode, encode } from '../../../support/fake-vllm/fake-tokenizer.js';
@@ -77,12 +76,10 @@ function answerCalls(messages: Message[], output: string): void {
   }
 }
 
-/** The turn's token data, its parts added up as the episode adds them (`ModelPart`). */
 function tokenDataOf(parts: readonly ModelPart[]): TokenData {
-  let sum: TokenData | undefined;
-  for (const part of parts) if (part.type === 'token-data') sum = addTokenData(sum, part.data);
-  if (sum === undefined) throw new Error('the turn carried no token data');
-  return sum;
+  const data = parts.find((part) => part.type === 'token-data');
+  if (data?.type !== 'token-data') throw new Error('the turn carried no token data');
+  return data.data;
 }
 
 describe('the vllm provider, turn 1', () => {
