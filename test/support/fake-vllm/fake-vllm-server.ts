@@ -19,6 +19,9 @@ import { parseQwenOutput } from './parse-qwen-output.js';
  * model writes comes from a {@link FakePolicy}, the same for both endpoints.
  */
 
+/** Token ids a chunk of a flood (`FakeCompletion.floodTokenIds`) carries. */
+const FLOOD_IDS_PER_CHUNK = 64;
+
 /** What the fake model writes in one turn. */
 export interface FakeCompletion {
   /** The completion as text, without the end-of-turn token (which the model samples after it). */
@@ -31,6 +34,19 @@ export interface FakeCompletion {
   cutAfterTokens?: number;
   /** Stream this many tokens, then an error frame, as vLLM does when a generation fails midway. */
   errorAfterTokens?: number;
+  /**
+   * A hostile server: instead of the completion, stream this many token ids without any text (no
+   * logprobs, no finish), then hold the stream open until the client goes away. See `FakeGeneration.flood`.
+   */
+  floodTokenIds?: number;
+}
+
+/** How a flood of token ids went, as the server saw it. */
+export interface FakeIdFlood {
+  /** Ids handed to the socket (the client read at most these, plus what the kernel still held). */
+  sentIds: number;
+  /** True once the client closed the stream. */
+  closed: boolean;
 }
 
 /** The prompt a turn is written for. */
@@ -56,6 +72,8 @@ export interface FakeGeneration {
   /** The `token_ids` of each streamed chunk, in order (empty when the client did not ask for them). */
   chunkTokenIds: number[][];
   finishReason: 'stop' | 'length' | null;
+  /** Set for a completion that was a flood of token ids. */
+  flood?: FakeIdFlood;
 }
 
 /** A request the fake received. */
@@ -230,6 +248,10 @@ export async function startFakeVllmServer(options: FakeVllmOptions): Promise<Fak
     };
     generations.push(generation);
     const head = { id: `cmpl-fake${generations.length}`, object: 'text_completion', created: 1_764_000_000, model };
+    if (completion.floodTokenIds !== undefined) {
+      generation.finishReason = null;
+      return floodIds(res, generation, head, completion.floodTokenIds);
+    }
     const stream = { completion, head, withIds, body };
     await streamChunks(req, res, generation, stream, (slice, from, last) => ({
       choices: [
@@ -251,6 +273,42 @@ export async function startFakeVllmServer(options: FakeVllmOptions): Promise<Fak
       ],
       usage: null,
     }));
+  }
+
+  /**
+   * Streams `count` token ids, {@link FLOOD_IDS_PER_CHUNK} a chunk and no text, as fast as the client
+   * reads them (the next chunk only once the socket took the last), then holds the stream open.
+   */
+  async function floodIds(
+    res: ServerResponse,
+    generation: FakeGeneration,
+    head: Record<string, unknown>,
+    count: number,
+  ): Promise<void> {
+    const report: FakeIdFlood = { sentIds: 0, closed: false };
+    generation.flood = report;
+    res.once('close', () => {
+      report.closed = true;
+    });
+    res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' });
+    const ids = new Array<number>(FLOOD_IDS_PER_CHUNK).fill(encode('x')[0]!);
+    while (report.sentIds < count && !report.closed) {
+      const first = report.sentIds === 0 ? { prompt_token_ids: generation.promptIds } : {};
+      const choice = { index: 0, text: '', logprobs: null, finish_reason: null, token_ids: ids, ...first };
+      report.sentIds += ids.length;
+      if (!res.write(`data: ${JSON.stringify({ ...head, choices: [choice], usage: null })}\n\n`)) {
+        await new Promise<void>((resolve) => {
+          const done = () => {
+            res.off('drain', done);
+            res.off('close', done);
+            resolve();
+          };
+          res.on('drain', done);
+          res.on('close', done);
+        });
+      }
+    }
+    if (!report.closed) await once(res, 'close');
   }
 
   async function chatCompletions(req: IncomingMessage, res: ServerResponse, body: Record<string, unknown>) {
