@@ -1,6 +1,7 @@
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { type FloodReport, writeFlood } from '../flood-writer.js';
 import { renderChat, type TemplateMessage, type TemplateTool } from './fake-chat-template.js';
 import { decode, encode, logprobOf, sampleIds, TOKEN, tokenText } from './fake-tokenizer.js';
 import { parseQwenOutput } from './parse-qwen-output.js';
@@ -41,14 +42,6 @@ export interface FakeCompletion {
   floodTokenIds?: number;
 }
 
-/** How a flood of token ids went, as the server saw it. */
-export interface FakeIdFlood {
-  /** Ids handed to the socket (the client read at most these, plus what the kernel still held). */
-  sentIds: number;
-  /** True once the client closed the stream. */
-  closed: boolean;
-}
-
 /** The prompt a turn is written for. */
 export interface FakePrompt {
   ids: number[];
@@ -72,8 +65,8 @@ export interface FakeGeneration {
   /** The `token_ids` of each streamed chunk, in order (empty when the client did not ask for them). */
   chunkTokenIds: number[][];
   finishReason: 'stop' | 'length' | null;
-  /** Set for a completion that was a flood of token ids. */
-  flood?: FakeIdFlood;
+  /** For a completion that was a flood of token ids, how it went, once the client closed it. */
+  flood?: FloodReport;
 }
 
 /** A request the fake received. */
@@ -277,7 +270,8 @@ export async function startFakeVllmServer(options: FakeVllmOptions): Promise<Fak
 
   /**
    * Streams `count` token ids, {@link FLOOD_IDS_PER_CHUNK} a chunk and no text, as fast as the client
-   * reads them (the next chunk only once the socket took the last), then holds the stream open.
+   * reads them (`writeFlood`: the next chunk only once the socket took the last), then holds the
+   * stream open until the client goes away; `generation.flood` says how far it got, once it has.
    */
   async function floodIds(
     res: ServerResponse,
@@ -285,30 +279,19 @@ export async function startFakeVllmServer(options: FakeVllmOptions): Promise<Fak
     head: Record<string, unknown>,
     count: number,
   ): Promise<void> {
-    const report: FakeIdFlood = { sentIds: 0, closed: false };
-    generation.flood = report;
-    res.once('close', () => {
-      report.closed = true;
-    });
-    res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' });
     const ids = new Array<number>(FLOOD_IDS_PER_CHUNK).fill(encode('x')[0]!);
-    while (report.sentIds < count && !report.closed) {
-      const first = report.sentIds === 0 ? { prompt_token_ids: generation.promptIds } : {};
-      const choice = { index: 0, text: '', logprobs: null, finish_reason: null, token_ids: ids, ...first };
-      report.sentIds += ids.length;
-      if (!res.write(`data: ${JSON.stringify({ ...head, choices: [choice], usage: null })}\n\n`)) {
-        await new Promise<void>((resolve) => {
-          const done = () => {
-            res.off('drain', done);
-            res.off('close', done);
-            resolve();
-          };
-          res.on('drain', done);
-          res.on('close', done);
-        });
-      }
-    }
-    if (!report.closed) await once(res, 'close');
+    const chunkOf = (extra: Record<string, unknown>) => {
+      const choice = { index: 0, text: '', logprobs: null, finish_reason: null, token_ids: ids, ...extra };
+      return `data: ${JSON.stringify({ ...head, choices: [choice], usage: null })}\n\n`;
+    };
+    const opening = chunkOf({ prompt_token_ids: generation.promptIds });
+    const piece = chunkOf({});
+    const all = opening.length + (Math.ceil(count / FLOOD_IDS_PER_CHUNK) - 1) * piece.length;
+    const closed = once(res, 'close').then(() => undefined);
+    res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' });
+    // Held once every chunk is sent, with room for one more: the stream never ends by itself.
+    const hold = { after: all, until: closed, reached: () => undefined };
+    generation.flood = await writeFlood(res, { head: opening, piece, bytes: all + piece.length, hold });
   }
 
   async function chatCompletions(req: IncomingMessage, res: ServerResponse, body: Record<string, unknown>) {
