@@ -46,6 +46,7 @@ export function configuredProviders(config: Config): ModelProvider[] {
         reasoningParser: vllm.reasoningParser,
         toolParser: vllm.toolParser,
         chatTemplateKwargs: vllm.chatTemplateKwargs,
+        answerCaps,
       }),
     );
   }

@@ -17,6 +17,25 @@ describe('addTokenData', () => {
     expect(first).toEqual({ promptTokenIds: [1, 2], tokenIds: [3], logprobs: [-0.1], raw: [{ t: 'a' }] });
   });
 
+  it('carries newSequence and renderer, a later part’s replacing an earlier one’s', () => {
+    const renderer = {
+      model: 'm',
+      templateFingerprint: 'f1',
+      chatTemplateKwargs: {},
+      reasoningParser: 'qwen3',
+      toolParser: 'hermes',
+    };
+    const first = addTokenData(undefined, { tokenIds: [1], newSequence: { reason: 'truncated' }, renderer });
+    expect(first).toEqual({ tokenIds: [1], newSequence: { reason: 'truncated' }, renderer });
+    const later = { ...renderer, templateFingerprint: 'f2' };
+    const sum = addTokenData(first, { tokenIds: [2], newSequence: { reason: 'approval_edit' }, renderer: later });
+    expect(sum).toEqual({ tokenIds: [1, 2], newSequence: { reason: 'approval_edit' }, renderer: later });
+    expect(addTokenData(sum, { tokenIds: [3] })).toMatchObject({
+      newSequence: { reason: 'approval_edit' },
+      renderer: later,
+    });
+  });
+
   it('replaces a raw value that is not a list', () => {
     expect(addTokenData({ raw: { a: 1 } }, { raw: { b: 2 } })).toEqual({ raw: { b: 2 } });
   });

@@ -49,6 +49,7 @@ export function createVllmProvider(options: VllmProviderOptions): ModelProvider 
   return {
     name: VLLM_PROVIDER_NAME,
     listedModels: options.listedModels ?? [],
+    secrets: options.apiKey === undefined ? [] : [options.apiKey],
     defaultModel: '',
     create: (modelName) =>
       new VllmModel(VLLM_PROVIDER_NAME, modelName, shared, { ...defaults, ...options.models?.[modelName] }),

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createVllmProvider, type VllmProviderOptions } from '../../../../adapters/models/vllm/vllm-provider.js';
 import { ModelError } from '../../../../src/errors.js';
+import { addTokenData } from '../../../../src/models/add-token-data.js';
 import type { Message, ToolDefinition } from '../../../../src/models/conversation.js';
 import type { ModelPart, ModelProvider, TokenData } from '../../../../src/models/model.js';
 import { decode, encode } from '../../../support/fake-vllm/fake-tokenizer.js';
@@ -76,10 +77,12 @@ function answerCalls(messages: Message[], output: string): void {
   }
 }
 
+/** The turn's token data, as the episode adds up its parts. */
 function tokenDataOf(parts: readonly ModelPart[]): TokenData {
-  const data = parts.find((part) => part.type === 'token-data');
-  if (data?.type !== 'token-data') throw new Error('the turn carried no token data');
-  return data.data;
+  let sum: TokenData | undefined;
+  for (const part of parts) if (part.type === 'token-data') sum = addTokenData(sum, part.data);
+  if (sum === undefined) throw new Error('the turn carried no token data');
+  return sum;
 }
 
 describe('the vllm provider, turn 1', () => {
