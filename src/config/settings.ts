@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { EPISODE_CAPS } from '../protocol/episode-caps.js';
 import { MODEL_ANSWER_CAPS } from '../protocol/model-answer-caps.js';
 import { apiKeys } from './api-keys.js';
+import { configuredVendors, type VendorSettings } from './configured-vendors.js';
 import { corsOrigins } from './cors-origins.js';
 import { jsonObject } from './json-object.js';
 import { type SettingValues, setting } from './setting.js';
@@ -92,19 +93,9 @@ export const settings = {
     variable: 'RUNBRIDGE_MODEL',
     ...optional('`provider` or `provider:name`'),
     default:
-      '`openai` with `OPENAI_API_KEY`, else `anthropic` with `ANTHROPIC_API_KEY`, else `vllm` with `VLLM_BASE_URL`, else `offline`',
-    derive: (
-      own,
-      {
-        openai,
-        anthropic,
-        vllm,
-      }: {
-        openai: { apiKey: string | undefined };
-        anthropic: { apiKey: string | undefined };
-        vllm: { baseUrl: string | undefined };
-      },
-    ) => own ?? (openai.apiKey ? 'openai' : anthropic.apiKey ? 'anthropic' : vllm.baseUrl ? 'vllm' : 'offline'),
+      '`openai` with `OPENAI_API_KEY` or `OPENAI_BASE_URL`, else `anthropic` with `ANTHROPIC_API_KEY`, else `vllm` with ' +
+      '`VLLM_BASE_URL`, else `offline`',
+    derive: (own, vendors: VendorSettings) => own ?? configuredVendors(vendors)[0] ?? 'offline',
     description: 'model of requests that name none ([models](models.md)); one this server cannot serve stops start-up',
   }),
   modelListMaxModels: setting({
