@@ -4,8 +4,10 @@ import { EPISODE_CAPS } from '../protocol/episode-caps.js';
 import { MODEL_ANSWER_CAPS } from '../protocol/model-answer-caps.js';
 import { apiKeys } from './api-keys.js';
 import { configuredVendors, type VendorSettings } from './configured-vendors.js';
+import { connectionCeiling, defaultMaxStreams } from './connection-caps.js';
 import { corsOrigins } from './cors-origins.js';
 import { jsonObject } from './json-object.js';
+import { openFileLimit } from './open-file-limit.js';
 import { type SettingValues, setting } from './setting.js';
 import {
   bytes,
@@ -340,6 +342,7 @@ export const settings = {
     variable: 'RUNBRIDGE_MAX_CONNECTIONS',
     ...optionalWholeNumber(1),
     default: '¾ of `ulimit -n`, at least 256 kept back',
+    derive: (own) => own ?? connectionCeiling(openFileLimit()),
     description:
       'connections the server holds; past it Node closes new ones at once. Above that ceiling start-up stops',
   }),
@@ -368,6 +371,8 @@ export const settings = {
     variable: 'RUNBRIDGE_MAX_STREAMS',
     ...optionalWholeNumber(1),
     default: '9/10 of the connections, at most 10 000',
+    derive: (own, { maxConnections }: { maxConnections: number | undefined }) =>
+      own ?? defaultMaxStreams(maxConnections ?? connectionCeiling(openFileLimit())),
     description: 'open event streams in total; past it 429 `too_many_streams`',
   }),
   maxStreamsPerKey: setting({
