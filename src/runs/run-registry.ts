@@ -3,6 +3,7 @@ import { customAlphabet } from 'nanoid';
 import { CapacityError, ConflictError, DrainingError, NotFoundError, RunbridgeError } from '../errors.js';
 import type { ModelRegistry } from '../models/model-registry.js';
 import type { OrsClient } from '../ors/client/ors-client.js';
+import { CONFIRM_WAIT_SECONDS } from '../protocol/confirm-wait.js';
 import type { DecisionRequest } from '../protocol/decision-request.js';
 import type { CancelReason, RunEventOf } from '../protocol/run-events.js';
 import type { MessageContent, RunRequest } from '../protocol/run-request.js';
@@ -69,11 +70,8 @@ const newId = customAlphabet('0123456789abcdefghijklmnopqrstuvwxyz', 20);
 /** The longest shutdown waits, after the last run ended, for the webhooks due meanwhile to be delivered. */
 const WEBHOOK_FLUSH_MS = 10_000;
 
-/** How long a cancel's request waits for the run to end, to answer how it ended (docs/api.md). */
-const CANCEL_CONFIRM_MS = 10_000;
-
-/** How long a decision's request waits for the run to write its resolution before answering 503. */
-const DECISION_CONFIRM_MS = 10_000;
+/** How long a cancel's request waits for the run to end, and a decision's for the run to write its resolution. */
+const CONFIRM_WAIT_MS = CONFIRM_WAIT_SECONDS * 1000;
 
 /** The 409 for a decision that came after the first one (or after the timeout, or the run's end). */
 function approvalResolved(resolved: RunEventOf<'tool.approval_resolved'>): ConflictError {
@@ -351,13 +349,13 @@ export class RunRegistry {
    * Cancels `owner`'s run (idempotent) and answers its snapshot once the run has ended: `cancelled`, or
    * how it ended when its end came first. A queued run leaves the queue and ends at once; a running one
    * ends once its model call or tool call is aborted and its ORS session closed. A run that has not
-   * ended within {@link CANCEL_CONFIRM_MS} (its instance no longer answers, its ORS server is slow to
+   * ended within {@link CONFIRM_WAIT_MS} (its instance no longer answers, its ORS server is slow to
    * close the session) is answered as it stands then, the cancel still on its way.
    */
   async cancel(id: string, owner: string): Promise<RunSnapshot> {
     const run = await this.open(id, owner);
     await this.#cancel(id, 'client');
-    await waitForTerminalWithin(run, this, CANCEL_CONFIRM_MS);
+    await waitForTerminalWithin(run, this, CONFIRM_WAIT_MS);
     return this.snapshot(id, owner);
   }
 
@@ -388,7 +386,7 @@ export class RunRegistry {
    * `tool.approval_resolved` once the run has written it: the decision is sent to the instance
    * executing the run, which takes the first decision only. 404 for an unknown approval (or run);
    * 409 `approval_resolved` when another decision, the timeout or the run's end came first; 503 when
-   * the run does not confirm within 10 s.
+   * the run does not confirm within {@link CONFIRM_WAIT_SECONDS}.
    */
   async decide(
     id: string,
@@ -396,7 +394,7 @@ export class RunRegistry {
     approvalId: string,
     request: DecisionRequest,
   ): Promise<RunEventOf<'tool.approval_resolved'>> {
-    const sentBy = this.#now() + DECISION_CONFIRM_MS;
+    const sentBy = this.#now() + CONFIRM_WAIT_MS;
     const { log } = await this.open(id, owner);
     const state = approvalState(log, approvalId);
     if (state.kind === 'unknown') {
@@ -410,7 +408,7 @@ export class RunRegistry {
     const decisionId = `dec_${newId()}`;
     const unconfirmed = (cause?: unknown) =>
       new RunbridgeError(
-        `The decision was sent, but run "${id}" did not confirm it within ${DECISION_CONFIRM_MS / 1000} s. ` +
+        `The decision was sent, but run "${id}" did not confirm it within ${CONFIRM_WAIT_MS / 1000} s. ` +
           'Read its events or snapshot to see whether it took effect before sending it again.',
         { code: 'decision_unconfirmed', cause },
       );
