@@ -146,7 +146,7 @@ export class RolloutService {
       throw new CapacityError(
         `This batch has ${total} pairs (tasks × samples), but the queue takes ${room} more runs of yours now ` +
           '(RUNBRIDGE_MAX_QUEUED_RUNS, RUNBRIDGE_MAX_QUEUED_PER_KEY): post fewer tasks or samples per batch, or wait for the queue to drain.',
-        5,
+        this.#o.registry.retryAfterSeconds(),
         'queue_full',
       );
     }

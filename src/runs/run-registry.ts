@@ -186,6 +186,11 @@ export class RunRegistry {
     this.#onEnd = listener;
   }
 
+  /** Seconds a caller refused for a bound that frees by itself should wait (`Retry-After`): one estimate for every such refusal. */
+  retryAfterSeconds(): number {
+    return this.#scheduler.retryAfterSeconds();
+  }
+
   /** How many more runs of `owner` the queue takes now (see `RunStore.queueRoom`). */
   queueRoom(owner: string): Promise<number> {
     return this.#store.queueRoom(owner);
@@ -294,10 +299,8 @@ export class RunRegistry {
       requestBytes: JSON.stringify(request).length,
       ...(idempotency === undefined ? {} : { idempotency }),
     });
-    if (admission.kind === 'refused') {
-      const { queued } = this.#store.localStats();
-      throw new CapacityError(admission.message, this.#scheduler.retryAfterSeconds(queued), admission.code);
-    }
+    if (admission.kind === 'refused')
+      throw new CapacityError(admission.message, this.retryAfterSeconds(), admission.code);
     return { record, status: admission.kind === 'started' ? 'running' : 'queued' };
   }
 
@@ -454,7 +457,7 @@ export class RunRegistry {
     if (outcome === 'full') {
       throw new CapacityError(
         `Run "${id}" already holds ${MAX_WAITING_MESSAGES} messages the model has not read yet; send this one once it has read them (message.received).`,
-        1,
+        this.retryAfterSeconds(),
         'too_many_messages',
       );
     }

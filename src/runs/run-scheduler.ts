@@ -302,9 +302,13 @@ export class RunScheduler {
     }
   }
 
-  /** Seconds a refused caller should wait: the mean run time scaled by how busy the slots are, 1–60. */
-  retryAfterSeconds(queued: number): number {
+  /**
+   * Seconds a refused caller should wait (`Retry-After`), whatever refused it: the mean run time scaled by
+   * how many runs wait here per slot, 1–60.
+   */
+  retryAfterSeconds(): number {
     const { maxConcurrentRuns } = this.#o.limits;
+    const { queued } = this.#o.store.localStats();
     const estimate = ((this.#meanRunMs || 5000) * (1 + queued / maxConcurrentRuns)) / 1000;
     return Math.min(60, Math.max(1, Math.ceil(estimate)));
   }
