@@ -1,22 +1,20 @@
 import { randomBytes } from 'node:crypto';
 import { customAlphabet } from 'nanoid';
-import { CapacityError, ConflictError, DrainingError, NotFoundError, RunbridgeError } from '../errors.js';
+import { CapacityError, ConflictError, DrainingError, NotFoundError } from '../errors.js';
 import type { ModelRegistry } from '../models/model-registry.js';
 import type { OrsClient } from '../ors/client/ors-client.js';
 import { CONFIRM_WAIT_SECONDS } from '../protocol/confirm-wait.js';
-import type { DecisionRequest } from '../protocol/decision-request.js';
-import type { CancelReason, RunEventOf } from '../protocol/run-events.js';
-import type { MessageContent, RunRequest } from '../protocol/run-request.js';
+import type { CancelReason } from '../protocol/run-events.js';
+import type { RunRequest } from '../protocol/run-request.js';
 import type { RunListItem, RunSnapshot, RunStatus } from '../protocol/run-snapshot.js';
 import { isFinishedStatus } from '../protocol/run-status.js';
 import { noTelemetry } from '../telemetry/no-telemetry.js';
 import type { Telemetry } from '../telemetry/telemetry.js';
-import { approvalState, awaitApprovalOutcome } from './approval-outcome.js';
 import type { EnvCatalog } from './env-catalog.js';
 import { outcomeOf } from './outcome-of.js';
+import { PersonInTheLoop } from './person-in-the-loop.js';
 import { type RequestHasher, requestHasher } from './request-hasher.js';
 import type { RunEndListener } from './run-end-listener.js';
-import { MAX_WAITING_MESSAGES } from './run-inbox.js';
 import type { RolloutPairRef, RunRecord } from './run-record.js';
 import { RunRetention } from './run-retention.js';
 import { RunScheduler, type SchedulerLimits } from './run-scheduler.js';
@@ -65,36 +63,12 @@ const runIdSuffix = customAlphabet('0123456789abcdefghijklmnopqrstuvwxyz', 24);
 export function newRunId(): string {
   return `run_${runIdSuffix()}`;
 }
-const newId = customAlphabet('0123456789abcdefghijklmnopqrstuvwxyz', 20);
 
 /** The longest shutdown waits, after the last run ended, for the webhooks due meanwhile to be delivered. */
 const WEBHOOK_FLUSH_MS = 10_000;
 
-/** How long a cancel's request waits for the run to end, and a decision's for the run to write its resolution. */
+/** How long a cancel's request waits for the run to end, to answer how it ended (docs/api.md). */
 const CONFIRM_WAIT_MS = CONFIRM_WAIT_SECONDS * 1000;
-
-/** The 409 for a decision that came after the first one (or after the timeout, or the run's end). */
-function approvalResolved(resolved: RunEventOf<'tool.approval_resolved'>): ConflictError {
-  const who = { client: 'another decision', timeout: 'its timeout', cancel: 'the end of the run' }[resolved.by];
-  return new ConflictError(
-    `Approval "${resolved.approval_id}" was already decided (${resolved.decision}, by ${who}); the first decision wins. ` +
-      "The run's tool.approval_resolved event says what was decided.",
-    'approval_resolved',
-  );
-}
-
-/** The 409 for a request about a run that has ended. */
-function runEnded(id: string, status: string): ConflictError {
-  return new ConflictError(`Run "${id}" has ended (${status}); start a new run to go on.`, 'run_ended');
-}
-
-/** The 409 for a message or decision to a run that executes nowhere any more (it ended, or the store lost it). */
-function runGone(id: string): ConflictError {
-  return new ConflictError(
-    `Run "${id}" is no longer running on any instance (it ended, or the store lost it); read its snapshot, or start a new run.`,
-    'run_ended',
-  );
-}
 
 /** What {@link RunRegistry.create} answers: the run's record, its status now, and whether this call made it. */
 export interface CreatedRun {
@@ -116,7 +90,7 @@ function runNotFound(id: string): NotFoundError {
  * started or queued), finds and lists them scoped to their owner, cancels and forgets them, and
  * drains on shutdown. It only wires the jobs together: the {@link RunStore} keeps runs, keys,
  * queue and quotas; the {@link RunScheduler} executes runs on this instance; {@link RunRetention}
- * sweeps. Another owner's run is 404.
+ * sweeps; {@link PersonInTheLoop} (`person`) takes decisions and messages. Another owner's run is 404.
  */
 export class RunRegistry {
   readonly #o: RunRegistryOptions;
@@ -127,6 +101,8 @@ export class RunRegistry {
   readonly #retention: RunRetention;
   readonly #hashRequest: RequestHasher;
   readonly #telemetry: Telemetry;
+  /** Decisions and messages of a person in the loop of these runs. */
+  readonly person: PersonInTheLoop;
   #onEnd: RunEndListener | undefined;
   #draining = false;
 
@@ -168,6 +144,12 @@ export class RunRegistry {
         this.#tasks.track(Promise.resolve(this.#onEnd?.(record, log)));
       },
       wake: () => this.#scheduler.wake(),
+    });
+    this.person = new PersonInTheLoop({
+      open: (id, owner) => this.open(id, owner),
+      send: (id, message) => this.#store.control(id, message),
+      retryAfterSeconds: () => this.retryAfterSeconds(),
+      now: this.#now,
     });
     this.#retention = new RunRetention({
       store: this.#store,
@@ -382,87 +364,6 @@ export class RunRegistry {
     if (queued) return this.#scheduler.start(queued, reason);
     // A run that executes nowhere any more has ended already: there is nothing left to cancel.
     await this.#store.control(id, { type: 'cancel', reason });
-  }
-
-  /**
-   * Decides approval `approvalId` of `owner`'s run (docs/protocol.md §7) and answers the run's
-   * `tool.approval_resolved` once the run has written it: the decision is sent to the instance
-   * executing the run, which takes the first decision only. 404 for an unknown approval (or run);
-   * 409 `approval_resolved` when another decision, the timeout or the run's end came first; 503 when
-   * the run does not confirm within {@link CONFIRM_WAIT_SECONDS}.
-   */
-  async decide(
-    id: string,
-    owner: string,
-    approvalId: string,
-    request: DecisionRequest,
-  ): Promise<RunEventOf<'tool.approval_resolved'>> {
-    const sentBy = this.#now() + CONFIRM_WAIT_MS;
-    const { log } = await this.open(id, owner);
-    const state = approvalState(log, approvalId);
-    if (state.kind === 'unknown') {
-      throw new NotFoundError(
-        `Run "${id}" has no approval "${approvalId}"; its pending approvals are in GET /v1/runs/${id} (pending_approvals).`,
-        'approval_not_found',
-      );
-    }
-    if (state.kind === 'resolved') throw approvalResolved(state.resolved);
-    if (state.kind === 'ended') throw runEnded(id, log.summary.status);
-    const decisionId = `dec_${newId()}`;
-    const unconfirmed = (cause?: unknown) =>
-      new RunbridgeError(
-        `The decision was sent, but run "${id}" did not confirm it within ${CONFIRM_WAIT_MS / 1000} s. ` +
-          'Read its events or snapshot to see whether it took effect before sending it again.',
-        { code: 'decision_unconfirmed', cause },
-      );
-    try {
-      // Sent, or `gone` (the run just ended): either way its log says what became of the approval.
-      await this.#store.control(id, {
-        type: 'approval',
-        approval_id: approvalId,
-        decision: request.decision,
-        ...(request.arguments === undefined ? {} : { arguments: request.arguments }),
-        ...(request.reason === undefined ? {} : { reason: request.reason }),
-        decision_id: decisionId,
-      });
-    } catch (error) {
-      // A command that timed out may still reach Redis once it answers again: the decision may yet take effect.
-      if (error instanceof StoreUnavailableError) throw unconfirmed(error);
-      throw error;
-    }
-    const left = Math.max(0, sentBy - this.#now());
-    const outcome = await awaitApprovalOutcome(log, approvalId, left, this.#now);
-    if (outcome === undefined) throw unconfirmed();
-    if (outcome.kind === 'ended') throw runEnded(id, outcome.terminal.event.replace('run.', ''));
-    if (outcome.decisionId !== decisionId) throw approvalResolved(outcome.resolved);
-    return outcome.resolved;
-  }
-
-  /**
-   * Sends `content` into `owner`'s run as a person's message (docs/protocol.md §7): the model reads
-   * it before its next turn (`message.received`). 409 while the run is queued or once it has ended;
-   * 429 when as many messages wait for the model as may.
-   */
-  async message(id: string, owner: string, content: MessageContent): Promise<{ message_id: string }> {
-    const { status } = (await this.open(id, owner)).log.summary;
-    if (isFinishedStatus(status)) throw runEnded(id, status);
-    if (status === 'queued') {
-      throw new ConflictError(
-        `Run "${id}" is still queued; send the message once it is running (its run.started event).`,
-        'run_not_started',
-      );
-    }
-    const messageId = `msg_${newId()}`;
-    const outcome = await this.#store.control(id, { type: 'message', message_id: messageId, content });
-    if (outcome === 'full') {
-      throw new CapacityError(
-        `Run "${id}" already holds ${MAX_WAITING_MESSAGES} messages the model has not read yet; send this one once it has read them (message.received).`,
-        this.retryAfterSeconds(),
-        'too_many_messages',
-      );
-    }
-    if (outcome === 'gone') throw runGone(id);
-    return { message_id: messageId };
   }
 
   /** Forgets a finished run of `owner`; 409 while it is still queued or running. */
