@@ -132,7 +132,7 @@ export async function startBridge(
     await orsServer?.close();
     throw error;
   }
-  const { store, secret, outbox, instance, rollouts: batches } = opened;
+  const { store, streams, secret, outbox, instance, rollouts: batches } = opened;
   const telemetry = createTelemetry({
     logger: log,
     metrics: config.metrics.enabled,
@@ -146,6 +146,7 @@ export async function startBridge(
     ors,
     models,
     store,
+    streams,
     catalog,
     webhooks: new WebhookDispatcher({ outbox, settings: config.webhooks, log, metrics: telemetry.metrics }),
     telemetry,

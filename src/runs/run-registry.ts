@@ -18,7 +18,8 @@ import type { RunEndListener } from './run-end-listener.js';
 import type { RolloutPairRef, RunRecord } from './run-record.js';
 import { RunRetention } from './run-retention.js';
 import { RunScheduler, type SchedulerLimits } from './run-scheduler.js';
-import type { OpenedRun, RunListQuery, RunPage, RunStats, RunStore } from './run-store.js';
+import type { OpenedRun, RunCounts, RunListQuery, RunPage, RunStore } from './run-store.js';
+import type { RunStreams } from './run-streams.js';
 import { StoreUnavailableError } from './store-unavailable-error.js';
 import { TaskTracker } from './task-tracker.js';
 import { waitForTerminalWithin } from './wait-for-terminal.js';
@@ -31,7 +32,10 @@ export interface RunLimits extends SchedulerLimits {
 export interface RunRegistryOptions {
   ors: OrsClient;
   models: ModelRegistry;
+  /** Where runs live: their records, keys and queue. */
   store: RunStore;
+  /** The live side of the same store: the runs' logs as they are written and followed, and their control messages. */
+  streams: RunStreams;
   /** The ORS server's environments and tasks, checked before a run is accepted; it knows the default environment. */
   catalog: EnvCatalog;
   limits: RunLimits;
@@ -70,6 +74,11 @@ const WEBHOOK_FLUSH_MS = 10_000;
 /** How long a cancel's request waits for the run to end, to answer how it ended (docs/api.md). */
 const CONFIRM_WAIT_MS = CONFIRM_WAIT_SECONDS * 1000;
 
+/** What `/health` counts: the runs the store counts, and the open event streams and waiting requests on this instance. */
+export interface RunStats extends RunCounts {
+  subscribers: number;
+}
+
 /** What {@link RunRegistry.create} answers: the run's record, its status now, and whether this call made it. */
 export interface CreatedRun {
   record: RunRecord;
@@ -96,6 +105,7 @@ export class RunRegistry {
   readonly #o: RunRegistryOptions;
   readonly #now: () => number;
   readonly #store: RunStore;
+  readonly #streams: RunStreams;
   readonly #tasks: TaskTracker;
   readonly #scheduler: RunScheduler;
   readonly #retention: RunRetention;
@@ -110,6 +120,7 @@ export class RunRegistry {
     this.#o = options;
     this.#now = options.now ?? Date.now;
     this.#store = options.store;
+    this.#streams = options.streams;
     this.#hashRequest = requestHasher(options.secret ?? randomBytes(32));
     this.#telemetry = options.telemetry ?? noTelemetry;
     const log = this.#telemetry.logger;
@@ -123,6 +134,7 @@ export class RunRegistry {
       ors: options.ors,
       models: options.models,
       store: this.#store,
+      streams: this.#streams,
       limits: options.limits,
       tasks: this.#tasks,
       telemetry: this.#telemetry,
@@ -131,23 +143,18 @@ export class RunRegistry {
       onStart: (record, log) => options.webhooks?.watch(record, log),
       onEnd: (record, log) => this.#onEnd?.(record, log),
     });
-    this.#store.attach({
-      freeSlots: () => (this.#draining ? 0 : this.#scheduler.freeSlots()),
-      control: (id, message) => this.#scheduler.control(id, message),
-      abandon: (id) => this.#scheduler.abandon(id),
-      endedElsewhere: (record, log, from) => {
-        this.#telemetry.observeEnd(
-          { id: record.id, env: record.env, model: record.model, trace: record.trace },
-          outcomeOf(log),
-        );
-        options.webhooks?.deliverFrom(record, log, from);
-        this.#tasks.track(Promise.resolve(this.#onEnd?.(record, log)));
-      },
-      wake: () => this.#scheduler.wake(),
+    // A run this instance ended for an executor that no longer ran it: its end is this instance's to tell.
+    this.#streams.onEnded(({ record, log, from }) => {
+      this.#telemetry.observeEnd(
+        { id: record.id, env: record.env, model: record.model, trace: record.trace },
+        outcomeOf(log),
+      );
+      options.webhooks?.deliverFrom(record, log, from);
+      this.#tasks.track(Promise.resolve(this.#onEnd?.(record, log)));
     });
     this.person = new PersonInTheLoop({
       open: (id, owner) => this.open(id, owner),
-      send: (id, message) => this.#store.control(id, message),
+      send: (id, message) => this.#streams.send(id, message),
       retryAfterSeconds: () => this.retryAfterSeconds(),
       now: this.#now,
     });
@@ -214,7 +221,7 @@ export class RunRegistry {
         await claim.settled;
         continue;
       }
-      const existing = await this.#store.open(claim.runId);
+      const existing = await this.#streams.join(claim.runId);
       // Forgotten between the two reads: the key is free again.
       if (!existing) continue;
       await this.#store.touch(existing.record.id);
@@ -288,7 +295,7 @@ export class RunRegistry {
 
   /** The run `id` with its log, if `owner` may see it (and touches it), else 404. */
   async open(id: string, owner: string): Promise<OpenedRun> {
-    const run = await this.#store.open(id);
+    const run = await this.#streams.join(id);
     if (!run || run.record.owner !== owner) throw runNotFound(id);
     await this.#store.touch(id);
     return run;
@@ -299,7 +306,7 @@ export class RunRegistry {
    * to read their terminal event); the returned function counts it out.
    */
   watch(id: string): () => void {
-    return this.#store.watch(id);
+    return this.#streams.watch(id);
   }
 
   /** Records that someone looked at run `id` (a keep-alive written to its subscriber). */
@@ -363,7 +370,7 @@ export class RunRegistry {
     const queued = await this.#store.unqueue(id);
     if (queued) return this.#scheduler.start(queued, reason);
     // A run that executes nowhere any more has ended already: there is nothing left to cancel.
-    await this.#store.control(id, { type: 'cancel', reason });
+    await this.#streams.send(id, { type: 'cancel', reason });
   }
 
   /** Forgets a finished run of `owner`; 409 while it is still queued or running. */
@@ -382,9 +389,9 @@ export class RunRegistry {
     return this.#retention.sweep();
   }
 
-  /** Counts for `/health`. */
-  stats(): Promise<RunStats> {
-    return this.#store.stats();
+  /** Counts for `/health`: the runs on every instance, the subscribers on this one. */
+  async stats(): Promise<RunStats> {
+    return { ...(await this.#store.stats()), subscribers: this.#streams.subscribers() };
   }
 
   /** Resolves when the store answers now; 503 `store_unavailable` otherwise (`/health`, `/ready`). */
@@ -394,7 +401,7 @@ export class RunRegistry {
 
   /** The counts this instance knows without asking anyone (shutdown waits on its subscribers). */
   localStats(): RunStats {
-    return this.#store.localStats();
+    return { ...this.#store.localCounts(), subscribers: this.#streams.subscribers() };
   }
 
   /**
