@@ -59,13 +59,13 @@ export function runsHandlers(deps: AppDeps): Omit<RouteHandlers<typeof RUN_ROUTE
     'POST /v1/runs/:id/approvals/:approval_id': async (ctx) => {
       const route = routes['POST /v1/runs/:id/approvals/:approval_id'];
       const body = await readBody(ctx, route.body, config.maxBodyBytes, 'decision');
-      ctx.body = await registry.decide(ctx.params.id!, ctx.state.owner, ctx.params.approval_id!, body);
+      ctx.body = await registry.person.decide(ctx.params.id!, ctx.state.owner, ctx.params.approval_id!, body);
     },
 
     'POST /v1/runs/:id/messages': async (ctx) => {
       const body = await readBody(ctx, routes['POST /v1/runs/:id/messages'].body, config.maxBodyBytes, 'message');
       ctx.status = 202;
-      ctx.body = await registry.message(ctx.params.id!, ctx.state.owner, body.content);
+      ctx.body = await registry.person.message(ctx.params.id!, ctx.state.owner, body.content);
     },
 
     'GET /v1/runs/:id/events': async (ctx) => {
