@@ -6,6 +6,7 @@ import {
   RunListSchema,
   StreamTokenAnswerSchema,
 } from '../../protocol/api-answers.js';
+import { CONFIRM_WAIT_SECONDS } from '../../protocol/confirm-wait.js';
 import { DecisionRequestSchema } from '../../protocol/decision-request.js';
 import { MessageRequestSchema } from '../../protocol/message-request.js';
 import { RunEventSchema, ToolApprovalResolvedEventSchema } from '../../protocol/run-events.js';
@@ -149,8 +150,7 @@ export const RUN_ROUTES = {
     params: RunParamsSchema,
     answers: {
       202: {
-        description:
-          'The run as it ended: `cancelled`, or its own end when that came first. Answered once the run has ended, 10 s at most; a run still going then is answered with its status then.',
+        description: `The run as it ended: \`cancelled\`, or its own end when that came first. Answered once the run has ended, ${CONFIRM_WAIT_SECONDS} s at most; a run still going then is answered with its status then.`,
         json: named('CancelAnswer', CancelAnswerSchema),
       },
     },
