@@ -12,9 +12,11 @@ import { idempotencyKeyOf, lastEventIdOf, type RouteHandlers, readBody, readQuer
 
 /**
  * `/v1/rollouts` (docs/protocol.md §14): rollout batches on the runs' queue, scoped to the caller's key
- * like runs.
+ * like runs; `ROLLOUT_ROUTES` but for the stream token, which `streamTokenHandlers` issues.
  */
-export function rolloutsHandlers(deps: AppDeps): RouteHandlers<typeof ROLLOUT_ROUTES> {
+export function rolloutsHandlers(
+  deps: AppDeps,
+): Omit<RouteHandlers<typeof ROLLOUT_ROUTES>, 'POST /v1/rollouts/:id/stream-token'> {
   const { rollouts, config } = deps;
   const routes = ROLLOUT_ROUTES;
 

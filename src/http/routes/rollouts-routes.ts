@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { RecordsStreamTokenAnswerSchema } from '../../protocol/api-answers.js';
 import { RECORD_FORMATS } from '../../rollouts/export/record-rows.js';
 import { RolloutRequestSchema } from '../../rollouts/rollout-request.js';
 import {
@@ -9,7 +10,12 @@ import {
 } from '../../rollouts/rollout-snapshot.js';
 import { named, type RouteTable } from './route.js';
 import { JSON_BODY_ERRORS, ORS_ERRORS, QUEUE_ERRORS, STORE_ERRORS } from './route-errors.js';
-import { IdempotencyHeadersSchema, ResumeHeadersSchema, StreamTokenQuerySchema } from './runs-routes.js';
+import {
+  EmptyRequestSchema,
+  IdempotencyHeadersSchema,
+  ResumeHeadersSchema,
+  StreamTokenQuerySchema,
+} from './runs-routes.js';
 
 export const RolloutParamsSchema = z.object({ id: z.string().describe('The batch id (`ro_…`).') });
 
@@ -104,6 +110,7 @@ export const ROLLOUT_ROUTES = {
       'NDJSON by default, one record (the line `runbridge rollout` writes) per line, blank lines being keep-alives; with `Accept: text/event-stream`, SSE: one event per record whose id is its seq, and an `end` event `{rollout_id, status}` that closes it. ' +
       'Resume with `?after=` or `Last-Event-ID` (the seq of the last record held). `grpo` writes a task’s group once all its samples are in: in SSE one event (a data line per row) whose id is the seq of its last record.',
     access: 'key',
+    streamToken: 'POST /v1/rollouts/:id/stream-token',
     params: RolloutParamsSchema,
     query: RecordsQuerySchema,
     headers: ResumeHeadersSchema,
@@ -115,5 +122,20 @@ export const ROLLOUT_ROUTES = {
       204: { description: 'SSE only: the batch has ended and the client has every record.' },
     },
     errors: ['invalid_request', 'invalid_cursor', ...rolloutNotFound, 'too_many_streams'],
+  },
+  'POST /v1/rollouts/:id/stream-token': {
+    summary: "A short-lived token that opens this batch's records without a header",
+    description:
+      "As a run's ([Stream tokens](#stream-tokens)), for this batch's records stream alone; the answer carries `Cache-Control: no-store`.",
+    access: 'key',
+    params: RolloutParamsSchema,
+    body: { json: named('StreamTokenRequest', EmptyRequestSchema), required: false },
+    answers: {
+      200: {
+        description: 'The token and a ready records URL.',
+        json: named('RecordsStreamTokenAnswer', RecordsStreamTokenAnswerSchema),
+      },
+    },
+    errors: [...JSON_BODY_ERRORS, ...rolloutNotFound],
   },
 } as const satisfies RouteTable;
