@@ -9,6 +9,7 @@ import {
 } from '../../src/http/routes/route.js';
 import { impliedErrors } from '../../src/http/routes/route-errors.js';
 import { ROUTE_TABLE } from '../../src/http/routes/route-table.js';
+import { runEndAnswerText } from '../../src/http/routes/run-end-status.js';
 import { ERROR_CODE_NAMES, ERROR_CODES, type ErrorCode } from '../../src/protocol/error-codes.js';
 import type { DocRegion } from './doc-regions.js';
 
@@ -69,7 +70,7 @@ function answers(key: RouteKey, route: RouteDeclaration): string {
         `${status} ${codes.map((code) => `\`${code}\``).join(', ')}${status === 429 ? ' + `Retry-After`' : ''}`,
     );
   const answered = Object.entries(route.answers).map(([status, answer]) => `${status}${answerBody(answer)}`);
-  return [...answered, ...refusals, ...(route.answersRunEnd ? [route.answersRunEnd] : [])].join('; ');
+  return [...answered, ...refusals, ...(route.answersRunEnd ? [runEndAnswerText(route.answersRunEnd)] : [])].join('; ');
 }
 
 /** What an answer carries, shortly (its media types or its JSON's top-level fields, and its headers), and when it is given. */

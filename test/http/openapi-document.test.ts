@@ -81,6 +81,19 @@ describe('the OpenAPI document the bridge serves, generated from the route table
     },
   );
 
+  it('lists, on the route that answers how a run ended, each code a run ends with under 502, a bug under 500, and a cancel under 409 alone', () => {
+    const codes = errorCodesOf(operationOf('POST /v1/chat/completions')!);
+    expect(codes['502']).toEqual(expect.arrayContaining(['model_unavailable', 'ors_session_lost', 'invalid_task']));
+    expect(codes['500']).toEqual(['internal_error']);
+    expect(codes['409']).toEqual(['cancelled']);
+    expect(Object.entries(codes).filter(([, listed]) => listed.includes('cancelled'))).toEqual([
+      ['409', ['cancelled']],
+    ]);
+    expect(operationOf('POST /v1/chat/completions')!.description).toContain(
+      'Not streaming: a run that failed answers its code with 502 (500 for `internal_error`), a cancelled one 409 `cancelled`',
+    );
+  });
+
   it('gives every 429 a Retry-After header', () => {
     for (const [key] of routes) {
       const tooMany = operationOf(key)!.responses['429'];

@@ -1,6 +1,7 @@
 import { ERROR_CODES } from '../../protocol/error-codes.js';
 import { pathOf, type RouteAnswer, type RouteDeclaration, type RouteKey, type RouteMedia } from '../routes/route.js';
 import { type RouteRefusal, routeRefusals } from '../routes/route-errors.js';
+import { runEndAnswerText } from '../routes/run-end-status.js';
 import { json, parametersOf, ref } from './openapi-parts.js';
 
 /** A route's path as OpenAPI writes it: `/v1/runs/:id` → `/v1/runs/{id}`. */
@@ -21,7 +22,7 @@ export function routeOperation(key: RouteKey, route: RouteDeclaration): Record<s
   ];
   const notes = [
     route.description,
-    route.answersRunEnd,
+    route.answersRunEnd && runEndAnswerText(route.answersRunEnd),
     route.streamToken && `A stream token from \`${route.streamToken}\` stands in for a key as \`?token=\`.`,
     route.mountedUnless && `Not mounted with \`${route.mountedUnless}\`.`,
   ].filter((note) => note !== undefined);

@@ -31,7 +31,6 @@ export const CHAT_COMPLETION_ROUTES = {
       },
     },
     errors: [...JSON_BODY_ERRORS, ...RUN_REQUEST_ERRORS, ...QUEUE_ERRORS, 'too_many_streams'],
-    answersRunEnd:
-      'Not streaming: a run that failed answers its code with 502 (500 for `internal_error`), a cancelled one 409 `cancelled` (`details.reason` says why).',
+    answersRunEnd: 'Not streaming',
   },
 } as const satisfies RouteTable;

@@ -15,7 +15,7 @@ export const META_ROUTES = {
   'GET /health': {
     summary: 'Liveness: which instance and process answered, run counts, the store, whether the ORS server answers',
     description:
-      '503 `store_unavailable` only while the store does not answer or refuses writes (Redis out of memory, read-only), its message saying which: then the server can serve nothing.',
+      '`store_unavailable` only while the store does not answer or refuses writes (Redis out of memory, read-only), its message saying which: then the server can serve nothing.',
     access: 'public',
     answers: { 200: { description: 'The server is up.', json: named('Health', HealthSchema) } },
     errors: STORE_ERRORS,

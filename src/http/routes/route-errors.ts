@@ -1,5 +1,6 @@
 import { ERROR_CODE_NAMES, ERROR_CODES, type ErrorCode, errorCodesWhere } from '../../protocol/error-codes.js';
 import { methodOf, type RouteDeclaration, type RouteKey } from './route.js';
+import { runEndStatus } from './run-end-status.js';
 
 /** The codes routes share, named once; a route lists them beside its own. */
 
@@ -68,7 +69,7 @@ export interface RouteRefusal {
 /**
  * Every error answer `route` may give: its own codes and the implied ones, each with the status the
  * error table gives it, in the table's order; and, on a route that answers how a run ended
- * (`answersRunEnd`), every code a run can end with, as 502 (500 for `internal_error`), and 409 `cancelled`.
+ * (`answersRunEnd`), every code a run can end with, under the status `runEndStatus` gives it.
  */
 export function routeRefusals(key: RouteKey, route: RouteDeclaration): RouteRefusal[] {
   const own = new Set<ErrorCode>([...route.errors, ...impliedErrors(key, route)]);
@@ -77,10 +78,7 @@ export function routeRefusals(key: RouteKey, route: RouteDeclaration): RouteRefu
     status: ERROR_CODES[code].status as number,
   }));
   if (route.answersRunEnd === undefined) return refusals;
-  const ended = [
-    ...errorCodesWhere('run').map((code) => ({ code, status: code === 'internal_error' ? 500 : 502 })),
-    { code: 'cancelled' as const, status: 409 },
-  ];
+  const ended = errorCodesWhere('run').map((code) => ({ code, status: runEndStatus(code) }));
   const seen = new Set(refusals.map(({ code, status }) => `${code} ${status}`));
   return [...refusals, ...ended.filter(({ code, status }) => !seen.has(`${code} ${status}`))];
 }

@@ -80,8 +80,8 @@ export interface RouteDeclaration {
   /** The codes it refuses with, each with the status the error table gives it (src/protocol/error-codes.ts). */
   readonly errors: readonly ErrorCode[];
   /**
-   * Set when the route answers how a run ended (a failed run's code with 502, or 500 for `internal_error`;
-   * a cancelled one with 409 `cancelled`): when it does so.
+   * Set when the route answers how a run ended, each code under the status `runEndStatus` gives it
+   * (`src/http/routes/run-end-status.ts`): when it does so, e.g. `Not streaming`.
    */
   readonly answersRunEnd?: string;
   /** Set when the route is mounted only under a setting: which (it is absent otherwise). */

@@ -26,7 +26,7 @@ export const IdempotencyKeySchema = z
 /** The `Idempotency-Key` header of a request that starts something (docs/protocol.md §2.1). */
 export const IdempotencyHeadersSchema = z.object({
   'Idempotency-Key': IdempotencyKeySchema.optional().describe(
-    'The same key with the same body answers what it started before (200); with another body, 409.',
+    'The same key with the same body answers what it started before; with another body, `idempotency_conflict`.',
   ),
 });
 
