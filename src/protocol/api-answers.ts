@@ -58,6 +58,11 @@ export const StreamTokenAnswerSchema = z.object({
   events_url: z.string(),
 });
 
+/** `POST /v1/rollouts/:id/stream-token`: the same token, for one batch's records (docs/protocol.md §6.5). */
+export const RecordsStreamTokenAnswerSchema = StreamTokenAnswerSchema.omit({ events_url: true }).extend({
+  records_url: z.string(),
+});
+
 /**
  * `GET /v1/models`, in OpenAI's list shape: the models a run may name, with the one a run that names none
  * plays, and the model servers asked what they serve that did not say (each listed by its default meanwhile).

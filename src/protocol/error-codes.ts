@@ -99,7 +99,7 @@ export const ERROR_CODES = {
     status: 401,
     where: ['http'],
     meaning:
-      'missing or wrong bearer key; a stream token that is malformed, expired or for another run; on `GET /metrics`, anything but `RUNBRIDGE_METRICS_TOKEN` (an API key too)',
+      'missing or wrong bearer key; a stream token that is malformed, expired or for another stream; on `GET /metrics`, anything but `RUNBRIDGE_METRICS_TOKEN` (an API key too)',
   },
   host_not_allowed: {
     status: 403,

@@ -4,6 +4,9 @@ import { renderDocs } from '../../scripts/docs/doc-regions.js';
 import { GENERATED_PAGES } from '../../scripts/docs/generated-pages.js';
 import { METRICS_REGIONS } from '../../scripts/docs/metrics-region.js';
 import { REDIS_KEYS_REGIONS } from '../../scripts/docs/redis-keys-region.js';
+import { ROUTE_TABLE_REGIONS } from '../../scripts/docs/route-table-regions.js';
+import { pathOf, type RouteKey } from '../../src/http/routes/route.js';
+import { ROUTE_TABLE } from '../../src/http/routes/route-table.js';
 import { KEY_LAYOUT } from '../../src/store/redis/redis-keys.js';
 
 describe('the generated pages of docs/', () => {
@@ -25,6 +28,19 @@ describe('the generated pages of docs/', () => {
       expect(current, `${file} is stale: run \`npm run docs\` and commit it`).toBe(wanted);
       for (const { key } of Object.values(KEY_LAYOUT))
         expect(wanted).toContain(`\`${key.replace(/\{(\w+)\}/, '<$1>')}\``);
+    }
+  });
+
+  it('docs/api.md lists every route of the route table, as its declarations say', async () => {
+    const root = new URL('../../', import.meta.url).pathname;
+    const shown: string[] = [];
+    for (const { file, current, wanted } of await renderDocs(root, ROUTE_TABLE_REGIONS)) {
+      expect(current, `${file} is stale: run \`npm run docs\` and commit it`).toBe(wanted);
+      shown.push(wanted);
+    }
+    for (const key of Object.keys(ROUTE_TABLE) as RouteKey[]) {
+      const [method] = key.split(' ');
+      expect(shown.join('\n')).toContain(`| \`${method} ${pathOf(key)}`);
     }
   });
 });

@@ -1,29 +1,11 @@
-import type Router from 'koa-router';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { builtinEnvironments } from '../../adapters/environments/builtin-environments.js';
-import { createOfflineProvider } from '../../adapters/models/offline/offline-provider.js';
-import { loadConfig } from '../../src/config/index.js';
-import { Authenticator } from '../../src/http/authenticate.js';
-import { createApp } from '../../src/http/create-app.js';
-import { MetricsAccess } from '../../src/http/metrics-access.js';
-import { StreamSlots } from '../../src/http/stream-slots.js';
-import { UiAssets } from '../../src/http/ui-assets.js';
-import { ModelCatalog } from '../../src/models/model-catalog.js';
-import { ModelRegistry } from '../../src/models/model-registry.js';
-import { OrsClient } from '../../src/ors/client/ors-client.js';
 import { ERROR_CODE_NAMES } from '../../src/protocol/error-codes.js';
 import type { RunEvent } from '../../src/protocol/run-events.js';
 import { DEFAULT_WAIT_SECONDS, RUN_REQUEST_DEFAULTS } from '../../src/protocol/run-request.js';
-import { RolloutService } from '../../src/rollouts/rollout-service.js';
-import { EnvCatalog } from '../../src/runs/env-catalog.js';
-import { RunRegistry } from '../../src/runs/run-registry.js';
-import { MemoryRolloutStore } from '../../src/store/memory/memory-rollout-store.js';
-import { MemoryRunStore } from '../../src/store/memory/memory-run-store.js';
-import { storeLimits } from '../../src/store/open-run-store.js';
-import { createTelemetry } from '../../src/telemetry/create-telemetry.js';
-import { silentLogger } from '../../src/telemetry/logger.js';
 import { eventually } from '../support/eventually.js';
+import { mountedRoutes } from '../support/mounted-routes.js';
 import { probeEnvironment } from '../support/probe-environment.js';
 import { scriptedProvider } from '../support/scripted-model.js';
 import { startTestBridge, type TestBridge } from '../support/start-test-bridge.js';
@@ -48,61 +30,7 @@ function componentValidator(document: OpenApi, name: string): z.ZodType {
 
 /** Every `METHOD /path` the bridge's Koa app routes, with OpenAPI's `{param}` spelling. */
 async function appRoutes(): Promise<string[]> {
-  const config = loadConfig({});
-  const store = new MemoryRunStore(storeLimits(config));
-  const registry = new RunRegistry({
-    ors: new OrsClient({ baseUrl: 'http://127.0.0.1:9' }),
-    models: new ModelRegistry([createOfflineProvider()], 'offline'),
-    store,
-    streams: store.streams,
-    catalog: new EnvCatalog(new OrsClient({ baseUrl: 'http://127.0.0.1:9' })),
-    sweepMs: config.sweepMs,
-    limits: { maxConcurrentRuns: 1, maxEventsPerRun: 10, runTimeoutMs: 1000, toolOutputEventChars: 10 },
-  });
-  const rollouts = new RolloutService({
-    registry,
-    ors: new OrsClient({ baseUrl: 'http://127.0.0.1:9' }),
-    models: new ModelRegistry([createOfflineProvider()], 'offline'),
-    store: new MemoryRolloutStore(),
-    maxPairs: config.maxQueuedRuns,
-    retentionMs: config.retentionMs,
-    sweepMs: config.sweepMs,
-    log: silentLogger,
-  });
-  try {
-    const app = createApp({
-      registry,
-      rollouts,
-      models: new ModelCatalog(new ModelRegistry([createOfflineProvider()], 'offline'), {
-        maxModels: 10,
-        maxBytes: 1000,
-      }),
-      authenticator: new Authenticator([]),
-      environments: { list: async () => [], health: async () => ({ status: 'ok' }), defaultEnv: async () => 'arith' },
-      ui: new UiAssets(),
-      streams: new StreamSlots({ maxStreams: 10, maxStreamsPerKey: 10 }),
-      config: { ...config, store: 'memory', instance: undefined },
-      shutdownSignal: new AbortController().signal,
-      now: Date.now,
-      // Metrics on, so that `/metrics` is routed too.
-      telemetry: createTelemetry({ logger: silentLogger, metrics: true, tracing: undefined }),
-      metricsAccess: new MetricsAccess(undefined, []),
-    });
-    const routers = app.middleware.flatMap((middleware) => {
-      const router = (middleware as { router?: Router }).router;
-      return router ? [router] : [];
-    });
-    return routers.flatMap((router) =>
-      router.stack.flatMap((layer) =>
-        layer.methods
-          .filter((method) => method !== 'HEAD')
-          .map((method) => `${method} ${layer.path.replace(/:(\w+)/g, '{$1}')}`),
-      ),
-    );
-  } finally {
-    await rollouts.stop();
-    await registry.shutdown(0);
-  }
+  return (await mountedRoutes()).map((route) => route.replace(/:(\w+)/g, '{$1}'));
 }
 
 describe('GET /v1/openapi.json', () => {

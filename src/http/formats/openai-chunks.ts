@@ -10,6 +10,7 @@ import { isErrorCode } from '../../protocol/error-codes.js';
 import type { RunEvent, RunEventOf, StopReason, Usage } from '../../protocol/run-events.js';
 import { RunCancelledError } from '../../runs/run-cancelled-error.js';
 import { type ErrorBody, errorBody } from '../error-middleware.js';
+import { runEndStatus } from '../routes/run-end-status.js';
 import { hasEventBefore, openReasoningTurn, openTextTurn } from './open-streams.js';
 import type { StreamContext } from './stream-format.js';
 import { isFirstPiece, wasAnnounced } from './streamed-tool-calls.js';
@@ -164,9 +165,9 @@ export function agentEventChunk(event: RunEvent, context: StreamContext): ChatCo
 }
 
 /**
- * The error a run that did not complete ended with, as the HTTP layer answers it: `run.failed` with
- * its code and message (status 500 for `internal_error`, a failure inside the bridge; 502 for one at
- * the model or the ORS server), `run.cancelled` as code `cancelled` (409) with why in `details`;
+ * The error a run that did not complete ended with, as the HTTP layer answers it (with the status
+ * `runEndStatus` gives): `run.failed` with its code and message, `run.cancelled` as code `cancelled` with
+ * why in `details`;
  * undefined for every other event.
  */
 export function runErrorOf(event: RunEvent): RunbridgeError | undefined {
@@ -174,9 +175,7 @@ export function runErrorOf(event: RunEvent): RunbridgeError | undefined {
     // Only the table's codes are written to a log; one this release does not know (written by a newer
     // instance sharing the store) is, to this server, an internal error.
     const code = isErrorCode(event.code) ? event.code : 'internal_error';
-    // The request was fine, the episode failed: 502 (500 for a bug), whatever status the code has
-    // when it refuses a request before a run starts (`invalid_task` is a 400 then).
-    return new RunbridgeError(event.error, { code, status: code === 'internal_error' ? 500 : 502 });
+    return new RunbridgeError(event.error, { code, status: runEndStatus(code) });
   }
   if (event.event === 'run.cancelled') {
     const cancelled = new RunCancelledError(event.reason);

@@ -1,31 +1,29 @@
 import { z } from 'zod';
 import type { JsonSchema } from './json-schemas.js';
 
-/** Pieces of the OpenAPI document that its route groups share. */
+/** Pieces of the OpenAPI document that its operations share. */
 
 export const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 export const json = (name: string) => ({ 'application/json': { schema: ref(name) } });
 
-/** Query parameters from a route's own (strict) query schema, as the client writes them. */
-export function queryParameters(schema: z.ZodObject, descriptions: Record<string, string>): unknown[] {
+/** Where a parameter is sent, as OpenAPI names it. */
+export type ParameterIn = 'path' | 'query' | 'header';
+
+/**
+ * OpenAPI parameters from one of a route's zod objects (its params, query or headers), as a client writes
+ * them: each property's JSON Schema, its description lifted to the parameter, required unless it may be
+ * left out (a path parameter always is).
+ */
+export function parametersOf(schema: z.ZodObject, where: ParameterIn): unknown[] {
   const generated = z.toJSONSchema(schema, { io: 'input' }) as {
     properties?: Record<string, JsonSchema>;
     required?: string[];
   };
-  return Object.entries(generated.properties ?? {}).map(([name, property]) => ({
+  return Object.entries(generated.properties ?? {}).map(([name, { description, ...property }]) => ({
     name,
-    in: 'query',
-    required: generated.required?.includes(name) ?? false,
-    ...(descriptions[name] === undefined ? {} : { description: descriptions[name] }),
+    in: where,
+    required: where === 'path' || (generated.required?.includes(name) ?? false),
+    ...(description === undefined ? {} : { description }),
     schema: property,
   }));
 }
-
-/** Error answers by status, each with the error body of docs/protocol.md §2. */
-export function errors(statuses: Record<number, string>): Record<string, unknown> {
-  return Object.fromEntries(
-    Object.entries(statuses).map(([status, description]) => [status, { description, content: json('ErrorBody') }]),
-  );
-}
-
-export const unauthorized = { 401: 'No valid `Authorization: Bearer <key>` (when keys are configured).' };
