@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { EventLog, EventLogFullError, RunTooLargeError } from '../../src/runs/event-log.js';
 import { waitForAppend } from '../../src/runs/log-reader.js';
 import { formatSseFrame } from '../../src/sse/format-sse-frame.js';
+import { settledValue } from '../support/settled-value.js';
 
 const started = { event: 'run.started', env: 'arith', task: { split: 'train', index: 0 }, model: 'offline' } as const;
 const delta = { event: 'message.delta', delta: 'hi', turn: 1 } as const;
@@ -55,23 +56,14 @@ describe('the event log', () => {
       vi.useRealTimers();
     });
 
-    /** What `waiting` resolved to so far (`undefined` while it waits). */
-    const watch = <T>(waiting: Promise<T>) => {
-      const seen: { result?: T } = {};
-      void waiting.then((result) => {
-        seen.result = result;
-      });
-      return seen;
-    };
-
     it('wakes readers at once for the first event, then once at the end of the period for the events that follow within it', async () => {
       const log = new EventLog('run_1', { wakeMs: 300 });
-      const first = watch(waitForAppend(log, 0, 60_000));
+      const first = settledValue(waitForAppend(log, 0, 60_000));
       log.append(started);
       await vi.advanceTimersByTimeAsync(0);
-      expect(first.result).toBe('appended');
+      expect(first.value).toBe('appended');
       const seenAtWake: number[] = [];
-      const waiting = watch(
+      const waiting = settledValue(
         waitForAppend(log, 1, 60_000).then((result) => {
           seenAtWake.push(log.length);
           return result;
@@ -81,9 +73,9 @@ describe('the event log', () => {
       await vi.advanceTimersByTimeAsync(20);
       log.append(delta);
       await vi.advanceTimersByTimeAsync(279);
-      expect(waiting.result).toBeUndefined();
+      expect(waiting.value).toBeUndefined();
       await vi.advanceTimersByTimeAsync(1);
-      expect(waiting.result).toBe('appended');
+      expect(waiting.value).toBe('appended');
       expect(seenAtWake).toEqual([3]);
     });
 
@@ -91,10 +83,10 @@ describe('the event log', () => {
       const log = new EventLog('run_1', { wakeMs: 50 });
       log.append(started);
       await vi.advanceTimersByTimeAsync(80);
-      const waiting = watch(waitForAppend(log, 1, 60_000));
+      const waiting = settledValue(waitForAppend(log, 1, 60_000));
       log.append(delta);
       await vi.advanceTimersByTimeAsync(0);
-      expect(waiting.result).toBe('appended');
+      expect(waiting.value).toBe('appended');
     });
 
     /** A log in the middle of a long period, a reader parked on it and a delta held for the period's end. */
@@ -102,10 +94,10 @@ describe('the event log', () => {
       const log = new EventLog('run_1', { wakeMs: 60_000 });
       log.append(started);
       await vi.advanceTimersByTimeAsync(0);
-      const waiting = watch(waitForAppend(log, 1, 60_000));
+      const waiting = settledValue(waitForAppend(log, 1, 60_000));
       log.append(delta);
       await vi.advanceTimersByTimeAsync(0);
-      expect(waiting.result).toBeUndefined();
+      expect(waiting.value).toBeUndefined();
       return { log, waiting };
     };
 
@@ -113,7 +105,7 @@ describe('the event log', () => {
       const { log, waiting } = await heldDelta();
       log.append({ event: 'run.failed', error: 'the model went away', code: 'model_error' });
       await vi.advanceTimersByTimeAsync(0);
-      expect(waiting.result).toBe('appended');
+      expect(waiting.value).toBe('appended');
       expect(log.entries.map((entry) => entry.event.event)).toEqual(['run.started', 'message.delta', 'run.failed']);
     });
 
@@ -121,7 +113,7 @@ describe('the event log', () => {
       const { log, waiting } = await heldDelta();
       log.interrupt();
       await vi.advanceTimersByTimeAsync(0);
-      expect(waiting.result).toBe('interrupted');
+      expect(waiting.value).toBe('interrupted');
     });
   });
 
