@@ -8,6 +8,7 @@ import { eventually } from '../support/eventually.js';
 import { TEST_CLIENT_OPTIONS } from '../support/ors-test-rig.js';
 import { runEventsOf } from '../support/run-events-of.js';
 import { singleModelProvider } from '../support/scripted-model.js';
+import { settledValue } from '../support/settled-value.js';
 import { startTestBridge, type TestBridge } from '../support/start-test-bridge.js';
 import { createTestEnvironment, deferred } from '../support/test-environment.js';
 import {
@@ -247,14 +248,21 @@ describe('chat mode (await_input)', () => {
       expect(next!.seq).toBe(ahead + 1);
 
       const [again] = await eventsMatching(bridge, runId, ofType('run.awaiting_input'), 2);
-      const started = Date.now();
-      const past = await bridge.fetch(`/v1/runs/${runId}/events?after=${again!.seq + 100}`);
+      // The stream read above has hung up: no reader is left to wait on the log but the next request.
+      await eventually(() => bridge.registry.localStats().subscribers === 0, 'the first stream gone');
+      const parking = vi.spyOn(log, 'nextWake');
+      const asked = bridge.fetch(`/v1/runs/${runId}/events?after=${again!.seq + 100}`);
+      const answer = settledValue(asked);
+      // It waits on the log for the cursor first: parked, and not answered yet.
+      await eventually(() => parking.mock.calls.length > 0, 'the request to park on the log');
+      parking.mockRestore();
+      expect(answer.settled).toBe(false);
+      const past = await asked;
       expect(past.status).toBe(400);
       expect(await past.json()).toMatchObject({ error: { code: 'invalid_cursor' } });
       expect((await (await bridge.fetch(`/v1/runs/${runId}`)).json()) as { status: string }).toMatchObject({
         status: 'awaiting_input',
       });
-      expect(Date.now() - started).toBeGreaterThanOrEqual(1_500);
     } finally {
       await bridge.fetch(`/v1/runs/${runId}/cancel`, { method: 'POST' });
     }
