@@ -1,7 +1,6 @@
 import { once } from 'node:events';
 import { type ClientRequest, type IncomingMessage, request } from 'node:http';
 import { connect, type Socket } from 'node:net';
-import { performance } from 'node:perf_hooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../support/eventually.js';
 import { scriptedProvider } from '../support/scripted-model.js';

@@ -40,6 +40,9 @@ describe.each(VENDOR_ADAPTERS)('the $name adapter', (adapter) => {
   /** Scripts every answer to be `status` with the vendor's error body. */
   const answer = (status: number, error: VendorError, headers: Record<string, string> = {}) =>
     vendor.reply(adapter.route, { kind: 'json', status, body: adapter.errorBody(error), headers });
+  /** Scripts a replay of `fixture` that stops after `frames` frames and then does `then`. */
+  const stopping = (fixture: string, frames: number, then: 'end' | 'cut' | 'hang') =>
+    vendor.reply(adapter.route, { kind: 'stream', fixture, stopAfterFrames: frames, then });
 
   beforeEach(async () => {
     vendor = await startFakeVendorServer();
@@ -50,26 +53,15 @@ describe.each(VENDOR_ADAPTERS)('the $name adapter', (adapter) => {
   });
 
   describe('retries', () => {
-    it('a 429 that carries Retry-After, and then streams the turn', async () => {
+    it.each([
+      ['a 429 that carries Retry-After', 429, 'rateLimited', { 'retry-after': '1' }],
+      ['a 500', 500, 'server', {}],
+      ['a 503', 503, 'server', {}],
+      ['a 529', 529, 'server', {}],
+    ] as const)('%s, and then streams the turn', async (_, status, kind, headers) => {
       vendor.reply(
         adapter.route,
-        {
-          kind: 'json',
-          status: 429,
-          body: adapter.errorBody(adapter.types.rateLimited),
-          headers: { 'retry-after': '1', ...FAST_RETRY },
-        },
-        { kind: 'stream', fixture: adapter.text.fixture },
-      );
-      const parts = await collectParts(turn());
-      expect(parts.at(-1)).toMatchObject({ type: 'finish', reason: 'stop' });
-      expect(vendor.requests).toHaveLength(2);
-    });
-
-    it.each([500, 503, 529])('a %i, and then streams the turn', async (status) => {
-      vendor.reply(
-        adapter.route,
-        { kind: 'json', status, body: adapter.errorBody(adapter.types.server), headers: FAST_RETRY },
+        { kind: 'json', status, body: adapter.errorBody(adapter.types[kind]), headers: { ...headers, ...FAST_RETRY } },
         { kind: 'stream', fixture: adapter.text.fixture },
       );
       const parts = await collectParts(turn());
@@ -89,45 +81,32 @@ describe.each(VENDOR_ADAPTERS)('the $name adapter', (adapter) => {
       expect(vendor.requests).toHaveLength(1);
     });
 
-    it('400 to model_bad_request without retrying, with what the vendor said', async () => {
-      answer(400, adapter.types.badRequest);
+    it.each([
+      ['a bad request', 'badRequest'],
+      ['a prompt past the context', 'contextExceeded'],
+    ] as const)('%s (400) to model_bad_request without retrying, with what the vendor said', async (_, kind) => {
+      answer(400, adapter.types[kind]);
       const { error } = await collectFailure(turn());
       expect(error).toMatchObject({ code: 'model_bad_request', details: { status: 400 } });
-      expect((error as Error).message).toContain(adapter.types.badRequest.message);
+      expect((error as Error).message).toContain(adapter.types[kind].message);
       expect(vendor.requests).toHaveLength(1);
     });
 
-    it('a prompt past the context to model_bad_request without retrying, with what the vendor said', async () => {
-      answer(400, adapter.types.contextExceeded);
-      const { error } = await collectFailure(turn());
-      expect(error).toMatchObject({ code: 'model_bad_request', details: { status: 400 } });
-      expect((error as Error).message).toContain(adapter.types.contextExceeded.message);
-      expect(vendor.requests).toHaveLength(1);
-    });
-
-    it('a rate limit that lasts to model_unavailable after exactly 1 + maxRetries requests', async () => {
-      answer(429, adapter.types.rateLimited, FAST_RETRY);
-      const { error } = await collectFailure(turn());
-      expect(error).toMatchObject({ code: 'model_unavailable', details: { status: 429 } });
-      expect(vendor.requests).toHaveLength(1 + MAX_RETRIES);
-    });
-
-    it.each([500, 503, 529])(
-      'a server error (%i) that lasts to model_unavailable after exactly 1 + maxRetries requests',
-      async (status) => {
-        answer(status, adapter.types.server, FAST_RETRY);
+    it.each([
+      ['a rate limit', 429, 'rateLimited'],
+      ['a request timeout', 408, 'timeout'],
+      ['a server error', 500, 'server'],
+      ['a server error', 503, 'server'],
+      ['a server error', 529, 'server'],
+    ] as const)(
+      '%s (%i) that lasts to model_unavailable after exactly 1 + maxRetries requests',
+      async (_, status, kind) => {
+        answer(status, adapter.types[kind], FAST_RETRY);
         const { error } = await collectFailure(turn());
         expect(error).toMatchObject({ code: 'model_unavailable', details: { status } });
         expect(vendor.requests).toHaveLength(1 + MAX_RETRIES);
       },
     );
-
-    it('a request timeout (408) that lasts to model_unavailable after exactly 1 + maxRetries requests', async () => {
-      answer(408, adapter.types.timeout, FAST_RETRY);
-      const { error } = await collectFailure(turn());
-      expect(error).toMatchObject({ code: 'model_unavailable', details: { status: 408 } });
-      expect(vendor.requests).toHaveLength(1 + MAX_RETRIES);
-    });
 
     it('an unreachable server to model_unavailable', async () => {
       const gone = await startFakeVendorServer();
@@ -138,12 +117,7 @@ describe.each(VENDOR_ADAPTERS)('the $name adapter', (adapter) => {
     });
 
     it('a stream cut in the middle of a tool call to model_stream_interrupted, without the partial call or a retry', async () => {
-      vendor.reply(adapter.route, {
-        kind: 'stream',
-        fixture: adapter.toolCallCut.fixture,
-        stopAfterFrames: adapter.toolCallCut.frames,
-        then: 'cut',
-      });
+      stopping(adapter.toolCallCut.fixture, adapter.toolCallCut.frames, 'cut');
       const { error, parts } = await collectFailure(turn());
       expect(error).toMatchObject({ code: 'model_stream_interrupted' });
       expect(parts.filter((part) => part.type === 'tool-call')).toEqual([]);
@@ -151,12 +125,7 @@ describe.each(VENDOR_ADAPTERS)('the $name adapter', (adapter) => {
     });
 
     it('a stream that ends cleanly before the turn is complete to model_stream_interrupted', async () => {
-      vendor.reply(adapter.route, {
-        kind: 'stream',
-        fixture: adapter.text.fixture,
-        stopAfterFrames: adapter.text.framesToFirstText,
-        then: 'end',
-      });
+      stopping(adapter.text.fixture, adapter.text.framesToFirstText, 'end');
       const { error, parts } = await collectFailure(turn());
       expect(error).toMatchObject({ code: 'model_stream_interrupted' });
       expect(parts.some((part) => part.type === 'text-delta')).toBe(true);
@@ -165,12 +134,7 @@ describe.each(VENDOR_ADAPTERS)('the $name adapter', (adapter) => {
 
   describe('stops with the abort reason', () => {
     it('when aborted mid-stream, while the vendor is silent', async () => {
-      vendor.reply(adapter.route, {
-        kind: 'stream',
-        fixture: adapter.text.fixture,
-        stopAfterFrames: adapter.text.framesToFirstText,
-        then: 'hang',
-      });
+      stopping(adapter.text.fixture, adapter.text.framesToFirstText, 'hang');
       const controller = new AbortController();
       const reason = new Error('run cancelled by the client');
       const seen: string[] = [];
