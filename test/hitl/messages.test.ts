@@ -1,11 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { builtinEnvironments } from '../../adapters/environments/builtin-environments.js';
+import { LOCAL_OWNER } from '../../src/http/authenticate.js';
 import { OrsClient } from '../../src/ors/client/ors-client.js';
 import { createOrsServer, type OrsServer } from '../../src/ors/server/create-ors-server.js';
 import { assertEventOrder } from '../../src/protocol/verify-event-order.js';
+import { eventually } from '../support/eventually.js';
 import { TEST_CLIENT_OPTIONS } from '../support/ors-test-rig.js';
 import { runEventsOf } from '../support/run-events-of.js';
 import { singleModelProvider } from '../support/scripted-model.js';
+import { settledValue } from '../support/settled-value.js';
 import { startTestBridge, type TestBridge } from '../support/start-test-bridge.js';
 import { createTestEnvironment, deferred } from '../support/test-environment.js';
 import {
@@ -51,6 +54,20 @@ const heldProvider = singleModelProvider('held', async function* (request) {
 
 /** Sessions idle this long are reaped by the ORS server: far shorter than the waits of the chat below. */
 const ORS_IDLE_MS = 300;
+
+/**
+ * Opens an ORS session nobody pings and waits until the ORS server reaps it: the proof that a whole
+ * idle period has passed since the call, for any session that was last active before it.
+ */
+async function idlePeriodPassed(): Promise<void> {
+  const client = new OrsClient({ baseUrl: bridge.orsUrl, ...TEST_CLIENT_OPTIONS });
+  const session = await client.openSession({ env: 'hitl', task: { split: 'train', index: 0 } });
+  try {
+    await eventually(() => !ors.activeSessionIds().includes(session.sid), 'the ORS server to reap an idle session');
+  } finally {
+    await session.close();
+  }
+}
 
 beforeAll(async () => {
   ors = createOrsServer({
@@ -190,7 +207,7 @@ describe('chat mode (await_input)', () => {
       const snapshot = await snapshotOf(bridge, runId);
       expect(snapshot.status).toBe('awaiting_input');
       // Longer than the ORS server lets an idle session live: only the bridge's pings keep it.
-      await new Promise((resolve) => setTimeout(resolve, ORS_IDLE_MS * 2.5));
+      await idlePeriodPassed();
       const posted = await sendMessage(bridge, runId, text);
       expect(posted.status).toBe(202);
     }
@@ -218,8 +235,12 @@ describe('chat mode (await_input)', () => {
       const [waiting] = await eventsMatching(bridge, runId, ofType('run.awaiting_input'));
       // Another instance, executing the run, may already have served the next event to the client.
       const ahead = waiting!.seq + 1;
+      const { log } = await bridge.registry.open(runId, LOCAL_OWNER);
+      const wakes = vi.spyOn(log, 'nextWake');
       const resumed = bridge.fetch(`/v1/runs/${runId}/events?after=${ahead}`);
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      // The request parks on the log (nobody else reads it while the run waits for a message).
+      await eventually(() => wakes.mock.calls.length > 0, 'the request to park on the log');
+      wakes.mockRestore();
       expect((await sendMessage(bridge, runId, 'Hello.')).status).toBe(202);
       const response = await resumed;
       expect(response.status).toBe(200);
@@ -227,14 +248,21 @@ describe('chat mode (await_input)', () => {
       expect(next!.seq).toBe(ahead + 1);
 
       const [again] = await eventsMatching(bridge, runId, ofType('run.awaiting_input'), 2);
-      const started = Date.now();
-      const past = await bridge.fetch(`/v1/runs/${runId}/events?after=${again!.seq + 100}`);
+      // The stream read above has hung up: no reader is left to wait on the log but the next request.
+      await eventually(() => bridge.registry.localStats().subscribers === 0, 'the first stream gone');
+      const parking = vi.spyOn(log, 'nextWake');
+      const asked = bridge.fetch(`/v1/runs/${runId}/events?after=${again!.seq + 100}`);
+      const answer = settledValue(asked);
+      // It waits on the log for the cursor first: parked, and not answered yet.
+      await eventually(() => parking.mock.calls.length > 0, 'the request to park on the log');
+      parking.mockRestore();
+      expect(answer.settled).toBe(false);
+      const past = await asked;
       expect(past.status).toBe(400);
       expect(await past.json()).toMatchObject({ error: { code: 'invalid_cursor' } });
       expect((await (await bridge.fetch(`/v1/runs/${runId}`)).json()) as { status: string }).toMatchObject({
         status: 'awaiting_input',
       });
-      expect(Date.now() - started).toBeGreaterThanOrEqual(1_500);
     } finally {
       await bridge.fetch(`/v1/runs/${runId}/cancel`, { method: 'POST' });
     }
@@ -244,7 +272,7 @@ describe('chat mode (await_input)', () => {
     const client = new OrsClient({ baseUrl: bridge.orsUrl, ...TEST_CLIENT_OPTIONS });
     const session = await client.openSession({ env: 'hitl', task: { split: 'train', index: 0 } });
     try {
-      await new Promise((resolve) => setTimeout(resolve, ORS_IDLE_MS * 2.5));
+      await idlePeriodPassed();
       expect(ors.activeSessionIds()).not.toContain(session.sid);
     } finally {
       await session.close();

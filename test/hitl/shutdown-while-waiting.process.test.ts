@@ -13,7 +13,8 @@ import { spawnRunbridge } from '../support/spawn-runbridge.js';
  * the approval resolved `by: "cancel"`, every ORS session deleted, and the process exits 0.
  */
 
-const GRACE_SECONDS = 30;
+/** Longer than the test may take: a process that exits at all did not wait its grace out. */
+const GRACE_SECONDS = 3600;
 const cleanups: Array<() => Promise<void> | void> = [];
 afterAll(async () => {
   for (const cleanup of cleanups.reverse()) await cleanup();
@@ -90,11 +91,9 @@ describe('runbridge serve under SIGTERM while runs wait on people', () => {
     const logs = Promise.all([approving, chatting].map((id) => follow(`${url}/v1/runs/${id}/events`, onEvent)));
     await waitingNow;
 
-    const signalled = Date.now();
     child.kill('SIGTERM');
     const [approvalLog, chatLog] = await logs;
     const code = await exited;
-    const tookMs = Date.now() - signalled;
 
     expect(code, output).toBe(0);
     for (const log of [approvalLog!, chatLog!]) {
@@ -105,7 +104,5 @@ describe('runbridge serve under SIGTERM while runs wait on people', () => {
     expect(approvalLog!.some((event) => event.event === 'tool.started')).toBe(false);
     expect(chatLog!.at(-2)).toMatchObject({ event: 'run.awaiting_input' });
     expect(ors.activeSessionIds()).toEqual([]);
-    expect(tookMs).toBeLessThan((GRACE_SECONDS / 3) * 1000);
-    console.info(`SIGTERM with two runs waiting on people: both cancelled (shutdown), exit after ${tookMs} ms`);
   }, 60_000);
 });

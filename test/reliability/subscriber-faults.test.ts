@@ -156,7 +156,8 @@ describe('a subscriber that stops reading', () => {
       await eventually(() => bridge.registry.localStats().subscribers === 1, 'the reader');
       // Pushed a batch at each of the log's wakes (one per flush period), it would pass its bound within the
       // backlog's 200 batches; paced by its socket, it waits for `drain` (a keep-alive period) instead.
-      await new Promise((resolve) => setTimeout(resolve, 3_000));
+      const { log } = await bridge.registry.open(runId, 'local');
+      for (let wake = 0; wake < 200; wake++) await log.nextWake();
       expect(bridge.registry.localStats().subscribers).toBe(1);
       stalled.socket.destroy();
     } finally {

@@ -1,7 +1,8 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { EventLog, EventLogFullError, RunTooLargeError } from '../../src/runs/event-log.js';
 import { waitForAppend } from '../../src/runs/log-reader.js';
 import { formatSseFrame } from '../../src/sse/format-sse-frame.js';
+import { settledValue } from '../support/settled-value.js';
 
 const started = { event: 'run.started', env: 'arith', task: { split: 'train', index: 0 }, model: 'offline' } as const;
 const delta = { event: 'message.delta', delta: 'hi', turn: 1 } as const;
@@ -47,64 +48,72 @@ describe('the event log', () => {
   });
 
   describe('with a least time between wakes (RUNBRIDGE_STREAM_FLUSH_SECONDS)', () => {
-    /** Resolves with what `waiting` resolved to, or `'still waiting'` after `ms`. */
-    const within = <T>(waiting: Promise<T>, ms: number) =>
-      Promise.race([
-        waiting,
-        new Promise<'still waiting'>((resolve) => setTimeout(() => resolve('still waiting'), ms)),
-      ]);
+    // The period is measured on the fake clock, so "at the end of the period" is exact, not a bound.
+    beforeEach(() => {
+      vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setImmediate', 'performance'] });
+    });
+    afterEach(() => {
+      vi.useRealTimers();
+    });
 
     it('wakes readers at once for the first event, then once at the end of the period for the events that follow within it', async () => {
       const log = new EventLog('run_1', { wakeMs: 300 });
-      const first = waitForAppend(log, 0, 60_000);
+      const first = settledValue(waitForAppend(log, 0, 60_000));
       log.append(started);
-      await expect(within(first, 100)).resolves.toBe('appended');
-      const firstWake = performance.now();
+      await vi.advanceTimersByTimeAsync(0);
+      expect(first.value).toBe('appended');
       const seenAtWake: number[] = [];
-      const waiting = waitForAppend(log, 1, 60_000).then((result) => {
-        seenAtWake.push(log.length);
-        return result;
-      });
+      const waiting = settledValue(
+        waitForAppend(log, 1, 60_000).then((result) => {
+          seenAtWake.push(log.length);
+          return result;
+        }),
+      );
       log.append(delta);
-      await new Promise((resolve) => setTimeout(resolve, 20));
+      await vi.advanceTimersByTimeAsync(20);
       log.append(delta);
-      await expect(within(waiting, 100)).resolves.toBe('still waiting');
-      await expect(waiting).resolves.toBe('appended');
+      await vi.advanceTimersByTimeAsync(279);
+      expect(waiting.value).toBeUndefined();
+      await vi.advanceTimersByTimeAsync(1);
+      expect(waiting.value).toBe('appended');
       expect(seenAtWake).toEqual([3]);
-      // Timers may fire a millisecond early by performance.now()'s clock.
-      expect(performance.now() - firstWake).toBeGreaterThanOrEqual(290);
     });
 
     it('wakes readers at once for the first event after a quiet period', async () => {
       const log = new EventLog('run_1', { wakeMs: 50 });
       log.append(started);
-      await new Promise((resolve) => setTimeout(resolve, 80));
-      const waiting = waitForAppend(log, 1, 60_000);
+      await vi.advanceTimersByTimeAsync(80);
+      const waiting = settledValue(waitForAppend(log, 1, 60_000));
       log.append(delta);
-      await expect(within(waiting, 30)).resolves.toBe('appended');
+      await vi.advanceTimersByTimeAsync(0);
+      expect(waiting.value).toBe('appended');
     });
 
     /** A log in the middle of a long period, a reader parked on it and a delta held for the period's end. */
     const heldDelta = async () => {
       const log = new EventLog('run_1', { wakeMs: 60_000 });
       log.append(started);
-      await new Promise((resolve) => setImmediate(resolve));
-      const waiting = waitForAppend(log, 1, 60_000);
+      await vi.advanceTimersByTimeAsync(0);
+      const waiting = settledValue(waitForAppend(log, 1, 60_000));
       log.append(delta);
+      await vi.advanceTimersByTimeAsync(0);
+      expect(waiting.value).toBeUndefined();
       return { log, waiting };
     };
 
     it('wakes readers at once for the terminal event, with the events held before it', async () => {
       const { log, waiting } = await heldDelta();
       log.append({ event: 'run.failed', error: 'the model went away', code: 'model_error' });
-      await expect(within(waiting, 1_000)).resolves.toBe('appended');
+      await vi.advanceTimersByTimeAsync(0);
+      expect(waiting.value).toBe('appended');
       expect(log.entries.map((entry) => entry.event.event)).toEqual(['run.started', 'message.delta', 'run.failed']);
     });
 
     it('wakes readers at once when the log is interrupted', async () => {
       const { log, waiting } = await heldDelta();
       log.interrupt();
-      await expect(within(waiting, 1_000)).resolves.toBe('interrupted');
+      await vi.advanceTimersByTimeAsync(0);
+      expect(waiting.value).toBe('interrupted');
     });
   });
 

@@ -1,6 +1,7 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { EventLog } from '../../src/runs/event-log.js';
 import { LogReader } from '../../src/runs/log-reader.js';
+import { settledValue } from '../support/settled-value.js';
 import { watchTimers } from '../support/watch-timers.js';
 
 const delta = { event: 'message.delta', delta: 'hi', turn: 1 } as const;
@@ -23,23 +24,33 @@ describe('a reader of the event log', () => {
   });
 
   it('answers timeout once its idle period passed with nothing new, and again only after another one once active', async () => {
+    // On a fake clock, so "once its idle period passed" is checked to the millisecond.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setImmediate'] });
     const log = new EventLog('run_1');
     const reader = new LogReader(log, 30);
     try {
-      const started = Date.now();
-      await expect(reader.wait(0)).resolves.toBe('timeout');
-      expect(Date.now() - started).toBeGreaterThanOrEqual(25);
+      const first = settledValue(reader.wait(0));
+      await vi.advanceTimersByTimeAsync(29);
+      expect(first.value).toBeUndefined();
+      await vi.advanceTimersByTimeAsync(1);
+      expect(first.value).toBe('timeout');
       // Until the reader says it wrote something, the idle period is over.
       await expect(reader.wait(0)).resolves.toBe('timeout');
       reader.active();
-      const waiting = reader.wait(0);
-      await new Promise((resolve) => setTimeout(resolve, 5));
+      const waiting = settledValue(reader.wait(0));
+      await vi.advanceTimersByTimeAsync(5);
       log.append(delta);
-      await expect(waiting).resolves.toBe('appended');
+      await vi.advanceTimersByTimeAsync(0);
+      expect(waiting.value).toBe('appended');
       reader.active();
-      await expect(reader.wait(1)).resolves.toBe('timeout');
+      const idle = settledValue(reader.wait(1));
+      await vi.advanceTimersByTimeAsync(29);
+      expect(idle.value).toBeUndefined();
+      await vi.advanceTimersByTimeAsync(1);
+      expect(idle.value).toBe('timeout');
     } finally {
       reader.close();
+      vi.useRealTimers();
     }
   });
 

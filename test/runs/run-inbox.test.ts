@@ -1,5 +1,6 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { MAX_WAITING_MESSAGES, RunInbox } from '../../src/runs/run-inbox.js';
+import { settledValue } from '../support/settled-value.js';
 
 const decision = (approvalId: string, choice: 'approve' | 'deny', decisionId = `d-${choice}`) => ({
   approvalId,
@@ -59,9 +60,17 @@ describe('RunInbox', () => {
     inbox.decide(decision('a', 'approve'));
     await byDecision;
 
-    const started = Date.now();
-    await inbox.wait(started + 30, signal, Date.now);
-    expect(Date.now() - started).toBeGreaterThanOrEqual(25);
+    // The deadline on a fake clock: the wait ends at it, not a millisecond before.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    try {
+      const byDeadline = settledValue(inbox.wait(Date.now() + 30, signal, Date.now));
+      await vi.advanceTimersByTimeAsync(29);
+      expect(byDeadline.settled).toBe(false);
+      await vi.advanceTimersByTimeAsync(1);
+      expect(byDeadline.settled).toBe(true);
+    } finally {
+      vi.useRealTimers();
+    }
 
     const controller = new AbortController();
     const aborted = inbox.wait(far, controller.signal, Date.now);

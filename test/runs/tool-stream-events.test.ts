@@ -43,6 +43,8 @@ describe('runEpisode and the events that show a tool call forming and running', 
     await rig?.close();
     rig = undefined;
   });
+  /** The armed timers of tool.progress reports (src/runs/tool-progress.ts). */
+  const progressTimers = () => (timers?.pending() ?? []).filter((site) => site.includes('/tool-progress.'));
 
   async function play(
     model: Model,
@@ -164,8 +166,7 @@ describe('runEpisode and the events that show a tool call forming and running', 
     await threeReports.promise;
     gate.resolve();
     const events = await played;
-    // Several periods later, nothing more has come: the timer went with the call.
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // No timer is left armed, so nothing more can come: the timer went with the call.
     expect(timers.pending()).toEqual([]);
 
     const types = events.map((event) => event.event);
@@ -228,8 +229,8 @@ describe('runEpisode and the events that show a tool call forming and running', 
       },
     });
     await refused.promise;
-    // Several periods pass with the call still running: no second attempt.
-    await new Promise((resolve) => setTimeout(resolve, 80));
+    // The call still runs, and the reports' timer is already gone: no second attempt can come.
+    expect(progressTimers()).toEqual([]);
     gate.resolve();
     const events = await played;
     expect(attempts).toBe(1);
@@ -239,13 +240,21 @@ describe('runEpisode and the events that show a tool call forming and running', 
 
   it('sends no tool.progress without a period (rollouts)', async () => {
     rig = await startOrsTestRig();
+    const running = deferred();
     rig.server.defineTool('arith', 'slow', {
       async run() {
-        await new Promise((resolve) => setTimeout(resolve, 60));
+        running.resolve();
+        await gate.promise;
         return { ok: true, output: { blocks: [textBlock('done')], finished: true } };
       },
     });
-    const events = await play(partsModel([[whole('c1', 'slow', '{}')]]));
+    timers = trackSourceTimers();
+    const played = play(partsModel([[whole('c1', 'slow', '{}')]]));
+    await running.promise;
+    // While the call runs, no timer for reports is armed.
+    expect(progressTimers()).toEqual([]);
+    gate.resolve();
+    const events = await played;
     expect(only(events, 'tool.progress')).toEqual([]);
     expect(only(events, 'tool.completed')).toHaveLength(1);
   });

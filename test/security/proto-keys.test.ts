@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { eventually } from '../support/eventually.js';
 import { type TestBridge, useTestBridge } from '../support/start-test-bridge.js';
 
 /**
@@ -54,14 +55,12 @@ describe('a "__proto__" key in a request body', () => {
 
   it('is a 400 in the edited arguments of an approval, which stays open for a good decision', async () => {
     const runId = await bridge.startRun({ env: 'arith', approval: { tools: '*' } });
-    let approvalId: string | undefined;
-    while (approvalId === undefined) {
+    const approvalId = await eventually(async () => {
       const snapshot = (await (await bridge.fetch(`/v1/runs/${runId}`)).json()) as {
         pending_approvals: Array<{ approval_id: string }>;
       };
-      approvalId = snapshot.pending_approvals[0]?.approval_id;
-      if (approvalId === undefined) await new Promise((resolve) => setTimeout(resolve, 10));
-    }
+      return snapshot.pending_approvals[0]?.approval_id;
+    }, 'the approval to open');
     const refused = await post(
       bridge,
       `/v1/runs/${runId}/approvals/${approvalId}`,

@@ -6,6 +6,7 @@ import { recordBytes } from '../../src/runs/run-record.js';
 import { RedisConnection } from '../../src/store/redis/redis-connection.js';
 import { RedisRunStore } from '../../src/store/redis/redis-run-store.js';
 import { SealedSecrets } from '../../src/store/redis/sealed-secrets.js';
+import { eventually } from '../support/eventually.js';
 import { startTestRedis, type TestRedis } from '../support/redis-server.js';
 import {
   completed,
@@ -64,9 +65,11 @@ describe('the Redis store when answers are lost', () => {
 
   /** Resolves once Redis holds run `runId`'s log up to `seq`. */
   async function storedUpTo(runId: string, seq: number): Promise<void> {
-    while (Number(await client.hget(`${prefix}run:${runId}`, 'last_seq')) < seq) {
-      await new Promise((resolve) => setTimeout(resolve, 5));
-    }
+    await eventually(
+      async () => Number(await client.hget(`${prefix}run:${runId}`, 'last_seq')) >= seq,
+      `run ${runId} stored up to seq ${seq}`,
+      { intervalMs: 5 },
+    );
   }
 
   /**

@@ -1,5 +1,6 @@
 import { type RunEvent, RunEventSchema } from '../../src/protocol/run-events.js';
 import { readSseEvents } from '../../src/sse/read-sse-events.js';
+import { eventually } from './eventually.js';
 
 /** A run's event stream followed to its end, through whatever cuts it. */
 export interface FollowedRun {
@@ -20,35 +21,31 @@ const TERMINAL = new Set(['run.completed', 'run.failed', 'run.cancelled']);
 export function followRun(baseUrl: string, runId: string, { timeoutMs = 60_000 } = {}): FollowedRun {
   const events: RunEvent[] = [];
   const deadline = performance.now() + timeoutMs;
-  const done = (async () => {
-    let last = 'not asked yet';
-    while (performance.now() < deadline) {
-      try {
-        const response = await fetch(`${baseUrl}/v1/runs/${runId}/events?after=${events.length - 1}`, {
-          signal: AbortSignal.timeout(Math.max(1, Math.ceil(deadline - performance.now()))),
-        });
-        last = `answered ${response.status}`;
-        if (response.status === 200 && response.body) {
-          for await (const frame of readSseEvents(response.body)) {
-            const event = RunEventSchema.parse(JSON.parse(frame.data));
-            if (event.seq !== events.length) {
-              throw new OrderError(`run ${runId}: event seq ${event.seq} came after ${events.length - 1}`);
-            }
-            events.push(event);
-            if (TERMINAL.has(event.event)) return events;
-          }
-          last = 'its stream ended before the terminal event';
-        } else {
-          await response.body?.cancel();
-        }
-      } catch (error) {
-        if (error instanceof OrderError) throw error;
-        last = String(error);
-      }
-      await new Promise((resolve) => setTimeout(resolve, 100));
+  /** Reads one stream from after the last event seen; resolves with the log once the terminal event came. */
+  const readOnce = async (): Promise<RunEvent[] | OrderError> => {
+    const response = await fetch(`${baseUrl}/v1/runs/${runId}/events?after=${events.length - 1}`, {
+      signal: AbortSignal.timeout(Math.max(1, Math.ceil(deadline - performance.now()))),
+    });
+    if (response.status !== 200 || !response.body) {
+      await response.body?.cancel();
+      throw new Error(`answered ${response.status}`);
     }
-    throw new Error(`run ${runId} did not end within ${timeoutMs} ms (last look: ${last}; ${events.length} events)`);
-  })();
+    for await (const frame of readSseEvents(response.body)) {
+      const event = RunEventSchema.parse(JSON.parse(frame.data));
+      if (event.seq !== events.length) {
+        return new OrderError(`run ${runId}: event seq ${event.seq} came after ${events.length - 1}`);
+      }
+      events.push(event);
+      if (TERMINAL.has(event.event)) return events;
+    }
+    throw new Error('its stream ended before the terminal event');
+  };
+  const done = eventually(readOnce, `the end of run ${runId} (${timeoutMs} ms)`, { timeoutMs, intervalMs: 100 }).then(
+    (result) => {
+      if (result instanceof OrderError) throw result;
+      return result;
+    },
+  );
   // Awaited by the test; a rejection left unawaited must not crash the file first.
   done.catch(() => undefined);
   return { events, done };

@@ -8,6 +8,8 @@ export interface LoopbackServer {
   url: string;
   /** TCP connections accepted so far. */
   connections(): number;
+  /** TCP connections accepted and not yet closed. */
+  open(): number;
   /** Requests received so far. */
   requests(): number;
   /** Drops every connection and stops listening. */
@@ -19,6 +21,7 @@ export async function serveLoopback(
   handler: (req: IncomingMessage, res: ServerResponse, body: string) => void,
 ): Promise<LoopbackServer> {
   let connections = 0;
+  let open = 0;
   let requests = 0;
   const server = createServer((req, res) => {
     requests++;
@@ -27,12 +30,17 @@ export async function serveLoopback(
     req.on('data', (chunk: string) => (body += chunk));
     req.on('end', () => handler(req, res, body));
   });
-  server.on('connection', () => connections++);
+  server.on('connection', (socket) => {
+    connections++;
+    open++;
+    socket.once('close', () => open--);
+  });
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     connections: () => connections,
+    open: () => open,
     requests: () => requests,
     close: async () => {
       server.closeAllConnections();

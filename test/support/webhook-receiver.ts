@@ -61,13 +61,18 @@ export async function startWebhookReceiver(
     received,
     maxConcurrent: 0,
     async waitFor(count, timeoutMs = 20_000) {
-      const deadline = Date.now() + timeoutMs;
-      while (received.length < count) {
-        if (Date.now() > deadline) throw new Error(`the receiver got ${received.length} of ${count} requests`);
-        await new Promise<void>((resolve) => {
-          waiters.push(resolve);
-          setTimeout(resolve, 100);
-        });
+      // Each arrival wakes the waiters; the timer only bounds the wait, so a failure names the count.
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<never>((_, reject) => {
+        timer = setTimeout(
+          () => reject(new Error(`the receiver got ${received.length} of ${count} requests`)),
+          timeoutMs,
+        );
+      });
+      try {
+        while (received.length < count) await Promise.race([new Promise<void>((wake) => waiters.push(wake)), late]);
+      } finally {
+        clearTimeout(timer);
       }
       return received.slice(0, count);
     },

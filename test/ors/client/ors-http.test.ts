@@ -1,8 +1,8 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { createNodeHttp, RECENT_MS } from '../../../src/http-client/node-http.js';
 import { nodeOrsHttp } from '../../../src/ors/client/ors-http.js';
 import { orsFetchText } from '../../../src/ors/client/ors-request.js';
+import { eventually } from '../../support/eventually.js';
 import { serveLoopbackInTest as serve } from '../../support/loopback-server.js';
 
 /**
@@ -72,7 +72,7 @@ describe('the ORS client on node:http', () => {
     for (let i = 0; i < 3; i++) expect(await (await send(`${target.url}/call`, init(false))).text()).toBe('ok');
     expect(target.connections()).toBe(1);
     // Idle longer than that, the connection is closed rather than trusted with such a request.
-    await sleep(RECENT_MS + 200);
+    await eventually(() => target.open() === 0, `the connection to close after ${RECENT_MS} ms idle`);
     expect(await (await send(`${target.url}/call`, init(false))).text()).toBe('ok');
     expect(target.connections()).toBe(2);
     expect(target.requests()).toBe(4);
@@ -85,7 +85,7 @@ describe('the ORS client on node:http', () => {
     const send = nodeOrsHttp(http);
     const controller = new AbortController();
     const pending = send(`${target.url}/hang`, init(true, controller.signal));
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await eventually(() => target.requests() === 1, 'the request to reach the server');
     controller.abort();
     await expect(pending).rejects.toMatchObject({ name: 'AbortError' });
   });

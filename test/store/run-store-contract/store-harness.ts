@@ -9,6 +9,7 @@ import { requestHasher } from '../../../src/runs/request-hasher.js';
 import { newRunLog, type RolloutPairRef, type RunRecord, recordBytes } from '../../../src/runs/run-record.js';
 import type { Admission, ClaimedRun, NewRun, RunStore, StoreLimits } from '../../../src/runs/run-store.js';
 import type { RunStreams } from '../../../src/runs/run-streams.js';
+import { eventually } from '../../support/eventually.js';
 
 /** A kind of store the contracts are run against, as its test file opens it. */
 export interface StoreKind {
@@ -245,7 +246,9 @@ export async function untilTerminal(log: EventLog): Promise<void> {
  * which a run's writer brings in after the turn of the event loop its events were written in.
  */
 export async function untilListed(store: RunStore, owner: string, seq: number): Promise<void> {
-  while (((await store.list(owner, { limit: 1 })).data[0]?.last_seq ?? -1) < seq) {
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
+  await eventually(
+    async () => ((await store.list(owner, { limit: 1 })).data[0]?.last_seq ?? -1) >= seq,
+    `the newest run listed up to seq ${seq}`,
+    { intervalMs: 5 },
+  );
 }

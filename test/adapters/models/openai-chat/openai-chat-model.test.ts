@@ -1,7 +1,6 @@
 import { getEventListeners } from 'node:events';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createOpenAiChatProvider } from '../../../../adapters/models/openai-chat/openai-chat-provider.js';
-import { ModelError } from '../../../../src/errors.js';
 import { addTokenData } from '../../../../src/models/add-token-data.js';
 import type { Message, ToolDefinition } from '../../../../src/models/conversation.js';
 import type { ModelProvider, ModelRequest, TokenData } from '../../../../src/models/model.js';
@@ -9,7 +8,6 @@ import { type FakeVendorServer, startFakeVendorServer } from '../../../support/f
 import { collectFailure, collectParts } from '../common/collect-parts.js';
 
 const ROUTE = 'POST /v1/chat/completions';
-const FAST_RETRY = { 'retry-after-ms': '1' };
 
 const tools: ToolDefinition[] = [
   {
@@ -158,150 +156,11 @@ describe('OpenAiChatModel against a Chat Completions server', () => {
 });
 
 describe('OpenAiChatModel errors', () => {
-  it('turns 401 into model_auth without retrying', async () => {
-    vendor.reply(ROUTE, {
-      kind: 'json',
-      status: 401,
-      body: {
-        error: {
-          message: 'Incorrect API key provided: sk-test.',
-          type: 'invalid_request_error',
-          param: null,
-          code: 'invalid_api_key',
-        },
-      },
-    });
-    const { error } = await collectFailure(provider.create('gpt-4.1-mini').stream(request()));
-    expect(error).toBeInstanceOf(ModelError);
-    expect(error).toMatchObject({ code: 'model_auth', details: { status: 401 } });
-    expect((error as Error).message).toMatch(/Incorrect API key provided.*OPENAI_API_KEY/);
-    expect(vendor.requests).toHaveLength(1);
-  });
-
-  it('turns 400 into model_bad_request', async () => {
-    vendor.reply(ROUTE, {
-      kind: 'json',
-      status: 400,
-      body: {
-        error: {
-          message: 'Unrecognized request argument supplied: frobnicate',
-          type: 'invalid_request_error',
-          param: null,
-          code: null,
-        },
-      },
-    });
-    const { error } = await collectFailure(
-      provider.create('gpt-4.1-mini').stream(request({ sampling: { extra_body: { frobnicate: 1 } } })),
-    );
-    expect(error).toMatchObject({ code: 'model_bad_request' });
-    expect(vendor.requests).toHaveLength(1);
-  });
-
-  it('lets the SDK retry a 429 that carries Retry-After, and then succeeds', async () => {
-    vendor.reply(
-      ROUTE,
-      {
-        kind: 'json',
-        status: 429,
-        body: { error: { message: 'Rate limit reached.', type: 'requests', code: 'rate_limit_exceeded' } },
-        headers: { 'retry-after': '1', ...FAST_RETRY },
-      },
-      { kind: 'stream', fixture: 'openai-chat/text.sse' },
-    );
-    const parts = await collectParts(provider.create('gpt-4.1-mini').stream(request()));
-    expect(parts.at(-1)).toMatchObject({ type: 'finish', reason: 'stop' });
-    expect(vendor.requests).toHaveLength(2);
-  });
-
-  it("turns 500s into model_unavailable after exactly the SDK's retries (1 + maxRetries requests, nothing stacked)", async () => {
-    vendor.reply(ROUTE, {
-      kind: 'json',
-      status: 500,
-      body: { error: { message: 'The server had an error.', type: 'server_error' } },
-      headers: FAST_RETRY,
-    });
-    const { error } = await collectFailure(provider.create('gpt-4.1-mini').stream(request()));
-    expect(error).toMatchObject({ code: 'model_unavailable', details: { status: 500 } });
-    expect(vendor.requests).toHaveLength(3);
-  });
-
-  it('turns an unreachable server into model_unavailable', async () => {
-    const gone = await startFakeVendorServer();
-    const url = gone.url;
-    await gone.close();
-    const unreachable = createOpenAiChatProvider({ apiKey: 'sk-test', baseUrl: `${url}/v1`, maxRetries: 0 });
-    const { error } = await collectFailure(unreachable.create('m').stream(request()));
-    expect(error).toMatchObject({ code: 'model_unavailable' });
-    expect((error as Error).message).toMatch(/could not be reached/);
-  });
-
-  it('turns a stream cut in the middle of a tool call into model_stream_interrupted without yielding the partial call', async () => {
-    vendor.reply(ROUTE, {
-      kind: 'stream',
-      fixture: 'openai-chat/parallel-tool-calls.sse',
-      stopAfterFrames: 4,
-      then: 'cut',
-    });
-    const { error, parts } = await collectFailure(provider.create('gpt-4.1-mini').stream(request()));
-    expect(error).toMatchObject({ code: 'model_stream_interrupted' });
-    expect(parts.filter((part) => part.type === 'tool-call')).toEqual([]);
-    expect(vendor.requests).toHaveLength(1);
-  });
-
-  it('treats a stream that ends cleanly without a finish_reason as interrupted', async () => {
-    vendor.reply(ROUTE, { kind: 'stream', fixture: 'openai-chat/text.sse', stopAfterFrames: 3, then: 'end' });
-    const { error, parts } = await collectFailure(provider.create('gpt-4.1-mini').stream(request()));
-    expect(error).toMatchObject({ code: 'model_stream_interrupted' });
-    expect(parts).toEqual([
-      { type: 'text-delta', delta: 'Hello' },
-      { type: 'text-delta', delta: ', world' },
-    ]);
-  });
-
+  // Retries and the mapping every vendor shares: test/adapters/models/contract/.
   it('turns an error object inside the stream into a ModelError of its type', async () => {
     vendor.reply(ROUTE, { kind: 'stream', fixture: 'openai-chat/error-midway.sse' });
     const { error, parts } = await collectFailure(provider.create('gpt-4.1-mini').stream(request()));
     expect(error).toMatchObject({ code: 'model_unavailable', details: { vendor_type: 'server_error' } });
     expect(parts).toEqual([{ type: 'text-delta', delta: 'Partial' }]);
-  });
-
-  it('rejects with the abort reason when aborted while the stream is silent', async () => {
-    vendor.reply(ROUTE, { kind: 'stream', fixture: 'openai-chat/text.sse', stopAfterFrames: 2, then: 'hang' });
-    const controller = new AbortController();
-    const reason = new Error('run cancelled by the client');
-    const seen: string[] = [];
-    const failure = (async () => {
-      try {
-        for await (const part of provider.create('gpt-4.1-mini').stream(request({ signal: controller.signal }))) {
-          seen.push(part.type);
-          if (part.type === 'text-delta') controller.abort(reason);
-        }
-      } catch (error) {
-        return error;
-      }
-      return undefined;
-    })();
-    expect(await failure).toBe(reason);
-    expect(seen).toEqual(['text-delta']);
-  });
-
-  it('rejects with the abort reason when aborted before the server answers', async () => {
-    vendor.reply(ROUTE, { kind: 'hang' });
-    const controller = new AbortController();
-    const reason = new Error('shutdown');
-    const failure = collectFailure(provider.create('gpt-4.1-mini').stream(request({ signal: controller.signal })));
-    await vendor.waitForRequests(1);
-    controller.abort(reason);
-    expect((await failure).error).toBe(reason);
-  });
-
-  it('rejects with the abort reason without a request when the signal is already aborted', async () => {
-    const reason = new Error('too late');
-    const { error } = await collectFailure(
-      provider.create('gpt-4.1-mini').stream(request({ signal: AbortSignal.abort(reason) })),
-    );
-    expect(error).toBe(reason);
-    expect(vendor.requests).toHaveLength(0);
   });
 });

@@ -1,13 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createOpenAiResponsesProvider } from '../../../../adapters/models/openai-responses/openai-responses-provider.js';
-import { ModelError } from '../../../../src/errors.js';
 import type { Message, ToolDefinition } from '../../../../src/models/conversation.js';
 import type { ModelProvider, ModelRequest } from '../../../../src/models/model.js';
 import { type FakeVendorServer, startFakeVendorServer } from '../../../support/fake-vendor-server.js';
 import { assistantFrom, collectFailure, collectParts } from '../common/collect-parts.js';
 
 const ROUTE = 'POST /v1/responses';
-const FAST_RETRY = { 'retry-after-ms': '1' };
 
 const tools: ToolDefinition[] = [
   {
@@ -123,87 +121,11 @@ describe('OpenAiResponsesModel against the Responses API', () => {
 });
 
 describe('OpenAiResponsesModel errors', () => {
-  it('turns 401 into model_auth without retrying', async () => {
-    vendor.reply(ROUTE, {
-      kind: 'json',
-      status: 401,
-      body: {
-        error: {
-          message: 'Incorrect API key provided.',
-          type: 'invalid_request_error',
-          param: null,
-          code: 'invalid_api_key',
-        },
-      },
-    });
-    const { error } = await collectFailure(provider.create('gpt-4.1-mini').stream(request()));
-    expect(error).toBeInstanceOf(ModelError);
-    expect(error).toMatchObject({ code: 'model_auth' });
-    expect(vendor.requests).toHaveLength(1);
-  });
-
-  it('lets the SDK retry a 429 with Retry-After, and then succeeds', async () => {
-    vendor.reply(
-      ROUTE,
-      {
-        kind: 'json',
-        status: 429,
-        body: { error: { message: 'Rate limit reached.', type: 'requests', code: 'rate_limit_exceeded' } },
-        headers: { 'retry-after': '1', ...FAST_RETRY },
-      },
-      { kind: 'stream', fixture: 'openai-responses/text.sse' },
-    );
-    const parts = await collectParts(provider.create('gpt-4.1-mini').stream(request()));
-    expect(parts.at(-1)).toMatchObject({ type: 'finish', reason: 'stop' });
-    expect(vendor.requests).toHaveLength(2);
-  });
-
-  it('turns 503s into model_unavailable after exactly 1 + maxRetries requests', async () => {
-    vendor.reply(ROUTE, {
-      kind: 'json',
-      status: 503,
-      body: { error: { message: 'Service unavailable.', type: 'server_error' } },
-      headers: FAST_RETRY,
-    });
-    const { error } = await collectFailure(provider.create('gpt-4.1-mini').stream(request()));
-    expect(error).toMatchObject({ code: 'model_unavailable', details: { status: 503 } });
-    expect(vendor.requests).toHaveLength(3);
-  });
-
+  // Retries and the mapping every vendor shares: test/adapters/models/contract/.
   it('turns response.failed into a ModelError of its code', async () => {
     vendor.reply(ROUTE, { kind: 'stream', fixture: 'openai-responses/failed.sse' });
     const { error } = await collectFailure(provider.create('gpt-4.1-mini').stream(request()));
     expect(error).toMatchObject({ code: 'model_unavailable', details: { vendor_type: 'server_error' } });
     expect((error as Error).message).toMatch(/failed to generate a response/);
-  });
-
-  it('turns a stream cut in the middle of the function-call arguments into model_stream_interrupted', async () => {
-    vendor.reply(ROUTE, {
-      kind: 'stream',
-      fixture: 'openai-responses/reasoning-function-calls.sse',
-      stopAfterFrames: 19,
-      then: 'cut',
-    });
-    const { error, parts } = await collectFailure(provider.create('gpt-5-mini').stream(request()));
-    expect(error).toMatchObject({ code: 'model_stream_interrupted' });
-    expect(parts.some((part) => part.type === 'reasoning-delta')).toBe(true);
-    expect(parts.filter((part) => part.type === 'tool-call')).toEqual([]);
-  });
-
-  it('rejects with the abort reason when aborted mid-stream', async () => {
-    vendor.reply(ROUTE, { kind: 'stream', fixture: 'openai-responses/text.sse', stopAfterFrames: 5, then: 'hang' });
-    const controller = new AbortController();
-    const reason = new Error('cancelled');
-    const failure = (async () => {
-      try {
-        for await (const part of provider.create('gpt-4.1-mini').stream(request({ signal: controller.signal }))) {
-          if (part.type === 'text-delta') controller.abort(reason);
-        }
-      } catch (error) {
-        return error;
-      }
-      return undefined;
-    })();
-    expect(await failure).toBe(reason);
   });
 });
