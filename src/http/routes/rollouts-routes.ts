@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { RECORD_FORMATS } from '../../rollouts/export/record-rows.js';
+import { RECORD_FORMATS } from '../../rollouts/export/export-format-names.js';
 import { RolloutRequestSchema } from '../../rollouts/rollout-request.js';
 import {
   RolloutCancelAnswerSchema,
