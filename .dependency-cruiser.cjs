@@ -40,7 +40,7 @@ const ALLOWED = {
     'package-version.ts',
     'telemetry',
   ],
-  rollouts: ['runs', 'models', 'ors', 'protocol', 'errors.ts', 'telemetry'],
+  rollouts: ['runs', 'models', 'ors', 'protocol', 'errors.ts', 'telemetry', 'client'],
   client: ['protocol', 'sse', 'http-client', 'http/routes'],
 };
 
