@@ -37,6 +37,15 @@ describe('the client transport', () => {
     expect(urls).toEqual([`${bridge.url}/v1/runs/run_x%2F..%2F..%2Fhealth`, `${bridge.url}/v1/runs?limit=2`]);
   });
 
+  it('refuses a parameter of . or .., which a URL would resolve to another path, before sending anything', async () => {
+    const { fetch, urls } = recordingFetch();
+    const transport = clientTransport({ baseUrl: bridge.url, fetch });
+    for (const id of ['.', '..']) {
+      await expect(send(transport, { route: 'GET /v1/runs/:id', params: { id } })).rejects.toThrow(TypeError);
+    }
+    expect(urls).toEqual([]);
+  });
+
   it("turns every refusal into one ApiError: the body's code, message and details, its status, its Retry-After", async () => {
     const transport = clientTransport({ baseUrl: bridge.url });
     const invalid = await send(transport, { route: 'GET /v1/runs', query: { limit: 0 } }).catch((error) => error);
