@@ -37,6 +37,8 @@ interface Fixtures {
   runId: string;
   /** The seq of the last event of `runId`. */
   lastSeq: number;
+  /** A file of the chat page's build, as the page names it; undefined in a clone never built. */
+  uiFile: string | undefined;
   /** A run whose tool call waits for a person's decision: still live. */
   liveRunId: string;
   doomedRunId: string;
@@ -87,7 +89,8 @@ const GOOD: Record<BridgeRouteKey, (fixtures: Fixtures) => Request> = {
   'GET /v1/schema/events': () => ({}),
   'GET /v1/openapi.json': () => ({}),
   'GET /': () => ({}),
-  'GET /ui/:file': () => ({ params: { file: 'app.js' } }),
+  'GET /ui/:file': ({ uiFile }) =>
+    uiFile === undefined ? { params: { file: 'app.js' }, refusedWith: 'not_found' } : { params: { file: uiFile } },
   'POST /v1/rollouts': () => ({ body: ROLLOUT }),
   'GET /v1/rollouts': () => ({}),
   'GET /v1/rollouts/:id': ({ rolloutId }) => ({ params: { id: rolloutId } }),
@@ -398,6 +401,7 @@ function fuzzEveryRoute(
         runId: run.id,
         lastSeq: run.lastSeq,
         liveRunId,
+        uiFile: /\/ui\/([\w.-]+\.js)/.exec(await (await bridge.fetch('/')).text())?.[1],
         doomedRunId: (await endedRun(bridge)).id,
         rolloutId: await endedRollout(bridge),
         doomedRolloutId: await endedRollout(bridge),
@@ -422,7 +426,8 @@ function fuzzEveryRoute(
             const { code, message } =
               (answer.json as { error?: { code?: string; message?: string } } | undefined)?.error ?? {};
             const expected = probe.request.refusedWith;
-            if (expected === undefined ? answer.status >= 400 : code !== expected) {
+            const answered = expected === undefined ? answer.status in route.answers : code === expected;
+            if (!answered) {
               found.push(
                 `${probe.name}: answered ${answer.status} ${code ?? ''} (${message}), not ${expected ?? 'a success'}`,
               );
