@@ -127,6 +127,36 @@ const MORE: Partial<Record<BridgeRouteKey, (fixtures: Fixtures) => Array<[string
       { params: { id: runId }, query: { format, agent_events: '1' } },
     ]),
   ],
+  'POST /v1/runs': () => [
+    [
+      'with an Idempotency-Key',
+      { body: { env: 'arith', model: 'offline' }, headers: { 'Idempotency-Key': 'fuzz-run' } },
+    ],
+    ['the same key again', { body: { env: 'arith', model: 'offline' }, headers: { 'Idempotency-Key': 'fuzz-run' } }],
+    [
+      'the same key, another body',
+      {
+        body: { env: 'arith', model: 'offline', max_turns: 3 },
+        headers: { 'Idempotency-Key': 'fuzz-run' },
+        refusedWith: 'idempotency_conflict',
+      },
+    ],
+    ['an unknown model', { body: { env: 'arith', model: 'offline:nope' }, refusedWith: 'unknown_model' }],
+    ['an unknown environment', { body: { env: 'nope', model: 'offline' }, refusedWith: 'unknown_env' }],
+  ],
+  'POST /v1/rollouts': () => [
+    ['with an Idempotency-Key', { body: ROLLOUT, headers: { 'Idempotency-Key': 'fuzz-batch' } }],
+    [
+      'the same key, another body',
+      {
+        body: { ...ROLLOUT, seed: 9 },
+        headers: { 'Idempotency-Key': 'fuzz-batch' },
+        refusedWith: 'idempotency_conflict',
+      },
+    ],
+    ['an unknown environment', { body: { ...ROLLOUT, env: 'nope' }, refusedWith: 'unknown_env' }],
+    ['tasks out of range', { body: { ...ROLLOUT, tasks: '0:100000000' }, refusedWith: 'invalid_task' }],
+  ],
   'POST /v1/chat/completions': () => [
     ['stream: true', { body: { ...(GOOD['POST /v1/chat/completions']({} as Fixtures).body as object), stream: true } }],
   ],
@@ -381,10 +411,17 @@ async function endedRun(bridge: TestBridge): Promise<{ id: string; lastSeq: numb
 }
 
 /** Fuzzes every route against a bridge that `start` makes, with `settings` on top of the probes' own. */
+/** Takes the store away and gives it back (Redis killed and started again). */
+interface Outage {
+  down(): Promise<void>;
+  up(): Promise<void>;
+}
+
 function fuzzEveryRoute(
   store: string,
   start: (settings: Record<string, string>) => Promise<TestBridge>,
   stop: () => Promise<void>,
+  outage?: Outage,
 ) {
   describe(`every route of the table, on the ${store} store`, () => {
     let bridge: TestBridge;
@@ -437,6 +474,28 @@ function fuzzEveryRoute(
         expect(found).toEqual([]);
       }, 60_000);
     }
+
+    if (outage) {
+      it('answers only what each route declares while the store is down', async () => {
+        const found: string[] = [];
+        const unavailable: string[] = [];
+        await outage.down();
+        try {
+          for (const [key, route] of Object.entries(ROUTE_TABLE) as Array<[BridgeRouteKey, RouteDeclaration]>) {
+            const answer = await send(bridge, key, { name: 'store down', request: GOOD[key](fixtures) });
+            const wrong = mismatch(key, route, answer);
+            if (wrong) found.push(`${key}: ${wrong}`);
+            if ((answer.json as { error?: { code?: string } })?.error?.code === 'store_unavailable')
+              unavailable.push(key);
+          }
+        } finally {
+          await outage.up();
+        }
+        expect(found).toEqual([]);
+        // The outage was real: what needs the store said so.
+        expect(unavailable).toEqual(expect.arrayContaining(['GET /v1/runs', 'GET /v1/runs/:id', 'GET /health']));
+      }, 120_000);
+    }
   });
 }
 
@@ -452,11 +511,17 @@ fuzzEveryRoute(
   async (settings) => {
     redis = await startTestRedis();
     return startTestBridge(
-      { ...settings, RUNBRIDGE_REDIS_URL: redis.url, RUNBRIDGE_REDIS_PREFIX: redis.prefix() },
+      {
+        ...settings,
+        RUNBRIDGE_REDIS_URL: redis.url,
+        RUNBRIDGE_REDIS_PREFIX: redis.prefix(),
+        RUNBRIDGE_REDIS_COMMAND_TIMEOUT_SECONDS: '0.5',
+      },
       { apiKey: KEY },
     );
   },
   async () => redis?.stop(),
+  { down: () => redis!.kill(), up: () => redis!.start() },
 );
 
 describe('the routes mounted only under a setting', () => {
