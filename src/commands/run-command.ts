@@ -1,13 +1,10 @@
 import { ApiError, ConnectionError } from '../client/client-errors.js';
 import { createClient } from '../client/create-client.js';
 import type { RunsApi } from '../client/runs-api.js';
-import { loadConfig } from '../config/index.js';
 import { describeFailure } from '../http-client/network-failure.js';
-import { type Runbridge, startRunbridge } from '../main.js';
+import type { Runbridge } from '../main.js';
 import { isTerminalEvent, type RunEvent, RunEventSchema } from '../protocol/run-events.js';
 import type { RunRequestInput } from '../protocol/run-request.js';
-import { createLogger, LOG_DRAIN_MS, type OwnLogger } from '../telemetry/create-logger.js';
-import { silentLogger } from '../telemetry/logger.js';
 import { parseFlags } from './parse-flags.js';
 import { RunRenderer } from './run-renderer.js';
 import { TerminalPrompts } from './terminal-prompts.js';
@@ -75,18 +72,30 @@ export async function runCommand(args: string[]): Promise<number> {
   process.stdout.on('error', () => stdoutClosed.abort());
 
   let bridge: Runbridge | undefined;
-  let logger: OwnLogger | undefined;
+  /** Writes out what the in-process bridge still holds of its log (with --verbose). */
+  let drainLog = async () => {};
   if (values.server === undefined) {
+    // The server, its store and its signals are loaded only to run one here: with --server this
+    // command is a client of a bridge elsewhere, and starts as fast as one.
+    const [{ loadConfig }, { startRunbridge }, { createLogger, LOG_DRAIN_MS }, { silentLogger }] = await Promise.all([
+      import('../config/index.js'),
+      import('../main.js'),
+      import('../telemetry/create-logger.js'),
+      import('../telemetry/logger.js'),
+    ]);
     const config = loadConfig({ ...process.env, PORT: '0', HOST: '127.0.0.1', RUNBRIDGE_API_KEYS: '' });
     // What goes wrong reaches the person as the run's own answer, in one line; the bridge's log adds to
     // it only when asked for.
     const verbose = values.verbose === true || config.logLevel === 'debug';
-    if (verbose) logger = createLogger({ level: 'debug', format: 'pretty', bufferBytes: config.logBufferBytes });
+    const logger = verbose
+      ? createLogger({ level: 'debug', format: 'pretty', bufferBytes: config.logBufferBytes })
+      : undefined;
+    if (logger) drainLog = () => logger.drain(LOG_DRAIN_MS);
     try {
       bridge = await startRunbridge({ config, logger: logger ?? silentLogger });
     } catch (error) {
       // The log's lines go before the one line that says what went wrong.
-      await logger?.drain(LOG_DRAIN_MS);
+      await drainLog();
       throw error;
     }
   }
@@ -104,7 +113,7 @@ export async function runCommand(args: string[]): Promise<number> {
     return terminal.event === 'run.completed' ? 0 : terminal.event === 'run.cancelled' ? 130 : 1;
   } finally {
     await bridge?.shutdown();
-    await logger?.drain(LOG_DRAIN_MS);
+    await drainLog();
   }
 }
 
