@@ -4,8 +4,16 @@
  * An import that breaks a rule fails the test run with the rule's name and comment.
  */
 
+const { builtinModules } = require('node:module');
+
 /** A path under src/ of one of `folders` (a folder, or a file such as `errors.ts`). */
 const under = (...folders) => `^src/(${folders.join('|')})([/.]|$)`;
+
+/** Node's built-in modules, as dependency-cruiser names them (`fs`, `node:test`). */
+const NODE_BUILT_INS = `^(node:)?(${builtinModules.map((name) => name.replace(/[/]/g, '\\/')).join('|')})$`;
+
+/** The server's own packages: what loads a server, a store or an operator's signals, slowly. */
+const SERVER_PACKAGES = '^node_modules/(koa|koa-router|@koa|ioredis|prom-client|pino|pino-pretty|@opentelemetry)/';
 
 /** What each part may import, besides itself and npm packages. */
 const ALLOWED = {
@@ -32,8 +40,8 @@ const ALLOWED = {
     'package-version.ts',
     'telemetry',
   ],
-  rollouts: ['runs', 'models', 'ors', 'protocol', 'errors.ts', 'telemetry'],
-  client: ['protocol', 'sse', 'http-client'],
+  rollouts: ['runs', 'models', 'ors', 'protocol', 'errors.ts', 'telemetry', 'client'],
+  client: ['protocol', 'sse', 'http-client', 'http/routes'],
 };
 
 const layerRules = Object.entries(ALLOWED).map(([part, allowed]) => ({
@@ -56,11 +64,20 @@ module.exports = {
       to: { circular: true },
     },
     {
-      name: 'client-types-only',
-      comment: 'runbridge/client runs in browsers: it takes only types from src/protocol/, no schema code.',
+      name: 'browser-code-no-node',
+      comment:
+        'runbridge/client and the chat page run in browsers: nothing they load, however indirectly, imports a node: built-in.',
       severity: 'error',
-      from: { path: under('client') },
-      to: { path: under('protocol'), dependencyTypesNot: ['type-only'] },
+      from: { path: under('client', 'ui', 'http/routes') },
+      to: { path: NODE_BUILT_INS, reachable: true },
+    },
+    {
+      name: 'no-server-in-the-client',
+      comment:
+        'runbridge/client, the chat page and the route declarations load no server package (Koa, ioredis, pino, prom-client, OpenTelemetry), however indirectly: they run in browsers, and the CLI talks to a bridge without starting one.',
+      severity: 'error',
+      from: { path: under('client', 'ui', 'http/routes') },
+      to: { path: SERVER_PACKAGES, reachable: true },
     },
     {
       name: 'adapters-on-the-contract',

@@ -19,10 +19,10 @@ export interface EnvironmentsApi {
 
 /** The {@link ModelsApi} over `transport`. */
 export function modelsApi(transport: ClientTransport): ModelsApi {
-  return { list: ({ signal } = {}) => sendForJson(transport, { method: 'GET', path: '/v1/models', signal }) };
+  return { list: ({ signal } = {}) => sendForJson(transport, { route: 'GET /v1/models', signal }) };
 }
 
 /** The {@link EnvironmentsApi} over `transport`. */
 export function environmentsApi(transport: ClientTransport): EnvironmentsApi {
-  return { list: ({ signal } = {}) => sendForJson(transport, { method: 'GET', path: '/v1/environments', signal }) };
+  return { list: ({ signal } = {}) => sendForJson(transport, { route: 'GET /v1/environments', signal }) };
 }

@@ -7,14 +7,16 @@ import type {
   RunListSchema,
   StreamTokenAnswerSchema,
 } from '../protocol/api-answers.js';
-import type { RunEvent, RunEventOf, RunEventType, TerminalEvent } from '../protocol/run-events.js';
+import { RUN_EVENT_TYPES, TERMINAL_EVENT_TYPES } from '../protocol/run-event-types.js';
+import type { RunEvent, RunEventOf, TerminalEvent } from '../protocol/run-events.js';
 import type { MessageContentSchema, RunRequestSchema } from '../protocol/run-request.js';
 import type { RunStatus } from '../protocol/run-snapshot.js';
 
 /**
  * The types of the client's requests and answers, inferred from the zod schemas the server validates
  * and answers with (`src/protocol/`, and the route answers described for the OpenAPI document), so
- * client and server cannot drift apart. Only types are imported: no schema code reaches a browser.
+ * client and server cannot drift apart. Only types are imported, and the list of event types: no
+ * schema code reaches a browser.
  */
 
 /** The body of `POST /v1/runs` as a caller writes it: every field optional (see docs/api.md). */
@@ -74,43 +76,20 @@ export interface UnknownRunEvent {
 /** What a run's event stream yields: a typed {@link RunEvent}, or an event of a type newer than this client. */
 export type AnyRunEvent = RunEvent | UnknownRunEvent;
 
-/** Every event type this client knows; the type makes adding one to the schema without adding it here a compile error. */
-const KNOWN_EVENT_TYPES: Readonly<Record<RunEventType, true>> = {
-  'run.started': true,
-  'prompt.available': true,
-  'message.delta': true,
-  'reasoning.delta': true,
-  'reasoning.available': true,
-  'tool.started': true,
-  'tool.completed': true,
-  'tool.arguments.delta': true,
-  'tool.progress': true,
-  'turn.completed': true,
-  'tool.approval_required': true,
-  'tool.approval_resolved': true,
-  'message.received': true,
-  'message.dropped': true,
-  'run.awaiting_input': true,
-  'run.completed': true,
-  'run.failed': true,
-  'run.cancelled': true,
-};
+/** Every event type this client knows: the protocol's list, which the event schema is checked against. */
+const KNOWN_EVENT_TYPES: ReadonlySet<string> = new Set(RUN_EVENT_TYPES);
 
-const TERMINAL_EVENT_TYPES: Readonly<Record<TerminalEvent['event'], true>> = {
-  'run.completed': true,
-  'run.failed': true,
-  'run.cancelled': true,
-};
+const ENDING_EVENT_TYPES: ReadonlySet<string> = new Set(TERMINAL_EVENT_TYPES);
 
 /**
  * True when `event` is of a type this client knows, which narrows it to {@link RunEvent} so a
  * `switch (event.event)` sees each event's own fields; false for an event of a newer bridge.
  */
 export function isKnownRunEvent(event: AnyRunEvent): event is RunEvent {
-  return Object.hasOwn(KNOWN_EVENT_TYPES, event.event);
+  return KNOWN_EVENT_TYPES.has(event.event);
 }
 
 /** True for the three events that end a run's log: `run.completed`, `run.failed` and `run.cancelled`. */
 export function isTerminalRunEvent(event: AnyRunEvent): event is TerminalEvent {
-  return Object.hasOwn(TERMINAL_EVENT_TYPES, event.event);
+  return ENDING_EVENT_TYPES.has(event.event);
 }

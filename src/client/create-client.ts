@@ -1,5 +1,5 @@
 import { type EnvironmentsApi, environmentsApi, type ModelsApi, modelsApi } from './catalog-api.js';
-import type { ClientTransport } from './client-transport.js';
+import { clientTransport } from './client-transport.js';
 import { type ReconnectOptions, reconnectPolicy } from './run-event-stream.js';
 import { type RunsApi, runsApi } from './runs-api.js';
 
@@ -33,20 +33,8 @@ export interface RunbridgeClient {
  * empty API key or a reconnect setting that is not a whole number ≥ 0; nothing is sent until a method is called.
  */
 export function createClient(options: ClientOptions): RunbridgeClient {
-  const url = URL.canParse(options.baseUrl) ? new URL(options.baseUrl) : undefined;
-  if (url?.protocol !== 'http:' && url?.protocol !== 'https:') {
-    throw new TypeError(
-      `baseUrl must be an absolute http(s) URL such as http://127.0.0.1:8080, got ${JSON.stringify(options.baseUrl)}.`,
-    );
-  }
-  if (options.apiKey !== undefined && options.apiKey.trim() === '') {
-    throw new TypeError("apiKey is empty: pass one of the bridge's RUNBRIDGE_API_KEYS, or leave apiKey out.");
-  }
-  const baseUrl = `${url.origin}${url.pathname}`.replace(/\/+$/, '');
-  // The global fetch is called as a plain function: a browser's fetch throws "Illegal invocation"
-  // when called as a method of another object.
-  const fetchImpl = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
-  const transport: ClientTransport = { baseUrl, apiKey: options.apiKey, fetch: fetchImpl };
+  const transport = clientTransport(options);
+  const { baseUrl } = transport;
   return {
     baseUrl,
     runs: runsApi(transport, reconnectPolicy(options.reconnect)),

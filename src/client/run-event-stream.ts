@@ -1,7 +1,8 @@
+import { fillPath } from '../http/routes/route.js';
 import { backoffDelayMs, sleep } from '../http-client/backoff.js';
 import { readSseEvents } from '../sse/read-sse-events.js';
 import { ApiError, ConnectionError, StreamInterruptedError, UnexpectedResponseError } from './client-errors.js';
-import { type ClientTransport, segment, send } from './client-transport.js';
+import { type ClientTransport, send } from './client-transport.js';
 import { type AnyRunEvent, isTerminalRunEvent } from './client-types.js';
 
 /** How a broken event stream is resumed; every duration in milliseconds. */
@@ -65,7 +66,8 @@ export async function* streamRunEvents(
   policy: Required<ReconnectOptions>,
 ): AsyncGenerator<AnyRunEvent, void, undefined> {
   const { signal } = options;
-  const path = `/v1/runs/${segment(runId)}/events`;
+  const route = 'GET /v1/runs/:id/events';
+  const named = `GET ${fillPath(route, { id: runId })}`;
   let cursor = checkedAfter(options.after);
   let serverRetryMs = 0;
   /** Connections in a row that failed without delivering a new event. */
@@ -77,18 +79,18 @@ export async function* streamRunEvents(
     try {
       const headers: Record<string, string> = { Accept: 'text/event-stream' };
       if (cursor >= 0) headers['Last-Event-ID'] = String(cursor);
-      const response = await send(transport, { method: 'GET', path, headers, signal });
+      const response = await send(transport, { route, params: { id: runId }, headers, signal });
       if (response.status === 204) return;
       const contentType = response.headers.get('Content-Type') ?? '';
       if (!contentType.startsWith('text/event-stream') || response.body === null) {
         await response.body?.cancel();
         throw new UnexpectedResponseError(
-          `GET ${path} answered ${response.status} with "${contentType}" instead of an event stream; ` +
+          `${named} answered ${response.status} with "${contentType}" instead of an event stream; ` +
             'check that the base URL points at a runbridge server.',
         );
       }
       for await (const frame of readSseEvents(response.body, { onRetry: (ms) => (serverRetryMs = ms) })) {
-        const event = parseEvent(frame.data, path);
+        const event = parseEvent(frame.data, named);
         // A bridge never repeats an event after Last-Event-ID; a proxy that replays is not trusted to.
         if (event.seq <= cursor) continue;
         cursor = event.seq;
@@ -134,18 +136,18 @@ function checkedAfter(after: number | undefined): number {
 }
 
 /** One frame's data as an event: JSON with a string `event` and a whole-number `seq`, or an {@link UnexpectedResponseError}. */
-function parseEvent(data: string, path: string): AnyRunEvent {
+function parseEvent(data: string, request: string): AnyRunEvent {
   let value: unknown;
   try {
     value = JSON.parse(data);
   } catch (error) {
-    throw new UnexpectedResponseError(`GET ${path} sent a frame whose data is not JSON: ${data.slice(0, 80)}`, {
+    throw new UnexpectedResponseError(`${request} sent a frame whose data is not JSON: ${data.slice(0, 80)}`, {
       cause: error,
     });
   }
   const { event, seq } = (value ?? {}) as { event?: unknown; seq?: unknown };
   if (typeof event !== 'string' || !Number.isSafeInteger(seq)) {
-    throw new UnexpectedResponseError(`GET ${path} sent a frame that is not a run event: ${data.slice(0, 80)}`);
+    throw new UnexpectedResponseError(`${request} sent a frame that is not a run event: ${data.slice(0, 80)}`);
   }
   return value as AnyRunEvent;
 }

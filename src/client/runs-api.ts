@@ -1,5 +1,5 @@
 import type { RunCreated, RunSnapshot } from '../protocol/run-snapshot.js';
-import { type ClientTransport, segment, send, sendForJson } from './client-transport.js';
+import { type ClientTransport, send, sendForJson } from './client-transport.js';
 import type {
   AnyRunEvent,
   ApprovalResolved,
@@ -84,51 +84,44 @@ export function runsApi(transport: ClientTransport, reconnect: Required<Reconnec
   return {
     create: (request = {}, { idempotencyKey, signal } = {}) =>
       sendForJson(transport, {
-        method: 'POST',
-        path: '/v1/runs',
+        route: 'POST /v1/runs',
         body: request,
         headers: idempotencyKey === undefined ? {} : { 'Idempotency-Key': idempotencyKey },
         signal,
       }),
     get: (runId, { signal } = {}) =>
-      sendForJson(transport, { method: 'GET', path: `/v1/runs/${segment(runId)}`, signal }),
-    list: (query = {}, { signal } = {}) => {
-      const params = new URLSearchParams();
-      if (query.status !== undefined) params.set('status', query.status);
-      if (query.limit !== undefined) params.set('limit', String(query.limit));
-      if (query.after !== undefined) params.set('after', query.after);
-      const search = params.toString() === '' ? '' : `?${params}`;
-      return sendForJson(transport, { method: 'GET', path: `/v1/runs${search}`, signal });
-    },
+      sendForJson(transport, { route: 'GET /v1/runs/:id', params: { id: runId }, signal }),
+    list: ({ status, limit, after } = {}, { signal } = {}) =>
+      sendForJson(transport, { route: 'GET /v1/runs', query: { status, limit, after }, signal }),
     cancel: (runId, { signal } = {}) =>
-      sendForJson(transport, { method: 'POST', path: `/v1/runs/${segment(runId)}/cancel`, signal }),
+      sendForJson(transport, { route: 'POST /v1/runs/:id/cancel', params: { id: runId }, signal }),
     delete: async (runId, { signal } = {}) => {
-      const response = await send(transport, { method: 'DELETE', path: `/v1/runs/${segment(runId)}`, signal });
+      const response = await send(transport, { route: 'DELETE /v1/runs/:id', params: { id: runId }, signal });
       await response.body?.cancel();
     },
     approve: (runId, approvalId, { arguments: args, signal } = {}) =>
       sendForJson(transport, {
-        method: 'POST',
-        path: `/v1/runs/${segment(runId)}/approvals/${segment(approvalId)}`,
+        route: 'POST /v1/runs/:id/approvals/:approval_id',
+        params: { id: runId, approval_id: approvalId },
         body: { decision: 'approve', ...(args === undefined ? {} : { arguments: args }) },
         signal,
       }),
     deny: (runId, approvalId, { reason, signal } = {}) =>
       sendForJson(transport, {
-        method: 'POST',
-        path: `/v1/runs/${segment(runId)}/approvals/${segment(approvalId)}`,
+        route: 'POST /v1/runs/:id/approvals/:approval_id',
+        params: { id: runId, approval_id: approvalId },
         body: { decision: 'deny', ...(reason === undefined ? {} : { reason }) },
         signal,
       }),
     sendMessage: (runId, content, { signal } = {}) =>
       sendForJson(transport, {
-        method: 'POST',
-        path: `/v1/runs/${segment(runId)}/messages`,
+        route: 'POST /v1/runs/:id/messages',
+        params: { id: runId },
         body: { content },
         signal,
       }),
     streamToken: (runId, { signal } = {}) =>
-      sendForJson(transport, { method: 'POST', path: `/v1/runs/${segment(runId)}/stream-token`, body: {}, signal }),
+      sendForJson(transport, { route: 'POST /v1/runs/:id/stream-token', params: { id: runId }, body: {}, signal }),
     events: (runId, options = {}) => streamRunEvents(transport, runId, options, reconnect),
   };
 }

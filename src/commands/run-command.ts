@@ -1,11 +1,10 @@
-import { loadConfig } from '../config/index.js';
+import { ApiError, ConnectionError } from '../client/client-errors.js';
+import { createClient } from '../client/create-client.js';
+import type { RunsApi } from '../client/runs-api.js';
 import { describeFailure } from '../http-client/network-failure.js';
-import { type Runbridge, startRunbridge } from '../main.js';
+import type { Runbridge } from '../main.js';
 import { isTerminalEvent, type RunEvent, RunEventSchema } from '../protocol/run-events.js';
 import type { RunRequestInput } from '../protocol/run-request.js';
-import { readSseEvents } from '../sse/read-sse-events.js';
-import { createLogger, LOG_DRAIN_MS, type OwnLogger } from '../telemetry/create-logger.js';
-import { silentLogger } from '../telemetry/logger.js';
 import { parseFlags } from './parse-flags.js';
 import { RunRenderer } from './run-renderer.js';
 import { TerminalPrompts } from './terminal-prompts.js';
@@ -73,45 +72,48 @@ export async function runCommand(args: string[]): Promise<number> {
   process.stdout.on('error', () => stdoutClosed.abort());
 
   let bridge: Runbridge | undefined;
-  let logger: OwnLogger | undefined;
+  /** Writes out what the in-process bridge still holds of its log (with --verbose). */
+  let drainLog = async () => {};
   if (values.server === undefined) {
+    // The server, its store and its signals are loaded only to run one here: with --server this
+    // command is a client of a bridge elsewhere, and starts as fast as one.
+    const [{ loadConfig }, { startRunbridge }, { createLogger, LOG_DRAIN_MS }, { silentLogger }] = await Promise.all([
+      import('../config/index.js'),
+      import('../main.js'),
+      import('../telemetry/create-logger.js'),
+      import('../telemetry/logger.js'),
+    ]);
     const config = loadConfig({ ...process.env, PORT: '0', HOST: '127.0.0.1', RUNBRIDGE_API_KEYS: '' });
     // What goes wrong reaches the person as the run's own answer, in one line; the bridge's log adds to
     // it only when asked for.
     const verbose = values.verbose === true || config.logLevel === 'debug';
-    if (verbose) logger = createLogger({ level: 'debug', format: 'pretty', bufferBytes: config.logBufferBytes });
+    const logger = verbose
+      ? createLogger({ level: 'debug', format: 'pretty', bufferBytes: config.logBufferBytes })
+      : undefined;
+    if (logger) drainLog = () => logger.drain(LOG_DRAIN_MS);
     try {
       bridge = await startRunbridge({ config, logger: logger ?? silentLogger });
     } catch (error) {
       // The log's lines go before the one line that says what went wrong.
-      await logger?.drain(LOG_DRAIN_MS);
+      await drainLog();
       throw error;
     }
   }
-  const base = (values.server ?? bridge!.url).replace(/\/+$/, '');
-  const apiKey = values['api-key'] ?? process.env.RUNBRIDGE_API_KEY;
-  const headers: Record<string, string> = apiKey ? { Authorization: `Bearer ${apiKey}` } : {};
+  const base = values.server ?? bridge!.url;
+  const apiKey = values['api-key'] || process.env.RUNBRIDGE_API_KEY || undefined;
+  const runs = createClient({ baseUrl: base, apiKey, reconnect: { retries: 4 } }).runs;
   try {
-    const created = await fetch(`${base}/v1/runs`, {
-      method: 'POST',
-      headers: { ...headers, 'Content-Type': 'application/json' },
-      body: JSON.stringify(request),
-    }).catch((error: unknown) => {
-      throw new Error(
-        `cannot reach the bridge at ${base} (${describeFailure(error)}). Start one there with "runbridge serve", ` +
-          'or leave out --server to run one in this process.',
-      );
+    const created = await runs.create(request).catch((error: unknown) => {
+      throw new Error(refusal(error, base, values.server));
     });
-    const body = (await created.json()) as { run_id?: string; error?: { code: string; message: string } };
-    if (!created.ok || body.run_id === undefined) throw new Error(refusal(created.status, body, values.server));
     const asks = { approve: values.approve === true, chat: values.chat === true };
-    const ended = await follow(base, body.run_id, headers, values.json === true, asks, stdoutClosed.signal);
+    const ended = await follow(runs, created.run_id, values.json === true, asks, stdoutClosed.signal);
     if (ended.kind !== 'terminal') return 0;
     const { terminal } = ended;
     return terminal.event === 'run.completed' ? 0 : terminal.event === 'run.cancelled' ? 130 : 1;
   } finally {
     await bridge?.shutdown();
-    await logger?.drain(LOG_DRAIN_MS);
+    await drainLog();
   }
 }
 
@@ -119,15 +121,23 @@ export async function runCommand(args: string[]): Promise<number> {
 type Followed = { kind: 'terminal'; terminal: RunEvent } | { kind: 'left' } | { kind: 'stdout_closed' };
 
 /**
- * What to tell the person when the run was not started: the bridge's own message, and for a bridge of
- * their own (`--server`) the status; a missing key is said in the CLI's terms, not HTTP's.
+ * What to tell the person when the run was not started: where the bridge was looked for when nothing
+ * answered; else the bridge's own message, and for a bridge of their own (`--server`) the status; a
+ * missing key is said in the CLI's terms, not HTTP's.
  */
-function refusal(status: number, body: { error?: { code: string; message: string } }, server: string | undefined) {
-  if (server === undefined) return body.error?.message ?? `the run was not started (${status})`;
-  if (status === 401) {
+function refusal(error: unknown, base: string, server: string | undefined): string {
+  if (error instanceof ConnectionError) {
+    return (
+      `cannot reach the bridge at ${base} (${describeFailure(error.cause)}). Start one there with "runbridge serve", ` +
+      'or leave out --server to run one in this process.'
+    );
+  }
+  if (!(error instanceof ApiError)) return error instanceof Error ? error.message : String(error);
+  if (server === undefined) return error.message;
+  if (error.status === 401) {
     return `the bridge at ${server} wants an API key: pass --api-key KEY, or set RUNBRIDGE_API_KEY.`;
   }
-  return `the bridge at ${server} refused the run (${status}): ${body.error?.message ?? JSON.stringify(body)}`;
+  return `the bridge at ${server} refused the run (${error.status}): ${error.message}`;
 }
 
 /**
@@ -137,24 +147,13 @@ function refusal(status: number, body: { error?: { code: string; message: string
  * ends it early, the run cancelled for that.
  */
 async function follow(
-  base: string,
+  runs: RunsApi,
   runId: string,
-  headers: Record<string, string>,
   json: boolean,
   asks: { approve: boolean; chat: boolean },
   stdoutClosed: AbortSignal,
 ): Promise<Followed> {
-  // Without API keys every POST must say it is JSON, an empty one too.
-  const post = async (path: string, body: unknown) => {
-    const response = await fetch(`${base}${path}`, {
-      method: 'POST',
-      headers: { ...headers, 'Content-Type': 'application/json' },
-      body: JSON.stringify(body),
-    });
-    const text = await response.text();
-    return { status: response.status, body: text === '' ? null : (JSON.parse(text) as unknown) };
-  };
-  const sendCancel = () => post(`/v1/runs/${runId}/cancel`, {}).catch(() => undefined);
+  const sendCancel = () => runs.cancel(runId).catch(() => undefined);
   const requestCancel = () => void sendCancel();
   const cancel = () => {
     process.stderr.write('\ncancelling… (Ctrl-C again to quit at once)\n');
@@ -170,7 +169,7 @@ async function follow(
           output: process.stdout,
           runId,
           ...asks,
-          post,
+          runs,
           // At a prompt the terminal hands Ctrl-C to the prompt rather than as a signal.
           onInterrupt: () => {
             if (interrupted) process.exit(130);
@@ -182,24 +181,15 @@ async function follow(
         })
       : undefined;
   const renderer = new RunRenderer(process.stdout.isTTY === true && !process.env.NO_COLOR);
-  let cursor = -1;
   try {
-    // Reconnect from the cursor if the stream drops: the log is the source of truth, not the socket.
-    for (let attempt = 0; attempt < 5; attempt++) {
-      const response = await fetch(`${base}/v1/runs/${runId}/events?after=${cursor}`, {
-        headers: { ...headers, Accept: 'text/event-stream' },
-        signal: stdoutClosed,
-      });
-      if (!response.ok || !response.body) throw new Error(`cannot read the run's events (${response.status})`);
-      for await (const frame of readSseEvents(response.body)) {
-        const event = RunEventSchema.parse(JSON.parse(frame.data));
-        cursor = event.seq;
-        process.stdout.write(json ? `${frame.data}\n` : renderer.render(event));
-        if (isTerminalEvent(event)) return prompts?.left ? { kind: 'left' } : { kind: 'terminal', terminal: event };
-        await prompts?.answer(event);
-      }
+    // The client resumes a dropped stream after the last event it gave: the log is the source of truth, not the socket.
+    for await (const received of runs.events(runId, { signal: stdoutClosed })) {
+      const event = RunEventSchema.parse(received);
+      process.stdout.write(json ? `${JSON.stringify(received)}\n` : renderer.render(event));
+      if (isTerminalEvent(event)) return prompts?.left ? { kind: 'left' } : { kind: 'terminal', terminal: event };
+      await prompts?.answer(event);
     }
-    throw new Error('the event stream kept dropping before the run ended');
+    throw new Error("the run's event stream ended before the run did");
   } catch (error) {
     if (!stdoutClosed.aborted) throw error;
     // Nobody reads what the run does any more: it is cancelled, not left running unseen.

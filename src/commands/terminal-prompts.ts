@@ -1,8 +1,9 @@
 import { createInterface, type Interface } from 'node:readline';
+import type { RunsApi } from '../client/runs-api.js';
 import type { RunEvent, RunEventOf } from '../protocol/run-events.js';
 
-/** What the prompts send to the bridge: a POST of `body` to `path`, answered with its status and JSON. */
-export type PostJson = (path: string, body: unknown) => Promise<{ status: number; body: unknown }>;
+/** What the prompts send to the bridge: decisions and messages, through the client. */
+export type PromptedRuns = Pick<RunsApi, 'approve' | 'deny' | 'sendMessage'>;
 
 export interface TerminalPromptsOptions {
   input: NodeJS.ReadableStream;
@@ -12,7 +13,7 @@ export interface TerminalPromptsOptions {
   approve: boolean;
   /** Ask for the next message whenever the run waits for one (`--chat`). */
   chat: boolean;
-  post: PostJson;
+  runs: PromptedRuns;
   /** Ctrl-C at a prompt, or the input ended with a decision to make: cancel, as Ctrl-C does anywhere else. */
   onInterrupt: () => void;
   /** The person ended the chat (`/exit` or Ctrl-D at its prompt): the run should end. */
@@ -72,13 +73,14 @@ export class TerminalPrompts {
       // Without an answer (the input ended, or Ctrl-C): no one is left to decide, so the run is cancelled.
       if (reply === undefined) return this.#noAnswer();
       const choice = reply.trim().toLowerCase();
-      let body: Record<string, unknown>;
+      const { runs, runId } = this.#o;
+      let decide: () => Promise<unknown>;
       if (choice === 'y' || choice === 'yes') {
-        body = { decision: 'approve' };
+        decide = () => runs.approve(runId, event.approval_id);
       } else if (choice === 'n' || choice === 'no') {
         const reason = await this.#ask('  reason (optional): ');
         if (reason === undefined) return this.#noAnswer();
-        body = { decision: 'deny', ...(reason.trim() === '' ? {} : { reason: reason.trim() }) };
+        decide = () => runs.deny(runId, event.approval_id, reason.trim() === '' ? {} : { reason: reason.trim() });
       } else if (choice === 'e' || choice === 'edit') {
         const text = await this.#ask('  arguments: ', JSON.stringify(event.arguments));
         if (text === undefined) return this.#noAnswer();
@@ -87,13 +89,12 @@ export class TerminalPrompts {
           this.#write('  the arguments must be a JSON object, e.g. {"answer": 4}; try again.\n');
           continue;
         }
-        body = { decision: 'approve', arguments: edited };
+        decide = () => runs.approve(runId, event.approval_id, { arguments: edited });
       } else {
         this.#write('  type y to approve, n to deny, or e to edit the arguments first.\n');
         continue;
       }
-      const answer = await this.#o.post(`/v1/runs/${this.#o.runId}/approvals/${event.approval_id}`, body);
-      if (answer.status !== 200) this.#write(`  not sent: ${errorMessage(answer.body)}\n`);
+      await decide().catch((error: unknown) => this.#notSent(error));
       return;
     }
   }
@@ -104,10 +105,14 @@ export class TerminalPrompts {
       if (this.#interrupted) return;
       if (line === undefined || line.trim() === '/exit') return this.#leave();
       if (line.trim() === '') continue;
-      const answer = await this.#o.post(`/v1/runs/${this.#o.runId}/messages`, { content: line });
-      if (answer.status !== 202) this.#write(`  not sent: ${errorMessage(answer.body)}\n`);
+      await this.#o.runs.sendMessage(this.#o.runId, line).catch((error: unknown) => this.#notSent(error));
       return;
     }
+  }
+
+  /** A decision or message the bridge refused (or never got): said, and the run goes on. */
+  #notSent(error: unknown): void {
+    this.#write(`  not sent: ${error instanceof Error ? error.message : String(error)}\n`);
   }
 
   /**
@@ -170,10 +175,4 @@ function parseObject(text: string): Record<string, unknown> | undefined {
   } catch {
     return undefined;
   }
-}
-
-/** The message of a bridge's error body, or the body as text. */
-function errorMessage(body: unknown): string {
-  const error = (body as { error?: { message?: unknown } } | null)?.error;
-  return typeof error?.message === 'string' ? error.message : JSON.stringify(body);
 }

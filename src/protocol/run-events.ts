@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { boundedObject } from './bounded-object.js';
+import { RUN_EVENT_TYPES, TERMINAL_EVENT_TYPES } from './run-event-types.js';
 import { MessageContentSchema } from './run-request.js';
 
 /**
@@ -296,7 +297,11 @@ export type RunEventInput = RunEvent extends infer E
     : never
   : never;
 
-export const TERMINAL_EVENT_TYPES = ['run.completed', 'run.failed', 'run.cancelled'] as const;
+// The union has exactly the types `RUN_EVENT_TYPES` lists, or this does not compile.
+[RUN_EVENT_TYPES, TERMINAL_EVENT_TYPES] satisfies [readonly RunEventType[], readonly RunEventType[]];
+({}) as Record<(typeof RUN_EVENT_TYPES)[number], true> satisfies Record<RunEventType, true>;
+
+export { RUN_EVENT_TYPES, TERMINAL_EVENT_TYPES };
 /** One of the three events that end every log, exactly once: `run.completed`, `run.failed`, `run.cancelled`. */
 export type TerminalEvent = RunEventOf<(typeof TERMINAL_EVENT_TYPES)[number]>;
 

@@ -5,6 +5,7 @@ import type { OrsClient } from '../ors/client/ors-client.js';
 import type { EpisodeCaps } from '../protocol/episode-caps.js';
 import type { RewardReduction, Sampling } from '../protocol/run-request.js';
 import { type EpisodePlayer, playRolloutEpisode } from './play-rollout-episode.js';
+import { resolveRolloutTasks } from './resolve-rollout-tasks.js';
 import { RolloutBatch, type RolloutProgress, startingProgress } from './rollout-batch.js';
 import {
   configMismatches,
@@ -16,12 +17,7 @@ import {
   writeManifest,
 } from './rollout-manifest.js';
 import { formatTaskIndices, type PlannedRollout, planRollouts } from './rollout-plan.js';
-import {
-  parseRolloutSettings,
-  RolloutSettingsSchema,
-  resolveRolloutTasks,
-  withSamplesTemperature,
-} from './rollout-settings.js';
+import { parseRolloutSettings, RolloutSettingsSchema, withSamplesTemperature } from './rollout-settings.js';
 import { DEFAULT_PASS_THRESHOLD, summarizeOutcomes } from './rollout-stats.js';
 import type { RolloutStore } from './rollout-store.js';
 import type { TrajectoryRecord } from './trajectory-schema.js';

@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto';
 import { resolve } from 'node:path';
+import { ApiError } from '../client/client-errors.js';
+import { clientTransport, send, sendForJson } from '../client/client-transport.js';
 import { RunbridgeError } from '../errors.js';
-import type { ErrorCode } from '../protocol/error-codes.js';
+import { ERROR_CODE_NAMES, type ErrorCode } from '../protocol/error-codes.js';
 import { buildManifest, checkSameSettings, type GenerateRolloutsOptions, parseSettings } from './generate-rollouts.js';
 import { startingProgress } from './rollout-batch.js';
 import {
@@ -44,7 +46,7 @@ const SNAPSHOT_EVERY_MS = 1000;
 export async function remoteRollouts(options: RemoteRolloutsOptions): Promise<RolloutResult> {
   const server = options.server.replace(/\/+$/, '');
   const http = bridgeHttp(server, options.apiKey, options.signal);
-  const env = options.env ?? ((await http.json('GET', '/v1/environments')) as { default: string }).default;
+  const env = options.env ?? (await http.defaultEnv());
   const settings = parseSettings({ ...options, env });
   const now = options.now ?? Date.now;
   const startedAt = now();
@@ -69,9 +71,7 @@ export async function remoteRollouts(options: RemoteRolloutsOptions): Promise<Ro
     .slice(0, 40)}`;
 
   return withRolloutFile(settings.out, options.signal, async (store) => {
-    const created = (await http.json('POST', '/v1/rollouts', body, { 'Idempotency-Key': key })) as {
-      rollout_id: string;
-    };
+    const created = await http.create(body, key);
     let snapshot = await http.snapshot(created.rollout_id);
     const config: RolloutConfig = {
       ...snapshot.config,
@@ -104,7 +104,7 @@ export async function remoteRollouts(options: RemoteRolloutsOptions): Promise<Ro
     while (!options.signal?.aborted) {
       let read = 0;
       try {
-        for await (const line of http.lines(`/v1/rollouts/${created.rollout_id}/records?after=${after}`)) {
+        for await (const line of http.records(created.rollout_id, after)) {
           after++;
           read++;
           const record = TrajectoryRecordSchema.parse(JSON.parse(line));
@@ -146,45 +146,48 @@ export async function remoteRollouts(options: RemoteRolloutsOptions): Promise<Ro
   });
 }
 
-/** The few calls {@link remoteRollouts} makes of a bridge, a refusal thrown as the bridge's own error. */
+/** The few calls {@link remoteRollouts} makes of a bridge, through the client's transport; a refusal thrown as the bridge's own error. */
 function bridgeHttp(server: string, apiKey: string | undefined, signal: AbortSignal | undefined) {
-  const headers = (extra: Record<string, string> = {}) => ({
-    ...(apiKey === undefined ? {} : { Authorization: `Bearer ${apiKey}` }),
-    ...extra,
-  });
-  const refused = async (response: Response): Promise<RunbridgeError> => {
-    const answer = (await response.json().catch(() => ({}))) as { error?: { code?: string; message?: string } };
-    if (response.status === 401) {
-      return new RunbridgeError(
-        `the bridge at ${server} wants an API key: pass --api-key KEY, or set RUNBRIDGE_API_KEY.`,
-        {
-          code: 'unauthorized',
-        },
-      );
+  const transport = clientTransport({ baseUrl: server, apiKey });
+  /** What `call` resolves to; a refusal of the bridge is final, and said in the CLI's terms. */
+  const refused = async <T>(call: Promise<T>): Promise<T> => {
+    try {
+      return await call;
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error;
+      if (error.status === 401) {
+        throw new RunbridgeError(
+          `the bridge at ${server} wants an API key: pass --api-key KEY, or set RUNBRIDGE_API_KEY.`,
+          { code: 'unauthorized' },
+        );
+      }
+      const known = (ERROR_CODE_NAMES as readonly string[]).includes(error.code);
+      throw new RunbridgeError(`the bridge at ${server} refused the batch (${error.status}): ${error.message}`, {
+        code: known ? (error.code as ErrorCode) : 'internal_error',
+        details: { status: error.status },
+      });
     }
-    return new RunbridgeError(
-      `the bridge at ${server} refused the batch (${response.status}): ${answer.error?.message ?? 'no reason given'}`,
-      { code: (answer.error?.code ?? 'internal_error') as ErrorCode, details: { status: response.status } },
-    );
-  };
-  const request = async (method: string, path: string, body?: unknown, extra?: Record<string, string>) => {
-    const response = await fetch(`${server}${path}`, {
-      method,
-      headers: headers({ ...(body === undefined ? {} : { 'Content-Type': 'application/json' }), ...extra }),
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      ...(signal === undefined ? {} : { signal }),
-    });
-    if (!response.ok) throw await refused(response);
-    return response;
   };
   return {
-    json: async (method: string, path: string, body?: unknown, extra?: Record<string, string>) =>
-      (await request(method, path, body, extra)).json() as Promise<unknown>,
+    defaultEnv: async () => (await refused(sendForJson(transport, { route: 'GET /v1/environments', signal }))).default,
+    create: (body: unknown, idempotencyKey: string) =>
+      refused(
+        sendForJson(transport, {
+          route: 'POST /v1/rollouts',
+          body,
+          headers: { 'Idempotency-Key': idempotencyKey },
+          signal,
+        }),
+      ),
     snapshot: async (id: string): Promise<RolloutSnapshot> =>
-      RolloutSnapshotSchema.parse(await (await request('GET', `/v1/rollouts/${id}`)).json()),
-    /** The non-blank lines of an NDJSON answer, as they arrive; ends with the answer. */
-    async *lines(path: string): AsyncGenerator<string> {
-      const response = await request('GET', path);
+      RolloutSnapshotSchema.parse(
+        await refused(sendForJson(transport, { route: 'GET /v1/rollouts/:id', params: { id }, signal })),
+      ),
+    /** The non-blank lines of the batch's NDJSON records after seq `after`, as they arrive; ends with the answer. */
+    async *records(id: string, after: number): AsyncGenerator<string> {
+      const response = await refused(
+        send(transport, { route: 'GET /v1/rollouts/:id/records', params: { id }, query: { after }, signal }),
+      );
       const decoder = new TextDecoder();
       let buffered = '';
       for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {

@@ -10,15 +10,11 @@ import type { BridgeMetrics } from '../telemetry/bridge-metrics.js';
 import type { Logger } from '../telemetry/logger.js';
 import { cancelOpenPairs, submitPair } from './pair-runs.js';
 import { PairSettler } from './pair-settler.js';
+import { resolveRolloutTasks } from './resolve-rollout-tasks.js';
 import { pairCount, type RolloutBatchRecord } from './rollout-batch-record.js';
 import type { NamedBatch, RolloutBatchStore, StoreBudget, StoredBatch } from './rollout-batch-store.js';
 import { type RolloutRequest, rolloutSettingsOf } from './rollout-request.js';
-import {
-  parseRolloutSettings,
-  RolloutSettingsSchema,
-  resolveRolloutTasks,
-  withSamplesTemperature,
-} from './rollout-settings.js';
+import { parseRolloutSettings, RolloutSettingsSchema, withSamplesTemperature } from './rollout-settings.js';
 import { type RolloutSnapshot, snapshotOfBatch } from './rollout-snapshot-of.js';
 
 export interface RolloutServiceOptions {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { RolloutConfigSchema, RolloutManifestSchema } from './rollout-manifest.js';
+import { RolloutConfigSchema, RolloutManifestSchema } from './rollout-manifest-schema.js';
 
 /** Where a service batch stands: waiting for its first pair, playing, every pair recorded, or cancelled. */
 export const RolloutStatusSchema = z.enum(['queued', 'running', 'completed', 'cancelled']);

@@ -1,6 +1,9 @@
 import { execFile } from 'node:child_process';
 import { once } from 'node:events';
-import { fileURLToPath } from 'node:url';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { type RunEvent, RunEventSchema } from '../../src/protocol/run-events.js';
@@ -11,6 +14,7 @@ import { createTestEnvironment, deferred } from '../support/test-environment.js'
 import { unusedPort } from '../support/unused-port.js';
 
 const CLI_FROM_SOURCES = fileURLToPath(new URL('../support/runbridge-from-sources.ts', import.meta.url));
+const LOADED_PACKAGES_HOOK = fileURLToPath(new URL('../support/loaded-packages/register.mjs', import.meta.url));
 
 /** `runbridge run ARGS` as a process, from the sources; resolves to its exit code and output, whatever the code. */
 async function runbridgeRun(
@@ -73,6 +77,29 @@ describe('runbridge run as a process', () => {
     expect(verbose.code).toBe(1);
     expect(verbose.stderr).toMatch(/\n\s+at /);
     expect(verbose.stderr.trim().split('\n').at(-1)).toContain('is it running?');
+  }, 60_000);
+
+  it('loads no server with --server: no Koa, ioredis, pino, prom-client or OpenTelemetry in the process', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'runbridge-loaded-'));
+    try {
+      const log = join(dir, 'loaded.txt');
+      const port = await unusedPort();
+      const refused = await runbridgeRun(['--server', `http://127.0.0.1:${port}`], {
+        RUNBRIDGE_TEST_LOADED_LOG: log,
+        NODE_OPTIONS: `--import ${pathToFileURL(LOADED_PACKAGES_HOOK).href}`,
+      });
+      expect(refused.stderr).toContain(`cannot reach the bridge at http://127.0.0.1:${port}`);
+      const packages = new Set(
+        (await readFile(log, 'utf8')).split('\n').map((url) => /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url)?.[1]),
+      );
+      expect(packages).toContain('zod');
+      const server = [...packages].filter((name) =>
+        /^(koa|koa-router|@koa\/.*|ioredis|pino|pino-pretty|prom-client|@opentelemetry\/.*)$/.test(name ?? ''),
+      );
+      expect(server).toEqual([]);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   }, 60_000);
 
   it('asks for --api-key or RUNBRIDGE_API_KEY, in its own terms, when the bridge at --server wants a key', async () => {

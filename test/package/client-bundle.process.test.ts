@@ -8,9 +8,14 @@ import { describe, expect, it } from 'vitest';
 
 const BUILD_CLIENT = fileURLToPath(new URL('../../scripts/build-browser-client.mjs', import.meta.url));
 
-/** The modules `runbridge/client` may pull in: itself, the SSE reader, two transport helpers, and eventsource-parser. */
+/**
+ * The modules `runbridge/client` may pull in: itself, the list of event types, the route key's path
+ * filler, the SSE reader, two transport helpers, and eventsource-parser.
+ */
 const CLIENT_SIDE = [
   /^src\/client\/[\w-]+\.ts$/,
+  /^src\/protocol\/run-event-types\.ts$/,
+  /^src\/http\/routes\/route\.ts$/,
   /^src\/sse\/read-sse-events\.ts$/,
   /^src\/http-client\/(backoff|network-failure)\.ts$/,
   /^node_modules\/eventsource-parser\//,
@@ -25,6 +30,8 @@ describe('the browser build of runbridge/client', () => {
       const meta = JSON.parse(await readFile(`${out}.meta.json`, 'utf8')) as { inputs: Record<string, unknown> };
       const inputs = Object.keys(meta.inputs);
       expect(inputs).toContain('src/client/index.ts');
+      // Its list of known events is the protocol's, not a copy.
+      expect(inputs).toContain('src/protocol/run-event-types.ts');
       expect(inputs.filter((input) => !CLIENT_SIDE.some((allowed) => allowed.test(input)))).toEqual([]);
       const bundle = await readFile(out, 'utf8');
       expect(bundle).toMatch(/export \{[^}]*\bcreateClient\b/);

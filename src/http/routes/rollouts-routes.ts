@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { RecordsStreamTokenAnswerSchema } from '../../protocol/api-answers.js';
-import { RECORD_FORMATS } from '../../rollouts/export/record-rows.js';
+import { RECORD_FORMATS } from '../../rollouts/export/export-format-names.js';
 import { RolloutRequestSchema } from '../../rollouts/rollout-request.js';
 import {
   RolloutCancelAnswerSchema,

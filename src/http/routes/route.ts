@@ -113,9 +113,14 @@ export type PathOfKey<Key> = Key extends `${RouteMethod} ${infer Path}` ? Path :
 
 /**
  * `key`'s path with each `:name` replaced by `params[name]` as one segment (percent-encoded, so an id
- * from elsewhere cannot change the path).
+ * from elsewhere cannot change the path). A `.` or `..` is a `TypeError`: a URL resolves them however
+ * encoded, so they would name another path; no id of the bridge is one.
  */
 export function fillPath<Key extends RouteKey>(key: Key, params: Record<PathParams<PathOfKey<Key>>, string>): string {
   const values = params as Record<string, string>;
-  return pathOf(key).replace(/:(\w+)/g, (_, name: string) => encodeURIComponent(values[name]!));
+  return pathOf(key).replace(/:(\w+)/g, (_, name: string) => {
+    const value = values[name]!;
+    if (value === '.' || value === '..') throw new TypeError(`${name} may not be "${value}" (${key}).`);
+    return encodeURIComponent(value);
+  });
 }

@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, realpathSync, renameSync, rmSync, statSync, writ
 import { basename, dirname, join, resolve } from 'node:path';
 import { BadRequestError, RunbridgeError } from '../../errors.js';
 import { type EpisodeTokens, episodeTokens, type TokenCheck } from './episode-tokens.js';
+import type { ExportFormat } from './export-format-names.js';
 import { hasImageContent } from './export-messages.js';
 import { type ExportFilters, type GroupedRecords, groupRecords } from './group-records.js';
 import { GRPO_FLOAT_PATHS, toGrpoRows } from './grpo-rows.js';
@@ -11,9 +12,7 @@ import { readTrajectoryFiles } from './read-trajectory-files.js';
 import { verifiersMetadata } from './verifiers-metadata.js';
 import { toVerifiersRow, VERIFIERS_FLOAT_PATHS } from './verifiers-rows.js';
 
-/** The formats `runbridge rollout export` writes (`docs/trajectory.md`, "Export"). */
-export const EXPORT_FORMATS = ['openai-chat', 'verifiers', 'grpo'] as const;
-export type ExportFormat = (typeof EXPORT_FORMATS)[number];
+export { EXPORT_FORMATS, type ExportFormat } from './export-format-names.js';
 
 /** What to export, from where, to where. */
 export interface ExportOptions {

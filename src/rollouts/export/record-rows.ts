@@ -1,7 +1,7 @@
 import type { TrajectoryRecord } from '../trajectory-schema.js';
 import { episodeTokens } from './episode-tokens.js';
+import type { RecordFormat } from './export-format-names.js';
 import { hasImageContent } from './export-messages.js';
-import { EXPORT_FORMATS } from './export-rollouts.js';
 import { rewardOf } from './group-records.js';
 import { GRPO_FLOAT_PATHS, toGrpoRows } from './grpo-rows.js';
 import { toJsonLine } from './json-line.js';
@@ -9,9 +9,7 @@ import { OPENAI_CHAT_FLOAT_PATHS, toOpenAiChatRow } from './openai-chat-rows.js'
 import { rewardStats } from './reward-stats.js';
 import { toVerifiersRow, VERIFIERS_FLOAT_PATHS } from './verifiers-rows.js';
 
-/** What a service batch's records stream as (`GET /v1/rollouts/:id/records?format=`): the records themselves, or an export's rows. */
-export const RECORD_FORMATS = ['records', ...EXPORT_FORMATS] as const;
-export type RecordFormat = (typeof RECORD_FORMATS)[number];
+export { RECORD_FORMATS, type RecordFormat } from './export-format-names.js';
 
 /** Reads the batch's record (JSON) at `seq` again, from where the batch keeps its records. */
 export type ReadRecord = (seq: number) => Promise<string | undefined>;
