@@ -1,28 +1,28 @@
 import Koa from 'koa';
-import Router from 'koa-router';
 import { bridgeSecretRedactor } from '../runs/run-data-redactor.js';
 import type { AppDeps, AppState } from './app-deps.js';
-import { authenticateRequest } from './authenticate-request.js';
+import { authenticateRequest, authenticateRoute } from './authenticate-request.js';
 import { callerTraceTrust } from './caller-trace-trust.js';
 import { corsMiddleware } from './cors-middleware.js';
 import { errorMiddleware } from './error-middleware.js';
+import { catalogHandlers } from './handlers/catalog-handlers.js';
+import { chatCompletionsHandlers } from './handlers/chat-completions-handlers.js';
+import { metaHandlers } from './handlers/meta-handlers.js';
+import { rolloutsHandlers } from './handlers/rollouts-handlers.js';
+import type { RouteHandlers } from './handlers/route-handler.js';
+import { runsHandlers } from './handlers/runs-handlers.js';
+import { streamTokenHandlers } from './handlers/stream-token-handlers.js';
 import { loopbackOnly } from './loopback-only.js';
+import { mountRoutes } from './mount-routes.js';
 import { observeRequests } from './observe-requests.js';
-import { chatCompletionsRoutes } from './routes/chat-completions-routes.js';
-import { environmentsRoutes } from './routes/environments-routes.js';
-import { healthRoutes, modelsRoutes } from './routes/meta-routes.js';
-import { metricsRoutes } from './routes/metrics-routes.js';
-import { rolloutsRoutes } from './routes/rollouts-routes.js';
-import { runsRoutes } from './routes/runs-routes.js';
-import { schemaRoutes } from './routes/schema-routes.js';
-import { streamTokenRoutes } from './routes/stream-token-routes.js';
-import { uiRoutes } from './routes/ui-routes.js';
+import { ROUTE_TABLE } from './routes/route-table.js';
 import { StreamTokens } from './stream-token.js';
 
 /**
  * The Koa application of the bridge: the request's id, span and access line, CORS (when configured),
- * error mapping, the loopback guard (without keys), then what is open to all (`/health`, the schemas,
- * the chat page), `/metrics` with its own keys, then auth, then the API.
+ * error mapping, the loopback guard (without keys), then the routes of the route table, each behind
+ * the auth its declaration names; a request no route matched needs a key all the same before it is
+ * told there is no such route.
  */
 export function createApp(deps: AppDeps): Koa<AppState> {
   const app = new Koa<AppState>();
@@ -33,43 +33,22 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   app.use(errorMiddleware(deps.telemetry.logger, bridgeSecretRedactor(deps.bridgeSecrets ?? [])));
   // Without keys, other web pages are the attackers left: no rebound names, no form posts.
   if (!deps.authenticator.required) app.use(loopbackOnly());
-  app.use(
-    joinedRoutes([
-      healthRoutes(deps),
-      metricsRoutes(deps),
-      // The API's own description is public, like /health: it says nothing about anyone's runs.
-      schemaRoutes(),
-      // The chat page holds no data; it asks for the key itself when the API wants one (docs/ui.md).
-      ...(deps.ui ? [uiRoutes(deps.ui)] : []),
-    ]),
-  );
   const streamTokens = new StreamTokens({
     ttlMs: deps.config.streamTokenTtlMs,
     now: deps.now,
     ...(deps.streamTokenSecret ? { secret: deps.streamTokenSecret } : {}),
   });
-  app.use(authenticateRequest(deps.authenticator, streamTokens));
+  const handlers = {
+    ...runsHandlers(deps),
+    ...streamTokenHandlers(deps, streamTokens),
+    ...chatCompletionsHandlers(deps),
+    ...catalogHandlers(deps),
+    ...metaHandlers(deps),
+    ...rolloutsHandlers(deps),
+  } satisfies RouteHandlers<typeof ROUTE_TABLE>;
   app.use(
-    joinedRoutes([
-      runsRoutes(deps),
-      rolloutsRoutes(deps),
-      streamTokenRoutes(deps, streamTokens),
-      chatCompletionsRoutes(deps),
-      modelsRoutes(deps),
-      environmentsRoutes(deps),
-    ]),
+    mountRoutes(ROUTE_TABLE, handlers, (key, route) => authenticateRoute(deps.authenticator, streamTokens, key, route)),
   );
+  app.use(authenticateRequest(deps.authenticator));
   return app;
-}
-
-/**
- * One router holding the routes of `routers`, in order (koa-router copies a router's routes into the
- * one it is `use`d by). Mounted apart, every router a request passed read its host and path again and
- * scanned its own routes: five for a run's event stream, about 15 µs of its way through the app
- * (`bench/profiling-log.md`).
- */
-function joinedRoutes(routers: ReadonlyArray<Router<AppState>>): Router.IMiddleware<AppState> {
-  const joined = new Router<AppState>();
-  for (const router of routers) joined.use(router.routes());
-  return joined.routes();
 }

@@ -1,70 +1,37 @@
-import Router from 'koa-router';
+import { ChatCompletionChunkSchema, ChatCompletionSchema } from '../../protocol/chat-completion.js';
 import { ChatCompletionRequestSchema } from '../../protocol/chat-completion-request.js';
-import type { OpenedRun } from '../../runs/run-store.js';
-import { waitForTerminal } from '../../runs/wait-for-terminal.js';
-import type { AppDeps, AppState } from '../app-deps.js';
-import { chatRequestToRunRequest } from '../chat-run-request.js';
-import { runErrorOf } from '../formats/openai-chunks.js';
-import { chatCompletionOf } from '../formats/openai-completion.js';
-import { openaiFormat } from '../formats/openai-format.js';
-import { DEFAULT_FORMAT_OPTIONS, formatOptionsOf } from '../formats/stream-format.js';
-import { parseInput } from '../parse-input.js';
-import { readJsonBody } from '../read-json-body.js';
-import { responseSignal } from '../response-signal.js';
-import { serveRunStream, streamContextOf } from '../serve-run-stream.js';
+import { named, type RouteTable } from './route.js';
+import { JSON_BODY_ERRORS, QUEUE_ERRORS, RUN_REQUEST_ERRORS } from './route-errors.js';
 import { EventsQuerySchema } from './runs-routes.js';
 
 /** `?agent_events=1` works here as on the events route: the typed events ride along in the stream. */
 export const ChatQuerySchema = EventsQuerySchema.pick({ agent_events: true });
 
 /**
- * `POST /v1/chat/completions` (docs/protocol.md §4.2): an OpenAI chat completion request starts a run the
- * same way `POST /v1/runs` does (same validation, owner, queue, 429 and 503), and its id comes back
- * in the `x-run-id` header, so the run is also there under `/v1/runs`. `stream: true` answers the
- * run's `format=openai` stream from its first event; otherwise the answer waits for the run to end
- * and is one `chat.completion`. A run that fails answers its error body — in the stream as the last
- * frame before `[DONE]`; without streaming as status 502 (500 for `internal_error`), and 409 with
- * code `cancelled` for a cancelled run. A client that goes away does not stop the run.
+ * The OpenAI-compatible door (docs/protocol.md §4.2): a chat completion request starts a run the way
+ * `POST /v1/runs` does, and is answered as OpenAI answers it.
  */
-export function chatCompletionsRoutes(deps: AppDeps): Router<AppState> {
-  const router = new Router<AppState>();
-
-  router.post('/v1/chat/completions', async (ctx) => {
-    const query = parseInput(ChatQuerySchema, ctx.query, 'query');
-    const body = parseInput(
-      ChatCompletionRequestSchema,
-      await readJsonBody(ctx.req, deps.config.maxBodyBytes),
-      'chat completion request',
-    );
-    // A stream the caps refuse must not leave a run behind: its slot is taken before the run exists.
-    const slot = body.stream ? deps.streams.acquire(ctx.state.owner) : undefined;
-    let run: OpenedRun;
-    try {
-      const { record } = await deps.registry.create(chatRequestToRunRequest(body), ctx.state.owner);
-      run = await deps.registry.open(record.id, ctx.state.owner);
-    } catch (error) {
-      slot?.();
-      throw error;
-    }
-    ctx.set('x-run-id', run.record.id);
-
-    if (slot) {
-      await serveRunStream(ctx, deps, run, openaiFormat, formatOptionsOf(query), -1, slot);
-      return;
-    }
-
-    const { signal, release } = responseSignal(ctx.res, deps.shutdownSignal);
-    const terminal = await waitForTerminal(run, deps.registry, { signal, wakeMs: deps.config.keepaliveMs }).finally(
-      release,
-    );
-    if (terminal === undefined) {
-      // The client is gone (or the server is going): nobody is left to answer.
-      ctx.respond = false;
-      return;
-    }
-    if (terminal.event !== 'run.completed') throw runErrorOf(terminal);
-    ctx.body = chatCompletionOf(streamContextOf(run, DEFAULT_FORMAT_OPTIONS), terminal);
-  });
-
-  return router;
-}
+export const CHAT_COMPLETION_ROUTES = {
+  'POST /v1/chat/completions': {
+    summary: 'OpenAI-compatible door: a chat completion that plays one episode',
+    description:
+      'The OpenAI request shape plus `env`, `task` and `max_turns` ([below](#post-v1chatcompletions)): it starts a run exactly as `POST /v1/runs` does (no `Idempotency-Key`), named in the `x-run-id` header and listed under `/v1/runs`. ' +
+      "`stream: true` answers the run's `format=openai` stream (a run that fails mid-stream sends an error body frame before `[DONE]`); otherwise one `chat.completion` once the run has ended. " +
+      'With `stream: true` a stream slot is taken before the run is made, so `too_many_streams` leaves no run behind.',
+    access: 'key',
+    query: ChatQuerySchema,
+    body: { json: named('ChatCompletionRequest', ChatCompletionRequestSchema), required: true },
+    answers: {
+      200: {
+        description: 'A `chat.completion`, or (`stream: true`) `chat.completion.chunk` frames then `data: [DONE]`.',
+        json: named('ChatCompletion', ChatCompletionSchema),
+        media: ['text/event-stream'],
+        frames: named('ChatCompletionChunk', ChatCompletionChunkSchema),
+        headers: { 'x-run-id': 'The id of the run this completion plays; it is listed under /v1/runs.' },
+      },
+    },
+    errors: [...JSON_BODY_ERRORS, ...RUN_REQUEST_ERRORS, ...QUEUE_ERRORS, 'too_many_streams'],
+    answersRunEnd:
+      'Not streaming: a run that failed answers its code with 502 (500 for `internal_error`), a cancelled one 409 `cancelled` (`details.reason` says why).',
+  },
+} as const satisfies RouteTable;

@@ -1,113 +1,119 @@
-import Router from 'koa-router';
 import { z } from 'zod';
-import { BadRequestError } from '../../errors.js';
 import { RECORD_FORMATS } from '../../rollouts/export/record-rows.js';
 import { RolloutRequestSchema } from '../../rollouts/rollout-request.js';
-import type { RolloutCreated } from '../../rollouts/rollout-snapshot.js';
-import { SSE_HEADERS } from '../../sse/sse-headers.js';
-import { answerHead } from '../answer-head.js';
-import type { AppDeps, AppState } from '../app-deps.js';
-import { parseCursor } from '../parse-cursor.js';
-import { parseInput } from '../parse-input.js';
-import { readJsonBody } from '../read-json-body.js';
-import { responseSignal } from '../response-signal.js';
-import { NDJSON_HEADERS, streamRolloutRecords } from '../stream-rollout-records.js';
-import { IdempotencyKeySchema } from './runs-routes.js';
+import {
+  RolloutCancelAnswerSchema,
+  RolloutCreatedSchema,
+  RolloutListSchema,
+  RolloutSnapshotSchema,
+} from '../../rollouts/rollout-snapshot.js';
+import { named, type RouteTable } from './route.js';
+import { JSON_BODY_ERRORS, ORS_ERRORS, QUEUE_ERRORS, STORE_ERRORS } from './route-errors.js';
+import { IdempotencyHeadersSchema, ResumeHeadersSchema, StreamTokenQuerySchema } from './runs-routes.js';
+
+export const RolloutParamsSchema = z.object({ id: z.string().describe('The batch id (`ro_…`).') });
 
 export const RolloutListQuerySchema = z.strictObject({
   limit: z.coerce.number().int().min(1).max(100).default(20),
-  after: z.string().max(64).optional(),
+  after: z
+    .string()
+    .max(64)
+    .optional()
+    .describe('A batch id: list the batches created before it (`next` of the previous page).'),
 });
 
 export const RecordsQuerySchema = z.strictObject({
-  /** `records` (the trajectory records themselves, the default) or an export's rows. */
-  format: z.enum(RECORD_FORMATS).default('records'),
-  after: z.string().max(32).optional(),
-  /** A stream token (see `stream-token-routes.ts`); checked by the auth middleware. */
-  token: z.string().max(512).optional(),
+  format: z
+    .enum(RECORD_FORMATS)
+    .default('records')
+    .describe(`The records themselves, or an export's rows: one of ${RECORD_FORMATS.join(', ')}.`),
+  after: z.string().max(32).optional().describe('Send what the records with seq > after make (-1: from the first).'),
+  token: StreamTokenQuerySchema,
 });
 
+const RolloutCreated = named('RolloutCreated', RolloutCreatedSchema);
+const rolloutNotFound = ['rollout_not_found', ...STORE_ERRORS] as const;
+
 /**
- * `POST/GET /v1/rollouts`, `GET/DELETE /v1/rollouts/:id`, `/v1/rollouts/:id/cancel` and
- * `/v1/rollouts/:id/records` (docs/protocol.md §14): rollout batches on the runs' queue, scoped to the
- * caller's key like runs.
+ * Rollout batches (docs/protocol.md §14): on the runs' queue, scoped to the caller's key like runs, their
+ * records streamed as they are settled.
  */
-export function rolloutsRoutes(deps: AppDeps): Router<AppState> {
-  const { rollouts, config } = deps;
-  const router = new Router<AppState>();
-
-  router.post('/v1/rollouts', async (ctx) => {
-    const body = parseInput(RolloutRequestSchema, await readJsonBody(ctx.req, config.maxBodyBytes), 'rollout request');
-    const keyHeader = ctx.get('Idempotency-Key');
-    const key = keyHeader === '' ? undefined : parseInput(IdempotencyKeySchema, keyHeader, 'Idempotency-Key header');
-    const { snapshot, created } = await rollouts.create(body, ctx.state.owner, key);
-    ctx.status = created ? 202 : 200;
-    ctx.set('Location', `/v1/rollouts/${snapshot.rollout_id}`);
-    ctx.body = {
-      rollout_id: snapshot.rollout_id,
-      status: snapshot.status,
-      records_url: snapshot.records_url,
-    } satisfies RolloutCreated;
-  });
-
-  router.get('/v1/rollouts', async (ctx) => {
-    ctx.body = await rollouts.list(ctx.state.owner, parseInput(RolloutListQuerySchema, ctx.query, 'query'));
-  });
-
-  router.get('/v1/rollouts/:id', async (ctx) => {
-    ctx.body = await rollouts.snapshot(ctx.params.id!, ctx.state.owner);
-  });
-
-  router.delete('/v1/rollouts/:id', async (ctx) => {
-    await rollouts.delete(ctx.params.id!, ctx.state.owner);
-    ctx.status = 204;
-  });
-
-  router.post('/v1/rollouts/:id/cancel', async (ctx) => {
-    const snapshot = await rollouts.cancel(ctx.params.id!, ctx.state.owner);
-    ctx.status = 202;
-    ctx.body = { rollout_id: snapshot.rollout_id, status: snapshot.status };
-  });
-
-  router.get('/v1/rollouts/:id/records', async (ctx) => {
-    const batch = await rollouts.open(ctx.params.id!, ctx.state.owner);
-    const query = parseInput(RecordsQuerySchema, ctx.query, 'query');
-    const lastEventId = ctx.get('Last-Event-ID');
-    const after = parseCursor(lastEventId === '' ? undefined : lastEventId, query.after);
-    if (after > batch.records - 1) {
-      throw new BadRequestError(
-        `The cursor ${after} is beyond the records: this batch has ${batch.records} so far (seq 0 to ${batch.records - 1}).`,
-        { code: 'invalid_cursor' },
-      );
-    }
-    const sse = (ctx.get('Accept') ?? '').includes('text/event-stream');
-    if (sse && batch.finishedAt !== null && after >= batch.records - 1) {
-      // Nothing left to send: 204 also tells a browser EventSource to stop reconnecting.
-      ctx.status = 204;
-      return;
-    }
-    if (answerHead(ctx, sse ? SSE_HEADERS : NDJSON_HEADERS)) return;
-    const slot = deps.streams.acquire(ctx.state.owner);
-    const { signal, release } = responseSignal(ctx.res, deps.shutdownSignal);
-    try {
-      ctx.respond = false;
-      await streamRolloutRecords({
-        rollouts,
-        batch,
-        res: ctx.res,
-        format: query.format,
-        sse,
-        after,
-        keepaliveMs: config.keepaliveMs,
-        bufferBytes: config.subscriberBufferBytes,
-        signal: signal.asAbortSignal(),
-        now: deps.now,
-      });
-    } finally {
-      release();
-      slot();
-    }
-  });
-
-  return router;
-}
+export const ROLLOUT_ROUTES = {
+  'POST /v1/rollouts': {
+    summary: 'Start a rollout batch: its (task, sample) pairs go onto the runs’ queue',
+    description:
+      'The body is the settings of `runbridge rollout`, checked by the same schema ([below](#rollout-batches)). An `Idempotency-Key` is looked up first: a retry of a batch that fills the queue is answered, not refused.',
+    access: 'key',
+    headers: IdempotencyHeadersSchema,
+    body: { json: named('RolloutRequest', RolloutRequestSchema), required: true },
+    answers: {
+      202: {
+        description: 'Stored, its pairs started or queued.',
+        json: RolloutCreated,
+        headers: { Location: '/v1/rollouts/{id}' },
+      },
+      200: { description: 'The batch this Idempotency-Key started before.', json: RolloutCreated },
+    },
+    errors: [
+      ...JSON_BODY_ERRORS,
+      'unknown_model',
+      'unknown_env',
+      'invalid_task',
+      'batch_too_large',
+      ...ORS_ERRORS,
+      'idempotency_conflict',
+      ...QUEUE_ERRORS,
+    ],
+  },
+  'GET /v1/rollouts': {
+    summary: "The caller's batches, newest first",
+    access: 'key',
+    query: RolloutListQuerySchema,
+    answers: { 200: { description: 'One page.', json: named('RolloutList', RolloutListSchema) } },
+    errors: ['invalid_request', 'invalid_cursor', ...STORE_ERRORS],
+  },
+  'GET /v1/rollouts/:id': {
+    summary: 'The batch’s counts, statistics and configuration so far',
+    access: 'key',
+    params: RolloutParamsSchema,
+    answers: { 200: { description: 'The snapshot.', json: named('RolloutSnapshot', RolloutSnapshotSchema) } },
+    errors: rolloutNotFound,
+  },
+  'DELETE /v1/rollouts/:id': {
+    summary: 'Forget an ended batch, its records and its pairs’ runs',
+    access: 'key',
+    params: RolloutParamsSchema,
+    answers: { 204: { description: 'Forgotten.' } },
+    errors: [...rolloutNotFound, 'rollout_active'],
+  },
+  'POST /v1/rollouts/:id/cancel': {
+    summary: 'Cancel; idempotent: no pair is recorded from then on, and those not recorded are cancelled',
+    access: 'key',
+    params: RolloutParamsSchema,
+    answers: {
+      202: {
+        description: 'Cancelled (or already ended).',
+        json: named('RolloutCancelAnswer', RolloutCancelAnswerSchema),
+      },
+    },
+    errors: rolloutNotFound,
+  },
+  'GET /v1/rollouts/:id/records': {
+    summary: 'The trajectory records as they are settled (or an export’s rows), until the batch ends',
+    description:
+      'NDJSON by default, one record (the line `runbridge rollout` writes) per line, blank lines being keep-alives; with `Accept: text/event-stream`, SSE: one event per record whose id is its seq, and an `end` event `{rollout_id, status}` that closes it. ' +
+      'Resume with `?after=` or `Last-Event-ID` (the seq of the last record held). `grpo` writes a task’s group once all its samples are in: in SSE one event (a data line per row) whose id is the seq of its last record.',
+    access: 'key',
+    params: RolloutParamsSchema,
+    query: RecordsQuerySchema,
+    headers: ResumeHeadersSchema,
+    answers: {
+      200: {
+        description: 'The stream; it ends once the batch has ended and every record is out.',
+        media: ['application/x-ndjson', 'text/event-stream'],
+      },
+      204: { description: 'SSE only: the batch has ended and the client has every record.' },
+    },
+    errors: ['invalid_request', 'invalid_cursor', ...rolloutNotFound, 'too_many_streams'],
+  },
+} as const satisfies RouteTable;

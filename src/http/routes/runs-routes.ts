@@ -1,38 +1,19 @@
-import Router from 'koa-router';
 import { z } from 'zod';
-import { BadRequestError } from '../../errors.js';
+import {
+  CancelAnswerSchema,
+  EventsPageSchema,
+  MessageAcceptedSchema,
+  RunListSchema,
+  StreamTokenAnswerSchema,
+} from '../../protocol/api-answers.js';
 import { DecisionRequestSchema } from '../../protocol/decision-request.js';
 import { MessageRequestSchema } from '../../protocol/message-request.js';
+import { RunEventSchema, ToolApprovalResolvedEventSchema } from '../../protocol/run-events.js';
 import { RunRequestSchema } from '../../protocol/run-request.js';
-import { type RunCreated, RunStatusSchema } from '../../protocol/run-snapshot.js';
-import type { EventLog } from '../../runs/event-log.js';
-import { LogReader } from '../../runs/log-reader.js';
-import { SSE_HEADERS } from '../../sse/sse-headers.js';
-import { answerHead } from '../answer-head.js';
-import type { AppDeps, AppState } from '../app-deps.js';
-import { eventsPage } from '../events-page.js';
-import { eventsFormat } from '../formats/events-format.js';
-import { formatOptionsOf } from '../formats/stream-format.js';
-import { STREAM_FORMATS, streamFormatNamed } from '../formats/stream-formats.js';
-import { parseCursor } from '../parse-cursor.js';
-import { parseInput } from '../parse-input.js';
-import { readJsonBody } from '../read-json-body.js';
-import { serveRunStream } from '../serve-run-stream.js';
-
-export const ListQuerySchema = z.strictObject({
-  status: RunStatusSchema.optional(),
-  limit: z.coerce.number().int().min(1).max(100).default(20),
-  after: z.string().max(64).optional(),
-});
-
-export const EventsQuerySchema = z.strictObject({
-  format: z.string().max(32).optional(),
-  after: z.string().max(32).optional(),
-  limit: z.coerce.number().int().min(1).max(1000).default(100),
-  agent_events: z.enum(['0', '1', 'true', 'false']).optional(),
-  /** A stream token (see `stream-token-routes.ts`); checked by the auth middleware, listed here so it is not an unknown key. */
-  token: z.string().max(512).optional(),
-});
+import { RunCreatedSchema, RunSnapshotSchema, RunStatusSchema } from '../../protocol/run-snapshot.js';
+import { named, type RouteTable } from './route.js';
+import { JSON_BODY_ERRORS, QUEUE_ERRORS, RUN_REQUEST_ERRORS, STORE_ERRORS } from './route-errors.js';
+import { STREAM_FORMAT_NAMES } from './stream-format-names.js';
 
 /** Idempotency keys are opaque to us, but they are stored, so they are bounded and printable. */
 export const IdempotencyKeySchema = z
@@ -41,127 +22,196 @@ export const IdempotencyKeySchema = z
   .max(255)
   .regex(/^[\x21-\x7e]+$/, 'use 1–255 visible ASCII characters');
 
-/**
- * `POST/GET /v1/runs`, `GET/DELETE /v1/runs/:id`, `/v1/runs/:id/events`, `/v1/runs/:id/cancel`
- * (docs/protocol.md §2, §3); `/v1/runs/:id/approvals/:approval_id` and `/v1/runs/:id/messages` (§7).
- */
-export function runsRoutes(deps: AppDeps): Router<AppState> {
-  const { registry, config } = deps;
-  const router = new Router<AppState>();
+/** The `Idempotency-Key` header of a request that starts something (docs/protocol.md §2.1). */
+export const IdempotencyHeadersSchema = z.object({
+  'Idempotency-Key': IdempotencyKeySchema.optional().describe(
+    'The same key with the same body answers what it started before (200); with another body, 409.',
+  ),
+});
 
-  router.post('/v1/runs', async (ctx) => {
-    const body = parseInput(RunRequestSchema, await readJsonBody(ctx.req, config.maxBodyBytes), 'run request');
-    const keyHeader = ctx.get('Idempotency-Key');
-    const key = keyHeader === '' ? undefined : parseInput(IdempotencyKeySchema, keyHeader, 'Idempotency-Key header');
-    const { record, status, created } = await registry.create(body, ctx.state.owner, key);
-    ctx.status = created ? 202 : 200;
-    ctx.set('Location', `/v1/runs/${record.id}`);
-    ctx.body = {
-      run_id: record.id,
-      status,
-      events_url: `/v1/runs/${record.id}/events`,
-      created_at: record.createdAt / 1000,
-    } satisfies RunCreated;
-  });
+/** The `Last-Event-ID` header a stream resumes with. */
+export const ResumeHeadersSchema = z.object({
+  'Last-Event-ID': z.string().optional().describe('The seq of the last event (or record) held; wins over ?after=.'),
+});
 
-  router.get('/v1/runs', async (ctx) => {
-    const query = parseInput(ListQuerySchema, ctx.query, 'query');
-    ctx.body = await registry.list(ctx.state.owner, query);
-  });
+/** A stream token in the query: the auth middleware reads it, the query schema lists it so it is no unknown key. */
+export const StreamTokenQuerySchema = z
+  .string()
+  .max(512)
+  .optional()
+  .describe('A stream token, for clients that cannot send headers (a browser EventSource).');
 
-  router.get('/v1/runs/:id', async (ctx) => {
-    ctx.body = await registry.snapshot(ctx.params.id!, ctx.state.owner);
-  });
+export const RunParamsSchema = z.object({ id: z.string().describe('The run id (`run_…`).') });
 
-  router.delete('/v1/runs/:id', async (ctx) => {
-    await registry.delete(ctx.params.id!, ctx.state.owner);
-    ctx.status = 204;
-  });
+export const ListQuerySchema = z.strictObject({
+  status: RunStatusSchema.optional(),
+  limit: z.coerce.number().int().min(1).max(100).default(20),
+  after: z
+    .string()
+    .max(64)
+    .optional()
+    .describe('A run id: list the runs created before it (`next` of the previous page).'),
+});
 
-  router.post('/v1/runs/:id/cancel', async (ctx) => {
-    const run = await registry.cancel(ctx.params.id!, ctx.state.owner);
-    ctx.status = 202;
-    ctx.body = { run_id: run.run_id, status: run.status };
-  });
+export const EventsQuerySchema = z.strictObject({
+  format: z
+    .string()
+    .max(32)
+    .optional()
+    .describe(`One of: ${STREAM_FORMAT_NAMES.join(', ')}. Default: events.`),
+  after: z.string().max(32).optional().describe('Send the events with seq > after (-1: from the start).'),
+  limit: z.coerce.number().int().min(1).max(1000).default(100).describe('Page size of the JSON page.'),
+  agent_events: z
+    .enum(['0', '1', 'true', 'false'])
+    .optional()
+    .describe('format=openai: the typed events ride along as chunks with `choices: []` and an `agent_event` field.'),
+  token: StreamTokenQuerySchema,
+});
 
-  router.post('/v1/runs/:id/approvals/:approval_id', async (ctx) => {
-    const body = parseInput(DecisionRequestSchema, await readJsonBody(ctx.req, config.maxBodyBytes), 'decision');
-    ctx.body = await registry.person.decide(ctx.params.id!, ctx.state.owner, ctx.params.approval_id!, body);
-  });
+/** The route takes no options; an empty body or `{}` is all it accepts, like every strict body here. */
+export const EmptyRequestSchema = z.strictObject({});
 
-  router.post('/v1/runs/:id/messages', async (ctx) => {
-    const body = parseInput(MessageRequestSchema, await readJsonBody(ctx.req, config.maxBodyBytes), 'message');
-    ctx.status = 202;
-    ctx.body = await registry.person.message(ctx.params.id!, ctx.state.owner, body.content);
-  });
-
-  router.get('/v1/runs/:id/events', async (ctx) => {
-    const run = await registry.open(ctx.params.id!, ctx.state.owner);
-    const { log } = run;
-    const query = parseInput(EventsQuerySchema, ctx.query, 'query');
-    const lastEventId = ctx.get('Last-Event-ID');
-    const cursor = parseCursor(lastEventId === '' ? undefined : lastEventId, query.after);
-    if (cursor > log.lastSeq) await logReaching(log, cursor, CURSOR_GRACE_MS);
-    if (cursor > log.lastSeq) {
-      throw new BadRequestError(
-        `The cursor ${cursor} is beyond the log: the newest event of this run is seq ${log.lastSeq}.`,
-        {
-          code: 'invalid_cursor',
-        },
-      );
-    }
-
-    const format = streamFormatNamed(query.format ?? 'events');
-    if (!format) {
-      throw new BadRequestError(
-        `Unknown format "${query.format}". Formats: ${Object.keys(STREAM_FORMATS).join(', ')}.`,
-        { code: 'unknown_format' },
-      );
-    }
-
-    // A page holds typed events, so a format that is only a stream wins over the Accept header: the
-    // openai SDKs send `Accept: application/json` with every request, their streams included.
-    if (format === eventsFormat && wantsJson(ctx.get('Accept'))) {
-      // Answered as a stream is: a page its client does not read holds a slot until it is sent.
-      ctx.res.once('close', deps.streams.acquire(ctx.state.owner));
-      ctx.type = 'application/json';
-      ctx.body = eventsPage(run, cursor, query.limit, config.subscriberBufferBytes);
-      return;
-    }
-
-    if (log.terminal && cursor >= log.lastSeq) {
-      // Nothing left to send: 204 also tells a browser EventSource to stop reconnecting.
-      ctx.status = 204;
-      return;
-    }
-    if (answerHead(ctx, { ...SSE_HEADERS, ...format.headers })) return;
-
-    await serveRunStream(ctx, deps, run, format, formatOptionsOf(query), cursor);
-  });
-
-  return router;
-}
+const RunCreated = named('RunCreated', RunCreatedSchema);
+const RunSnapshot = named('RunSnapshot', RunSnapshotSchema);
+const runNotFound = ['run_not_found', ...STORE_ERRORS] as const;
 
 /**
- * How long a cursor past the log of a running run waits for the log to reach it. The instance
- * executing a run serves each event before it is stored, so a client resuming on another instance
- * (whose copy of the log follows the store) may name an event this copy does not hold yet.
+ * The runs (docs/protocol.md §2, §3): start, list, read, forget, cancel and follow them; a person in the
+ * loop decides their calls and sends them messages (§7); a stream token opens one run's events (§6.5).
  */
-const CURSOR_GRACE_MS = 2_000;
-
-/** Resolves once `log` holds the event `seq`, has ended, or `graceMs` passed, whichever comes first. */
-async function logReaching(log: EventLog, seq: number, graceMs: number): Promise<void> {
-  const reader = new LogReader(log, graceMs);
-  try {
-    while (log.lastSeq < seq && !log.terminal) {
-      if ((await reader.wait(log.length)) !== 'appended') return;
-    }
-  } finally {
-    reader.close();
-  }
-}
-
-/** True when the caller asked for JSON rather than an event stream. */
-function wantsJson(accept: string): boolean {
-  return /\bapplication\/json\b/i.test(accept) && !/\btext\/event-stream\b/i.test(accept);
-}
+export const RUN_ROUTES = {
+  'POST /v1/runs': {
+    summary: 'Start a run in the background',
+    access: 'key',
+    headers: IdempotencyHeadersSchema,
+    body: { json: named('RunRequest', RunRequestSchema), required: false },
+    answers: {
+      202: {
+        description: 'Started, or queued.',
+        json: RunCreated,
+        headers: { Location: '/v1/runs/{id}' },
+      },
+      200: { description: 'The run this Idempotency-Key started before.', json: RunCreated },
+    },
+    errors: [...JSON_BODY_ERRORS, ...RUN_REQUEST_ERRORS, 'idempotency_conflict', ...QUEUE_ERRORS],
+  },
+  'GET /v1/runs': {
+    summary: "The caller's runs, newest first",
+    description:
+      'Each item is the snapshot with the waiting calls summarised (docs/protocol.md §2.6); `next` is the `after` of the next page, or null. An `after` run that is unknown or was forgotten is `invalid_cursor`: start again from the first page.',
+    access: 'key',
+    query: ListQuerySchema,
+    answers: { 200: { description: 'One page.', json: named('RunList', RunListSchema) } },
+    errors: ['invalid_request', 'invalid_cursor', ...STORE_ERRORS],
+  },
+  'GET /v1/runs/:id': {
+    summary: 'The status snapshot',
+    access: 'key',
+    params: RunParamsSchema,
+    answers: { 200: { description: 'The snapshot.', json: RunSnapshot } },
+    errors: runNotFound,
+  },
+  'DELETE /v1/runs/:id': {
+    summary: 'Forget a finished run',
+    access: 'key',
+    params: RunParamsSchema,
+    answers: { 204: { description: 'Forgotten.' } },
+    errors: [...runNotFound, 'run_active'],
+  },
+  'GET /v1/runs/:id/events': {
+    summary: 'The event stream, or the stored events as JSON pages',
+    description:
+      'Server-Sent Events in the chosen format ([events](events.md)); resume with `Last-Event-ID` or `?after=` (the seq of the last event held). ' +
+      'With `Accept: application/json` (and no `format` but `events`: a format that is only a stream wins over the header, which the openai SDKs send with every request) one page of the stored events: it stops at the event that passes `RUNBRIDGE_SUBSCRIBER_BUFFER_BYTES`, and holds a stream slot until it is sent. ' +
+      'The payload schema of `format=events` is at `GET /v1/schema/events`.',
+    access: 'key',
+    streamToken: 'POST /v1/runs/:id/stream-token',
+    params: RunParamsSchema,
+    query: EventsQuerySchema,
+    headers: ResumeHeadersSchema,
+    answers: {
+      200: {
+        description: 'The stream (it ends after the terminal event), or a JSON page.',
+        json: named('EventsPage', EventsPageSchema),
+        media: ['text/event-stream'],
+        frames: named('RunEvent', RunEventSchema),
+      },
+      204: {
+        description:
+          'The run has finished and the client has every event: nothing left to send (it stops a browser EventSource).',
+      },
+    },
+    errors: ['invalid_request', 'invalid_cursor', 'unknown_format', ...runNotFound, 'too_many_streams'],
+  },
+  'POST /v1/runs/:id/cancel': {
+    summary: 'Cancel; idempotent',
+    access: 'key',
+    params: RunParamsSchema,
+    answers: {
+      202: {
+        description:
+          'The run as it ended: `cancelled`, or its own end when that came first. Answered once the run has ended, 10 s at most; a run still going then is answered with its status then.',
+        json: named('CancelAnswer', CancelAnswerSchema),
+      },
+    },
+    errors: runNotFound,
+  },
+  'POST /v1/runs/:id/approvals/:approval_id': {
+    summary: 'Decide a tool call that waits for approval',
+    description:
+      'Approve (optionally with edited arguments, a JSON object the call then runs with) or deny (optionally with a reason the model is told) ([below](#a-person-in-the-loop)). ' +
+      "The first decision wins; the answer is the run's own `tool.approval_resolved` once the run has written it.",
+    access: 'key',
+    params: RunParamsSchema.extend({
+      approval_id: z
+        .string()
+        .describe(
+          "The `approval_id` of a `tool.approval_required` event (also in the snapshot's `pending_approvals`).",
+        ),
+    }),
+    body: { json: named('DecisionRequest', DecisionRequestSchema), required: true },
+    answers: {
+      200: {
+        description: 'Decided: the `tool.approval_resolved` of this decision.',
+        json: named('ApprovalResolved', ToolApprovalResolvedEventSchema),
+      },
+    },
+    errors: [
+      ...JSON_BODY_ERRORS,
+      ...runNotFound,
+      'approval_not_found',
+      'approval_resolved',
+      'run_ended',
+      'decision_unconfirmed',
+    ],
+  },
+  'POST /v1/runs/:id/messages': {
+    summary: 'Send a message the model reads before its next turn',
+    description:
+      'It joins the conversation as `message.received` with the returned `message_id` ([below](#a-person-in-the-loop)); in chat mode (`await_input`) it ends the wait for input.',
+    access: 'key',
+    params: RunParamsSchema,
+    body: { json: named('MessageRequest', MessageRequestSchema), required: true },
+    answers: {
+      202: {
+        description: 'Accepted: the run takes it in before its next model turn.',
+        json: named('MessageAccepted', MessageAcceptedSchema),
+      },
+    },
+    errors: [...JSON_BODY_ERRORS, ...runNotFound, 'run_ended', 'run_not_started', 'too_many_messages'],
+  },
+  'POST /v1/runs/:id/stream-token': {
+    summary: "A short-lived token that opens this run's events without a header",
+    description: 'See [Stream tokens](#stream-tokens); the answer carries `Cache-Control: no-store`.',
+    access: 'key',
+    params: RunParamsSchema,
+    body: { json: named('StreamTokenRequest', EmptyRequestSchema), required: false },
+    answers: {
+      200: {
+        description: 'The token and a ready events URL.',
+        json: named('StreamTokenAnswer', StreamTokenAnswerSchema),
+      },
+    },
+    errors: [...JSON_BODY_ERRORS, ...runNotFound],
+  },
+} as const satisfies RouteTable;

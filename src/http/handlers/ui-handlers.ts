@@ -1,7 +1,7 @@
 import type { Context } from 'koa';
-import Router from 'koa-router';
-import type { AppState } from '../app-deps.js';
+import type { META_ROUTES } from '../routes/meta-routes.js';
 import { UI_ENTRY, type UiAsset, type UiAssets } from '../ui-assets.js';
+import type { RouteHandlers } from './route-handler.js';
 
 /**
  * Headers of every answer of the chat page. The page loads nothing but its own files and talks to
@@ -46,28 +46,31 @@ folder, then reload. The API works without it; <code>RUNBRIDGE_UI=0</code> turns
 /**
  * `GET /`, the chat page, and `GET /ui/:file`, its scripts, styles and fonts (docs/ui.md). Open
  * to all, like `/health`: the page holds no data, and it asks for the API key itself when the
- * bridge wants one. Mounted only with `RUNBRIDGE_UI` on.
+ * bridge wants one. None without `assets` (`RUNBRIDGE_UI=0`).
  */
-export function uiRoutes(assets: UiAssets): Router<AppState> {
-  const router = new Router<AppState>();
-  router.get('/', async (ctx) => {
-    const page = await assets.get(UI_ENTRY);
-    if (page === undefined) {
-      ctx.set(PAGE_HEADERS);
-      ctx.status = 503;
-      ctx.type = 'text/html; charset=utf-8';
-      ctx.body = NOT_BUILT;
-      return;
-    }
-    answer(ctx, page);
-  });
-  router.get('/ui/:file', async (ctx) => {
-    const file = ctx.params.file!;
-    // The entry is served at / only, so the page has one address.
-    const asset = file === UI_ENTRY ? undefined : await assets.get(file);
-    if (asset !== undefined) answer(ctx, asset);
-  });
-  return router;
+export function uiHandlers(
+  assets: UiAssets | undefined,
+): Pick<RouteHandlers<typeof META_ROUTES>, 'GET /' | 'GET /ui/:file'> {
+  if (assets === undefined) return { 'GET /': undefined, 'GET /ui/:file': undefined };
+  return {
+    'GET /': async (ctx) => {
+      const page = await assets.get(UI_ENTRY);
+      if (page === undefined) {
+        ctx.set(PAGE_HEADERS);
+        ctx.status = 503;
+        ctx.type = 'text/html; charset=utf-8';
+        ctx.body = NOT_BUILT;
+        return;
+      }
+      answer(ctx, page);
+    },
+    'GET /ui/:file': async (ctx) => {
+      const file = ctx.params.file!;
+      // The entry is served at / only, so the page has one address.
+      const asset = file === UI_ENTRY ? undefined : await assets.get(file);
+      if (asset !== undefined) answer(ctx, asset);
+    },
+  };
 }
 
 function answer(ctx: Context, asset: UiAsset): void {
