@@ -20,7 +20,9 @@ const ALLOWED = {
   runs: ['protocol', 'errors.ts', 'models', 'ors', 'telemetry'],
   webhooks: ['runs', 'protocol', 'errors.ts', 'config', 'telemetry'],
   store: ['runs', 'rollouts', 'webhooks', 'protocol', 'errors.ts', 'config', 'telemetry'],
+  a2a: ['runs', 'protocol', 'errors.ts', 'package-version.ts', 'sse', 'http/formats'],
   http: [
+    'a2a',
     'runs',
     'rollouts',
     'protocol',

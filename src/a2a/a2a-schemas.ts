@@ -110,7 +110,11 @@ export const GetTaskParamsSchema = z.object({
 });
 
 /** `CancelTask` and `SubscribeToTask` params. */
-export const TaskIdParamsSchema = z.object({ ...tenant, id: z.string().min(1).max(256), metadata: metadata.optional() });
+export const TaskIdParamsSchema = z.object({
+  ...tenant,
+  id: z.string().min(1).max(256),
+  metadata: metadata.optional(),
+});
 
 export const TASK_STATES = [
   'TASK_STATE_UNSPECIFIED',

@@ -2,19 +2,12 @@ import type { AuthenticationInfo } from './a2a-schemas.js';
 import type { A2aVersion } from './a2a-version.js';
 
 /**
- * What the A2A endpoint keeps beside the runs (which are its tasks): the context and first message of
- * each task started over A2A, and every task's push notification configs. Two stores implement it, in
+ * What the A2A endpoint keeps beside the runs (which are its tasks): every task's push notification
+ * configs (a task's context rides in its run's metadata, `task-view.ts`). Two stores implement it, in
  * memory and in the shared Redis (`src/store/`), so a task started on one instance is read, answered
  * and pushed from any other; one suite of tests holds both to the same answers. Entries expire on
  * their own, a while after their run could last (`ttlMs`), as runs are forgotten after their retention.
  */
-
-/** The A2A side of a task started over A2A: whose it is, its context, and the id of the message that started it. */
-export interface A2aTaskInfo {
-  owner: string;
-  contextId: string;
-  messageId: string;
-}
 
 /** A push notification config as stored: where and how to push, and which protocol version shapes the pushes. */
 export interface StoredPushConfig {
@@ -31,12 +24,6 @@ export interface StoredPushConfig {
 export type PushConfigWrite = 'stored' | 'full';
 
 export interface A2aStore {
-  /** Records task `taskId`'s A2A side, before its run is created, for `ttlMs`. */
-  putTask(taskId: string, info: A2aTaskInfo, ttlMs: number): Promise<void>;
-  /** The A2A side of each of `taskIds` (undefined for a task not started over A2A, or expired), in order. */
-  tasks(taskIds: readonly string[]): Promise<Array<A2aTaskInfo | undefined>>;
-  /** Forgets task `taskId`'s A2A side and its push configs (its run was refused). */
-  forgetTask(taskId: string): Promise<void>;
   /**
    * Stores `config` for its task, replacing the one of the same id; `full` when the task holds `max`
    * others already. Kept for `ttlMs`, as is every config of the task from then on.

@@ -109,7 +109,11 @@ function description(settings: CardSettings): string {
  * per environment, and bearer auth when keys are set. `extended` is the card `GetExtendedAgentCard`
  * answers an authenticated caller: examples with tasks and approvals, and the models.
  */
-export function agentCard(envs: readonly EnvironmentSkillSource[] | undefined, settings: CardSettings, extended = false) {
+export function agentCard(
+  envs: readonly EnvironmentSkillSource[] | undefined,
+  settings: CardSettings,
+  extended = false,
+) {
   const url = `${settings.baseUrl}${A2A_PATH}`;
   return {
     name: 'runbridge',
@@ -139,7 +143,10 @@ export function agentCard(envs: readonly EnvironmentSkillSource[] | undefined, s
       : {}),
     defaultInputModes: MODES,
     defaultOutputModes: MODES,
-    skills: envs === undefined || envs.length === 0 ? [fallbackSkill(settings.defaultEnv)] : envs.map((env) => skillOf(env, extended)),
+    skills:
+      envs === undefined || envs.length === 0
+        ? [fallbackSkill(settings.defaultEnv)]
+        : envs.map((env) => skillOf(env, extended)),
   };
 }
 
@@ -149,12 +156,17 @@ export function agentCard(envs: readonly EnvironmentSkillSource[] | undefined, s
  * `supportedInterfaces` beside it, so a v1.0 client that asked without the header still finds its
  * interface (what the A2A SDKs serve at one URL for both).
  */
-export function agentCardV03(envs: readonly EnvironmentSkillSource[] | undefined, settings: CardSettings, extended = false) {
-  const { securitySchemes: _v1Schemes, securityRequirements: _v1Requirements, capabilities, ...card } = agentCard(
-    envs,
-    settings,
-    extended,
-  );
+export function agentCardV03(
+  envs: readonly EnvironmentSkillSource[] | undefined,
+  settings: CardSettings,
+  extended = false,
+) {
+  const {
+    securitySchemes: _v1Schemes,
+    securityRequirements: _v1Requirements,
+    capabilities,
+    ...card
+  } = agentCard(envs, settings, extended);
   const url = `${settings.baseUrl}${A2A_PATH}`;
   return {
     protocolVersion: '0.3.0',

@@ -132,7 +132,11 @@ export function completedMetadata(event: RunEventOf<'run.completed'>): Record<st
 }
 
 /** The arguments of call `toolCallId`, from its `tool.started` before `seq` (a call completes after it starts). */
-function argumentsOf(log: readonly LoggedEvent[], seq: number, toolCallId: string): Record<string, unknown> | undefined {
+function argumentsOf(
+  log: readonly LoggedEvent[],
+  seq: number,
+  toolCallId: string,
+): Record<string, unknown> | undefined {
   for (let index = seq - 1; index >= 0; index--) {
     const event = log[index]!.event;
     if (event.event === 'tool.started' && event.tool_call_id === toolCallId) return event.arguments;
@@ -232,7 +236,15 @@ export function taskEventsOf(entry: LoggedEvent, ctx: TaskFrameContext): StreamR
         ];
       }
       const { tool, tool_call_id, decision, by, edited, reason } = event;
-      const data = { type: 'tool.approval_resolved', tool, tool_call_id, decision, by, edited, ...(reason ? { reason } : {}) };
+      const data = {
+        type: 'tool.approval_resolved',
+        tool,
+        tool_call_id,
+        decision,
+        by,
+        edited,
+        ...(reason ? { reason } : {}),
+      };
       return [
         statusUpdate(ctx, event, {
           state: 'TASK_STATE_WORKING',

@@ -1,13 +1,33 @@
 import type { LoggedEvent } from '../runs/event-log.js';
 import type { RunRecord } from '../runs/run-record.js';
 import type { Artifact, Message, Part, Task, TaskStatus } from './a2a-schemas.js';
-import type { A2aTaskInfo } from './a2a-store.js';
+import { A2A_METADATA_KEY, A2aRunMetadataSchema } from './message-input.js';
 import { ANSWER_ARTIFACT, contentParts, type TaskFrameContext, taskEventsOf } from './task-events.js';
+
+/** The A2A side of a task started over A2A: its context, and the id of the message that started it. */
+export interface A2aTaskInfo {
+  contextId: string;
+  messageId: string;
+}
 
 /** A run as a task: its record and, when it was started over A2A, its A2A side. */
 export interface TaskSubject {
   record: Pick<RunRecord, 'id' | 'env' | 'model' | 'request' | 'createdAt'>;
   info: A2aTaskInfo | undefined;
+}
+
+/**
+ * Run `record` as a task. A task started over A2A keeps its context in its run's metadata (under
+ * `a2a`), so every instance reading the run reads the same task, with nothing kept beside it.
+ */
+export function subjectOf(record: TaskSubject['record']): TaskSubject {
+  return { record, info: a2aInfoOf(record.request.metadata) };
+}
+
+/** The A2A side a run's `metadata` keeps, when it was started over A2A. */
+export function a2aInfoOf(metadata: Record<string, unknown> | undefined): A2aTaskInfo | undefined {
+  const parsed = A2aRunMetadataSchema.safeParse(metadata?.[A2A_METADATA_KEY]);
+  return parsed.success ? { contextId: parsed.data.context_id, messageId: parsed.data.message_id } : undefined;
 }
 
 /** The context of a task: the caller's, or, for a run started through `/v1/runs`, its own id. */
@@ -45,10 +65,18 @@ function firstMessage(subject: TaskSubject, contextId: string): Message {
  * artifact the answer as its chunks built it; its history the messages that started and answered it —
  * the caller's, and in chat mode the agent's answer at each turn it waited for the next.
  */
-export function taskAt(subject: TaskSubject, log: readonly LoggedEvent[], upTo: number, options: TaskViewOptions = {}): Task {
+export function taskAt(
+  subject: TaskSubject,
+  log: readonly LoggedEvent[],
+  upTo: number,
+  options: TaskViewOptions = {},
+): Task {
   const contextId = contextIdOf(subject);
   const ctx: TaskFrameContext = { taskId: subject.record.id, contextId, log };
-  let status: TaskStatus = { state: 'TASK_STATE_SUBMITTED', timestamp: new Date(subject.record.createdAt).toISOString() };
+  let status: TaskStatus = {
+    state: 'TASK_STATE_SUBMITTED',
+    timestamp: new Date(subject.record.createdAt).toISOString(),
+  };
   let answer: string | undefined;
   let endMetadata: Record<string, unknown> = {};
   const history: Message[] = [firstMessage(subject, contextId)];
