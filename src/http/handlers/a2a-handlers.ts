@@ -85,7 +85,7 @@ export function a2aHandlers(deps: AppDeps): RouteHandlers<typeof A2A_ROUTES> {
         version,
         envs?.map((env) => ({ ...env, tools: [] })),
         {
-          baseUrl: deps.config.publicUrl ?? ctx.origin,
+          baseUrl: deps.config.publicUrl ?? `${ctx.protocol}://${ctx.host}`,
           keysRequired: deps.authenticator.required,
           pushNotifications: deps.a2aPush !== undefined,
           defaultEnv,
