@@ -31,6 +31,8 @@ export const PartInputSchema = z.object({
   metadata: metadata.optional(),
   filename: z.string().max(1024).optional(),
   mediaType: z.string().max(256).optional(),
+  /** A v0.3 part's `kind` when v1.0 has no such part (`v03-wire.ts`): kept to name it in the refusal. */
+  unknownKind: z.string().max(64).optional(),
 });
 export type PartInput = z.infer<typeof PartInputSchema>;
 

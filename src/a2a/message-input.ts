@@ -30,7 +30,7 @@ function invalidParams(message: string, path: string): A2aError {
 }
 
 /** The parts of a message read: `-32005` for a file part, `-32602` for a part of no kind or of several. */
-export function readParts(parts: ReadonlyArray<PartInput & { unknownKind?: unknown }>): ReadMessage {
+export function readParts(parts: readonly PartInput[]): ReadMessage {
   const texts: string[] = [];
   let data: Record<string, unknown> | undefined;
   parts.forEach((part, index) => {

@@ -28,7 +28,7 @@ function partFromV03(part: unknown): unknown {
     };
   }
   // A part of no kind we know: left as it came, for the message reader to refuse by name.
-  return { ...part, unknownKind: typeof kind === 'string' ? kind.slice(0, 64) : String(kind) };
+  return { unknownKind: String(kind).slice(0, 64) };
 }
 
 const ROLES_FROM_V03: Readonly<Record<string, string>> = { user: 'ROLE_USER', agent: 'ROLE_AGENT' };

@@ -38,11 +38,19 @@ export function a2aHandlers(deps: AppDeps): RouteHandlers<typeof A2A_ROUTES> {
       let method = 'other';
       const { signal, release } = responseSignal(ctx.res, deps.shutdownSignal);
       try {
+        // The version first, so that every error after it has the version's shape; -32009 has v1.0's.
+        let unsupported: unknown;
+        try {
+          version = requestedVersion(ctx.get('A2A-Version'), ctx.query['A2A-Version']);
+        } catch (error) {
+          version = '1.0';
+          unsupported = error;
+        }
         const body = await readJsonBody(ctx.req, deps.config.maxBodyBytes).catch((error: unknown) => {
           throw asEnvelopeError(error);
         });
         rpcId = idOf(body);
-        version = requestedVersion(ctx.get('A2A-Version'), ctx.query['A2A-Version']);
+        if (unsupported !== undefined) throw unsupported;
         const request = parseRpcRequest(body);
         if (KNOWN_METHODS.has(request.method)) method = request.method;
         const call = resolveMethod(version, request.method, request.params ?? {}, methods, v03);
