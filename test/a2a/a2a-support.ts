@@ -134,7 +134,7 @@ export async function readFrames(response: Response, limit = Number.POSITIVE_INF
 }
 
 /** A JSON-RPC `SendStreamingMessage` / `message/stream` body starting a run of `run`. */
-export function streamingSend(method: string, id: number, data: Record<string, unknown>, v03 = false) {
+export function streamingSend(method: string, id: number | string, data: Record<string, unknown>, v03 = false) {
   const part = v03 ? { kind: 'data', data } : { data };
   return {
     jsonrpc: '2.0',

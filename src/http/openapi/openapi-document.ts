@@ -30,6 +30,7 @@ import {
 import { STREAM_FORMATS } from '../formats/stream-formats.js';
 import { ChatQuerySchema } from '../routes/chat-completions-routes.js';
 import { EventsQuerySchema, ListQuerySchema } from '../routes/runs-routes.js';
+import { a2aPaths } from './a2a-paths.js';
 import { type JsonSchema, namedJsonSchemas, runEventTypes } from './json-schemas.js';
 import { errors, json, queryParameters, unauthorized } from './openapi-parts.js';
 import { rolloutPaths } from './rollout-paths.js';
@@ -453,6 +454,7 @@ function paths(): Record<string, unknown> {
       },
     },
     ...rolloutPaths(),
+    ...a2aPaths(),
   };
 }
 
