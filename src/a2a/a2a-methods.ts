@@ -18,6 +18,8 @@ export interface A2aCall {
   params: Record<string, unknown>;
   /** The request's `Last-Event-ID`, where a stream resumes (docs/a2a.md, "Resuming a stream"). */
   lastEventId: string | undefined;
+  /** The bridge's base URL as the caller reaches it (`RUNBRIDGE_PUBLIC_URL`, else the request's origin). */
+  baseUrl: string;
   /** Aborted when the caller goes away: a blocking send stops waiting (the run goes on). */
   signal: StopSignal;
 }

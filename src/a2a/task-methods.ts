@@ -297,8 +297,18 @@ function listTasks(deps: A2aDeps) {
   };
 }
 
+/** The v1.0 names of the methods of tasks and messages. */
+export const TASK_METHODS = [
+  'SendMessage',
+  'SendStreamingMessage',
+  'GetTask',
+  'ListTasks',
+  'CancelTask',
+  'SubscribeToTask',
+] as const;
+
 /** The methods of tasks and messages, by their v1.0 names. */
-export function taskMethods(deps: A2aDeps): A2aMethodTable {
+export function taskMethods(deps: A2aDeps): Record<(typeof TASK_METHODS)[number], A2aMethodTable[string]> {
   return {
     SendMessage: sendMessage(deps, false),
     SendStreamingMessage: sendMessage(deps, true),

@@ -19,7 +19,13 @@ export interface AppDeps {
   models: { list(): Promise<ModelListing> };
   authenticator: Authenticator;
   /** What `GET /v1/environments` lists (the `EnvCatalog` the runs are checked against), and whether the ORS server answers. */
-  environments: { list(): Promise<EnvironmentEntry[]>; health(): Promise<OrsHealth>; defaultEnv(): Promise<string> };
+  environments: {
+    list(): Promise<EnvironmentEntry[]>;
+    health(): Promise<OrsHealth>;
+    defaultEnv(): Promise<string>;
+    /** The tools of an environment, for the A2A card's skills. */
+    tools(env: string): Promise<Array<{ name: string; description: string }>>;
+  };
   /** The built chat page served at `GET /`, or undefined with `RUNBRIDGE_UI=0`. */
   ui: UiAssets | undefined;
   /** The caps on open event streams, in total and per key; every SSE answer holds a slot. */

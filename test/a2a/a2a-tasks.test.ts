@@ -56,10 +56,23 @@ describe('the agent card', () => {
     expect(card.skills.map((skill: { id: string }) => skill.id)).toEqual(
       expect.arrayContaining(['arith', 'workspace']),
     );
-    expect(card.skills[0].tags.length).toBeGreaterThan(0);
+    const arith = card.skills.find((skill: { id: string }) => skill.id === 'arith');
+    // What ORS says of the environment: its tools and its splits.
+    expect(arith.description).toMatch(/calculator \(.+\).*submit/);
+    expect(arith.description).toMatch(/test: \d+ test tasks/);
+    expect(arith.tags).toEqual(expect.arrayContaining(['ors', 'environment']));
     expect(card.defaultInputModes).toEqual(['text/plain', 'application/json']);
     expect(card.securitySchemes.bearer.httpAuthSecurityScheme.scheme).toBe('Bearer');
     expect(response.headers.get('vary')).toMatch(/A2A-Version/);
+  });
+
+  it('has an extended version for a caller with a key, naming the models a run may use', async () => {
+    const extended = await client.getAgentCard();
+    expect(extended.description).toMatch(/Models a run may name: .*offline/);
+    const legacy = await rpc(bridge.url, { jsonrpc: '2.0', id: 1, method: 'agent/getAuthenticatedExtendedCard' }, {
+      Authorization: `Bearer ${KEY}`,
+    });
+    expect((await legacy.json()).result).toMatchObject({ protocolVersion: '0.3.0', url: `${bridge.url}/v1/a2a` });
   });
 
   it('is the v0.3 card, with the v1.0 interfaces beside it, for a caller that sends no version', async () => {

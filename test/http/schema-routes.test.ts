@@ -78,7 +78,12 @@ async function appRoutes(): Promise<string[]> {
         maxBytes: 1000,
       }),
       authenticator: new Authenticator([]),
-      environments: { list: async () => [], health: async () => ({ status: 'ok' }), defaultEnv: async () => 'arith' },
+      environments: {
+        list: async () => [],
+        health: async () => ({ status: 'ok' }),
+        defaultEnv: async () => 'arith',
+        tools: async () => [],
+      },
       ui: new UiAssets(),
       streams: new StreamSlots({ maxStreams: 10, maxStreamsPerKey: 10 }),
       config: { ...config, store: 'memory', instance: undefined },

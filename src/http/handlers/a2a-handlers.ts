@@ -1,11 +1,18 @@
 import type { A2aDeps } from '../../a2a/a2a-deps.js';
 import { A2aError, RPC_CODES, RPC_REASONS, rpcCodeOf } from '../../a2a/a2a-error.js';
-import { PUSH_METHODS, resolveMethod, V03_PUSH_METHODS } from '../../a2a/a2a-methods.js';
+import {
+  type A2aCall,
+  type A2aMethodTable,
+  PUSH_METHODS,
+  resolveMethod,
+  V03_PUSH_METHODS,
+} from '../../a2a/a2a-methods.js';
 import { type A2aVersion, requestedVersion } from '../../a2a/a2a-version.js';
 import { agentCardFor } from '../../a2a/agent-card.js';
 import { idOf, parseRpcRequest, type RpcId, rpcError, rpcResult } from '../../a2a/json-rpc.js';
-import { taskMethods, V03_TASK_METHODS } from '../../a2a/task-methods.js';
+import { TASK_METHODS, taskMethods, V03_TASK_METHODS } from '../../a2a/task-methods.js';
 import { RunbridgeError } from '../../errors.js';
+import { bridgeSecretRedactor } from '../../runs/run-data-redactor.js';
 import type { AppDeps } from '../app-deps.js';
 import { readJsonBody } from '../read-json-body.js';
 import { responseSignal } from '../response-signal.js';
@@ -13,12 +20,18 @@ import type { A2A_ROUTES } from '../routes/a2a-routes.js';
 import { serveTaskStream } from '../serve-task-stream.js';
 import type { RouteContext, RouteHandlers } from './route-handler.js';
 
+/** The card's method, in both versions: the extended card, for a caller that authenticated. */
+const CARD_METHOD = 'GetExtendedAgentCard';
+const V03_CARD_METHOD = 'agent/getAuthenticatedExtendedCard';
+
 /** The method names a metric label may take; any other is `other`, so a caller cannot grow the label set. */
 const KNOWN_METHODS = new Set<string>([
-  ...Object.keys(taskMethods({} as A2aDeps)),
+  ...TASK_METHODS,
   ...Object.keys(V03_TASK_METHODS),
   ...PUSH_METHODS,
   ...V03_PUSH_METHODS,
+  CARD_METHOD,
+  V03_CARD_METHOD,
 ]);
 
 /**
@@ -27,9 +40,41 @@ const KNOWN_METHODS = new Set<string>([
  */
 export function a2aHandlers(deps: AppDeps): RouteHandlers<typeof A2A_ROUTES> {
   const a2a: A2aDeps = { registry: deps.registry, wakeMs: deps.config.keepaliveMs, push: deps.a2aPush };
-  const methods = { ...taskMethods(a2a), ...deps.a2aPush?.methods };
-  const v03 = { ...V03_TASK_METHODS, ...deps.a2aPush?.v03 };
+  const card = cardMaker(deps);
+  const methods: A2aMethodTable = {
+    ...taskMethods(a2a),
+    [CARD_METHOD]: async (call: A2aCall) => ({ result: await card(call.version, call.baseUrl, true) }),
+    ...deps.a2aPush?.methods,
+  };
+  const v03 = { ...V03_TASK_METHODS, [V03_CARD_METHOD]: { v1: CARD_METHOD }, ...deps.a2aPush?.v03 };
   const metrics = deps.telemetry.metrics;
+  const redactor = bridgeSecretRedactor(deps.bridgeSecrets ?? []);
+  const baseUrlOf = (ctx: RouteContext) => deps.config.publicUrl ?? `${ctx.protocol}://${ctx.host}`;
+
+  /**
+   * Answers `error` as a JSON-RPC error in `version`'s shape, the bridge's secrets cut out as from
+   * every error body. An error of ours keeps its code in `data`; anything else is a bug, logged and
+   * answered `-32603` without its message. After the stream began there is no answer: it is cut.
+   */
+  const answerError = (ctx: RouteContext, rpcId: RpcId, version: A2aVersion, method: string, error: unknown) => {
+    const known =
+      error instanceof RunbridgeError
+        ? error
+        : new RunbridgeError('Internal error; the server log has the details.', {
+            code: 'internal_error',
+            cause: error,
+          });
+    if (!(error instanceof RunbridgeError)) deps.telemetry.logger.error({ err: error, method }, 'a2a call failed');
+    metrics.a2aCall(method, version, RPC_REASONS[rpcCodeOf(known)]);
+    if (ctx.res.headersSent) {
+      ctx.res.destroy();
+      return;
+    }
+    const answer = rpcError(rpcId, known, version);
+    ctx.status = answer.status;
+    if (known.retryAfterSeconds !== undefined) ctx.set('Retry-After', String(known.retryAfterSeconds));
+    ctx.body = redactor.empty ? answer.body : redactor.value(answer.body);
+  };
 
   return {
     'POST /v1/a2a': async (ctx) => {
@@ -60,6 +105,7 @@ export function a2aHandlers(deps: AppDeps): RouteHandlers<typeof A2A_ROUTES> {
           owner: ctx.state.owner,
           params: call.params,
           lastEventId: lastEventId === '' ? undefined : lastEventId,
+          baseUrl: baseUrlOf(ctx),
           signal,
         });
         metrics.a2aCall(method, version, 'ok');
@@ -69,7 +115,7 @@ export function a2aHandlers(deps: AppDeps): RouteHandlers<typeof A2A_ROUTES> {
         }
         ctx.body = rpcResult(rpcId, call.result(answer.result));
       } catch (error) {
-        answerError(ctx, deps, rpcId, version, method, error);
+        answerError(ctx, rpcId, version, method, error);
       } finally {
         release();
       }
@@ -83,23 +129,43 @@ export function a2aHandlers(deps: AppDeps): RouteHandlers<typeof A2A_ROUTES> {
       } catch {
         // A version the bridge does not speak: the v0.3 card, which lists both interfaces.
       }
-      const [envs, defaultEnv] = await Promise.all([
-        deps.environments.list().catch(() => undefined),
-        deps.environments.defaultEnv().catch(() => undefined),
-      ]);
       ctx.set('Vary', 'A2A-Version');
       ctx.set('Cache-Control', 'public, max-age=60');
-      ctx.body = agentCardFor(
-        version,
-        envs?.map((env) => ({ ...env, tools: [] })),
-        {
-          baseUrl: deps.config.publicUrl ?? `${ctx.protocol}://${ctx.host}`,
-          keysRequired: deps.authenticator.required,
-          pushNotifications: deps.a2aPush !== undefined,
-          defaultEnv,
-        },
-      );
+      ctx.body = await card(version, baseUrlOf(ctx), false);
     },
+  };
+}
+
+/**
+ * The agent card in `version`'s shape: one skill per environment with its tools, as the ORS server
+ * lists them (none while it does not answer: the card still serves). The extended card adds the models.
+ */
+function cardMaker(deps: AppDeps) {
+  return async (version: A2aVersion, baseUrl: string, extended: boolean) => {
+    const [envs, defaultEnv, models] = await Promise.all([
+      deps.environments
+        .list()
+        .then((list) =>
+          Promise.all(list.map(async (env) => ({ ...env, tools: await deps.environments.tools(env.id) }))),
+        )
+        .catch(() => undefined),
+      deps.environments.defaultEnv().catch(() => undefined),
+      extended ? deps.models.list().catch(() => undefined) : undefined,
+    ]);
+    return agentCardFor(
+      version,
+      envs,
+      {
+        baseUrl,
+        keysRequired: deps.authenticator.required,
+        pushNotifications: deps.a2aPush !== undefined,
+        defaultEnv,
+        ...(models === undefined
+          ? {}
+          : { models: { ids: models.models.map((model) => model.id), default: models.defaultModel } }),
+      },
+      extended,
+    );
   };
 }
 
@@ -110,32 +176,4 @@ function asEnvelopeError(error: unknown): unknown {
   // A body over the cap keeps its 413: proxies and clients act on it.
   const status = error.code === 'body_too_large' ? 413 : 200;
   return new A2aError(rpcCode, error.message, { code: error.code, status, cause: error });
-}
-
-/**
- * Answers `error` as a JSON-RPC error in `version`'s shape. An error of ours keeps its code in `data`;
- * anything else is a bug, logged and answered `-32603` without its message.
- */
-function answerError(
-  ctx: RouteContext,
-  deps: AppDeps,
-  rpcId: RpcId,
-  version: A2aVersion,
-  method: string,
-  error: unknown,
-) {
-  const known =
-    error instanceof RunbridgeError
-      ? error
-      : new RunbridgeError('Internal error; the server log has the details.', { code: 'internal_error', cause: error });
-  if (!(error instanceof RunbridgeError)) deps.telemetry.logger.error({ err: error, method }, 'a2a call failed');
-  deps.telemetry.metrics.a2aCall(method, version, RPC_REASONS[rpcCodeOf(known)]);
-  const answer = rpcError(rpcId, known, version);
-  if (ctx.res.headersSent) {
-    ctx.res.destroy();
-    return;
-  }
-  ctx.status = answer.status;
-  if (known.retryAfterSeconds !== undefined) ctx.set('Retry-After', String(known.retryAfterSeconds));
-  ctx.body = answer.body;
 }
