@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { RunbridgeError } from '../errors.js';
 import { A2aError, httpStatusOf, RPC_CODES, RPC_REASONS, type RpcCode, rpcCodeOf } from './a2a-error.js';
 import type { A2aVersion } from './a2a-version.js';
+import { fieldIssues } from './field-issues.js';
 
 /**
  * The JSON-RPC 2.0 envelope of the A2A endpoint: one request per POST (a batch is refused: A2A defines
@@ -41,15 +42,12 @@ export function parseRpcRequest(body: unknown): RpcRequest {
   }
   const parsed = RpcRequestSchema.safeParse(body);
   if (parsed.success) return parsed.data;
-  const issues = parsed.error.issues.slice(0, 10).map((issue) => ({
-    path: issue.path.map(String).join('.') || '(root)',
-    message: issue.message,
-  }));
-  throw new A2aError(
-    RPC_CODES.invalidRequest,
-    `Not a JSON-RPC 2.0 request: ${issues.map((issue) => `${issue.path}: ${issue.message}`).join('; ')}.`,
-    { code: 'invalid_request', details: issues, status: 200 },
-  );
+  const { issues, summary } = fieldIssues(parsed.error, [], 10);
+  throw new A2aError(RPC_CODES.invalidRequest, `Not a JSON-RPC 2.0 request: ${summary}.`, {
+    code: 'invalid_request',
+    details: issues,
+    status: 200,
+  });
 }
 
 /** The id of `body` when it has a usable one (to answer a request that is otherwise bad), else null. */

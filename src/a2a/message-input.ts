@@ -4,6 +4,7 @@ import { type DecisionRequest, DecisionRequestSchema } from '../protocol/decisio
 import { type RunRequest, RunRequestSchema } from '../protocol/run-request.js';
 import { A2aError, RPC_CODES } from './a2a-error.js';
 import type { PartInput } from './a2a-schemas.js';
+import { fieldIssues } from './field-issues.js';
 
 /**
  * What a caller's message says (docs/a2a.md, "How a message reads"): its text parts, and at most one
@@ -85,14 +86,11 @@ export function runRequestOf(read: ReadMessage, ids: { contextId: string; messag
   } else body = { ...read.data, input: text };
   const parsed = RunRequestSchema.safeParse(body);
   if (!parsed.success) {
-    const details = parsed.error.issues.slice(0, 20).map((issue) => ({
-      path: ['message.parts.data', ...issue.path.map(String)].join('.'),
-      message: issue.message,
-    }));
-    throw new BadRequestError(
-      `Invalid run request in the data part: ${details.map((detail) => `${detail.path}: ${detail.message}`).join('; ')}.`,
-      { code: 'invalid_request', details },
-    );
+    const { issues: details, summary } = fieldIssues(parsed.error, ['message.parts.data']);
+    throw new BadRequestError(`Invalid run request in the data part: ${summary}.`, {
+      code: 'invalid_request',
+      details,
+    });
   }
   const request = parsed.data;
   return {
@@ -124,11 +122,10 @@ export interface ToolCallDecision {
 export function decisionsOf(data: Record<string, unknown>): ToolCallDecision[] {
   const parsed = DecisionsSchema.safeParse(data);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
+    const { issues, summary } = fieldIssues(parsed.error, ['message.parts.data'], 1);
     throw invalidParams(
-      `A data part on a task holds {"decisions": [{"tool_call_id", "decision": "approve" | "deny" | "edit", "arguments"?, "reason"?}]}: ` +
-        `${issue.path.map(String).join('.') || '(root)'}: ${issue.message}.`,
-      ['message.parts.data', ...issue.path.map(String)].join('.'),
+      `A data part on a task holds {"decisions": [{"tool_call_id", "decision": "approve" | "deny" | "edit", "arguments"?, "reason"?}]}: ${summary}.`,
+      issues[0]!.path,
     );
   }
   return parsed.data.decisions.map((decision) => {

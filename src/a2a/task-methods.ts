@@ -16,6 +16,7 @@ import {
   TaskIdParamsSchema,
   type TaskState,
 } from './a2a-schemas.js';
+import { fieldIssues } from './field-issues.js';
 import { decisionsOf, readParts, runRequestOf } from './message-input.js';
 import { failedState, type TaskFrameContext } from './task-events.js';
 import { waitUntilSettled } from './task-settled.js';
@@ -26,15 +27,12 @@ import { sendParamsFromV03, sendResultToV03, taskToV03 } from './v03-wire.js';
 function paramsOf<Schema extends z.ZodType>(schema: Schema, params: unknown): z.output<Schema> {
   const parsed = schema.safeParse(params);
   if (parsed.success) return parsed.data;
-  const details = parsed.error.issues.slice(0, 20).map((issue) => ({
-    path: issue.path.map(String).join('.') || '(root)',
-    message: issue.message,
-  }));
-  throw new A2aError(
-    RPC_CODES.invalidParams,
-    `Invalid params: ${details.map((detail) => `${detail.path}: ${detail.message}`).join('; ')}.`,
-    { code: 'invalid_request', details, status: 200 },
-  );
+  const { issues: details, summary } = fieldIssues(parsed.error);
+  throw new A2aError(RPC_CODES.invalidParams, `Invalid params: ${summary}.`, {
+    code: 'invalid_request',
+    details,
+    status: 200,
+  });
 }
 
 /** `owner`'s run `id`, or `-32001` (an unknown run and another key's answer the same). */
