@@ -89,7 +89,8 @@ export function resolveMethod(
   methods: A2aMethodTable,
   v03: V03MethodTable,
 ): ResolvedCall {
-  const entry: V03Method | undefined = version === '1.0' ? { v1: name } : v03[name];
+  const entry: V03Method | undefined =
+    version === '1.0' ? { v1: name } : Object.hasOwn(v03, name) ? v03[name] : undefined;
   const method = entry !== undefined && Object.hasOwn(methods, entry.v1) ? methods[entry.v1] : undefined;
   if (entry !== undefined && method !== undefined) {
     return { method, params: entry.params ? entry.params(params) : params, result: entry.result ?? ((value) => value) };

@@ -69,9 +69,13 @@ describe('the agent card', () => {
   it('has an extended version for a caller with a key, naming the models a run may use', async () => {
     const extended = await client.getAgentCard();
     expect(extended.description).toMatch(/Models a run may name: .*offline/);
-    const legacy = await rpc(bridge.url, { jsonrpc: '2.0', id: 1, method: 'agent/getAuthenticatedExtendedCard' }, {
-      Authorization: `Bearer ${KEY}`,
-    });
+    const legacy = await rpc(
+      bridge.url,
+      { jsonrpc: '2.0', id: 1, method: 'agent/getAuthenticatedExtendedCard' },
+      {
+        Authorization: `Bearer ${KEY}`,
+      },
+    );
     expect((await legacy.json()).result).toMatchObject({ protocolVersion: '0.3.0', url: `${bridge.url}/v1/a2a` });
   });
 
