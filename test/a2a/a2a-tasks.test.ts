@@ -194,6 +194,23 @@ describe('chat mode', () => {
   });
 });
 
+describe('chat mode, streamed', () => {
+  it('streams each turn: the task as it stands, working, the new answer, and the caller’s turn again', async () => {
+    const first = taskOf(await client.sendMessage(userMessage([{ text: 'Hi!' }])));
+    const events = await collect(client.sendMessageStream(userMessage([{ text: 'Once more.' }], { taskId: first.id })));
+    expect(events[0]?.payload?.$case).toBe('task');
+    expect(statesOf(events)).toEqual(['TASK_STATE_WORKING', 'TASK_STATE_INPUT_REQUIRED']);
+    const chunks = events.flatMap((event) => (event.payload?.$case === 'artifactUpdate' ? [event.payload.value] : []));
+    // The new turn's answer replaces the last one's.
+    expect(chunks[0]?.append).toBe(false);
+    const text = chunks.map((chunk) =>
+      chunk.artifact?.parts.map((part) => (part.content?.$case === 'text' ? part.content.value : '')).join(''),
+    );
+    expect(text.join('')).toBe('Still here.');
+    await client.cancelTask({ tenant: '', id: first.id, metadata: undefined });
+  });
+});
+
 describe('a person in the loop', () => {
   const GATED = { ...ARITH, approval: { tools: ['submit'], timeout_seconds: 120 } };
 
@@ -321,6 +338,7 @@ describe('get, list and cancel', () => {
     await expect(other.sendMessage(userMessage([{ text: 'mine now' }], { taskId: mine.id }))).rejects.toBeInstanceOf(
       TaskNotFoundError,
     );
+    await expect(collect(other.resubscribeTask({ tenant: '', id: mine.id }))).rejects.toBeInstanceOf(TaskNotFoundError);
     const theirs = await other.listTasks(ListTasksRequest.fromJSON({}));
     expect(theirs.tasks.map((task) => task.id)).not.toContain(mine.id);
   });
