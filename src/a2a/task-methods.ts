@@ -54,7 +54,7 @@ function currentTask(run: OpenedRun, historyLength?: number) {
   return taskAt(subjectOf(run.record), run.log.entries, run.log.lastSeq, { historyLength });
 }
 
-/** The time a blocking send may wait in one go before looking at the log again. */
+/** Waits until the events after `after` leave `run` terminal or waiting on its caller (a blocking send). */
 function settle(deps: A2aDeps, call: A2aCall, run: OpenedRun, after: number): Promise<void> {
   return waitUntilSettled(run, frameContext(run), after, deps.registry, { signal: call.signal, wakeMs: deps.wakeMs });
 }
@@ -274,7 +274,11 @@ function listTasks(deps: A2aDeps) {
     const shown = matched.slice(start, start + pageSize);
     const tasks = [];
     for (const item of shown) {
-      const run = await deps.registry.open(item.run_id, call.owner).catch(() => undefined);
+      // A run forgotten since the list was read (its retention, a DELETE) is left out; other errors are the store's.
+      const run = await deps.registry.open(item.run_id, call.owner).catch((error: unknown) => {
+        if ((error as { code?: string }).code === 'run_not_found') return undefined;
+        throw error;
+      });
       if (run === undefined) continue;
       tasks.push(
         taskAt(subjectOf(run.record), run.log.entries, run.log.lastSeq, {

@@ -364,6 +364,21 @@ describe('A2A v0.3', () => {
     expect(stateOf(await legacy.getTask({ tenant: '', id: task.id, historyLength: undefined }))).toBe(
       'TASK_STATE_COMPLETED',
     );
+    // A person in the loop, in v0.3: the decision streamed as a message on the task.
+    const gated = taskOf(
+      await legacy.sendMessage(userMessage([{ data: { ...ARITH, approval: { tools: ['submit'] } } }])),
+    );
+    expect(stateOf(gated)).toBe('TASK_STATE_INPUT_REQUIRED');
+    const [{ pending }] = dataPartsOf(gated.status?.message) as Array<{ pending: Array<{ tool_call_id: string }> }>;
+    const decided = await collect(
+      legacy.sendMessageStream(
+        userMessage([{ data: { decisions: [{ tool_call_id: pending[0]!.tool_call_id, decision: 'approve' }] } }], {
+          taskId: gated.id,
+        }),
+      ),
+    );
+    expect(statesOf(decided).at(-1)).toBe('TASK_STATE_COMPLETED');
+    await expect(collect(legacy.resubscribeTask({ tenant: '', id: gated.id }))).rejects.toThrow();
     const chat = taskOf(await legacy.sendMessage(userMessage([{ text: 'Hi!' }])));
     expect(stateOf(chat)).toBe('TASK_STATE_INPUT_REQUIRED');
     expect(stateOf(await legacy.cancelTask({ tenant: '', id: chat.id, metadata: undefined }))).toBe(
