@@ -268,6 +268,67 @@ describe('a person in the loop', () => {
     expect(statesOf(rest).at(-1)).toBe('TASK_STATE_COMPLETED');
   });
 
+  it('takes edit (approve with new arguments) and deny with a reason, as the approvals API does', async () => {
+    const gated = { ...ARITH, approval: { tools: ['calculator'], timeout_seconds: 120 } };
+    const first = taskOf(await client.sendMessage(userMessage([{ data: gated }])));
+    const pendingOf = (task: typeof first) =>
+      (dataPartsOf(task.status?.message)[0] as { pending: Array<{ tool_call_id: string }> }).pending;
+    await expect(
+      client.sendMessage(
+        userMessage(
+          [{ data: { decisions: [{ tool_call_id: pendingOf(first)[0]!.tool_call_id, decision: 'edit' }] } }],
+          {
+            taskId: first.id,
+          },
+        ),
+      ),
+    ).rejects.toThrow(/carries the new "arguments"/);
+    const edited = taskOf(
+      await client.sendMessage(
+        userMessage(
+          [
+            {
+              data: {
+                decisions: [
+                  {
+                    tool_call_id: pendingOf(first)[0]!.tool_call_id,
+                    decision: 'edit',
+                    arguments: { expression: '6 * 7' },
+                  },
+                ],
+              },
+            },
+          ],
+          { taskId: first.id },
+        ),
+      ),
+    );
+    // The next calculator call waits in its turn.
+    expect(stateOf(edited)).toBe('TASK_STATE_INPUT_REQUIRED');
+    await client.sendMessage(
+      userMessage(
+        [
+          {
+            data: {
+              decisions: [{ tool_call_id: pendingOf(edited)[0]!.tool_call_id, decision: 'deny', reason: 'enough' }],
+            },
+          },
+        ],
+        { taskId: first.id },
+      ),
+    );
+    await client.cancelTask({ tenant: '', id: first.id, metadata: undefined });
+    const events = await bridge.readEvents(first.id);
+    const resolved = events.filter((event) => event.event === 'tool.approval_resolved');
+    expect(resolved.slice(0, 2)).toMatchObject([
+      { decision: 'approve', edited: true, by: 'client' },
+      { decision: 'deny', reason: 'enough', by: 'client' },
+    ]);
+    expect(events.find((event) => event.event === 'tool.started')).toMatchObject({
+      arguments: { expression: '6 * 7' },
+    });
+  });
+
   it('refuses a decision for a call the task does not wait on', async () => {
     const waiting = taskOf(await client.sendMessage(userMessage([{ data: GATED }])));
     await expect(
