@@ -430,7 +430,7 @@ describe('A2A v0.3', () => {
       await legacy.sendMessage(userMessage([{ data: { ...ARITH, approval: { tools: ['submit'] } } }])),
     );
     expect(stateOf(gated)).toBe('TASK_STATE_INPUT_REQUIRED');
-    const [{ pending }] = dataPartsOf(gated.status?.message) as Array<{ pending: Array<{ tool_call_id: string }> }>;
+    const { pending } = dataPartsOf(gated.status?.message)[0] as { pending: Array<{ tool_call_id: string }> };
     const decided = await collect(
       legacy.sendMessageStream(
         userMessage([{ data: { decisions: [{ tool_call_id: pending[0]!.tool_call_id, decision: 'approve' }] } }], {
