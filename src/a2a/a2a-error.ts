@@ -86,8 +86,9 @@ export function rpcCodeOf(error: RunbridgeError): RpcCode {
 
 /**
  * The HTTP status a JSON-RPC error is answered with: 200, as the SDKs answer protocol errors, but for
- * the refusals that pass (401, 429, 503: clients and proxies act on those statuses and `Retry-After`), a body over the cap (413)
- * and the faults of the server or its peers (its 500 or 502, as the HTTP API answers them).
+ * a body over the cap (413), the refusals that pass (401, 429, 503: clients and proxies act on those
+ * statuses and `Retry-After`) and the faults of the server or its peers (its 500 or 502, as the HTTP
+ * API answers them).
  */
 export function httpStatusOf(error: RunbridgeError, rpcCode: RpcCode): number {
   if (error.status === 413) return 413;
