@@ -10,6 +10,8 @@ import type { A2aVersion } from './a2a-version.js';
 export interface A2aPush {
   methods: A2aMethodTable;
   v03: V03MethodTable;
+  /** Refuses, as `CreateTaskPushNotificationConfig` would, a config whose receiver may not be called. */
+  check(config: PushConfigInput): Promise<void>;
   /** Sets `config` for `owner`'s new task `taskId`, as `CreateTaskPushNotificationConfig` would. */
   configure(taskId: string, owner: string, config: PushConfigInput, version: A2aVersion): Promise<void>;
 }

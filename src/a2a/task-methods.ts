@@ -24,7 +24,7 @@ import { a2aInfoOf, contextIdOf, subjectOf, taskAt } from './task-view.js';
 import { sendParamsFromV03, sendResultToV03, taskToV03 } from './v03-wire.js';
 
 /** `params` read with `schema`, or `-32602` naming every bad field. */
-function paramsOf<Schema extends z.ZodType>(schema: Schema, params: unknown): z.output<Schema> {
+export function paramsOf<Schema extends z.ZodType>(schema: Schema, params: unknown): z.output<Schema> {
   const parsed = schema.safeParse(params);
   if (parsed.success) return parsed.data;
   const { issues: details, summary } = fieldIssues(parsed.error);
@@ -36,7 +36,7 @@ function paramsOf<Schema extends z.ZodType>(schema: Schema, params: unknown): z.
 }
 
 /** `owner`'s run `id`, or `-32001` (an unknown run and another key's answer the same). */
-async function openTask(deps: A2aDeps, id: string, owner: string): Promise<OpenedRun> {
+export async function openTask(deps: Pick<A2aDeps, 'registry'>, id: string, owner: string): Promise<OpenedRun> {
   try {
     return await deps.registry.open(id, owner);
   } catch (error) {
@@ -78,6 +78,8 @@ function sendMessage(deps: A2aDeps, streaming: boolean) {
           status: 200,
         });
       }
+      // A receiver the bridge may not call is refused before the task starts, not after.
+      if (push !== undefined) await deps.push?.check(push);
       const contextId = message.contextId ?? randomUUID();
       const request = runRequestOf(read, { contextId, messageId: message.messageId });
       const { record } = await deps.registry.create(request, call.owner);

@@ -53,6 +53,13 @@ export const settings = {
       'the base URL callers reach the bridge at, behind a proxy (e.g. `https://agents.example.com`): the [A2A](a2a.md) ' +
       'agent card names its endpoint under it',
   }),
+  a2aMaxPushConfigs: setting({
+    variable: 'RUNBRIDGE_A2A_MAX_PUSH_CONFIGS',
+    ...wholeNumber(10),
+    description:
+      'push notification configs one [A2A](a2a.md#push-notifications) task holds; past it `push_configs_full`, so ' +
+      'one task cannot multiply its deliveries (each config gets every event of the task)',
+  }),
   orsUrl: setting({
     variable: 'ORS_URL',
     ...optionalUrl('an `http://` or `https://` URL', { protocol: /^https?$/, base: true }),
