@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../support/eventually.js';
 import { type LoopbackServer, serveLoopback } from '../support/loopback-server.js';
 import { startTestBridge, type TestBridge } from '../support/start-test-bridge.js';
-import { a2aClient, dataPartsOf, rpc, stateOf, taskOf, userMessage } from './a2a-support.js';
+import { a2aClient, dataPartsOf, legacyClient, rpc, stateOf, taskOf, userMessage } from './a2a-support.js';
 
 /**
  * Push notifications (docs/a2a.md, "Push notifications"): a task's configs, set with its send or
@@ -259,5 +259,54 @@ describe('push notifications', () => {
       expect(push.headers.authorization).toBe('Bearer legacy-credentials');
       expect(push.headers['content-type']).toBe('application/json');
     }
+  });
+  it('takes a config in a v0.3 send (the SDK over its v0.3 transport) and pushes it the whole v0.3 task', async () => {
+    const legacy = await legacyClient(bridge.url, ALPHA);
+    const send = SendMessageRequest.fromJSON({
+      message: {
+        messageId: crypto.randomUUID(),
+        role: 'ROLE_USER',
+        parts: [{ data: { env: 'arith', model: 'offline' } }],
+      },
+      configuration: { taskPushNotificationConfig: { url: `${receiver.url}/legacy-inline`, token: 'inline-token' } },
+    });
+    const done = taskOf(await legacy.sendMessage(send));
+    const pushes = await eventually(() => {
+      const all = at('/legacy-inline');
+      return all.some((push) => (push.json.status as { state?: string })?.state === 'completed') && all;
+    }, 'the completed v0.3 task pushed');
+    for (const push of pushes) {
+      expect(push.json).toMatchObject({ kind: 'task', id: done.id });
+      expect(push.headers['x-a2a-notification-token']).toBe('inline-token');
+      expect(push.headers.authorization).toBeUndefined();
+    }
+  });
+  it('refuses a receiver the SSRF guard refuses, before the task starts', async () => {
+    const total = async () => {
+      const answer = await rpc(
+        bridge.url,
+        { jsonrpc: '2.0', id: 1, method: 'ListTasks', params: {} },
+        { Authorization: `Bearer ${ALPHA}`, 'A2A-Version': '1.0' },
+      );
+      return ((await answer.json()) as { result: { totalSize: number } }).result.totalSize;
+    };
+    const before = await total();
+    const answer = await rpc(
+      bridge.url,
+      {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'SendMessage',
+        params: {
+          message: { messageId: 'm-ssrf', role: 'ROLE_USER', parts: [{ data: { env: 'arith', model: 'offline' } }] },
+          configuration: { taskPushNotificationConfig: { url: 'http://10.0.0.1/hook' } },
+        },
+      },
+      { Authorization: `Bearer ${ALPHA}`, 'A2A-Version': '1.0' },
+    );
+    const { error } = (await answer.json()) as { error: { code: number; data: unknown } };
+    expect(error.code).toBe(-32602);
+    expect(JSON.stringify(error.data)).toContain('webhook_refused');
+    expect(await total()).toBe(before);
   });
 });
