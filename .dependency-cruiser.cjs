@@ -27,8 +27,10 @@ const ALLOWED = {
   telemetry: ['protocol', 'config', 'package-version.ts'],
   runs: ['protocol', 'errors.ts', 'models', 'ors', 'telemetry'],
   webhooks: ['runs', 'protocol', 'errors.ts', 'config', 'telemetry'],
-  store: ['runs', 'rollouts', 'webhooks', 'protocol', 'errors.ts', 'config', 'telemetry'],
+  store: ['runs', 'rollouts', 'webhooks', 'a2a', 'protocol', 'errors.ts', 'config', 'telemetry'],
+  a2a: ['runs', 'protocol', 'errors.ts', 'package-version.ts', 'sse', 'http/formats'],
   http: [
+    'a2a',
     'runs',
     'rollouts',
     'protocol',

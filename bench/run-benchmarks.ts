@@ -1,6 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
+import { benchA2aServing } from './benchmarks/a2a-serving.js';
 import { benchAdapterCost } from './benchmarks/adapter-cost.js';
 import { benchColdStart } from './benchmarks/cold-start.js';
 import { benchEveryCore } from './benchmarks/every-core.js';
@@ -38,6 +39,7 @@ const BENCHMARKS: ReadonlyArray<{ id: string; run: (ctx: BenchContext) => Promis
   { id: 'every-core', run: benchEveryCore },
   { id: 'peers', run: benchPeers },
   { id: 'token-in', run: benchTokenInCost },
+  { id: 'a2a', run: benchA2aServing },
 ];
 
 const USAGE = `npm run bench -- [--quick] [--only id,id] [--out FILE]

@@ -1,6 +1,8 @@
 import { setMaxListeners } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { createA2aPush } from './a2a/push/push-methods.js';
+import { PushNotifier, withPushNotifications } from './a2a/push/push-notifier.js';
 import { type Config, ConfigError } from './config/index.js';
 import { openFileLimit } from './config/open-file-limit.js';
 import { bridgeSecretsOf, configuredProviders, PROVIDER_SETUP } from './configured-providers.js';
@@ -132,7 +134,7 @@ export async function startBridge(
     await orsServer?.close();
     throw error;
   }
-  const { store, streams, secret, outbox, instance, rollouts: batches } = opened;
+  const { store, streams, secret, outbox, instance, rollouts: batches, a2a } = opened;
   const telemetry = createTelemetry({
     logger: log,
     metrics: config.metrics.enabled,
@@ -142,13 +144,24 @@ export async function startBridge(
     labelledModels: [...models.list().map((model) => model.id), models.normalise(undefined), ...config.metrics.models],
     ...(options.sharedMetrics === undefined ? {} : { shared: options.sharedMetrics }),
   });
+  const webhooks = new WebhookDispatcher({
+    outbox,
+    settings: config.webhooks,
+    log,
+    metrics: telemetry.metrics,
+    // A deleted A2A push config is sent nothing more, whichever instance deleted it.
+    pushWanted: async ({ taskId, configId }) => (await a2a.pushConfigs(taskId)).some(({ id }) => id === configId),
+  });
+  const pushNotifier = new PushNotifier(a2a, webhooks, (error) =>
+    log.error({ err: error }, 'A2A push: could not queue the deliveries of an event'),
+  );
   const registry = new RunRegistry({
     ors,
     models,
     store,
     streams,
     catalog,
-    webhooks: new WebhookDispatcher({ outbox, settings: config.webhooks, log, metrics: telemetry.metrics }),
+    webhooks: withPushNotifications(webhooks, pushNotifier),
     telemetry,
     ...(config.tracing.traceUrl === undefined ? {} : { traceUrl: config.tracing.traceUrl }),
     ...(secret ? { secret } : {}),
@@ -164,6 +177,19 @@ export async function startBridge(
     },
   });
   telemetry.metrics.countQueued(async () => (await registry.stats()).queued);
+  // Push notifications are signed as webhooks are: without the webhook secret, the card offers none.
+  const a2aPush =
+    config.webhooks.secret === undefined
+      ? undefined
+      : createA2aPush({
+          registry,
+          store: a2a,
+          sender: webhooks,
+          notifier: pushNotifier,
+          maxConfigs: config.a2aMaxPushConfigs,
+          // A task's configs outlive its run: as long as it may run, then be remembered.
+          ttlMs: config.runTimeoutMs + config.retentionMs,
+        });
 
   const rollouts = new RolloutService({
     registry,
@@ -197,6 +223,7 @@ export async function startBridge(
     telemetry,
     metricsAccess: new MetricsAccess(config.metrics.token, config.apiKeys),
     bridgeSecrets,
+    ...(a2aPush === undefined ? {} : { a2aPush }),
   });
   // Node answers a request without a Host header with a bare 400 before the app sees it; the bridge
   // never routes by Host, so such a request is served (or refused) like any other, with our error body.

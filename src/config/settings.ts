@@ -45,6 +45,21 @@ export const settings = {
       'address the API listens on (`runbridge serve --host` overrides it). Without API keys start-up refuses any ' +
       'but a loopback address (`127.0.0.1`, `::1`, `localhost`)',
   }),
+  publicUrl: setting({
+    variable: 'RUNBRIDGE_PUBLIC_URL',
+    ...optionalUrl('an `http://` or `https://` URL', { protocol: /^https?$/, base: true }),
+    default: "— (the request's own origin)",
+    description:
+      'the base URL callers reach the bridge at, behind a proxy (e.g. `https://agents.example.com`): the [A2A](a2a.md) ' +
+      'agent card names its endpoint under it',
+  }),
+  a2aMaxPushConfigs: setting({
+    variable: 'RUNBRIDGE_A2A_MAX_PUSH_CONFIGS',
+    ...wholeNumber(10),
+    description:
+      'push notification configs one [A2A](a2a.md#push-notifications) task holds; past it `push_configs_full`, so ' +
+      'one task cannot multiply its deliveries (each config gets every event of the task)',
+  }),
   orsUrl: setting({
     variable: 'ORS_URL',
     ...optionalUrl('an `http://` or `https://` URL', { protocol: /^https?$/, base: true }),

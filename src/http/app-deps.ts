@@ -1,3 +1,4 @@
+import type { A2aPush } from '../a2a/a2a-deps.js';
 import type { TraceparentTrust } from '../config/traceparent-trust.js';
 import type { ModelListing } from '../models/model-catalog.js';
 import type { RolloutService } from '../rollouts/rollout-service.js';
@@ -18,7 +19,13 @@ export interface AppDeps {
   models: { list(): Promise<ModelListing> };
   authenticator: Authenticator;
   /** What `GET /v1/environments` lists (the `EnvCatalog` the runs are checked against), and whether the ORS server answers. */
-  environments: { list(): Promise<EnvironmentEntry[]>; health(): Promise<OrsHealth>; defaultEnv(): Promise<string> };
+  environments: {
+    list(): Promise<EnvironmentEntry[]>;
+    health(): Promise<OrsHealth>;
+    defaultEnv(): Promise<string>;
+    /** The tools of an environment, for the A2A card's skills. */
+    tools(env: string): Promise<Array<{ name: string; description: string }>>;
+  };
   /** The built chat page served at `GET /`, or undefined with `RUNBRIDGE_UI=0`. */
   ui: UiAssets | undefined;
   /** The caps on open event streams, in total and per key; every SSE answer holds a slot. */
@@ -29,6 +36,8 @@ export interface AppDeps {
     /** This instance's id in the shared store (`/health`); undefined in memory. */
     instance: string | undefined;
     maxBodyBytes: number;
+    /** The base URL callers reach the bridge at (`RUNBRIDGE_PUBLIC_URL`): the A2A card's URLs; unset, the request's origin. */
+    publicUrl?: string | undefined;
     keepaliveMs: number;
     subscriberBufferBytes: number;
     streamTokenTtlMs: number;
@@ -46,6 +55,8 @@ export interface AppDeps {
   telemetry: Telemetry;
   /** Who may read `GET /metrics`: the scraper's `RUNBRIDGE_METRICS_TOKEN`, never an API key. */
   metricsAccess: MetricsAccess;
+  /** A2A push notifications (`src/a2a/push/`); undefined while none are served (the card says so). */
+  a2aPush?: A2aPush;
   /** The bridge's own secrets, cut out of every error body (docs/security.md). */
   bridgeSecrets?: readonly string[];
 }

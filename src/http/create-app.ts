@@ -5,6 +5,7 @@ import { authenticateRequest, authenticateRoute } from './authenticate-request.j
 import { callerTraceTrust } from './caller-trace-trust.js';
 import { corsMiddleware } from './cors-middleware.js';
 import { errorMiddleware } from './error-middleware.js';
+import { a2aHandlers } from './handlers/a2a-handlers.js';
 import { catalogHandlers } from './handlers/catalog-handlers.js';
 import { chatCompletionsHandlers } from './handlers/chat-completions-handlers.js';
 import { metaHandlers } from './handlers/meta-handlers.js';
@@ -45,6 +46,7 @@ export function createApp(deps: AppDeps): Koa<AppState> {
     ...catalogHandlers(deps),
     ...metaHandlers(deps),
     ...rolloutsHandlers(deps),
+    ...a2aHandlers(deps),
   } satisfies RouteHandlers<typeof ROUTE_TABLE>;
   app.use(
     mountRoutes(ROUTE_TABLE, handlers, (key, route) => authenticateRoute(deps.authenticator, streamTokens, key, route)),

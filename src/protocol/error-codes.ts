@@ -180,6 +180,41 @@ export const ERROR_CODES = {
     where: ['http'],
     meaning: 'as many event streams are open as the server holds, in all or for this key (`Retry-After: 5`)',
   },
+  jsonrpc_batch_refused: {
+    status: 400,
+    where: ['http'],
+    meaning: 'a JSON-RPC batch (an array) sent to the [A2A](a2a.md) endpoint: send one request per POST',
+  },
+  jsonrpc_unknown_method: {
+    status: 400,
+    where: ['http'],
+    meaning: 'an A2A method the requested protocol version does not have (JSON-RPC `-32601`)',
+  },
+  protocol_version_unsupported: {
+    status: 400,
+    where: ['http'],
+    meaning: 'an `A2A-Version` other than `1.0` and `0.3` (JSON-RPC `-32009`)',
+  },
+  unsupported_part: {
+    status: 400,
+    where: ['http'],
+    meaning: 'an A2A message with a file part: the agent takes text and JSON data (JSON-RPC `-32005`)',
+  },
+  task_not_cancelable: {
+    status: 409,
+    where: ['http'],
+    meaning: 'an A2A `CancelTask` on a task that has completed, failed or was rejected (JSON-RPC `-32002`)',
+  },
+  push_configs_full: {
+    status: 409,
+    where: ['http'],
+    meaning: 'an A2A task holds `RUNBRIDGE_A2A_MAX_PUSH_CONFIGS` push notification configs already',
+  },
+  push_config_not_found: {
+    status: 404,
+    where: ['http'],
+    meaning: 'an A2A push notification config the task does not have',
+  },
   ors_unavailable: {
     status: 502,
     where: ['http', 'run'],

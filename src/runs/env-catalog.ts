@@ -9,7 +9,7 @@ import type { TaskRequest } from '../protocol/run-request.js';
 export type EnvironmentEntry = z.infer<typeof EnvironmentListSchema>['data'][number];
 
 /** The ORS calls the catalog makes; an `OrsClient` has them. */
-export type EnvironmentSource = Pick<OrsClient, 'listEnvironments' | 'splits' | 'numTasks' | 'taskSchema'>;
+export type EnvironmentSource = Pick<OrsClient, 'listEnvironments' | 'splits' | 'numTasks' | 'taskSchema' | 'tools'>;
 
 /** The environment a request that names none plays when none is configured and the ORS server lists it. */
 const PREFERRED_DEFAULT = 'arith';
@@ -125,6 +125,15 @@ export class EnvCatalog {
         return { id, splits: counted };
       }),
     );
+  }
+
+  /**
+   * The tools of `env`, names and descriptions as the ORS server lists them (cached as the rest): what
+   * the A2A agent card says of its skill. An `OrsError` when the server fails.
+   */
+  async tools(env: string): Promise<Array<{ name: string; description: string }>> {
+    const tools = await this.#cached(`tools\0${env}`, (signal) => this.#source.tools(env, signal));
+    return tools.map(({ name, description }) => ({ name, description }));
   }
 
   /**

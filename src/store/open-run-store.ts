@@ -1,4 +1,5 @@
 import { customAlphabet } from 'nanoid';
+import type { A2aStore } from '../a2a/a2a-store.js';
 import type { Config } from '../config/index.js';
 import type { RolloutBatchStore } from '../rollouts/rollout-batch-store.js';
 import type { RunStore, StoreLimits } from '../runs/run-store.js';
@@ -6,10 +7,12 @@ import type { RunStreams } from '../runs/run-streams.js';
 import { StoreUnavailableError } from '../runs/store-unavailable-error.js';
 import type { Logger } from '../telemetry/logger.js';
 import type { WebhookOutbox } from '../webhooks/webhook-outbox.js';
+import { MemoryA2aStore } from './memory/memory-a2a-store.js';
 import { MemoryRolloutStore } from './memory/memory-rollout-store.js';
 import { MemoryRunStore } from './memory/memory-run-store.js';
 import { MemoryWebhookOutbox } from './memory/memory-webhook-outbox.js';
 import { StoredBytes } from './memory/stored-bytes.js';
+import { RedisA2aStore } from './redis/redis-a2a-store.js';
 import { RedisConnection } from './redis/redis-connection.js';
 import { RedisKeys } from './redis/redis-keys.js';
 import { RedisRolloutStore } from './redis/redis-rollout-store.js';
@@ -53,6 +56,8 @@ export interface OpenedStore {
   outbox: WebhookOutbox;
   /** Where the service's rollout batches live: beside the runs, in memory or in the same Redis. */
   rollouts: RolloutBatchStore;
+  /** What the A2A endpoint keeps beside the runs (push notification configs): in memory or in the same Redis. */
+  a2a: A2aStore;
 }
 
 /**
@@ -74,6 +79,7 @@ export async function openRunStore(config: Config, log: Logger): Promise<OpenedS
       instance: undefined,
       outbox: new MemoryWebhookOutbox(config.retentionMs),
       rollouts: new MemoryRolloutStore({ stored, limits: byteLimits }),
+      a2a: new MemoryA2aStore(),
     };
   }
   const keys = new RedisKeys(config.redisPrefix);
@@ -126,6 +132,7 @@ export async function openRunStore(config: Config, log: Logger): Promise<OpenedS
       expireMs: config.retentionMs + EXPIRY_MARGIN_MS,
       limits: byteLimits,
     }),
+    a2a: new RedisA2aStore(connection, keys),
   };
 }
 

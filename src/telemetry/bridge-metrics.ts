@@ -38,6 +38,11 @@ export interface BridgeMetrics {
   /** An event stream opened in `format`; call what it returns when it closes. */
   streamOpened(format: string): () => void;
   webhookDelivery(outcome: DeliveryOutcome): void;
+  /**
+   * One call of the A2A endpoint: its method (one of the protocol's, else `other`), the protocol version
+   * it was made in, and its outcome (`ok`, or the A2A reason of its error, e.g. `TASK_NOT_FOUND`).
+   */
+  a2aCall(method: string, version: string, outcome: string): void;
   /** A rollout batch's pair recorded by this instance (once per pair across instances), by its record's status. */
   rolloutRecord(status: 'completed' | 'failed'): void;
   /** How to count the queued runs (the store's count, shared by every instance) when scraped. */
@@ -58,6 +63,7 @@ export const noMetrics: BridgeMetrics = {
   approvalsPending: nothing,
   streamOpened: () => nothing,
   webhookDelivery: nothing,
+  a2aCall: nothing,
   rolloutRecord: nothing,
   countQueued: nothing,
 };

@@ -122,6 +122,12 @@ export class PrometheusMetrics implements BridgeMetrics {
     labelNames: ['outcome'] as const,
     registers: [this.registry],
   });
+  readonly #a2aCalls = new Counter({
+    name: 'runbridge_a2a_calls_total',
+    help: 'Calls of the A2A endpoint, by method, protocol version (1.0, 0.3) and outcome (ok, or the A2A error reason).',
+    labelNames: ['method', 'version', 'outcome'] as const,
+    registers: [this.registry],
+  });
   readonly #rolloutRecords = new Counter({
     name: 'runbridge_rollout_records_total',
     help: 'Pairs of rollout batches recorded by this instance, by the record status (completed, failed).',
@@ -217,6 +223,10 @@ export class PrometheusMetrics implements BridgeMetrics {
 
   webhookDelivery(outcome: DeliveryOutcome): void {
     this.#deliveries.inc({ outcome });
+  }
+
+  a2aCall(method: string, version: string, outcome: string): void {
+    this.#a2aCalls.inc({ method, version, outcome });
   }
 
   rolloutRecord(status: 'completed' | 'failed'): void {

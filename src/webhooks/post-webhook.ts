@@ -10,7 +10,7 @@ export type PostOutcome = { status: number } | { status: null; error: string };
 const MAX_ANSWER_BYTES = 64 * 1024;
 
 /**
- * One attempt to deliver `body` to `target`: a POST that connects to the address the guard checked
+ * One attempt to deliver `body` to `target` (JSON unless `headers` name another type): a POST that connects to the address the guard checked
  * (never resolving the name again), follows no redirect (a 3xx is an answer like any other non-2xx),
  * and gives up after `timeoutMs` in all, connecting included. Never throws.
  */
@@ -42,8 +42,8 @@ export function postWebhook(
         // One connection per attempt: a pooled socket could outlive the check of its address.
         agent: false,
         headers: {
-          ...headers,
           'content-type': 'application/json',
+          ...headers,
           'content-length': String(Buffer.byteLength(body)),
           'user-agent': 'runbridge-webhooks',
         },

@@ -11,7 +11,7 @@ import { type BridgeMetrics, noMetrics } from '../telemetry/bridge-metrics.js';
 import type { Logger } from '../telemetry/logger.js';
 import { type PostOutcome, postWebhook } from './post-webhook.js';
 import { TargetBreaker } from './target-breaker.js';
-import type { OutboxDelivery, WebhookOutbox } from './webhook-outbox.js';
+import type { OutboxDelivery, PushTarget, WebhookOutbox } from './webhook-outbox.js';
 import { type HostLookup, resolveWebhookTarget, systemLookup, WebhookTargetError } from './webhook-target.js';
 
 export interface WebhookDispatcherOptions {
@@ -23,7 +23,17 @@ export interface WebhookDispatcherOptions {
   now?: () => number;
   /** How host names resolve (tests resolve names of their own). */
   lookup?: HostLookup;
+  /**
+   * Whether a push notification's config still stands, asked before each attempt: a config deleted
+   * meanwhile is sent nothing more (its pending deliveries fail, unsent). Default: every one does.
+   */
+  pushWanted?: (push: PushTarget) => Promise<boolean>;
 }
+
+/** An A2A push notification to deliver: what the outbox keeps of it (docs/a2a.md, "Push notifications"). */
+export type PushDelivery = Pick<OutboxDelivery, 'id' | 'runId' | 'owner' | 'url' | 'event' | 'seq' | 'body'> & {
+  push: PushTarget;
+};
 
 /** The longest wait between two attempts. */
 const MAX_RETRY_MS = 10 * 60_000;
@@ -103,9 +113,22 @@ export class WebhookDispatcher implements WebhookSink {
     }
   }
 
-  /** Run `runId`'s deliveries, as its snapshot shows them. */
+  /** Run `runId`'s deliveries, as its snapshot shows them (its webhook's: push notifications are the A2A task's). */
   async deliveries(runId: string): Promise<WebhookDelivery[]> {
-    return (await this.#o.outbox.list(runId)).map(deliveryState);
+    return (await this.#o.outbox.list(runId)).filter((delivery) => delivery.push === undefined).map(deliveryState);
+  }
+
+  /**
+   * Refuses, as {@link check} does, a push notification URL this server cannot call. Push
+   * notifications go through the same outbox, guard, signature, retries, turns and breaker as webhooks.
+   */
+  async checkPushUrl(url: string): Promise<void> {
+    await this.check({ url });
+  }
+
+  /** Queues an A2A push notification; its attempts are a webhook delivery's. */
+  enqueuePush(delivery: PushDelivery): void {
+    this.#track(this.#add({ ...delivery }));
   }
 
   /**
@@ -148,14 +171,25 @@ export class WebhookDispatcher implements WebhookSink {
       timestamp: new Date(event.timestamp * 1000).toISOString(),
       data: { run: snapshot, event },
     });
-    await this.#o.outbox.add({
+    await this.#add({
       id: `msg_${record.id}_${event.seq}`,
       runId: record.id,
       owner: record.owner,
       url,
-      event: event.event as OutboxDelivery['event'],
+      event: event.event,
       seq: event.seq,
       body,
+    });
+  }
+
+  async #add(
+    delivery: Omit<
+      OutboxDelivery,
+      'status' | 'attempts' | 'lastStatus' | 'lastError' | 'nextAttemptAt' | 'deliveredAt'
+    >,
+  ): Promise<void> {
+    await this.#o.outbox.add({
+      ...delivery,
       status: 'pending',
       attempts: 0,
       lastStatus: null,
@@ -232,7 +266,11 @@ export class WebhookDispatcher implements WebhookSink {
     const origin = new URL(delivery.url).origin;
     // A key's receiver: what one key's runs fail at never holds back another key's deliveries.
     const target = `${delivery.owner} ${origin}`;
-    const refusal = this.#breaker.refusal(target, origin, this.#now());
+    const refusal =
+      delivery.push !== undefined && !(await (this.#o.pushWanted?.(delivery.push) ?? true))
+        ? 'the push notification config was deleted'
+        : this.#breaker.refusal(target, origin, this.#now());
+    const dropped = refusal === 'the push notification config was deleted';
     let sent: { outcome: PostOutcome; retry: boolean } | undefined;
     if (refusal === undefined) {
       try {
@@ -242,7 +280,7 @@ export class WebhookDispatcher implements WebhookSink {
       }
     }
     const outcome: PostOutcome = sent?.outcome ?? { status: null, error: refusal as string };
-    const retry = sent?.retry ?? true;
+    const retry = sent?.retry ?? !dropped;
     const lastError = failureOf(outcome) ?? null;
     const delivered = lastError === null;
     const attempts = delivery.attempts + 1;
@@ -285,6 +323,7 @@ export class WebhookDispatcher implements WebhookSink {
       const outcome = await postWebhook(
         target,
         {
+          ...delivery.push?.headers,
           'webhook-id': delivery.id,
           'webhook-timestamp': String(Math.floor(startedAt / 1000)),
           'webhook-signature': signature,
@@ -318,7 +357,7 @@ function deliveryState(delivery: OutboxDelivery): WebhookDelivery {
   const seconds = (ms: number | null) => (ms === null ? null : ms / 1000);
   return {
     webhook_id: delivery.id,
-    event: delivery.event,
+    event: delivery.event as WebhookDelivery['event'],
     seq: delivery.seq,
     status: delivery.status,
     attempts: delivery.attempts,

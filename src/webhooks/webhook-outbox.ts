@@ -15,8 +15,11 @@ export interface OutboxDelivery {
   /** The key whose run made it (`RunRecord.owner`): deliveries are shared between keys. */
   owner: string;
   url: string;
-  event: WebhookEventType;
+  /** The run event's type: one of the webhook's events, or, for a push notification, the event it pushes. */
+  event: WebhookEventType | (string & {});
   seq: number;
+  /** Set for an A2A push notification (docs/a2a.md, "Push notifications") rather than the run's webhook. */
+  push?: PushTarget;
   /** The JSON body, built when the event happened and signed anew at each attempt. */
   body: string;
   status: 'pending' | 'delivered' | 'failed';
@@ -56,4 +59,14 @@ export interface WebhookOutbox {
   list(runId: string): Promise<OutboxDelivery[]>;
   /** When the earliest pending delivery is due, or undefined when none is pending. */
   nextDue(): Promise<number | undefined>;
+}
+
+/**
+ * What an A2A push notification adds to a delivery: the config it is for (a deleted config is sent
+ * nothing more), and the headers its receiver asked for (its token, its `Authorization`, the body's type).
+ */
+export interface PushTarget {
+  taskId: string;
+  configId: string;
+  headers: Record<string, string>;
 }

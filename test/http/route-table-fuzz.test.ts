@@ -98,6 +98,11 @@ const GOOD: Record<BridgeRouteKey, (fixtures: Fixtures) => Request> = {
   'POST /v1/rollouts/:id/cancel': ({ rolloutId }) => ({ params: { id: rolloutId } }),
   'GET /v1/rollouts/:id/records': ({ rolloutId }) => ({ params: { id: rolloutId } }),
   'POST /v1/rollouts/:id/stream-token': ({ rolloutId }) => ({ params: { id: rolloutId }, body: {} }),
+  'POST /v1/a2a': ({ runId }) => ({
+    headers: { 'A2A-Version': '1.0' },
+    body: { jsonrpc: '2.0', id: 1, method: 'GetTask', params: { id: runId } },
+  }),
+  'GET /.well-known/agent-card.json': () => ({}),
 };
 
 /** Good requests beside the first that take another branch of a route: another format, a stream, a JSON page. */

@@ -47,6 +47,7 @@ function countingSource(options: { hang?: boolean; fail?: boolean } = {}) {
     splits: (env, signal) => answer(`splits ${env}`, [{ name: 'dev', type: 'validation' as const }], signal),
     numTasks: (env, split, signal) => answer(`count ${env}/${split}`, 7, signal),
     taskSchema: (env, signal) => answer(`schema ${env}`, undefined, signal),
+    tools: (env, signal) => answer(`tools ${env}`, [], signal),
   };
   return { source, calls };
 }

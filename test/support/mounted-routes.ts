@@ -63,7 +63,12 @@ export async function mountedRoutes({ ui = true, metrics = true }: MountedRoutes
         maxBytes: 1000,
       }),
       authenticator: new Authenticator([]),
-      environments: { list: async () => [], health: async () => ({ status: 'ok' }), defaultEnv: async () => 'arith' },
+      environments: {
+        list: async () => [],
+        health: async () => ({ status: 'ok' }),
+        defaultEnv: async () => 'arith',
+        tools: async () => [],
+      },
       ui: ui ? new UiAssets() : undefined,
       streams: new StreamSlots({ maxStreams: 10, maxStreamsPerKey: 10 }),
       config: { ...config, store: 'memory', instance: undefined },

@@ -1,3 +1,4 @@
+import { A2A_ROUTES } from './a2a-routes.js';
 import { CATALOG_ROUTES } from './catalog-routes.js';
 import { CHAT_COMPLETION_ROUTES } from './chat-completions-routes.js';
 import { META_ROUTES } from './meta-routes.js';
@@ -16,6 +17,7 @@ export const ROUTE_TABLE = {
   ...CATALOG_ROUTES,
   ...META_ROUTES,
   ...ROLLOUT_ROUTES,
+  ...A2A_ROUTES,
 } as const satisfies RouteTable;
 
 /** A key of {@link ROUTE_TABLE}. */

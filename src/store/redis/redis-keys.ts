@@ -93,6 +93,17 @@ export const KEY_LAYOUT = {
     holds: 'one webhook delivery, JSON (it expires a retention after it settled)',
   },
   runWebhooks: { key: 'wh:run:{id}', type: 'list', holds: "the ids of a run's webhook deliveries, oldest first" },
+  a2aPush: {
+    key: 'a2a:push:{id}',
+    type: 'hash',
+    holds:
+      "an [A2A](a2a.md#push-notifications) task's push notification configs by id, JSON (they expire with the run)",
+  },
+  a2aPushOrder: {
+    key: 'a2a:push-order:{id}',
+    type: 'list',
+    holds: "the ids of a task's push configs, first stored first",
+  },
   secret: {
     key: 'secret',
     type: 'string',
@@ -218,6 +229,14 @@ export class RedisKeys {
 
   runWebhooks(runId: string): string {
     return this.#key('runWebhooks', runId);
+  }
+
+  a2aPush(taskId: string): string {
+    return this.#key('a2aPush', taskId);
+  }
+
+  a2aPushOrder(taskId: string): string {
+    return this.#key('a2aPushOrder', taskId);
   }
 }
 

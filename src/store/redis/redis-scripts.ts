@@ -1,3 +1,4 @@
+import { A2A_SCRIPTS } from './a2a-scripts.js';
 import { define, type ScriptSpec } from './define-script.js';
 import { luaKeyFunctions } from './redis-keys.js';
 import { ROLLOUT_SCRIPTS } from './rollout-scripts.js';
@@ -340,6 +341,7 @@ export const SCRIPTS = {
   ...WEBHOOK_SCRIPTS,
   ...WRITE_BACK_SCRIPTS,
   ...ROLLOUT_SCRIPTS,
+  ...A2A_SCRIPTS,
 } as const;
 
 export type ScriptName = keyof typeof SCRIPTS;
