@@ -17,7 +17,7 @@ const ALLOWED = {
   models: ['protocol', 'errors.ts'],
   ors: ['protocol', 'errors.ts', 'http-client', 'sse'],
   telemetry: ['protocol', 'config', 'package-version.ts'],
-  runs: ['protocol', 'errors.ts', 'models', 'ors', 'telemetry'],
+  runs: ['protocol', 'errors.ts', 'models', 'ors', 'sse', 'telemetry'],
   webhooks: ['runs', 'protocol', 'errors.ts', 'config', 'telemetry'],
   store: ['runs', 'rollouts', 'webhooks', 'protocol', 'errors.ts', 'config', 'telemetry'],
   http: [
