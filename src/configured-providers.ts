@@ -3,6 +3,7 @@ import { createOfflineProvider } from '../adapters/models/offline/offline-provid
 import { createOpenAiChatProvider } from '../adapters/models/openai-chat/openai-chat-provider.js';
 import { createOpenAiResponsesProvider } from '../adapters/models/openai-responses/openai-responses-provider.js';
 import { createVllmProvider } from '../adapters/models/vllm/vllm-provider.js';
+import { configuredVendors } from './config/configured-vendors.js';
 import { type Config, secretValues } from './config/index.js';
 import type { ModelProvider } from './models/model.js';
 import type { ModelAnswerCaps } from './protocol/model-answer-caps.js';
@@ -16,15 +17,15 @@ export const PROVIDER_SETUP: Readonly<Record<string, string>> = {
 };
 
 /**
- * The providers the configuration enables: `offline` always; `openai` and `openai-responses` with
- * `OPENAI_API_KEY` or `OPENAI_BASE_URL` (a local vLLM or Ollama usually needs no key); `anthropic`
- * with `ANTHROPIC_API_KEY`; `vllm` (token-in) with `VLLM_BASE_URL`.
+ * The providers the configuration enables: `offline` always, and those of each vendor it configures
+ * (`configuredVendors`): `openai` and `openai-responses`, `anthropic`, `vllm` (token-in).
  */
 export function configuredProviders(config: Config): ModelProvider[] {
   const providers = [createOfflineProvider()];
   const { openai, anthropic, vllm } = config;
   const answerCaps = modelAnswerCaps(config);
-  if (openai.apiKey !== undefined || openai.baseUrl !== undefined) {
+  const vendors = new Set(configuredVendors(config));
+  if (vendors.has('openai')) {
     // OpenAI-compatible servers accept any key, but the SDK insists on one. Without OPENAI_MODELS, another
     // server than OpenAI is asked which models it serves (`adapters/models/common/served-models.ts`).
     const options = {
@@ -35,13 +36,14 @@ export function configuredProviders(config: Config): ModelProvider[] {
     };
     providers.push(createOpenAiChatProvider(options), createOpenAiResponsesProvider(options));
   }
-  if (anthropic.apiKey !== undefined) {
-    providers.push(createAnthropicProvider({ apiKey: anthropic.apiKey, baseUrl: anthropic.baseUrl, answerCaps }));
+  // A vendor is configured by the setting its `!` reads (configuredVendors).
+  if (vendors.has('anthropic')) {
+    providers.push(createAnthropicProvider({ apiKey: anthropic.apiKey!, baseUrl: anthropic.baseUrl, answerCaps }));
   }
-  if (vllm.baseUrl !== undefined) {
+  if (vendors.has('vllm')) {
     providers.push(
       createVllmProvider({
-        baseUrl: vllm.baseUrl,
+        baseUrl: vllm.baseUrl!,
         ...(vllm.apiKey === undefined ? {} : { apiKey: vllm.apiKey }),
         reasoningParser: vllm.reasoningParser,
         toolParser: vllm.toolParser,

@@ -2,13 +2,14 @@ import { setMaxListeners } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type Config, ConfigError } from './config/index.js';
+import { openFileLimit } from './config/open-file-limit.js';
 import { bridgeSecretsOf, configuredProviders, PROVIDER_SETUP } from './configured-providers.js';
 import { connectOrs } from './connect-ors.js';
 import { NotFoundError } from './errors.js';
 import { limitConnectionsPerAddress } from './http/address-connections.js';
 import { answerClientError } from './http/answer-client-error.js';
 import { Authenticator } from './http/authenticate.js';
-import { connectionLimits, openFileLimit } from './http/connection-limits.js';
+import { connectionLimits } from './http/connection-limits.js';
 import { createApp } from './http/create-app.js';
 import { MetricsAccess, metricsTokenProblems } from './http/metrics-access.js';
 import { StreamSlots } from './http/stream-slots.js';
@@ -131,7 +132,7 @@ export async function startBridge(
     await orsServer?.close();
     throw error;
   }
-  const { store, secret, outbox, instance, rollouts: batches } = opened;
+  const { store, streams, secret, outbox, instance, rollouts: batches } = opened;
   const telemetry = createTelemetry({
     logger: log,
     metrics: config.metrics.enabled,
@@ -145,6 +146,7 @@ export async function startBridge(
     ors,
     models,
     store,
+    streams,
     catalog,
     webhooks: new WebhookDispatcher({ outbox, settings: config.webhooks, log, metrics: telemetry.metrics }),
     telemetry,
