@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import type { RunEvent } from '../../src/protocol/run-events.js';
 import { EventLog, EventLogFullError, RunTooLargeError } from '../../src/runs/event-log.js';
 import { waitForAppend } from '../../src/runs/log-reader.js';
 import { formatSseFrame } from '../../src/sse/format-sse-frame.js';
-import type { RunEvent } from '../../src/protocol/run-events.js';
 
 const started = { event: 'run.started', env: 'arith', task: { split: 'train', index: 0 }, model: 'offline' } as const;
 const delta = { event: 'message.delta', delta: 'hi', turn: 1 } as const;

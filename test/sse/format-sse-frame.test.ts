@@ -19,7 +19,8 @@ describe('formatSseFrame', () => {
   });
 
   it('writes a frame in pieces without the blank line that ends it', () => {
-    const pieces = formatSseFields({ id: 3 }) + formatSseFields({ data: '{"a":1}' }) + formatSseFields({ data: 'b\nc' });
+    const pieces =
+      formatSseFields({ id: 3 }) + formatSseFields({ data: '{"a":1}' }) + formatSseFields({ data: 'b\nc' });
     expect(`${pieces}\n`).toBe('id: 3\ndata: {"a":1}\ndata: b\ndata: c\n\n');
   });
 

@@ -136,15 +136,27 @@ describe('GET /metrics and the records streams of rollout batches', () => {
     },
   );
   const scrape = async () =>
-    readScrape(await (await fetch(`${bridge.url}/metrics`, { headers: { Authorization: `Bearer ${METRICS_TOKEN}` } })).text());
+    readScrape(
+      await (await fetch(`${bridge.url}/metrics`, { headers: { Authorization: `Bearer ${METRICS_TOKEN}` } })).text(),
+    );
 
   it('counts a records stream among the open streams while it holds its stream slot', async () => {
-    const id = await startRollout(bridge.fetch, { env: 'arith', split: 'train', tasks: '0:2', samples: 1, model: 'hanging' });
+    const id = await startRollout(bridge.fetch, {
+      env: 'arith',
+      split: 'train',
+      tasks: '0:2',
+      samples: 1,
+      model: 'hanging',
+    });
     const stream = await bridge.fetch(`/v1/rollouts/${id}/records`, { headers: { Accept: 'text/event-stream' } });
-    expect(stream.status).toBe(200);
-    expect((await scrape()).value('runbridge_event_streams_open', { format: 'rollout-records' })).toBe(1);
-    await bridge.fetch(`/v1/rollouts/${id}/cancel`, { method: 'POST', headers: json, body: '{}' });
-    await stream.text();
+    try {
+      expect(stream.status).toBe(200);
+      expect((await scrape()).value('runbridge_event_streams_open', { format: 'rollout-records' })).toBe(1);
+    } finally {
+      // Cancelling ends the batch and so its stream, whatever the scrape said: the bridge can then stop.
+      await bridge.fetch(`/v1/rollouts/${id}/cancel`, { method: 'POST', headers: json, body: '{}' });
+      await stream.text();
+    }
     await eventually(
       async () => (await scrape()).value('runbridge_event_streams_open', { format: 'rollout-records' }) === 0,
       'the ended records stream counted out',

@@ -10,8 +10,8 @@ import type { AppDeps, AppState } from '../app-deps.js';
 import { parseCursor } from '../parse-cursor.js';
 import { parseInput } from '../parse-input.js';
 import { readJsonBody } from '../read-json-body.js';
-import { responseSignal } from '../response-signal.js';
-import { NDJSON_HEADERS, streamRolloutRecords } from '../stream-rollout-records.js';
+import { serveRolloutRecords } from '../serve-rollout-records.js';
+import { NDJSON_HEADERS } from '../stream-rollout-records.js';
 import { IdempotencyKeySchema } from './runs-routes.js';
 
 export const RolloutListQuerySchema = z.strictObject({
@@ -87,26 +87,7 @@ export function rolloutsRoutes(deps: AppDeps): Router<AppState> {
       return;
     }
     if (answerHead(ctx, sse ? SSE_HEADERS : NDJSON_HEADERS)) return;
-    const slot = deps.streams.acquire(ctx.state.owner);
-    const { signal, release } = responseSignal(ctx.res, deps.shutdownSignal);
-    try {
-      ctx.respond = false;
-      await streamRolloutRecords({
-        rollouts,
-        batch,
-        res: ctx.res,
-        format: query.format,
-        sse,
-        after,
-        keepaliveMs: config.keepaliveMs,
-        bufferBytes: config.subscriberBufferBytes,
-        signal: signal.asAbortSignal(),
-        now: deps.now,
-      });
-    } finally {
-      release();
-      slot();
-    }
+    await serveRolloutRecords(ctx, deps, batch, query.format, sse, after);
   });
 
   return router;
