@@ -4,8 +4,8 @@ import { singleModelProvider } from '../support/scripted-model.js';
 import { startTestBridge, type TestBridge } from '../support/start-test-bridge.js';
 
 /**
- * How often a run's events are written to its subscribers (`RUNBRIDGE_STREAM_FLUSH_SECONDS`, README
- * "Decisions"): the first event after a quiet period at once, the events that follow it within the
+ * How often a run's events are written to its subscribers (`RUNBRIDGE_STREAM_FLUSH_SECONDS`,
+ * docs/protocol.md §3.8): the first event after a quiet period at once, the events that follow it within the
  * period together at its end, and the terminal event at once.
  */
 
