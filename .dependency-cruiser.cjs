@@ -25,7 +25,7 @@ const ALLOWED = {
   models: ['protocol', 'errors.ts'],
   ors: ['protocol', 'errors.ts', 'http-client', 'sse'],
   telemetry: ['protocol', 'config', 'package-version.ts'],
-  runs: ['protocol', 'errors.ts', 'models', 'ors', 'telemetry'],
+  runs: ['protocol', 'errors.ts', 'models', 'ors', 'sse', 'telemetry'],
   webhooks: ['runs', 'protocol', 'errors.ts', 'config', 'telemetry'],
   store: ['runs', 'rollouts', 'webhooks', 'a2a', 'protocol', 'errors.ts', 'config', 'telemetry'],
   a2a: ['runs', 'protocol', 'errors.ts', 'package-version.ts', 'sse', 'http/formats'],

@@ -1,5 +1,5 @@
-import type { StopSignal } from '../runs/log-reader.js';
 import type { OpenedRun } from '../runs/run-store.js';
+import type { StopSignal } from '../sse/stop-signal.js';
 import { A2aError, RPC_CODES } from './a2a-error.js';
 import type { A2aVersion } from './a2a-version.js';
 import type { TaskSubject } from './task-view.js';

@@ -1,6 +1,7 @@
-import { type StopSignal, waitForAppend } from '../runs/log-reader.js';
+import { waitForAppend } from '../runs/log-reader.js';
 import type { OpenedRun } from '../runs/run-store.js';
 import { StoreUnavailableError } from '../runs/store-unavailable-error.js';
+import type { StopSignal } from '../sse/stop-signal.js';
 import { isTerminalState, type TaskState } from './a2a-schemas.js';
 import { type TaskFrameContext, taskEventsOf } from './task-events.js';
 

@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import type { StopSignal } from '../runs/log-reader.js';
+import type { StopSignal } from '../sse/stop-signal.js';
 
 /** The reason a response's `AbortSignal` aborts with: one value, so no `DOMException` (and its stack) per request. */
 const RESPONSE_OVER = new Error('the client went away or the server is stopping');

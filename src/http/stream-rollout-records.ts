@@ -2,10 +2,10 @@ import type { ServerResponse } from 'node:http';
 import { type RecordFormat, RecordRows } from '../rollouts/export/record-rows.js';
 import type { StoredBatch } from '../rollouts/rollout-batch-store.js';
 import type { RolloutService } from '../rollouts/rollout-service.js';
+import type { RecordsEnd } from '../rollouts/rollout-snapshot.js';
 import { batchStatusOf } from '../rollouts/rollout-snapshot-of.js';
-import { formatSseFrame } from '../sse/format-sse-frame.js';
-import { SSE_HEADERS, SSE_KEEPALIVE, SSE_RETRY_LINE } from '../sse/sse-headers.js';
-import { drained } from './drained.js';
+import { formatSseFields, formatSseFrame } from '../sse/format-sse-frame.js';
+import { SSE_DIALECT, type StreamDialect, StreamWriter } from '../sse/stream-writer.js';
 
 /** Response headers of a batch's records as NDJSON: one JSON value per line, never buffered by a proxy. */
 export const NDJSON_HEADERS = {
@@ -13,6 +13,9 @@ export const NDJSON_HEADERS = {
   'Cache-Control': 'no-cache',
   'X-Accel-Buffering': 'no',
 } as const;
+
+/** A batch's records as NDJSON: nothing before the first line, and a blank line as the keep-alive. */
+const NDJSON_DIALECT: StreamDialect = { headers: NDJSON_HEADERS, first: '', keepalive: '\n' };
 
 /** Records read from the store per round at most; fewer when records are large (see {@link nextChunk}). */
 const CHUNK = 100;
@@ -50,21 +53,13 @@ export async function streamRolloutRecords(options: RecordStreamOptions): Promis
   const { rollouts, batch, res, sse, after, keepaliveMs, bufferBytes, signal, now } = options;
   const id = batch.record.id;
   const rows = new RecordRows(options.format, batch.record, async (seq) => (await rollouts.records(id, seq - 1, 1))[0]);
+  const out = new StreamWriter(res, { dialect: sse ? SSE_DIALECT : NDJSON_DIALECT, bufferBytes, now });
   try {
-    res.writeHead(200, sse ? SSE_HEADERS : NDJSON_HEADERS);
-    res.flushHeaders();
+    out.open();
     // A grpo group may have begun before the cursor: its earlier samples are read again, not sent.
     let next = options.format === 'grpo' ? 0 : after + 1;
     let size = CHUNK;
-    let lastWrite = now();
-    let retrySent = false;
-    const write = (text: string): void => {
-      if (sse && !retrySent) res.write(SSE_RETRY_LINE);
-      retrySent = true;
-      res.write(text);
-      lastWrite = now();
-    };
-    while (!signal.aborted && !res.destroyed) {
+    while (!signal.aborted && !out.closed) {
       const chunk = await rollouts.records(id, next - 1, size);
       if (chunk.length > 0) {
         size = nextChunk(chunk, bufferBytes);
@@ -72,45 +67,37 @@ export async function streamRolloutRecords(options: RecordStreamOptions): Promis
           const seq = next++;
           let framed = false;
           for await (const line of rows.push(json, seq, seq > after)) {
-            // Judged before each line: a reader still holding more than the bound unsent has stopped.
-            if (res.writableLength > bufferBytes) {
-              res.destroy();
-              return;
-            }
-            if (!sse) write(line);
+            if (!out.keepsUp()) return;
+            if (!sse) out.write(line);
             else {
               // One event per record or grpo group, its id the record's seq: a cut frame is dropped whole by the reader.
-              write(
-                `${framed ? '' : formatSseFrame({ id: seq }).slice(0, -1)}${formatSseFrame({ data: line.slice(0, -1) }).slice(0, -1)}`,
-              );
+              out.write(formatSseFields(framed ? { data: line.slice(0, -1) } : { id: seq, data: line.slice(0, -1) }));
               framed = true;
             }
-            if (res.writableNeedDrain) await drained(res, keepaliveMs, signal);
-            if (signal.aborted || res.destroyed) return;
+            await out.paced(keepaliveMs, signal);
+            if (signal.aborted || out.closed) return;
           }
-          if (framed) write('\n');
+          if (framed) out.write('\n');
         }
         continue;
       }
       const current = await rollouts.current(id);
       // Its last record and its end are settled together: one more read takes any record before the end.
       if (current !== undefined && current.finishedAt !== null && current.records > next) continue;
-      if (current === undefined || current.finishedAt !== null) {
-        if (sse) {
-          const status = current === undefined ? 'forgotten' : batchStatusOf(current, 0);
-          write(formatSseFrame({ event: 'end', data: JSON.stringify({ rollout_id: id, status }) }));
-        }
-        res.end();
+      // A batch forgotten under its reader (deleted, or past its retention) has no status to end with:
+      // its stream is cut off, as a slow reader's is, and the reader's resume is answered 404
+      // `rollout_not_found` (docs/protocol.md §14.3).
+      if (current === undefined) return;
+      if (current.finishedAt !== null) {
+        const end = { rollout_id: id, status: batchStatusOf(current, 0) } satisfies RecordsEnd;
+        out.end(sse ? formatSseFrame({ event: 'end', data: JSON.stringify(end) }) : '');
         return;
       }
       await rollouts.changed(id, keepaliveMs, signal);
-      if (now() - lastWrite >= keepaliveMs) {
-        res.write(sse ? SSE_KEEPALIVE : '\n');
-        lastWrite = now();
-      }
+      out.keepAliveIfQuiet(keepaliveMs);
     }
   } finally {
-    if (!res.writableEnded && !res.destroyed) res.destroy();
+    out.close();
   }
 }
 

@@ -5,6 +5,13 @@ import { RolloutConfigSchema, RolloutManifestSchema } from './rollout-manifest-s
 export const RolloutStatusSchema = z.enum(['queued', 'running', 'completed', 'cancelled']);
 export type RolloutStatus = z.infer<typeof RolloutStatusSchema>;
 
+/**
+ * The `end` event of a batch's records over SSE (docs/protocol.md §14.3): sent once the batch has ended
+ * and every record is out, with the status it ended with. A batch forgotten under its reader has none.
+ */
+export const RecordsEndSchema = z.object({ rollout_id: z.string(), status: RolloutStatusSchema });
+export type RecordsEnd = z.infer<typeof RecordsEndSchema>;
+
 const count = z.number().int().nonnegative();
 const seconds = z.number().nullable();
 

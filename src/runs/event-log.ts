@@ -4,6 +4,7 @@ import { RunEventFactory } from '../protocol/event-factory.js';
 import { isTerminalEvent, type RunEvent, type RunEventInput, type RunEventOf } from '../protocol/run-events.js';
 import { type RewardReduction, RUN_REQUEST_DEFAULTS } from '../protocol/run-request.js';
 import { emptySummary, foldRunEvent, type RunSummary } from '../protocol/run-summary.js';
+import { formatSseFrame } from '../sse/format-sse-frame.js';
 
 /**
  * An event as stored: the object, its JSON serialised once so fan-out never re-serialises it, and
@@ -297,11 +298,11 @@ export class EventLog {
 /**
  * The entry of `event`: its frame made as one flat string, its JSON a slice of it. One string per
  * entry rather than two — each a tree of the pieces it was joined from — halves what a log holds per
- * event, and the garbage collector's work with it (`bench/`, benchmark 1). The frame is three plain
- * lines: the type is one of a fixed set and JSON never holds a line break.
+ * event, and the garbage collector's work with it (`bench/`, benchmark 1). JSON never holds a line
+ * break, so the frame ends with the one `data:` line that holds it; a type with one is refused.
  */
 function entryOf(event: RunEvent, json: string, detail: EventDetail | undefined): LoggedEvent {
-  const frame = `id: ${event.seq}\nevent: ${event.event}\ndata: ${json}\n\n`;
+  const frame = formatSseFrame({ id: event.seq, event: event.event, data: json });
   // Slicing flattens the frame in place, and the slice shares its characters.
   const end = frame.length - 2;
   return { event, json: frame.slice(end - json.length, end), detail, frame };

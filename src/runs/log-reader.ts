@@ -1,15 +1,7 @@
+import type { StopSignal } from '../sse/stop-signal.js';
+
 /** How a wait on a log ended: it grew, the reader's idle period passed, its signal aborted, or the log stopped following its store. */
 export type WaitResult = 'appended' | 'timeout' | 'aborted' | 'interrupted';
-
-/**
- * What ends a reader's waits early, as an `AbortSignal` does (one is a `StopSignal`): an event
- * stream's own is lighter than an `AbortController` per request (`src/http/response-signal.ts`).
- */
-export interface StopSignal {
-  readonly aborted: boolean;
-  addEventListener(type: 'abort', listener: () => void, options?: { once?: boolean }): void;
-  removeEventListener(type: 'abort', listener: () => void): void;
-}
 
 /** What a reader needs of a log (an `EventLog` has it): how long it is, whether it stopped following its store, and its wakes. */
 export interface WakingLog {

@@ -1,5 +1,6 @@
 import type { RunEvent } from '../protocol/run-events.js';
-import { type StopSignal, waitForAppend } from './log-reader.js';
+import type { StopSignal } from '../sse/stop-signal.js';
+import { waitForAppend } from './log-reader.js';
 import type { OpenedRun } from './run-store.js';
 import { StoreUnavailableError } from './store-unavailable-error.js';
 

@@ -75,7 +75,7 @@ export class PrometheusMetrics implements BridgeMetrics {
   });
   readonly #streams = new Gauge({
     name: 'runbridge_event_streams_open',
-    help: 'Event streams open on this instance, by format.',
+    help: "Event streams open on this instance, by format: a run's stream format (events, openai, …), or rollout-records for a batch's records.",
     labelNames: ['format'] as const,
     registers: [this.registry],
   });

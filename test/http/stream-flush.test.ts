@@ -5,7 +5,7 @@ import { startTestBridge, type TestBridge } from '../support/start-test-bridge.j
 
 /**
  * How often a run's events are written to its subscribers (`RUNBRIDGE_STREAM_FLUSH_SECONDS`,
- * docs/protocol.md §3): the first event after a quiet period at once, the events that follow it within
+ * docs/protocol.md §3.8): the first event after a quiet period at once, the events that follow it within
  * the period together at its end, and the terminal event at once. The period's length is checked on a
  * fake clock in test/runs/event-log.test.ts; here it is longer than any test waits, so what goes out
  * before its end went out at once and what it holds comes with the terminal event.

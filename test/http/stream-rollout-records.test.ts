@@ -2,9 +2,11 @@ import { once } from 'node:events';
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { streamRolloutRecords } from '../../src/http/stream-rollout-records.js';
+import { type RecordStreamOptions, streamRolloutRecords } from '../../src/http/stream-rollout-records.js';
 import type { RecordFormat } from '../../src/rollouts/export/record-rows.js';
 import type { RolloutBatchRecord } from '../../src/rollouts/rollout-batch-record.js';
+import { RecordsEndSchema } from '../../src/rollouts/rollout-snapshot.js';
+import { readSseEvents, type SseEvent } from '../../src/sse/read-sse-events.js';
 import { MemoryRolloutStore } from '../../src/store/memory/memory-rollout-store.js';
 import { sampleBatch, sampleRecord } from '../rollouts/sample-record.js';
 
@@ -128,5 +130,74 @@ describe('a reader of batch records that never reads (docs/protocol.md §3.8)', 
     await served.done;
     expect(served.mostBuffered).toBeGreaterThan(0);
     expect(served.mostBuffered).toBeLessThanOrEqual(BUFFER_BYTES + ONE_RECORD);
+  });
+});
+
+/** The SSE events a reader gets of `batch`'s records from `rollouts`, read to the end or to the cut. */
+async function readRecordEvents(
+  rollouts: RecordStreamOptions['rollouts'],
+  batch: RolloutBatchRecord,
+  store: MemoryRolloutStore,
+) {
+  const stored = (await store.get(batch.id))!;
+  const server = createServer((_req, res) => {
+    const controller = new AbortController();
+    res.on('close', () => controller.abort());
+    void streamRolloutRecords({
+      rollouts,
+      batch: stored,
+      res,
+      format: 'records',
+      sse: true,
+      after: -1,
+      keepaliveMs: 60_000,
+      bufferBytes: BUFFER_BYTES,
+      signal: controller.signal,
+      now: Date.now,
+    });
+  });
+  servers.push(server);
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as net.AddressInfo;
+  const response = await fetch(`http://127.0.0.1:${port}/`);
+  const events: SseEvent[] = [];
+  try {
+    for await (const event of readSseEvents(response.body!)) events.push(event);
+  } catch {
+    // A stream cut off mid-way: what was read is what the reader got.
+  }
+  return events;
+}
+
+describe('the end of a batch’s records over SSE (docs/protocol.md §14.3)', () => {
+  it('gives the status the batch ended with, one RolloutStatusSchema knows', async () => {
+    const { store, batch } = await finishedBatch(2, 1);
+    const rollouts = {
+      records: store.records.bind(store),
+      changed: store.changed.bind(store),
+      current: store.get.bind(store),
+    };
+    const events = await readRecordEvents(rollouts, batch, store);
+    expect(events.map((event) => event.event)).toEqual(['message', 'message', 'end']);
+    expect(RecordsEndSchema.parse(JSON.parse(events[2]!.data))).toEqual({ rollout_id: batch.id, status: 'completed' });
+  });
+
+  it("is not sent for a batch forgotten under its reader, whose stream is cut off as a slow reader's is", async () => {
+    const { store, batch } = await finishedBatch(2, 1);
+    const rollouts = {
+      // Forgotten (deleted, or past its retention) once its reader has read every record so far.
+      records: async (id: string, after: number, max: number) => {
+        const records = await store.records(id, after, max);
+        if (records.length === 0) await store.forget(id);
+        return records;
+      },
+      changed: store.changed.bind(store),
+      current: store.get.bind(store),
+    };
+    const events = await readRecordEvents(rollouts, batch, store);
+    // Cut off, it may lose what it had not read yet, as a slow reader does: its records are gone anyway.
+    expect(events.map((event) => event.event)).not.toContain('end');
+    expect(events.every((event) => event.event === 'message')).toBe(true);
   });
 });

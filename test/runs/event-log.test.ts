@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { RunEvent } from '../../src/protocol/run-events.js';
 import { EventLog, EventLogFullError, RunTooLargeError } from '../../src/runs/event-log.js';
 import { waitForAppend } from '../../src/runs/log-reader.js';
 import { formatSseFrame } from '../../src/sse/format-sse-frame.js';
@@ -25,6 +26,16 @@ describe('the event log', () => {
       expect(entry.frame).toBe(formatSseFrame({ id: entry.event.seq, event: entry.event.event, data: entry.json }));
       expect(entry.json).toBe(JSON.stringify(entry.event));
     }
+  });
+
+  it('refuses a stored entry whose type holds a line break rather than frame it into every stream', () => {
+    const log = new EventLog('run_1');
+    // A store gives back what it holds unvalidated (src/store/redis/run-mirrors.ts): a type that
+    // carries a line break would otherwise write frames of its own into every subscriber's stream.
+    const event = { event: 'message.delta\ndata: {"injected":true}', seq: 0, run_id: 'run_1', timestamp: 1 };
+    const entry = { event: event as unknown as RunEvent, json: JSON.stringify(event), detail: undefined };
+    expect(() => log.appendStored(entry)).toThrow(TypeError);
+    expect(log.length).toBe(0);
   });
 
   it('wakes a waiting reader as soon as an event is appended', async () => {

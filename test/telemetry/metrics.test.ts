@@ -4,7 +4,9 @@ import { ModelError } from '../../src/errors.js';
 import type { ModelPart } from '../../src/models/model.js';
 import type { RunEvent } from '../../src/protocol/run-events.js';
 import type { RunSnapshot } from '../../src/protocol/run-snapshot.js';
+import { eventually } from '../support/eventually.js';
 import { readScrape } from '../support/read-scrape.js';
+import { startRollout } from '../support/rollout-client.js';
 import { scriptedProvider, singleModelProvider } from '../support/scripted-model.js';
 import { startTestBridge, useTestBridge } from '../support/start-test-bridge.js';
 
@@ -115,6 +117,50 @@ describe('GET /metrics', () => {
     expect(metrics.value('process_cpu_user_seconds_total')).toBeGreaterThan(0);
     expect(families.some((family) => family.name === 'nodejs_eventloop_lag_seconds')).toBe(true);
     expect(families.find((family) => family.name === 'runbridge_runs_queued')?.help).toMatch(/cluster-wide/i);
+  });
+});
+
+describe('GET /metrics and the records streams of rollout batches', () => {
+  const bridge = useTestBridge(
+    { RUNBRIDGE_API_KEYS: API_KEY, RUNBRIDGE_METRICS_TOKEN: METRICS_TOKEN },
+    {
+      apiKey: API_KEY,
+      providers: [
+        // Pairs that play until their batch is cancelled: the batch stays open while it is scraped.
+        singleModelProvider('hanging', async function* (request): AsyncGenerator<ModelPart> {
+          await new Promise((_resolve, reject) =>
+            request.signal.addEventListener('abort', () => reject(request.signal.reason), { once: true }),
+          );
+        }),
+      ],
+    },
+  );
+  const scrape = async () =>
+    readScrape(
+      await (await fetch(`${bridge.url}/metrics`, { headers: { Authorization: `Bearer ${METRICS_TOKEN}` } })).text(),
+    );
+
+  it('counts a records stream among the open streams while it holds its stream slot', async () => {
+    const id = await startRollout(bridge.fetch, {
+      env: 'arith',
+      split: 'train',
+      tasks: '0:2',
+      samples: 1,
+      model: 'hanging',
+    });
+    const stream = await bridge.fetch(`/v1/rollouts/${id}/records`, { headers: { Accept: 'text/event-stream' } });
+    try {
+      expect(stream.status).toBe(200);
+      expect((await scrape()).value('runbridge_event_streams_open', { format: 'rollout-records' })).toBe(1);
+    } finally {
+      // Cancelling ends the batch and so its stream, whatever the scrape said: the bridge can then stop.
+      await bridge.fetch(`/v1/rollouts/${id}/cancel`, { method: 'POST', headers: json, body: '{}' });
+      await stream.text();
+    }
+    await eventually(
+      async () => (await scrape()).value('runbridge_event_streams_open', { format: 'rollout-records' }) === 0,
+      'the ended records stream counted out',
+    );
   });
 });
 

@@ -1,4 +1,6 @@
+import type { ChatFinishReason } from '../../protocol/chat-completion.js';
 import type { RunEvent, RunEventOf, TerminalEvent } from '../../protocol/run-events.js';
+import { finishReasonOf } from './finish-reason-of.js';
 import {
   isStreamedOutput,
   openReasoningTurn,
@@ -63,7 +65,7 @@ export type AiSdkChunk =
   | { type: 'data-runbridge-approval'; id: string; data: RunbridgeApprovalData }
   | { type: 'data-runbridge-message'; id: string; data: RunbridgeMessageData }
   | { type: 'data-runbridge-message-dropped'; id: string; data: RunbridgeDroppedData }
-  | { type: 'finish'; finishReason: 'stop' | 'length' }
+  | { type: 'finish'; finishReason: ChatFinishReason }
   | { type: 'error'; errorText: string }
   | { type: 'abort'; reason: string };
 
@@ -272,7 +274,7 @@ function ending(event: TerminalEvent): AiSdkChunk[] {
       const { reward, rewards, finished, turns, stop_reason, usage } = event;
       return [
         runData(event, { status: 'completed', reward, rewards, finished, turns, stop_reason, usage }),
-        { type: 'finish', finishReason: stop_reason === 'max_turns' ? 'length' : 'stop' },
+        { type: 'finish', finishReason: finishReasonOf(stop_reason) },
       ];
     }
     case 'run.failed':

@@ -7,10 +7,11 @@ import type {
   ChatUsage,
 } from '../../protocol/chat-completion.js';
 import { isErrorCode } from '../../protocol/error-codes.js';
-import type { RunEvent, RunEventOf, StopReason, Usage } from '../../protocol/run-events.js';
+import type { RunEvent, RunEventOf, Usage } from '../../protocol/run-events.js';
 import { RunCancelledError } from '../../runs/run-cancelled-error.js';
 import { type ErrorBody, errorBody } from '../error-middleware.js';
 import { runEndStatus } from '../routes/run-end-status.js';
+import { finishReasonOf } from './finish-reason-of.js';
 import { hasEventBefore, openReasoningTurn, openTextTurn } from './open-streams.js';
 import type { StreamContext } from './stream-format.js';
 import { isFirstPiece, wasAnnounced } from './streamed-tool-calls.js';
@@ -46,15 +47,6 @@ function chatUsage(usage: Usage): ChatUsage {
     completion_tokens: usage.output_tokens,
     total_tokens: usage.total_tokens,
   };
-}
-
-/**
- * The completion's `finish_reason`: `stop` when the episode ended by itself (`finished` or
- * `no_tool_calls`) — not `tool_calls`, which would tell the client to run tools the bridge has already
- * run — and `length` when it was cut at `max_turns`.
- */
-function chatFinishReason(stopReason: StopReason): ChatFinishReason {
-  return stopReason === 'max_turns' ? 'length' : 'stop';
 }
 
 /**
@@ -151,7 +143,7 @@ export function chunksOf(event: RunEvent, context: StreamContext): ChatCompletio
       return [deltaChunk(context, { tool_calls: [toolCallDelta(event)] })];
     case 'run.completed':
       return [
-        deltaChunk(context, {}, chatFinishReason(event.stop_reason)),
+        deltaChunk(context, {}, finishReasonOf(event.stop_reason)),
         { ...completionHead(context, 'chat.completion.chunk'), choices: [], usage: chatUsage(event.usage) },
       ];
     default:

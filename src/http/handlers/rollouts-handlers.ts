@@ -4,10 +4,10 @@ import { SSE_HEADERS } from '../../sse/sse-headers.js';
 import { answerHead } from '../answer-head.js';
 import type { AppDeps } from '../app-deps.js';
 import { parseCursor } from '../parse-cursor.js';
-import { responseSignal } from '../response-signal.js';
 import { ROLLOUT_ROUTES } from '../routes/rollouts-routes.js';
 import { fillPath } from '../routes/route.js';
-import { NDJSON_HEADERS, streamRolloutRecords } from '../stream-rollout-records.js';
+import { serveRolloutRecords } from '../serve-rollout-records.js';
+import { NDJSON_HEADERS } from '../stream-rollout-records.js';
 import { idempotencyKeyOf, lastEventIdOf, type RouteHandlers, readBody, readQuery } from './route-handler.js';
 
 /**
@@ -69,26 +69,7 @@ export function rolloutsHandlers(
         return;
       }
       if (answerHead(ctx, sse ? SSE_HEADERS : NDJSON_HEADERS)) return;
-      const slot = deps.streams.acquire(ctx.state.owner);
-      const { signal, release } = responseSignal(ctx.res, deps.shutdownSignal);
-      try {
-        ctx.respond = false;
-        await streamRolloutRecords({
-          rollouts,
-          batch,
-          res: ctx.res,
-          format: query.format,
-          sse,
-          after,
-          keepaliveMs: config.keepaliveMs,
-          bufferBytes: config.subscriberBufferBytes,
-          signal: signal.asAbortSignal(),
-          now: deps.now,
-        });
-      } finally {
-        release();
-        slot();
-      }
+      await serveRolloutRecords(ctx, deps, batch, query.format, sse, after);
     },
   };
 }

@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import type { StopSignal } from '../runs/log-reader.js';
+import type { StopSignal } from './stop-signal.js';
 
 /**
  * Resolves when `res` drains or closes, after `limitMs`, when `signal` aborts, or when `until`
