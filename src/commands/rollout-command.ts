@@ -1,11 +1,10 @@
 import { z } from 'zod';
-import { ConfigError, loadConfig } from '../config/index.js';
-import { bridgeSecretsOf, configuredProviders, PROVIDER_SETUP } from '../configured-providers.js';
+import { bridgeSecretsOf } from '../bridge-secrets-of.js';
+import { ConfigError, episodeCaps, loadConfig } from '../config/index.js';
+import { configuredModel } from '../configured-model.js';
 import { connectOrs } from '../connect-ors.js';
 import { RunbridgeError } from '../errors.js';
-import { episodeCaps } from '../main.js';
 import type { ModelProvider } from '../models/model.js';
-import { ModelRegistry } from '../models/model-registry.js';
 import type { AnyEnvironment } from '../ors/server/environment-registry.js';
 import { EnvNameSchema, ModelRefSchema, RewardReductionSchema } from '../protocol/run-request.js';
 import { generateRollouts, type RolloutProgress } from '../rollouts/generate-rollouts.js';
@@ -205,8 +204,7 @@ export async function runRolloutCommand(args: string[], io: RolloutCommandIo): P
           onProgress,
         });
     } else {
-      const providers = [...configuredProviders(config), ...(io.providers ?? [])];
-      const model = new ModelRegistry(providers, config.defaultModel, PROVIDER_SETUP).resolve(flags.model);
+      const { model, providers } = await configuredModel(config, flags.model, io.providers);
       const { ors, orsServer } = await connectOrs(config, io.environments);
       closeOrs = async () => orsServer?.close();
       play = async (signal, onProgress) =>

@@ -4,7 +4,7 @@ import { builtinEnvironments } from '../../adapters/environments/builtin-environ
 import { workspaceTask, workspaceTasks } from '../../adapters/environments/workspace/workspace-tasks.js';
 import { createOfflineProvider } from '../../adapters/models/offline/offline-provider.js';
 import { main } from '../../src/cli.js';
-import { PROVIDER_SETUP } from '../../src/configured-providers.js';
+import { PROVIDER_SETUP } from '../../src/provider-options.js';
 import { ModelRegistry } from '../../src/models/model-registry.js';
 import { taskList } from '../../src/ors/environment.js';
 import { createOrsServer, type OrsServer } from '../../src/ors/server/create-ors-server.js';
