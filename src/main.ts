@@ -3,13 +3,14 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { bridgeSecretsOf } from './bridge-secrets-of.js';
 import { type Config, ConfigError, episodeCaps } from './config/index.js';
+import { openFileLimit } from './config/open-file-limit.js';
 import { configuredProviders } from './configured-providers.js';
 import { connectOrs } from './connect-ors.js';
 import { NotFoundError } from './errors.js';
 import { limitConnectionsPerAddress } from './http/address-connections.js';
 import { answerClientError } from './http/answer-client-error.js';
 import { Authenticator } from './http/authenticate.js';
-import { connectionLimits, openFileLimit } from './http/connection-limits.js';
+import { connectionLimits } from './http/connection-limits.js';
 import { createApp } from './http/create-app.js';
 import { MetricsAccess, metricsTokenProblems } from './http/metrics-access.js';
 import { StreamSlots } from './http/stream-slots.js';
@@ -132,7 +133,7 @@ export async function startBridge(
     await orsServer?.close();
     throw error;
   }
-  const { store, secret, outbox, instance, rollouts: batches } = opened;
+  const { store, streams, secret, outbox, instance, rollouts: batches } = opened;
   const telemetry = createTelemetry({
     logger: log,
     metrics: config.metrics.enabled,
@@ -146,6 +147,7 @@ export async function startBridge(
     ors,
     models,
     store,
+    streams,
     catalog,
     webhooks: new WebhookDispatcher({ outbox, settings: config.webhooks, log, metrics: telemetry.metrics }),
     telemetry,

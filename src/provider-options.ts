@@ -1,6 +1,7 @@
 import type { AnthropicProviderOptions } from '../adapters/models/anthropic/anthropic-provider.js';
 import type { OpenAiChatProviderOptions } from '../adapters/models/openai-chat/openai-chat-provider.js';
 import type { VllmProviderOptions } from '../adapters/models/vllm/vllm-provider.js';
+import { configuredVendors } from './config/configured-vendors.js';
 import { type Config, modelAnswerCaps } from './config/index.js';
 
 /** How to enable each provider the configuration may leave out, for the error that asks for one. */
@@ -27,10 +28,11 @@ export interface ProviderOptions {
 export function providerOptions(config: Config): ProviderOptions {
   const { openai, anthropic, vllm } = config;
   const answerCaps = modelAnswerCaps(config);
+  const vendors = new Set(configuredVendors(config));
   return {
     // OpenAI-compatible servers accept any key, but the SDK insists on one. Without OPENAI_MODELS, another
     // server than OpenAI is asked which models it serves (`adapters/models/common/served-models.ts`).
-    ...(openai.apiKey === undefined && openai.baseUrl === undefined
+    ...(!vendors.has('openai')
       ? {}
       : {
           openai: {
@@ -40,14 +42,14 @@ export function providerOptions(config: Config): ProviderOptions {
             answerCaps,
           },
         }),
-    ...(anthropic.apiKey === undefined
+    ...(!vendors.has('anthropic')
       ? {}
-      : { anthropic: { apiKey: anthropic.apiKey, baseUrl: anthropic.baseUrl, answerCaps } }),
-    ...(vllm.baseUrl === undefined
+      : { anthropic: { apiKey: anthropic.apiKey!, baseUrl: anthropic.baseUrl, answerCaps } }),
+    ...(!vendors.has('vllm')
       ? {}
       : {
           vllm: {
-            baseUrl: vllm.baseUrl,
+            baseUrl: vllm.baseUrl!,
             ...(vllm.apiKey === undefined ? {} : { apiKey: vllm.apiKey }),
             reasoningParser: vllm.reasoningParser,
             toolParser: vllm.toolParser,

@@ -1,3 +1,4 @@
+import { CONFIRM_WAIT_SECONDS } from '../protocol/confirm-wait.js';
 import { settingsOf } from './setting.js';
 import { settings } from './settings.js';
 
@@ -12,7 +13,7 @@ const OUTRO = `Byte counts are characters of JSON (for ASCII text, bytes).
 
 How long a run waits on a person is set per run, not here: \`approval.timeout_seconds\` and
 \`input_timeout_seconds\` in \`POST /v1/runs\` (default 600 s each, at most a day; see
-[api.md](api.md#a-person-in-the-loop)). Fixed bounds: 16 unread messages per run, 10 s for a run to
+[api.md](api.md#a-person-in-the-loop)). Fixed bounds: 16 unread messages per run, ${CONFIRM_WAIT_SECONDS} s for a run to
 confirm a decision.
 
 The command line reads two more: \`runbridge run --server\` sends \`RUNBRIDGE_API_KEY\` as its bearer key

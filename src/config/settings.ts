@@ -3,8 +3,11 @@ import { z } from 'zod';
 import { EPISODE_CAPS } from '../protocol/episode-caps.js';
 import { MODEL_ANSWER_CAPS } from '../protocol/model-answer-caps.js';
 import { apiKeys } from './api-keys.js';
+import { configuredVendors, type VendorSettings } from './configured-vendors.js';
+import { connectionCeiling, defaultMaxStreams } from './connection-caps.js';
 import { corsOrigins } from './cors-origins.js';
 import { jsonObject } from './json-object.js';
+import { openFileLimit } from './open-file-limit.js';
 import { type SettingValues, setting } from './setting.js';
 import {
   bytes,
@@ -92,19 +95,9 @@ export const settings = {
     variable: 'RUNBRIDGE_MODEL',
     ...optional('`provider` or `provider:name`'),
     default:
-      '`openai` with `OPENAI_API_KEY`, else `anthropic` with `ANTHROPIC_API_KEY`, else `vllm` with `VLLM_BASE_URL`, else `offline`',
-    derive: (
-      own,
-      {
-        openai,
-        anthropic,
-        vllm,
-      }: {
-        openai: { apiKey: string | undefined };
-        anthropic: { apiKey: string | undefined };
-        vllm: { baseUrl: string | undefined };
-      },
-    ) => own ?? (openai.apiKey ? 'openai' : anthropic.apiKey ? 'anthropic' : vllm.baseUrl ? 'vllm' : 'offline'),
+      '`openai` with `OPENAI_API_KEY` or `OPENAI_BASE_URL`, else `anthropic` with `ANTHROPIC_API_KEY`, else `vllm` with ' +
+      '`VLLM_BASE_URL`, else `offline`',
+    derive: (own, vendors: VendorSettings) => own ?? configuredVendors(vendors)[0] ?? 'offline',
     description: 'model of requests that name none ([models](models.md)); one this server cannot serve stops start-up',
   }),
   modelListMaxModels: setting({
@@ -349,6 +342,7 @@ export const settings = {
     variable: 'RUNBRIDGE_MAX_CONNECTIONS',
     ...optionalWholeNumber(1),
     default: '¾ of `ulimit -n`, at least 256 kept back',
+    derive: (own) => own ?? connectionCeiling(openFileLimit()),
     description:
       'connections the server holds; past it Node closes new ones at once. Above that ceiling start-up stops',
   }),
@@ -377,6 +371,8 @@ export const settings = {
     variable: 'RUNBRIDGE_MAX_STREAMS',
     ...optionalWholeNumber(1),
     default: '9/10 of the connections, at most 10 000',
+    derive: (own, { maxConnections }: { maxConnections: number | undefined }) =>
+      own ?? defaultMaxStreams(maxConnections ?? connectionCeiling(openFileLimit())),
     description: 'open event streams in total; past it 429 `too_many_streams`',
   }),
   maxStreamsPerKey: setting({

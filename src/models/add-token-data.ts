@@ -5,8 +5,8 @@ const LISTS: readonly TokenLists[] = ['promptTokenIds', 'tokenIds', 'logprobs'];
 
 /**
  * `sum` with `more` added after it, as a model's `token-data` parts add up (see `ModelPart`): each list
- * appended in order, `raw` too when both are lists (otherwise the later one replaces it), and what a
- * part says of the whole turn (`newSequence`, `renderer`) set by the part that says it. `sum` is
+ * appended in order, `raw` too when both are lists (otherwise the later one replaces it); `newSequence`
+ * and `renderer`, which say something of the whole turn, as the later part sets them. `sum` is
  * changed in place and returned — a turn's parts are many, and copying the lists for each would cost
  * their square — or made when undefined; it never shares a list of `more`.
  */

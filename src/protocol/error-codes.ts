@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { CONFIRM_WAIT_SECONDS } from './confirm-wait.js';
 
 /**
  * Where a code shows. `http`: the error body of an HTTP answer (`{"error": {code, message}}`,
@@ -208,7 +209,7 @@ export const ERROR_CODES = {
   decision_unconfirmed: {
     status: 503,
     where: ['http'],
-    meaning: 'the decision was sent, but the run did not confirm it within 10 s',
+    meaning: `the decision was sent, but the run did not confirm it within ${CONFIRM_WAIT_SECONDS} s`,
   },
   draining: { status: 503, where: ['http'], meaning: 'the server is shutting down' },
   not_ready: {

@@ -44,10 +44,12 @@ export type BatchCreation =
   /** The idempotency key names this batch, created with the same body. */
   | { kind: 'existing'; id: string }
   /** The key was used with another body. */
-  | { kind: 'conflict' };
+  | { kind: 'conflict' }
+  /** The batch's own record did not fit in the stored bytes, even once the owner's ended batches were forgotten. */
+  | { kind: 'full'; budget: StoreBudget };
 
 /** What an idempotency key names: a batch made with the same body, or one made with another. */
-export type NamedBatch = Exclude<BatchCreation, { kind: 'created' }>;
+export type NamedBatch = Extract<BatchCreation, { kind: 'existing' | 'conflict' }>;
 
 /** How an attempt of a pair is settled. */
 export type Settlement =
@@ -78,6 +80,8 @@ export interface RolloutBatchStore {
   /**
    * Stores a new batch whose pair `n` is played first by run `runs[n]`, binding `owner`'s idempotency
    * key to it; or answers the batch the key already names (same body hash), or a conflict (another body).
+   * Its record counts against the stored bytes as its records will (see {@link settle}): `full` when it
+   * does not fit, once the owner's own ended batches are forgotten.
    */
   create(
     batch: RolloutBatchRecord,

@@ -1,25 +1,25 @@
 import { randomBytes } from 'node:crypto';
 import { customAlphabet } from 'nanoid';
-import { CapacityError, ConflictError, DrainingError, NotFoundError, RunbridgeError } from '../errors.js';
+import { CapacityError, ConflictError, DrainingError, NotFoundError } from '../errors.js';
 import type { ModelRegistry } from '../models/model-registry.js';
 import type { OrsClient } from '../ors/client/ors-client.js';
-import type { DecisionRequest } from '../protocol/decision-request.js';
-import type { CancelReason, RunEventOf } from '../protocol/run-events.js';
-import type { MessageContent, RunRequest } from '../protocol/run-request.js';
+import { CONFIRM_WAIT_SECONDS } from '../protocol/confirm-wait.js';
+import type { CancelReason } from '../protocol/run-events.js';
+import type { RunRequest } from '../protocol/run-request.js';
 import type { RunListItem, RunSnapshot, RunStatus } from '../protocol/run-snapshot.js';
 import { isFinishedStatus } from '../protocol/run-status.js';
 import { noTelemetry } from '../telemetry/no-telemetry.js';
 import type { Telemetry } from '../telemetry/telemetry.js';
-import { approvalState, awaitApprovalOutcome } from './approval-outcome.js';
 import type { EnvCatalog } from './env-catalog.js';
 import { outcomeOf } from './outcome-of.js';
+import { PersonInTheLoop } from './person-in-the-loop.js';
 import { type RequestHasher, requestHasher } from './request-hasher.js';
 import type { RunEndListener } from './run-end-listener.js';
-import { MAX_WAITING_MESSAGES } from './run-inbox.js';
 import type { RolloutPairRef, RunRecord } from './run-record.js';
 import { RunRetention } from './run-retention.js';
 import { RunScheduler, type SchedulerLimits } from './run-scheduler.js';
-import type { OpenedRun, RunListQuery, RunPage, RunStats, RunStore } from './run-store.js';
+import type { OpenedRun, RunCounts, RunListQuery, RunPage, RunStore } from './run-store.js';
+import type { RunStreams } from './run-streams.js';
 import { StoreUnavailableError } from './store-unavailable-error.js';
 import { TaskTracker } from './task-tracker.js';
 import { waitForTerminalWithin } from './wait-for-terminal.js';
@@ -32,7 +32,10 @@ export interface RunLimits extends SchedulerLimits {
 export interface RunRegistryOptions {
   ors: OrsClient;
   models: ModelRegistry;
+  /** Where runs live: their records, keys and queue. */
   store: RunStore;
+  /** The live side of the same store: the runs' logs as they are written and followed, and their control messages. */
+  streams: RunStreams;
   /** The ORS server's environments and tasks, checked before a run is accepted; it knows the default environment. */
   catalog: EnvCatalog;
   limits: RunLimits;
@@ -64,38 +67,16 @@ const runIdSuffix = customAlphabet('0123456789abcdefghijklmnopqrstuvwxyz', 24);
 export function newRunId(): string {
   return `run_${runIdSuffix()}`;
 }
-const newId = customAlphabet('0123456789abcdefghijklmnopqrstuvwxyz', 20);
 
 /** The longest shutdown waits, after the last run ended, for the webhooks due meanwhile to be delivered. */
 const WEBHOOK_FLUSH_MS = 10_000;
 
 /** How long a cancel's request waits for the run to end, to answer how it ended (docs/api.md). */
-const CANCEL_CONFIRM_MS = 10_000;
+const CONFIRM_WAIT_MS = CONFIRM_WAIT_SECONDS * 1000;
 
-/** How long a decision's request waits for the run to write its resolution before answering 503. */
-const DECISION_CONFIRM_MS = 10_000;
-
-/** The 409 for a decision that came after the first one (or after the timeout, or the run's end). */
-function approvalResolved(resolved: RunEventOf<'tool.approval_resolved'>): ConflictError {
-  const who = { client: 'another decision', timeout: 'its timeout', cancel: 'the end of the run' }[resolved.by];
-  return new ConflictError(
-    `Approval "${resolved.approval_id}" was already decided (${resolved.decision}, by ${who}); the first decision wins. ` +
-      "The run's tool.approval_resolved event says what was decided.",
-    'approval_resolved',
-  );
-}
-
-/** The 409 for a request about a run that has ended. */
-function runEnded(id: string, status: string): ConflictError {
-  return new ConflictError(`Run "${id}" has ended (${status}); start a new run to go on.`, 'run_ended');
-}
-
-/** The 409 for a message or decision to a run that executes nowhere any more (it ended, or the store lost it). */
-function runGone(id: string): ConflictError {
-  return new ConflictError(
-    `Run "${id}" is no longer running on any instance (it ended, or the store lost it); read its snapshot, or start a new run.`,
-    'run_ended',
-  );
+/** What `/health` counts: the runs the store counts, and the open event streams and waiting requests on this instance. */
+export interface RunStats extends RunCounts {
+  subscribers: number;
 }
 
 /** What {@link RunRegistry.create} answers: the run's record, its status now, and whether this call made it. */
@@ -118,17 +99,20 @@ function runNotFound(id: string): NotFoundError {
  * started or queued), finds and lists them scoped to their owner, cancels and forgets them, and
  * drains on shutdown. It only wires the jobs together: the {@link RunStore} keeps runs, keys,
  * queue and quotas; the {@link RunScheduler} executes runs on this instance; {@link RunRetention}
- * sweeps. Another owner's run is 404.
+ * sweeps; {@link PersonInTheLoop} (`person`) takes decisions and messages. Another owner's run is 404.
  */
 export class RunRegistry {
   readonly #o: RunRegistryOptions;
   readonly #now: () => number;
   readonly #store: RunStore;
+  readonly #streams: RunStreams;
   readonly #tasks: TaskTracker;
   readonly #scheduler: RunScheduler;
   readonly #retention: RunRetention;
   readonly #hashRequest: RequestHasher;
   readonly #telemetry: Telemetry;
+  /** Decisions and messages of a person in the loop of these runs. */
+  readonly person: PersonInTheLoop;
   #onEnd: RunEndListener | undefined;
   #draining = false;
 
@@ -136,6 +120,7 @@ export class RunRegistry {
     this.#o = options;
     this.#now = options.now ?? Date.now;
     this.#store = options.store;
+    this.#streams = options.streams;
     this.#hashRequest = requestHasher(options.secret ?? randomBytes(32));
     this.#telemetry = options.telemetry ?? noTelemetry;
     const log = this.#telemetry.logger;
@@ -149,6 +134,7 @@ export class RunRegistry {
       ors: options.ors,
       models: options.models,
       store: this.#store,
+      streams: this.#streams,
       limits: options.limits,
       tasks: this.#tasks,
       telemetry: this.#telemetry,
@@ -157,19 +143,20 @@ export class RunRegistry {
       onStart: (record, log) => options.webhooks?.watch(record, log),
       onEnd: (record, log) => this.#onEnd?.(record, log),
     });
-    this.#store.attach({
-      freeSlots: () => (this.#draining ? 0 : this.#scheduler.freeSlots()),
-      control: (id, message) => this.#scheduler.control(id, message),
-      abandon: (id) => this.#scheduler.abandon(id),
-      endedElsewhere: (record, log, from) => {
-        this.#telemetry.observeEnd(
-          { id: record.id, env: record.env, model: record.model, trace: record.trace },
-          outcomeOf(log),
-        );
-        options.webhooks?.deliverFrom(record, log, from);
-        this.#tasks.track(Promise.resolve(this.#onEnd?.(record, log)));
-      },
-      wake: () => this.#scheduler.wake(),
+    // A run this instance ended for an executor that no longer ran it: its end is this instance's to tell.
+    this.#streams.onEnded(({ record, log, from }) => {
+      this.#telemetry.observeEnd(
+        { id: record.id, env: record.env, model: record.model, trace: record.trace },
+        outcomeOf(log),
+      );
+      options.webhooks?.deliverFrom(record, log, from);
+      this.#tasks.track(Promise.resolve(this.#onEnd?.(record, log)));
+    });
+    this.person = new PersonInTheLoop({
+      open: (id, owner) => this.open(id, owner),
+      send: (id, message) => this.#streams.send(id, message),
+      retryAfterSeconds: () => this.retryAfterSeconds(),
+      now: this.#now,
     });
     this.#retention = new RunRetention({
       store: this.#store,
@@ -186,6 +173,11 @@ export class RunRegistry {
   /** Tells `listener` of every run that ends (see {@link RunEndListener}); one listener, set once at start-up. */
   onRunEnd(listener: RunEndListener): void {
     this.#onEnd = listener;
+  }
+
+  /** Seconds a caller refused for a bound that frees by itself should wait (`Retry-After`): one estimate for every such refusal. */
+  retryAfterSeconds(): number {
+    return this.#scheduler.retryAfterSeconds();
   }
 
   /** How many more runs of `owner` the queue takes now (see `RunStore.queueRoom`). */
@@ -229,7 +221,7 @@ export class RunRegistry {
         await claim.settled;
         continue;
       }
-      const existing = await this.#store.open(claim.runId);
+      const existing = await this.#streams.join(claim.runId);
       // Forgotten between the two reads: the key is free again.
       if (!existing) continue;
       await this.#store.touch(existing.record.id);
@@ -296,16 +288,14 @@ export class RunRegistry {
       requestBytes: JSON.stringify(request).length,
       ...(idempotency === undefined ? {} : { idempotency }),
     });
-    if (admission.kind === 'refused') {
-      const { queued } = this.#store.localStats();
-      throw new CapacityError(admission.message, this.#scheduler.retryAfterSeconds(queued), admission.code);
-    }
+    if (admission.kind === 'refused')
+      throw new CapacityError(admission.message, this.retryAfterSeconds(), admission.code);
     return { record, status: admission.kind === 'started' ? 'running' : 'queued' };
   }
 
   /** The run `id` with its log, if `owner` may see it (and touches it), else 404. */
   async open(id: string, owner: string): Promise<OpenedRun> {
-    const run = await this.#store.open(id);
+    const run = await this.#streams.join(id);
     if (!run || run.record.owner !== owner) throw runNotFound(id);
     await this.#store.touch(id);
     return run;
@@ -316,7 +306,7 @@ export class RunRegistry {
    * to read their terminal event); the returned function counts it out.
    */
   watch(id: string): () => void {
-    return this.#store.watch(id);
+    return this.#streams.watch(id);
   }
 
   /** Records that someone looked at run `id` (a keep-alive written to its subscriber). */
@@ -351,13 +341,13 @@ export class RunRegistry {
    * Cancels `owner`'s run (idempotent) and answers its snapshot once the run has ended: `cancelled`, or
    * how it ended when its end came first. A queued run leaves the queue and ends at once; a running one
    * ends once its model call or tool call is aborted and its ORS session closed. A run that has not
-   * ended within {@link CANCEL_CONFIRM_MS} (its instance no longer answers, its ORS server is slow to
+   * ended within {@link CONFIRM_WAIT_MS} (its instance no longer answers, its ORS server is slow to
    * close the session) is answered as it stands then, the cancel still on its way.
    */
   async cancel(id: string, owner: string): Promise<RunSnapshot> {
     const run = await this.open(id, owner);
     await this.#cancel(id, 'client');
-    await waitForTerminalWithin(run, this, CANCEL_CONFIRM_MS);
+    await waitForTerminalWithin(run, this, CONFIRM_WAIT_MS);
     return this.snapshot(id, owner);
   }
 
@@ -380,88 +370,7 @@ export class RunRegistry {
     const queued = await this.#store.unqueue(id);
     if (queued) return this.#scheduler.start(queued, reason);
     // A run that executes nowhere any more has ended already: there is nothing left to cancel.
-    await this.#store.control(id, { type: 'cancel', reason });
-  }
-
-  /**
-   * Decides approval `approvalId` of `owner`'s run (docs/protocol.md §7) and answers the run's
-   * `tool.approval_resolved` once the run has written it: the decision is sent to the instance
-   * executing the run, which takes the first decision only. 404 for an unknown approval (or run);
-   * 409 `approval_resolved` when another decision, the timeout or the run's end came first; 503 when
-   * the run does not confirm within 10 s.
-   */
-  async decide(
-    id: string,
-    owner: string,
-    approvalId: string,
-    request: DecisionRequest,
-  ): Promise<RunEventOf<'tool.approval_resolved'>> {
-    const sentBy = this.#now() + DECISION_CONFIRM_MS;
-    const { log } = await this.open(id, owner);
-    const state = approvalState(log, approvalId);
-    if (state.kind === 'unknown') {
-      throw new NotFoundError(
-        `Run "${id}" has no approval "${approvalId}"; its pending approvals are in GET /v1/runs/${id} (pending_approvals).`,
-        'approval_not_found',
-      );
-    }
-    if (state.kind === 'resolved') throw approvalResolved(state.resolved);
-    if (state.kind === 'ended') throw runEnded(id, log.summary.status);
-    const decisionId = `dec_${newId()}`;
-    const unconfirmed = (cause?: unknown) =>
-      new RunbridgeError(
-        `The decision was sent, but run "${id}" did not confirm it within ${DECISION_CONFIRM_MS / 1000} s. ` +
-          'Read its events or snapshot to see whether it took effect before sending it again.',
-        { code: 'decision_unconfirmed', cause },
-      );
-    try {
-      // Sent, or `gone` (the run just ended): either way its log says what became of the approval.
-      await this.#store.control(id, {
-        type: 'approval',
-        approval_id: approvalId,
-        decision: request.decision,
-        ...(request.arguments === undefined ? {} : { arguments: request.arguments }),
-        ...(request.reason === undefined ? {} : { reason: request.reason }),
-        decision_id: decisionId,
-      });
-    } catch (error) {
-      // A command that timed out may still reach Redis once it answers again: the decision may yet take effect.
-      if (error instanceof StoreUnavailableError) throw unconfirmed(error);
-      throw error;
-    }
-    const left = Math.max(0, sentBy - this.#now());
-    const outcome = await awaitApprovalOutcome(log, approvalId, left, this.#now);
-    if (outcome === undefined) throw unconfirmed();
-    if (outcome.kind === 'ended') throw runEnded(id, outcome.terminal.event.replace('run.', ''));
-    if (outcome.decisionId !== decisionId) throw approvalResolved(outcome.resolved);
-    return outcome.resolved;
-  }
-
-  /**
-   * Sends `content` into `owner`'s run as a person's message (docs/protocol.md §7): the model reads
-   * it before its next turn (`message.received`). 409 while the run is queued or once it has ended;
-   * 429 when as many messages wait for the model as may.
-   */
-  async message(id: string, owner: string, content: MessageContent): Promise<{ message_id: string }> {
-    const { status } = (await this.open(id, owner)).log.summary;
-    if (isFinishedStatus(status)) throw runEnded(id, status);
-    if (status === 'queued') {
-      throw new ConflictError(
-        `Run "${id}" is still queued; send the message once it is running (its run.started event).`,
-        'run_not_started',
-      );
-    }
-    const messageId = `msg_${newId()}`;
-    const outcome = await this.#store.control(id, { type: 'message', message_id: messageId, content });
-    if (outcome === 'full') {
-      throw new CapacityError(
-        `Run "${id}" already holds ${MAX_WAITING_MESSAGES} messages the model has not read yet; send this one once it has read them (message.received).`,
-        1,
-        'too_many_messages',
-      );
-    }
-    if (outcome === 'gone') throw runGone(id);
-    return { message_id: messageId };
+    await this.#streams.send(id, { type: 'cancel', reason });
   }
 
   /** Forgets a finished run of `owner`; 409 while it is still queued or running. */
@@ -480,9 +389,9 @@ export class RunRegistry {
     return this.#retention.sweep();
   }
 
-  /** Counts for `/health`. */
-  stats(): Promise<RunStats> {
-    return this.#store.stats();
+  /** Counts for `/health`: the runs on every instance, the subscribers on this one. */
+  async stats(): Promise<RunStats> {
+    return { ...(await this.#store.stats()), subscribers: this.#streams.subscribers() };
   }
 
   /** Resolves when the store answers now; 503 `store_unavailable` otherwise (`/health`, `/ready`). */
@@ -492,7 +401,7 @@ export class RunRegistry {
 
   /** The counts this instance knows without asking anyone (shutdown waits on its subscribers). */
   localStats(): RunStats {
-    return this.#store.localStats();
+    return { ...this.#store.localCounts(), subscribers: this.#streams.subscribers() };
   }
 
   /**

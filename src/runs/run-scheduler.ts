@@ -15,6 +15,7 @@ import { runEpisode } from './run-episode.js';
 import { RunInbox } from './run-inbox.js';
 import type { RunRecord } from './run-record.js';
 import type { Admission, ClaimedRun, NewRun, RunStore } from './run-store.js';
+import type { RunStreams } from './run-streams.js';
 import type { TaskTracker } from './task-tracker.js';
 
 export interface SchedulerLimits {
@@ -31,6 +32,8 @@ export interface RunSchedulerOptions {
   ors: OrsClient;
   models: ModelRegistry;
   store: RunStore;
+  /** Where the logs of the runs executing here are published, and their control messages come from. */
+  streams: RunStreams;
   limits: SchedulerLimits;
   tasks: TaskTracker;
   /** Hears of each run's steps, for the logs, metrics and traces. */
@@ -52,9 +55,10 @@ const STORE_WAIT_MS = 5000;
 
 /**
  * Executes runs on this instance: at most `maxConcurrentRuns` episodes at once, each a tracked
- * background task under its time limit, taken from the store's queue whenever a slot frees up.
- * Cancels the runs it executes, estimates when a refused caller should come back, and drains on
- * shutdown. The queue itself, and the quotas it keeps, are the store's.
+ * background task under its time limit, taken from the store's queue whenever a slot frees up (or the
+ * store says runs may have become claimable), its log published to the store's streams with the run's
+ * inbox for control messages. Cancels the runs it executes, estimates when a refused caller should come
+ * back, and drains on shutdown. The queue itself, and the quotas it keeps, are the store's.
  */
 export class RunScheduler {
   readonly #o: RunSchedulerOptions;
@@ -67,9 +71,13 @@ export class RunScheduler {
   #stopped = false;
   #pumping: Promise<void> | undefined;
   #pumpAgain = false;
+  readonly #stopClaimable: () => void;
 
   constructor(options: RunSchedulerOptions) {
     this.#o = options;
+    this.#stopClaimable = options.store.onClaimable(() => {
+      if (this.freeSlots() > 0) this.wake();
+    });
   }
 
   /** Runs executing here. */
@@ -143,6 +151,7 @@ export class RunScheduler {
   /** Admits no more runs (shutdown has begun); those running go on until {@link drain}. */
   stopAdmitting(): void {
     this.#stopped = true;
+    this.#stopClaimable();
   }
 
   /** True while run `id` executes here. */
@@ -152,7 +161,7 @@ export class RunScheduler {
 
   /** Starts a run the store has given to this instance (`cancelled`: end it at once with that reason). */
   start({ record, secrets, log }: ClaimedRun, cancelled?: CancelReason): void {
-    const { ors, models, store, limits, now } = this.#o;
+    const { ors, models, store, streams, limits, now } = this.#o;
     const { request } = record;
     const controller = new AbortController();
     if (cancelled) controller.abort(new RunCancelledError(cancelled));
@@ -175,7 +184,11 @@ export class RunScheduler {
     const limitMs = Math.min(limits.runTimeoutMs, record.rollout?.timeout_ms ?? Number.POSITIVE_INFINITY);
     const timeout = setTimeout(() => controller.abort(new RunCancelledError('timeout')), limitMs);
     const started = now();
-    const stored = store.track(record, log);
+    const stored = streams.publish({ record, log, control: (message) => this.#control(record.id, message) });
+    // Another instance ended the run (it took this one for lost): that end is the one kept, so stop here.
+    void stored.then((held) => {
+      if (!held) this.#abandon(record.id);
+    });
     const episode = observer.within(() =>
       runEpisode({
         ors,
@@ -237,8 +250,8 @@ export class RunScheduler {
     if (controller && !controller.signal.aborted) controller.abort(new RunCancelledError(reason));
   }
 
-  /** Delivers a control message to a run executing here (docs/protocol.md §7); `gone` for any other run. */
-  control(id: string, message: ControlMessage): ControlOutcome {
+  /** Delivers a control message to a run executing here (docs/protocol.md §7); `gone` once it no longer does. */
+  #control(id: string, message: ControlMessage): ControlOutcome {
     const active = this.#active.get(id);
     if (!active) return 'gone';
     switch (message.type) {
@@ -263,7 +276,7 @@ export class RunScheduler {
    * Stops a run another instance ended (it took this one for lost): its episode ends and closes its ORS
    * session; what it writes from here on stays here, and that instance tells its end.
    */
-  abandon(id: string): void {
+  #abandon(id: string): void {
     const active = this.#active.get(id);
     if (!active || active.controller.signal.aborted) return;
     active.controller.abort(new RunbridgeError(ABANDONED, { code: 'instance_lost' }));
@@ -302,9 +315,13 @@ export class RunScheduler {
     }
   }
 
-  /** Seconds a refused caller should wait: the mean run time scaled by how busy the slots are, 1–60. */
-  retryAfterSeconds(queued: number): number {
+  /**
+   * Seconds a refused caller should wait (`Retry-After`), whatever refused it: the mean run time scaled by
+   * how many runs wait here per slot, 1–60.
+   */
+  retryAfterSeconds(): number {
     const { maxConcurrentRuns } = this.#o.limits;
+    const { queued } = this.#o.store.localCounts();
     const estimate = ((this.#meanRunMs || 5000) * (1 + queued / maxConcurrentRuns)) / 1000;
     return Math.min(60, Math.max(1, Math.ceil(estimate)));
   }
@@ -315,7 +332,7 @@ export class RunScheduler {
    * their logs — or, when it cannot be reached, at most `STORE_WAIT_MS` (or `graceMs`, if longer) later.
    */
   async drain(graceMs: number): Promise<void> {
-    this.#stopped = true;
+    this.stopAdmitting();
     for (const [id, { inbox }] of this.#active) if (inbox.waiting) this.cancel(id, 'shutdown');
     await within(this.#o.tasks.idle(), graceMs);
     for (const id of this.#active.keys()) this.cancel(id, 'shutdown');

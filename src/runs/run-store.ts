@@ -1,16 +1,17 @@
 import { BadRequestError } from '../errors.js';
 import type { RunListItem, RunSnapshot, RunStatus } from '../protocol/run-snapshot.js';
-import type { ControlMessage, ControlOutcome } from './control-message.js';
 import type { EventLog } from './event-log.js';
 import type { RunRecord } from './run-record.js';
 
 /**
- * Where runs live (docs/protocol.md §8): their records, event logs, idempotency keys, the queue with its
- * quotas, and the messages that steer a run. The runs own this interface; two stores implement it:
- * in memory (one process, the default, `src/store/memory/`) and Redis (any number of instances
- * sharing one Redis, `src/store/redis/`). A store takes and gives records and logs of logged events,
- * never the objects that execute a run; one suite of tests (test/store/run-store-contract.ts) holds
- * both to the same answers.
+ * Where runs live (docs/protocol.md §8), the record side: their records, idempotency keys, the queue with
+ * its quotas, retention and orphans. The live side — the logs as they are written and followed, and the
+ * messages that steer a run — is the other port, `RunStreams`. The runs own both interfaces; two stores
+ * implement them: in memory (one process, the default, `src/store/memory/`) and Redis (any number of
+ * instances sharing one Redis, `src/store/redis/`). A store takes and gives records and logs of logged
+ * events, never the objects that execute a run, and never calls into them: what an instance must act
+ * on, it subscribes to. One suite of tests per port (test/store/run-store-contract.ts,
+ * test/store/run-streams-contract.ts) holds both stores to the same answers.
  */
 
 /** The bounds a store enforces when it admits, queues and keeps runs (`docs/configuration.md`). */
@@ -54,7 +55,7 @@ export interface NewRun {
 
 /** What {@link RunStore.submit} decided. */
 export type Admission =
-  /** The run holds a slot of this instance: play it into `log`. */
+  /** The run holds a slot of this instance: play it into `log`, published with `RunStreams.publish`. */
   | { kind: 'started'; log: EventLog }
   | { kind: 'queued' }
   /** `message` says which bound and what to do. */
@@ -113,50 +114,24 @@ export interface StoredSnapshot {
   snapshot: RunSnapshot;
 }
 
-/** What `/health` counts. */
-export interface RunStats {
+/** The runs the store counts, on every instance together (for `/health`). */
+export interface RunCounts {
   running: number;
   queued: number;
   finished: number;
-  /** Open event streams and waiting requests on this instance. */
-  subscribers: number;
-}
-
-/** What the store needs of the instance that executes runs. */
-export interface RunExecutor {
-  /** Free slots on this instance right now. */
-  freeSlots(): number;
-  /** Delivers a control message for a run this instance executes; `gone` for a run it does not execute. */
-  control(runId: string, message: ControlMessage): ControlOutcome;
-  /**
-   * Another instance ended a run this instance executes (it took this one for lost, `instance_lost`):
-   * stop it; the store keeps that end, not what it writes from here on.
-   */
-  abandon(runId: string): void;
-  /** Wakes the executor: queued runs may have become claimable. */
-  wake(): void;
-  /**
-   * The store ended here a run that no live instance executed (its instance was lost, or this one held
-   * it without executing it): the entries of `log` from `from` on are the closing events it wrote. Its
-   * end is this instance's to tell — its webhooks, its end listener, its end line and count.
-   */
-  endedElsewhere(record: RunRecord, log: EventLog, from: number): void;
 }
 
 export interface RunStore {
-  /** Connects the store to this instance's executor; called once, before anything else. */
-  attach(executor: RunExecutor): void;
-
   /** Claims `owner`'s idempotency `key` for a body hashed `hash` (see {@link KeyClaim}). */
   claimKey(owner: string, key: string, hash: string): Promise<KeyClaim>;
   /** Frees a key whose creation failed, so a retry can use it. */
   releaseKey(owner: string, key: string): Promise<void>;
 
   /**
-   * Stores a new run — running here at once (`started: true`) when `startHere` and its key's
-   * running quota allow, queued otherwise — and binds its idempotency key; or refuses it, storing
-   * nothing, when it may not wait: the queue, the key's share of it or the queued bytes are full,
-   * or stored runs hold their whole byte budget with no finished run left to forget.
+   * Stores a new run — running here at once (`started`, with the log to publish it into) when
+   * `startHere` and its key's running quota allow, queued otherwise — and binds its idempotency key; or
+   * refuses it, storing nothing, when it may not wait: the queue, the key's share of it or the queued
+   * bytes are full, or stored runs hold their whole byte budget with no finished run left to forget.
    */
   submit(run: NewRun): Promise<Admission>;
   /** Takes up to `max` queued runs this instance may start now (oldest first, skipping keys at their running quota). */
@@ -164,53 +139,47 @@ export interface RunStore {
   /** Takes run `id` out of the queue for this instance to end (a cancel); undefined when it is not queued. */
   unqueue(id: string): Promise<ClaimedRun | undefined>;
   /**
-   * Keeps the log of a run this instance executes (the one `submit`, `claim` or `unqueue` handed out)
-   * as the episode writes it; resolves once its terminal event is stored and its slot freed — true when
-   * the store holds the log as it was written here, false when it ended otherwise there (another
-   * instance ended the run as lost) or the store closed first.
-   */
-  track(record: RunRecord, log: EventLog): Promise<boolean>;
-
-  /** The run `id` with its log, to stream or page (undefined when unknown). */
-  open(id: string): Promise<OpenedRun | undefined>;
-  /**
    * How many more runs of `owner` the queue takes now: the least of what is left of the queue and of the
    * key's share of it (`Infinity` when neither is bounded). A rollout batch whose pairs would not fit is
    * refused before any is submitted.
    */
   queueRoom(owner: string): Promise<number>;
+  /**
+   * Calls `listener` whenever queued runs may have become claimable by this instance without its doing:
+   * another instance queued one, or ended one that held its key's running quota. A queue the instances
+   * share is looked at every `RUNBRIDGE_QUEUE_POLL_SECONDS`; one of this process alone changes only by
+   * this instance's own hand, and never calls it. Returns the function that stops the calls.
+   */
+  onClaimable(listener: () => void): () => void;
+  /**
+   * The queued runs nobody else will run once this instance stops, taken out of the queue for it
+   * to cancel: every one in memory, none in a store other instances share.
+   */
+  abandon(): Promise<ClaimedRun[]>;
+
   /** The snapshot of run `id` and its owner (undefined when unknown). */
   snapshot(id: string): Promise<StoredSnapshot | undefined>;
   /** `owner`'s runs, newest first, but for the pairs of rollout batches; a cursor naming no run of theirs is a 400 `invalid_cursor`. */
   list(owner: string, query: RunListQuery): Promise<RunPage>;
   /** Records that a caller looked at run `id` (runs nobody touches are orphans). */
   touch(id: string): Promise<void>;
-  /**
-   * Counts a subscriber of run `id` on this instance in (a run watched is no orphan) and touches it; the
-   * returned function counts it out and touches it again.
-   */
-  watch(id: string): () => void;
   /** Forgets a finished run and frees its idempotency key; a queued or running run is kept. */
   forget(id: string): Promise<void>;
   /**
-   * Sends `message` to the instance executing run `id` (this one or another). A person's message is
-   * counted where the run executes, so every instance refuses the one past the bound alike (`full`);
-   * the count falls as the run takes them (`message.received`).
+   * Upkeep, every `RUNBRIDGE_SWEEP_SECONDS`: forgets runs past retention or over the byte budget, ends the
+   * runs no live instance executes (told through `RunStreams.onEnded`), and names the orphans.
    */
-  control(id: string, message: ControlMessage): Promise<ControlOutcome>;
-
-  /** Upkeep, every `RUNBRIDGE_SWEEP_SECONDS`: forgets runs past retention or over the byte budget, finds orphans (and lost instances). */
   sweep(): Promise<{ orphans: string[] }>;
-  stats(): Promise<RunStats>;
+
+  /** The running, queued and finished runs, on every instance together. */
+  stats(): Promise<RunCounts>;
+  /**
+   * Counts of this instance alone, without asking anyone: the runs it holds slots for, and — for a store of
+   * this process alone — its queue and finished runs (0 where the instances share them: only `stats` counts those).
+   */
+  localCounts(): RunCounts;
   /** Resolves when the store answers now (with Redis: a PING within about a second); `store_unavailable` otherwise. */
   ping(): Promise<void>;
-  /** Counts of this instance alone, without asking anyone (shutdown waits on them). */
-  localStats(): RunStats;
-  /**
-   * The queued runs nobody else will run once this instance stops, taken out of the queue for it
-   * to cancel: every one in memory, none in a store other instances share.
-   */
-  abandon(): Promise<ClaimedRun[]>;
-  /** Stops the store's own work and connections; the runs it holds stay where they are. */
+  /** Stops the store's own work and connections, its streams' too; the runs it holds stay where they are. */
   close(): Promise<void>;
 }

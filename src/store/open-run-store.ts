@@ -2,6 +2,7 @@ import { customAlphabet } from 'nanoid';
 import type { Config } from '../config/index.js';
 import type { RolloutBatchStore } from '../rollouts/rollout-batch-store.js';
 import type { RunStore, StoreLimits } from '../runs/run-store.js';
+import type { RunStreams } from '../runs/run-streams.js';
 import { StoreUnavailableError } from '../runs/store-unavailable-error.js';
 import type { Logger } from '../telemetry/logger.js';
 import type { WebhookOutbox } from '../webhooks/webhook-outbox.js';
@@ -40,7 +41,10 @@ export function storeLimits(config: Config): StoreLimits {
 }
 
 export interface OpenedStore {
+  /** Where runs live: records, keys, the queue. */
   store: RunStore;
+  /** The live side of the same store: logs as they are written and followed, control messages (closed with `store`). */
+  streams: RunStreams;
   /** The secret every instance shares, or undefined for one of this process alone. */
   secret: Buffer | undefined;
   /** This instance's id in the shared store (for logs), or undefined in memory. */
@@ -62,8 +66,10 @@ export async function openRunStore(config: Config, log: Logger): Promise<OpenedS
   const byteLimits = { maxStoredBytes: config.maxStoredBytes, maxStoredBytesPerKey: config.maxStoredBytesPerKey };
   if (config.redisUrl === undefined) {
     const stored = new StoredBytes();
+    const store = new MemoryRunStore(storeLimits(config), Date.now, stored);
     return {
-      store: new MemoryRunStore(storeLimits(config), Date.now, stored),
+      store,
+      streams: store.streams,
       secret: configured,
       instance: undefined,
       outbox: new MemoryWebhookOutbox(config.retentionMs),
@@ -110,6 +116,7 @@ export async function openRunStore(config: Config, log: Logger): Promise<OpenedS
   });
   return {
     store,
+    streams: store.streams,
     secret,
     instance,
     outbox: new RedisWebhookOutbox(connection, keys, config.retentionMs),

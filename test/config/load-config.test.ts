@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config/index.js';
+import { configuredProviders } from '../../src/configured-providers.js';
 
 describe('loadConfig', () => {
   it('reads durations in seconds as milliseconds, down to one millisecond', () => {
@@ -176,13 +177,24 @@ describe('loadConfig', () => {
     });
   });
 
-  it('defaults the model to the first vendor with a key, else offline, and takes RUNBRIDGE_MODEL over both', () => {
+  it('defaults the model to the first vendor configured, else offline, and takes RUNBRIDGE_MODEL over both', () => {
     expect(loadConfig({}).defaultModel).toBe('offline');
     expect(loadConfig({ ANTHROPIC_API_KEY: 'a', OPENAI_API_KEY: ' ' }).defaultModel).toBe('anthropic');
     expect(loadConfig({ ANTHROPIC_API_KEY: 'a', OPENAI_API_KEY: 'o' }).defaultModel).toBe('openai');
     expect(loadConfig({ OPENAI_API_KEY: 'o', RUNBRIDGE_MODEL: 'offline' }).defaultModel).toBe('offline');
     expect(loadConfig({ VLLM_BASE_URL: 'http://gpu-1:8000' }).defaultModel).toBe('vllm');
     expect(loadConfig({ VLLM_BASE_URL: 'http://gpu-1:8000', ANTHROPIC_API_KEY: 'a' }).defaultModel).toBe('anthropic');
+  });
+
+  it('takes OpenAI for configured by OPENAI_BASE_URL alone, as the providers it enables do', () => {
+    const config = loadConfig({ OPENAI_BASE_URL: 'http://127.0.0.1:8000/v1', ANTHROPIC_API_KEY: 'a' });
+    expect(config.defaultModel).toBe('openai');
+    expect(configuredProviders(config).map((provider) => provider.name)).toEqual([
+      'offline',
+      'openai',
+      'openai-responses',
+      'anthropic',
+    ]);
   });
 
   it('reads the vllm settings: a root URL without its trailing slash, the parsers, and template kwargs as a JSON object', () => {

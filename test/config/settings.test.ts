@@ -14,8 +14,8 @@ describe('the settings table', () => {
     expectTypeOf<Config['orsUrl']>().toEqualTypeOf<string | undefined>();
     expectTypeOf<Config['apiKeys']>().toEqualTypeOf<string[]>();
     expectTypeOf<Config['ui']>().toEqualTypeOf<{ enabled: boolean }>();
-    expectTypeOf<Config['maxConnections']>().toEqualTypeOf<number | undefined>();
     // A derived default makes the field whole, though its variable may be unset.
+    expectTypeOf<Config['maxConnections']>().toEqualTypeOf<number>();
     expectTypeOf<Config['maxRunningPerKey']>().toEqualTypeOf<number>();
     expectTypeOf<Config['defaultModel']>().toEqualTypeOf<string>();
     expectTypeOf<WebhookSettings>().toEqualTypeOf<Config['webhooks']>();

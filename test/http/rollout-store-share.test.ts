@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RolloutSnapshotSchema } from '../../src/rollouts/rollout-snapshot.js';
 import { eventually } from '../support/eventually.js';
-import { readRecords, startRollout } from '../support/rollout-client.js';
+import { postRollout, readRecords, startRollout } from '../support/rollout-client.js';
 import { startTestBridge, type TestBridge } from '../support/start-test-bridge.js';
 
 const KEYS = ['key-one-0123456789abcdef', 'key-two-0123456789abcdef'];
@@ -50,5 +50,32 @@ describe("batch records and the key's share of the stored bytes", () => {
       body: JSON.stringify({ env: 'arith' }),
     });
     expect(other.status).toBe(202);
+  });
+});
+
+describe("a batch whose own record passes the key's share", () => {
+  let bridge: TestBridge;
+
+  beforeAll(async () => {
+    bridge = await startTestBridge(
+      { RUNBRIDGE_API_KEYS: KEYS.join(','), RUNBRIDGE_MAX_STORED_BYTES: String(128 * 1024) },
+      { apiKey: KEYS[0] },
+    );
+  });
+  afterAll(() => bridge?.shutdown());
+
+  it('is refused with 429 key_store_full before anything is stored', async () => {
+    const instructions = `Add. ${'x'.repeat(80 * 1024)}`;
+    const { status, answer } = await postRollout(bridge.fetch, {
+      env: 'arith',
+      tasks: '0',
+      samples: 1,
+      model: 'offline',
+      instructions,
+    });
+    expect(status).toBe(429);
+    expect(answer).toMatchObject({ error: { code: 'key_store_full' } });
+    const listed = (await (await bridge.fetch('/v1/rollouts')).json()) as { data: unknown[] };
+    expect(listed.data).toEqual([]);
   });
 });

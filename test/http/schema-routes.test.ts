@@ -49,10 +49,12 @@ function componentValidator(document: OpenApi, name: string): z.ZodType {
 /** Every `METHOD /path` the bridge's Koa app routes, with OpenAPI's `{param}` spelling. */
 async function appRoutes(): Promise<string[]> {
   const config = loadConfig({});
+  const store = new MemoryRunStore(storeLimits(config));
   const registry = new RunRegistry({
     ors: new OrsClient({ baseUrl: 'http://127.0.0.1:9' }),
     models: new ModelRegistry([createOfflineProvider()], 'offline'),
-    store: new MemoryRunStore(storeLimits(config)),
+    store,
+    streams: store.streams,
     catalog: new EnvCatalog(new OrsClient({ baseUrl: 'http://127.0.0.1:9' })),
     sweepMs: config.sweepMs,
     limits: { maxConcurrentRuns: 1, maxEventsPerRun: 10, runTimeoutMs: 1000, toolOutputEventChars: 10 },

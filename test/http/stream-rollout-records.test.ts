@@ -6,7 +6,7 @@ import { streamRolloutRecords } from '../../src/http/stream-rollout-records.js';
 import type { RecordFormat } from '../../src/rollouts/export/record-rows.js';
 import type { RolloutBatchRecord } from '../../src/rollouts/rollout-batch-record.js';
 import { MemoryRolloutStore } from '../../src/store/memory/memory-rollout-store.js';
-import { sampleRecord } from '../rollouts/sample-record.js';
+import { sampleBatch, sampleRecord } from '../rollouts/sample-record.js';
 
 const BUFFER_BYTES = 256 * 1024;
 /** Each record carries this much text: far more than the buffer bound in all, a fraction of it each. */
@@ -18,25 +18,7 @@ async function finishedBatch(
   samples: number,
 ): Promise<{ store: MemoryRolloutStore; batch: RolloutBatchRecord }> {
   const store = new MemoryRolloutStore();
-  const batch: RolloutBatchRecord = {
-    id: 'ro_slow',
-    owner: 'local',
-    env: 'arith',
-    split: 'train',
-    indices: [...Array(tasks).keys()],
-    samples,
-    model: 'offline:offline',
-    sampling: {},
-    seed: 0,
-    max_turns: 20,
-    instructions: null,
-    reward_reduction: 'last',
-    retries: 0,
-    timeout_ms: 60_000,
-    policy_version: null,
-    metadata: {},
-    created_at: 1,
-  };
+  const batch = sampleBatch({ id: 'ro_slow', indices: [...Array(tasks).keys()], samples, retries: 0 });
   const pairs = tasks * samples;
   await store.create(
     batch,

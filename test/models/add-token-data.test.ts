@@ -17,24 +17,27 @@ describe('addTokenData', () => {
     expect(first).toEqual({ promptTokenIds: [1, 2], tokenIds: [3], logprobs: [-0.1], raw: [{ t: 'a' }] });
   });
 
-  it('replaces a raw value that is not a list', () => {
-    expect(addTokenData({ raw: { a: 1 } }, { raw: { b: 2 } })).toEqual({ raw: { b: 2 } });
-  });
-
-  it('keeps what a part says of the whole turn: where a new sequence starts, and what rendered the prompt', () => {
+  it('carries newSequence and renderer, a later part’s replacing an earlier one’s', () => {
     const renderer = {
-      model: 'qwen',
-      templateFingerprint: 'abc',
+      model: 'm',
+      templateFingerprint: 'f1',
       chatTemplateKwargs: {},
       reasoningParser: 'qwen3',
       toolParser: 'hermes',
     };
-    const sum = addTokenData(addTokenData(undefined, { tokenIds: [1] }), {
-      tokenIds: [2],
-      newSequence: { reason: 'truncated' },
-      renderer,
+    const first = addTokenData(undefined, { tokenIds: [1], newSequence: { reason: 'truncated' }, renderer });
+    expect(first).toEqual({ tokenIds: [1], newSequence: { reason: 'truncated' }, renderer });
+    const later = { ...renderer, templateFingerprint: 'f2' };
+    const sum = addTokenData(first, { tokenIds: [2], newSequence: { reason: 'approval_edit' }, renderer: later });
+    expect(sum).toEqual({ tokenIds: [1, 2], newSequence: { reason: 'approval_edit' }, renderer: later });
+    expect(addTokenData(sum, { tokenIds: [3] })).toMatchObject({
+      newSequence: { reason: 'approval_edit' },
+      renderer: later,
     });
-    expect(sum).toEqual({ tokenIds: [1, 2], newSequence: { reason: 'truncated' }, renderer });
+  });
+
+  it('replaces a raw value that is not a list', () => {
+    expect(addTokenData({ raw: { a: 1 } }, { raw: { b: 2 } })).toEqual({ raw: { b: 2 } });
   });
 
   it('takes a list longer than the engine takes arguments', () => {

@@ -1,14 +1,14 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { RunEvent } from '../../src/protocol/run-events.js';
 import { assertEventOrder } from '../../src/protocol/verify-event-order.js';
-import { type FakeVendorServer, startFakeVendorServer } from '../support/fake-vendor-server.js';
+import { type FakeReply, type FakeVendorServer, startFakeVendorServer } from '../support/fake-vendor-server.js';
 import type { Flood } from '../support/flood-writer.js';
 import { startTestBridge, type TestBridge } from '../support/start-test-bridge.js';
 
 /**
  * A hostile model server's answers as the transport under the SDKs reads them (docs/security.md,
- * "What a model server can send"), for each SDK-backed provider as `OPENAI_BASE_URL` and
- * `ANTHROPIC_BASE_URL` configure it: an event or line that never ends is read only up to
+ * "What a model server can send"), for each SDK-backed provider as `OPENAI_BASE_URL`,
+ * `ANTHROPIC_BASE_URL` and `VLLM_BASE_URL` configure it: an event or line that never ends is read only up to
  * `RUNBRIDGE_MODEL_MAX_EVENT_BYTES` — the bridge keeps answering meanwhile — and the run fails
  * `model_error`; an error body is read only up to `RUNBRIDGE_MODEL_MAX_ERROR_BYTES`, and what the run
  * keeps of any error message is a few KB, whatever the vendor sent.
@@ -28,6 +28,8 @@ interface Vendor {
   opening: string;
   /** A complete SSE event reporting an error whose message is the flood's pieces. */
   errorEvent: { head: string; tail: string };
+  /** What other routes answer, as a well-behaved server would, before the turn's own request. */
+  before?: Record<string, FakeReply>;
 }
 
 const VENDORS: Vendor[] = [
@@ -56,6 +58,15 @@ const VENDORS: Vendor[] = [
       tail: '"}}\n\n',
     },
   },
+  {
+    provider: 'vllm',
+    route: 'POST /v1/completions',
+    opening: 'data: {"id":"cmpl-1","object":"text_completion","created":1,"model":"m","choices":[]}\n\n',
+    errorEvent: { head: 'data: {"error":{"type":"InternalServerError","message":"', tail: '"}}\n\n' },
+    before: {
+      'POST /tokenize': { kind: 'json', status: 200, body: { count: 3, max_model_len: 4096, tokens: [1, 2, 3] } },
+    },
+  },
 ];
 
 const BY_NAME = VENDORS.map((v) => [v.provider, v] as const);
@@ -63,15 +74,28 @@ const BY_NAME = VENDORS.map((v) => [v.provider, v] as const);
 let vendor: FakeVendorServer;
 let bridge: TestBridge;
 
-beforeEach(async () => {
-  vendor = await startFakeVendorServer();
-  bridge = await startTestBridge({
+/** A bridge whose providers all talk to `vendor`, with `env` beside. */
+function startBridge(env: Record<string, string> = {}): Promise<TestBridge> {
+  return startTestBridge({
     RUNBRIDGE_DEFAULT_ENV: 'arith',
     OPENAI_BASE_URL: `${vendor.url}/v1`,
     OPENAI_API_KEY: 'sk-test-hostile-answers',
     ANTHROPIC_BASE_URL: vendor.url,
     ANTHROPIC_API_KEY: 'sk-ant-test-hostile-answers',
+    VLLM_BASE_URL: vendor.url,
+    ...env,
   });
+}
+
+/** `v`'s turn answered with `reply`, its other routes as a well-behaved server answers them. */
+function hostile(v: Vendor, reply: FakeReply): void {
+  for (const [route, answer] of Object.entries(v.before ?? {})) vendor.reply(route, answer);
+  vendor.reply(v.route, reply);
+}
+
+beforeEach(async () => {
+  vendor = await startFakeVendorServer();
+  bridge = await startBridge();
 });
 
 afterEach(async () => {
@@ -113,7 +137,7 @@ describe.each(BY_NAME)('%s: a server whose stream never ends its event', (_name,
         bytes: LINE_BYTES,
         hold: { after: 4 * MB, until, reached },
       };
-      vendor.reply(v.route, { kind: 'flood', flood });
+      hostile(v, { kind: 'flood', flood });
       const runId = await bridge.startRun({ model: `${v.provider}:flood-1` });
 
       // 4 MB of one event are open: the bridge still answers.
@@ -132,6 +156,22 @@ describe.each(BY_NAME)('%s: a server whose stream never ends its event', (_name,
     },
   );
 
+  it('is read only up to the cap RUNBRIDGE_MODEL_MAX_EVENT_BYTES sets, not the default one', async () => {
+    const capped = await startBridge({ RUNBRIDGE_MODEL_MAX_EVENT_BYTES: String(MB) });
+    try {
+      hostile(v, { kind: 'flood', flood: { head: `${v.opening}data: {"pad":"`, piece: PIECE, bytes: LINE_BYTES } });
+      const events = await capped.readEvents(await capped.startRun({ model: `${v.provider}:flood-1` }));
+      const { code, error } = failure(events);
+      expect(code).toBe('model_error');
+      expect(error).toContain(`more than ${MB} bytes`);
+      await vi.waitFor(() => expect(vendor.floods).toHaveLength(1));
+      // The setting's cap and what the sockets held: less than the default cap (8 MiB) would let through.
+      expect(vendor.floods[0]!.written).toBeLessThan(6 * MB);
+    } finally {
+      await capped.shutdown();
+    }
+  });
+
   it('an error event with a message of megabytes leaves a few KB of it in the run', async () => {
     const flood: Flood = {
       head: `${v.opening}${v.errorEvent.head}Overloaded: `,
@@ -139,7 +179,7 @@ describe.each(BY_NAME)('%s: a server whose stream never ends its event', (_name,
       tail: v.errorEvent.tail,
       bytes: 2 * MB,
     };
-    vendor.reply(v.route, { kind: 'flood', flood });
+    hostile(v, { kind: 'flood', flood });
     const { error } = failure(await play(await bridge.startRun({ model: `${v.provider}:flood-1` })));
     expect(error).toContain('Overloaded: xxxx');
     expect(error.length).toBeLessThan(STORED_ERROR_CHARS);
@@ -154,7 +194,7 @@ describe.each(BY_NAME)('%s: a server that refuses with an error body of megabyte
       tail: '"}}',
       bytes: 32 * MB,
     };
-    vendor.reply(v.route, { kind: 'flood', flood, status: 400, contentType: 'application/json' });
+    hostile(v, { kind: 'flood', flood, status: 400, contentType: 'application/json' });
     const runId = await bridge.startRun({ model: `${v.provider}:flood-1` });
     const { code, error } = failure(await play(runId));
     expect(code).toBe('model_bad_request');

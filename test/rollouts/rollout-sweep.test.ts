@@ -88,9 +88,9 @@ describe('the rollout sweep', () => {
     // The first run's end is stale: its pair is on another run now.
     expect(await snapshot()).toMatchObject({ status: 'queued', completed: 0 });
 
-    await bridge.rollouts.sweep();
+    await bridge.rollouts.settler.sweep();
     expect(await store.pairs(id)).toEqual([{ run: lost, attempt: 1, state: 'open' }]);
-    await bridge.rollouts.sweep();
+    await bridge.rollouts.settler.sweep();
     const records = await readRecords(bridge.fetch, id);
     expect(records).toHaveLength(1);
     expect(records[0]).toMatchObject({ attempt: 1, status: 'completed', batch_id: id });

@@ -1,3 +1,4 @@
+import type { RolloutBatchRecord } from '../../src/rollouts/rollout-batch-record.js';
 import type { TrajectoryRecord, TrajectoryStep } from '../../src/rollouts/trajectory-schema.js';
 
 /** A small valid trajectory record of task `index`, sample `sample` of `arith/train`, for store and manifest tests. */
@@ -47,5 +48,29 @@ export function sampleStep(turn: number, tokens: Partial<TrajectoryStep>): Traje
     logprobs_raw: null,
     model_ms: 1,
     ...tokens,
+  };
+}
+
+/** A stored batch of the service: one task of `arith/train`, one sample, with `overrides`. */
+export function sampleBatch(overrides: Partial<RolloutBatchRecord> = {}): RolloutBatchRecord {
+  return {
+    id: 'ro_sample',
+    owner: 'local',
+    env: 'arith',
+    split: 'train',
+    indices: [0],
+    samples: 1,
+    model: 'offline:offline',
+    sampling: {},
+    seed: 0,
+    max_turns: 20,
+    instructions: null,
+    reward_reduction: 'last',
+    retries: 1,
+    timeout_ms: 60_000,
+    policy_version: null,
+    metadata: {},
+    created_at: 1000,
+    ...overrides,
   };
 }

@@ -53,12 +53,16 @@ describe('RunRegistry', () => {
     });
   }
 
-  function start(options: Partial<RunRegistryOptions> = {}): RunRegistry {
+  function start({
+    store = newStore(),
+    ...options
+  }: Partial<Omit<RunRegistryOptions, 'store' | 'streams'>> & { store?: MemoryRunStore } = {}): RunRegistry {
     registry = new RunRegistry({
       ors,
       // Without tool calls the scripted model answers at once, so every run completes in one turn.
       models: new ModelRegistry([scriptedProvider({ done: [] })], 'scripted:done'),
-      store: newStore(),
+      store,
+      streams: store.streams,
       catalog: new EnvCatalog(ors, { defaultEnv: 'probe' }),
       sweepMs: 1000,
       limits: { maxConcurrentRuns: 4, maxEventsPerRun: 1000, runTimeoutMs: 60_000, toolOutputEventChars: 100 },

@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { builtinEnvironments } from '../../adapters/environments/builtin-environments.js';
+import { createVllmProvider } from '../../adapters/models/vllm/vllm-provider.js';
 import { defineEnvironment, defineTool, taskList } from '../../src/ors/environment.js';
 import type { RunEvent } from '../../src/protocol/run-events.js';
 import { assertEventOrder } from '../../src/protocol/verify-event-order.js';
@@ -26,7 +27,9 @@ const KEY_A = 'rb-key-a-0f1e2d3c4b5a69788796a5b4c3d2e1f0';
 const KEY_B = 'rb-key-b-9a8b7c6d5e4f30211203f4e5d6c7b8a9';
 const WEBHOOK_SECRET = `whsec_${Buffer.from('a webhook secret of 32 bytes!!!!').toString('base64')}`;
 const METRICS_TOKEN = 'metrics-token-3c5e7a9b1d3f5a7c9e1b3d5f7a9c1e3b';
-const SECRETS = { OPENAI_KEY, ANTHROPIC_KEY, KEY_A, KEY_B, WEBHOOK_SECRET, METRICS_TOKEN };
+/** Given to a `vllm` provider made in code, not by a setting: only the provider's `secrets` name it. */
+const VLLM_KEY = 'vllm-key-6e4c2a0f8d6b4e2c0a8f6d4b2e0c8a6f';
+const SECRETS = { OPENAI_KEY, ANTHROPIC_KEY, KEY_A, KEY_B, WEBHOOK_SECRET, METRICS_TOKEN, VLLM_KEY };
 
 /** Asserts `text` holds none of the bridge's secrets, nor 12 characters in a row of any of them. */
 function expectNoSecret(text: string, where: string): void {
@@ -144,6 +147,7 @@ beforeAll(async () => {
           },
           sent,
         ),
+        createVllmProvider({ baseUrl: vendor.url, apiKey: VLLM_KEY, maxRetries: 0 }),
       ],
     },
   );
@@ -205,6 +209,18 @@ describe("the bridge's own secrets", () => {
     vendor.reply('POST /v1/messages', { kind: 'json', status: 401, body: `invalid x-api-key: ${ANTHROPIC_KEY}` });
     const events = await playAndCheck({ model: 'anthropic:claude-sonnet-5-5' });
     expect(events.at(-1)).toMatchObject({ event: 'run.failed', code: 'model_auth' });
+  });
+
+  it("are cut out of a vLLM server's 401 that quotes the key of a provider made in code", async () => {
+    vendor.reply('POST /tokenize', {
+      kind: 'json',
+      status: 401,
+      body: { error: { message: `Unauthorized: Bearer ${VLLM_KEY}`, type: 'Unauthorized', param: null, code: 401 } },
+    });
+    const events = await playAndCheck({ model: 'vllm:Qwen/Qwen3-8B' });
+    expect(events.at(-1)).toMatchObject({ event: 'run.failed', code: 'model_auth' });
+    expect((events.at(-1) as { error: string }).error).toContain('Unauthorized: Bearer [redacted]');
+    expect(vendor.requests.at(-1)!.headers.authorization).toBe(`Bearer ${VLLM_KEY}`);
   });
 
   it("are cut out of a chat completion's 502", async () => {

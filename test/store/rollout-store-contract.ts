@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RolloutBatchRecord } from '../../src/rollouts/rollout-batch-record.js';
 import type { RolloutBatchStore, StoredByteLimits } from '../../src/rollouts/rollout-batch-store.js';
+import { sampleBatch } from '../rollouts/sample-record.js';
 
 /** How a suite opens instances of one rollout store; the instances of one test see the same batches. */
 export interface RolloutStoreKind {
@@ -12,25 +13,12 @@ let batches = 0;
 
 /** A batch of `owner` with `pairs` pairs (tasks × 1 sample), created at `at`. */
 function batchOf(owner: string, pairs: number, at = 1000): RolloutBatchRecord {
-  return {
+  return sampleBatch({
     id: `ro_${String(++batches).padStart(6, '0')}`,
     owner,
-    env: 'arith',
-    split: 'train',
     indices: [...Array(pairs).keys()],
-    samples: 1,
-    model: 'offline:offline',
-    sampling: {},
-    seed: 0,
-    max_turns: 20,
-    instructions: null,
-    reward_reduction: 'last',
-    retries: 1,
-    timeout_ms: 60_000,
-    policy_version: null,
-    metadata: {},
     created_at: at,
-  };
+  });
 }
 
 const runsOf = (batch: RolloutBatchRecord) => batch.indices.map((index) => `run_${batch.id}_${index}`);
@@ -199,14 +187,14 @@ export function rolloutStoreContract(name: string, setup: () => RolloutStoreKind
       expect(await store.settle(older.id, 0, runsOf(older)[0]!, 1, sized(1_500), 20)).toBe('recorded');
       expect(await store.settle(theirs.id, 0, runsOf(theirs)[0]!, 1, sized(4_000), 30)).toBe('recorded');
 
-      // 3,000 held of alpha's 5,000: a record of 2,500 makes the oldest ended batch go, not beta's.
+      // Over 3,000 held of alpha's 5,000 (records, and the batches' own): a record of 2,500 makes the oldest ended batch go, not beta's.
       const [first, second, third] = runsOf(live) as [string, string, string];
       expect(await store.settle(live.id, 0, first, 1, sized(2_500), 40)).toBe('recorded');
       expect(await store.get(old.id)).toBeUndefined();
       expect(await store.get(older.id)).toBeDefined();
       expect(await store.get(theirs.id)).toBeDefined();
 
-      // 4,000 held: one of 3,000 forgets the other ended batch, and still does not fit.
+      // Near 5,000 held: one of 3,000 forgets the other ended batch, and still does not fit.
       expect(await store.settle(live.id, 1, second, 1, sized(3_000), 50)).toBe('refused');
       expect(await store.get(older.id)).toBeUndefined();
       expect(await store.get(live.id)).toMatchObject({
@@ -220,8 +208,29 @@ export function rolloutStoreContract(name: string, setup: () => RolloutStoreKind
       expect(await store.get(theirs.id)).toMatchObject({ records: 1 });
     });
 
+    it("counts a batch's own record too: one that does not fit, once the owner's ended batches are forgotten, is refused", async () => {
+      const store = await open({ maxStoredBytes: 100_000, maxStoredBytesPerKey: 5_000 });
+      const big = (at: number) => sampleBatch({ ...batchOf('alpha', 1, at), instructions: 'i'.repeat(2_000) });
+      const [ended, live] = [big(1), big(2)];
+      for (const batch of [ended, live]) expect(await store.create(batch, runsOf(batch))).toEqual({ kind: 'created' });
+      await store.cancel(ended.id, 10);
+      // Over 4,000 held of 5,000: a third forgets the ended one and fits; a fourth finds nothing to forget.
+      const third = big(3);
+      expect(await store.create(third, runsOf(third), { key: 'k3', hash: 'aa' })).toEqual({ kind: 'created' });
+      expect(await store.get(ended.id)).toBeUndefined();
+      const fourth = big(4);
+      expect(await store.create(fourth, runsOf(fourth), { key: 'k4', hash: 'aa' })).toEqual({
+        kind: 'full',
+        budget: 'key_store_full',
+      });
+      expect(await store.get(fourth.id)).toBeUndefined();
+      expect(await store.named('alpha', { key: 'k4', hash: 'aa' })).toBeUndefined();
+      const theirs = batchOf('beta', 1);
+      expect(await store.create(theirs, runsOf(theirs))).toEqual({ kind: 'created' });
+    });
+
     it('counts records against the total, and gives back the bytes of a forgotten batch', async () => {
-      const store = await open({ maxStoredBytes: 5_000, maxStoredBytesPerKey: 5_000 });
+      const store = await open({ maxStoredBytes: 6_000, maxStoredBytesPerKey: 6_000 });
       const [theirs, mine] = [batchOf('beta', 1, 1), batchOf('alpha', 2, 2)];
       for (const batch of [theirs, mine]) await store.create(batch, runsOf(batch));
       const [first, second] = runsOf(mine) as [string, string];

@@ -4,16 +4,23 @@ import { MemoryRunStore } from '../../src/store/memory/memory-run-store.js';
 import { RedisRunStore } from '../../src/store/redis/redis-run-store.js';
 import { SealedSecrets } from '../../src/store/redis/sealed-secrets.js';
 import { useRedisPerTest } from '../support/redis-per-test.js';
-import { runStoreContract } from './run-store-contract.js';
+import { runStoreContract, type StoreKind } from './run-store-contract.js';
+import { runStreamsContract } from './run-streams-contract.js';
 
-runStoreContract('MemoryRunStore', () => ({
-  shared: false,
-  open: async ({ limits, now }) => new MemoryRunStore(limits, now),
-}));
+/** The memory store: one instance per test, of its own. */
+function memory(): StoreKind {
+  return {
+    shared: false,
+    async open({ limits, now }) {
+      const store = new MemoryRunStore(limits, now);
+      return { store, streams: store.streams };
+    },
+  };
+}
 
-runStoreContract('RedisRunStore', () => {
-  // Every test on keys of its own; the instances of one test share them, and one secret.
-  const redis = useRedisPerTest();
+/** The Redis store: every test on keys of its own; the instances of one test share them, and one secret. */
+function redis(): StoreKind {
+  const server = useRedisPerTest();
   let secrets: SealedSecrets;
   let instances = 0;
   beforeEach(() => {
@@ -22,10 +29,9 @@ runStoreContract('RedisRunStore', () => {
   return {
     shared: true,
     async open({ limits, now }) {
-      const connection = await redis.connect();
-      return new RedisRunStore({
-        connection,
-        prefix: redis.prefix,
+      const store = new RedisRunStore({
+        connection: await server.connect(),
+        prefix: server.prefix,
         instance: `i_test${++instances}`,
         limits,
         // Longer than any test: no instance is taken for lost (test/multi-instance/instance-loss.test.ts covers that).
@@ -34,6 +40,13 @@ runStoreContract('RedisRunStore', () => {
         secrets,
         now,
       });
+      return { store, streams: store.streams };
     },
   };
-});
+}
+
+// Each port's one suite, run against both stores.
+runStoreContract('MemoryRunStore', memory);
+runStreamsContract('MemoryRunStore', memory);
+runStoreContract('RedisRunStore', redis);
+runStreamsContract('RedisRunStore', redis);

@@ -15,7 +15,7 @@ export interface CompletionPlan {
   parsers: CompletionTextParserOptions;
   /** Keep each token's top alternatives (`logprobs` above 0 was asked for). */
   keepTopLogprobs: boolean;
-  /** The `max_tokens` the generation was sent with: a server that sends more ids or logprobs is not vLLM. */
+  /** The most tokens the completion may have: the request's `max_tokens`, which a vLLM server never passes. */
   maxTokens: number;
   /** Set when the prompt was rendered afresh although an earlier turn could have been carried. */
   newSequence?: string;
@@ -27,13 +27,13 @@ export interface CompletionPlan {
 
 /**
  * Maps the chunks of a streaming vLLM `/v1/completions` to model parts: each chunk's text goes
- * through the {@link CompletionTextParser} (reasoning, answer, tool calls), and its `token_ids` (and
- * top alternatives, when kept) come at once as a `token-data` part, so the turn's cap counts them as
- * they arrive (docs/security.md); more ids or logprobs than the turn's `max_tokens` end the turn as
- * `model_error`. `usage`, the last `token-data` (the prompt ids — the server's own when it echoes
- * them — one logprob per completion id, why a new sequence began, the renderer) and `finish` come at
- * the end, which throws `model_stream_interrupted` when no chunk carried a finish reason. Only choice
- * 0 is read.
+ * through the {@link CompletionTextParser} (reasoning, answer, tool calls), and its `token_ids` (with
+ * their top alternatives, when kept) come at once as a `token-data` part, so that the turn's cap
+ * counts them as they arrive (docs/protocol.md §1.5); more of them, or of logprobs, than `max_tokens`
+ * fails the turn `model_error`. `usage`, the last `token-data` (the prompt ids — the server's own when
+ * it echoes them — one logprob per completion token, why a new sequence began, the renderer) and
+ * `finish` come at the end, which throws `model_stream_interrupted` when no chunk carried a finish
+ * reason. The logprobs wait for the end because a gap anywhere drops them all. Only choice 0 is read.
  */
 export class CompletionStreamMapper implements StreamMapper<VllmCompletionChunk> {
   readonly #vendor: VendorInfo;
@@ -43,7 +43,6 @@ export class CompletionStreamMapper implements StreamMapper<VllmCompletionChunk>
   #promptIds: number[] | undefined;
   #tokenIds: number[] | undefined;
   #logprobs: Array<number | null> = [];
-  #top: Array<Record<string, number> | null> = [];
   #usage: ModelUsage | undefined;
   #finish: { reason: string; stop: number | string | null } | undefined;
   #content = '';
@@ -68,16 +67,24 @@ export class CompletionStreamMapper implements StreamMapper<VllmCompletionChunk>
     if (choice === undefined) return [];
     if (isIds(choice.prompt_token_ids)) this.#promptIds ??= choice.prompt_token_ids;
     const ids = isIds(choice.token_ids) ? choice.token_ids : undefined;
-    if (ids) (this.#tokenIds ??= []).push(...ids);
     const logprobs = choice.logprobs;
-    if (logprobs?.token_logprobs) this.#logprobs.push(...logprobs.token_logprobs);
-    const top = this.#plan?.keepTopLogprobs ? logprobs?.top_logprobs : undefined;
-    if (top) this.#top.push(...top);
-    this.#checkCount();
-    const parts = choice.text ? this.#parser!.push(choice.text) : [];
-    if (ids || top) {
-      parts.push({ type: 'token-data', data: { ...(ids ? { tokenIds: ids } : {}), ...(top ? { raw: top } : {}) } });
+    const tokenLogprobs = logprobs?.token_logprobs ?? undefined;
+    this.#checkCount(
+      (this.#tokenIds?.length ?? 0) + (ids?.length ?? 0),
+      this.#logprobs.length + (tokenLogprobs?.length ?? 0),
+    );
+    // One by one: a spread of a long list would pass the engine's limit on arguments.
+    if (ids) {
+      const all = (this.#tokenIds ??= []);
+      for (const id of ids) all.push(id);
     }
+    if (tokenLogprobs) for (const value of tokenLogprobs) this.#logprobs.push(value);
+    const top = this.#plan!.keepTopLogprobs ? logprobs?.top_logprobs : undefined;
+    const parts: ModelPart[] =
+      ids || top
+        ? [{ type: 'token-data', data: { ...(ids ? { tokenIds: ids } : {}), ...(top ? { raw: top } : {}) } }]
+        : [];
+    if (choice.text) parts.push(...this.#parser!.push(choice.text));
     if (choice.finish_reason && this.#finish === undefined) {
       this.#finish = { reason: choice.finish_reason, stop: choice.stop_reason ?? null };
     }
@@ -115,14 +122,18 @@ export class CompletionStreamMapper implements StreamMapper<VllmCompletionChunk>
     return parts;
   }
 
-  /** A turn of more tokens than it was sent for: a server answering this is not a vLLM one, and is read no further. */
-  #checkCount(): void {
-    const most = this.#plan!.maxTokens;
-    const sent = Math.max(this.#tokenIds?.length ?? 0, this.#logprobs.length, this.#top.length);
-    if (sent <= most) return;
+  /**
+   * Refuses a completion of more ids or logprobs than the request allowed, before keeping them: a
+   * server that sends one may never stop.
+   */
+  #checkCount(ids: number, logprobs: number): void {
+    const { maxTokens } = this.#plan!;
+    const count = Math.max(ids, logprobs);
+    if (count <= maxTokens) return;
     throw new ModelError(
-      `${this.#vendor.name} streamed ${sent} tokens for a generation of max_tokens ${most}: it is not answering as a vLLM server does, so the turn was read no further.`,
-      { code: 'model_error', details: { vendor: this.#vendor.name } },
+      `${this.#vendor.name} sent ${count} completion token ids or logprobs in a turn whose max_tokens is ${maxTokens}, ` +
+        'which a vLLM server never does, so the bridge stopped reading it. Check that VLLM_BASE_URL is a vLLM server.',
+      { code: 'model_error', details: { vendor: this.#vendor.name, max_tokens: maxTokens } },
     );
   }
 
@@ -135,6 +146,7 @@ export class CompletionStreamMapper implements StreamMapper<VllmCompletionChunk>
     return parts;
   }
 
+  /** The turn's last token data: what the parts before it (the completion ids) did not carry. */
   #tokenData(plan: CompletionPlan, promptIds: number[]): TokenData {
     const ids = this.#tokenIds;
     // A logprob the server left out would shift every one after it: then none is kept.
@@ -142,7 +154,6 @@ export class CompletionStreamMapper implements StreamMapper<VllmCompletionChunk>
       ids !== undefined && this.#logprobs.length === ids.length && this.#logprobs.every((value) => value !== null)
         ? (this.#logprobs as number[])
         : undefined;
-    // The completion's ids and top alternatives came as they streamed.
     return {
       promptTokenIds: promptIds,
       ...(logprobs === undefined ? {} : { logprobs }),

@@ -110,7 +110,8 @@ export class VllmModel implements Model {
       promptIds: prompt.ids,
       parsers: { reasoning: reasoningParser, tool: toolParser, promptOpensReasoning: prompt.opensReasoning },
       keepTopLogprobs: typeof body.logprobs === 'number' && body.logprobs > 0,
-      maxTokens: typeof body.max_tokens === 'number' ? body.max_tokens : prompt.maxModelLen - prompt.ids.length,
+      // vLLM takes a missing max_tokens as all the context has left (extra_body may replace ours).
+      maxTokens: Math.min(typeof body.max_tokens === 'number' ? body.max_tokens : Infinity, room(prompt)),
       ...(newSequence === undefined ? {} : { newSequence }),
       renderer: {
         model: this.#name ?? '',
@@ -140,7 +141,7 @@ function completionBody(
   vendor: VendorInfo,
 ): VllmCompletionBody {
   const { sampling } = request;
-  const room = prompt.maxModelLen - prompt.ids.length;
+  const left = room(prompt);
   const body: VllmCompletionBody = {
     ...(model === undefined ? {} : { model }),
     prompt: prompt.ids,
@@ -148,13 +149,18 @@ function completionBody(
     stream_options: { include_usage: true },
     return_token_ids: true,
     logprobs: 0,
-    max_tokens: Math.min(sampling.max_tokens ?? room, room),
+    max_tokens: Math.min(sampling.max_tokens ?? left, left),
   };
   if (sampling.temperature !== undefined) body.temperature = sampling.temperature;
   if (sampling.top_p !== undefined) body.top_p = sampling.top_p;
   if (sampling.seed !== undefined) body.seed = sampling.seed;
   // The ids are the point of this provider: a caller's extra_body cannot turn them off.
   return { ...mergeExtraBody(body, extraBody, COMPLETION_RESERVED_KEYS, vendor), return_token_ids: true };
+}
+
+/** How many tokens the context has left after `prompt`'s. */
+function room(prompt: RenderedIds): number {
+  return prompt.maxModelLen - prompt.ids.length;
 }
 
 /** Each tool list's vLLM form and cache key, made once: an episode sends the same list every turn. */

@@ -49,8 +49,8 @@ export function createVllmProvider(options: VllmProviderOptions): ModelProvider 
   return {
     name: VLLM_PROVIDER_NAME,
     listedModels: options.listedModels ?? [],
+    secrets: options.apiKey === undefined ? [] : [options.apiKey],
     defaultModel: '',
-    ...(options.apiKey === undefined ? {} : { secrets: [options.apiKey] }),
     create: (modelName) =>
       new VllmModel(VLLM_PROVIDER_NAME, modelName, shared, { ...defaults, ...options.models?.[modelName] }),
   };

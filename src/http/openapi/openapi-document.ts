@@ -14,6 +14,7 @@ import {
 } from '../../protocol/api-answers.js';
 import { ChatCompletionChunkSchema, ChatCompletionSchema } from '../../protocol/chat-completion.js';
 import { ChatCompletionRequestSchema } from '../../protocol/chat-completion-request.js';
+import { CONFIRM_WAIT_SECONDS } from '../../protocol/confirm-wait.js';
 import { DecisionRequestSchema } from '../../protocol/decision-request.js';
 import { MessageRequestSchema } from '../../protocol/message-request.js';
 import { RunEventSchema, ToolApprovalResolvedEventSchema } from '../../protocol/run-events.js';
@@ -335,8 +336,7 @@ function paths(): Record<string, unknown> {
         summary: 'Cancel; idempotent',
         responses: {
           202: {
-            description:
-              'The run as it ended: `cancelled`, or its own end when that came first. Answered once the run has ended, 10 s at most; a run still going then is answered with its status then.',
+            description: `The run as it ended: \`cancelled\`, or its own end when that came first. Answered once the run has ended, ${CONFIRM_WAIT_SECONDS} s at most; a run still going then is answered with its status then.`,
             content: json('CancelAnswer'),
           },
           ...errors({
@@ -377,7 +377,7 @@ function paths(): Record<string, unknown> {
             404: 'No such run for this key (`run_not_found`), or no such approval in it (`approval_not_found`).',
             409: 'Another decision, the timeout or the end of the run came first (`approval_resolved`), or the run ended without deciding it (`run_ended`).',
             413: 'The body is larger than RUNBRIDGE_MAX_BODY_BYTES.',
-            503: 'The run did not confirm the decision within 10 s (`decision_unconfirmed`); read its events before sending it again.',
+            503: `The run did not confirm the decision within ${CONFIRM_WAIT_SECONDS} s (\`decision_unconfirmed\`); read its events before sending it again.`,
           }),
         },
       },

@@ -44,7 +44,7 @@ export function rolloutPaths(): Record<string, unknown> {
             409: 'The Idempotency-Key was used with another batch (`idempotency_conflict`).',
             413: 'The body is larger than RUNBRIDGE_MAX_BODY_BYTES.',
             415: 'The body is not sent as JSON.',
-            429: 'Its pairs would not fit in the queue now, or the key’s share of it (`queue_full`, or a refusal of the queue’s own as a run gets it); see `Retry-After`.',
+            429: 'Its pairs would not fit in the queue now, or the key’s share of it (`queue_full`, or a refusal of the queue’s own as a run gets it), or the stored runs and batches hold their bytes (`key_store_full`, `store_full`); see `Retry-After`.',
             502: 'The ORS server could not be reached or answered nonsense while the tasks were checked.',
             503: 'The server is shutting down (`draining`), or its shared store cannot be reached (`store_unavailable`).',
           }),

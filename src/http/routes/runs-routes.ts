@@ -86,13 +86,13 @@ export function runsRoutes(deps: AppDeps): Router<AppState> {
 
   router.post('/v1/runs/:id/approvals/:approval_id', async (ctx) => {
     const body = parseInput(DecisionRequestSchema, await readJsonBody(ctx.req, config.maxBodyBytes), 'decision');
-    ctx.body = await registry.decide(ctx.params.id!, ctx.state.owner, ctx.params.approval_id!, body);
+    ctx.body = await registry.person.decide(ctx.params.id!, ctx.state.owner, ctx.params.approval_id!, body);
   });
 
   router.post('/v1/runs/:id/messages', async (ctx) => {
     const body = parseInput(MessageRequestSchema, await readJsonBody(ctx.req, config.maxBodyBytes), 'message');
     ctx.status = 202;
-    ctx.body = await registry.message(ctx.params.id!, ctx.state.owner, body.content);
+    ctx.body = await registry.person.message(ctx.params.id!, ctx.state.owner, body.content);
   });
 
   router.get('/v1/runs/:id/events', async (ctx) => {

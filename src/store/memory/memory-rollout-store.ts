@@ -23,7 +23,7 @@ interface MemoryBatch {
   outcomes: string[];
   /** The idempotency key (`owner\0key`) bound to it, if any. */
   key: string | undefined;
-  /** Characters of JSON its records and outcomes hold, counted in the stored bytes. */
+  /** Characters of JSON it holds (its record, its records and their outcomes), counted in the stored bytes. */
   bytes: number;
   stopped: StoreBudget | undefined;
   /** Woken whenever a record is added or the batch ends. */
@@ -65,8 +65,12 @@ export class MemoryRolloutStore implements RolloutBatchStore {
     if (key !== undefined) {
       const named = await this.named(batch.owner, idempotency!);
       if (named !== undefined) return named;
-      this.#keys.set(key, { hash: idempotency!.hash, id: batch.id });
     }
+    const bytes = JSON.stringify(batch).length;
+    const budget = this.#makeRoom(batch.owner, bytes, batch.id);
+    if (budget !== undefined) return { kind: 'full', budget };
+    this.#stored.add(batch.owner, bytes);
+    if (key !== undefined) this.#keys.set(key, { hash: idempotency!.hash, id: batch.id });
     this.#batches.set(batch.id, {
       record: batch,
       cancelledAt: null,
@@ -75,7 +79,7 @@ export class MemoryRolloutStore implements RolloutBatchStore {
       records: [],
       outcomes: [],
       key,
-      bytes: 0,
+      bytes,
       stopped: undefined,
       waiters: new Set(),
     });

@@ -1,17 +1,13 @@
 import { isWaitingStatus } from '../../protocol/run-status.js';
-import type { ControlMessage, ControlOutcome } from '../../runs/control-message.js';
-import type { EventLog } from '../../runs/event-log.js';
-import { newRunLog, type RunRecord, recordBytes } from '../../runs/run-record.js';
+import { newRunLog, recordBytes } from '../../runs/run-record.js';
 import type {
   Admission,
   ClaimedRun,
   KeyClaim,
   NewRun,
-  OpenedRun,
-  RunExecutor,
+  RunCounts,
   RunListQuery,
   RunPage,
-  RunStats,
   RunStore,
   StoredSnapshot,
   StoreLimits,
@@ -20,15 +16,15 @@ import { snapshotOf } from '../../runs/snapshot-of.js';
 import { keyStoreFull, storeFull } from '../refusals.js';
 import { SubscriberCount } from '../subscriber-count.js';
 import { IdempotencyKeys } from './idempotency-keys.js';
-import { type MemoryRun, RunDirectory } from './run-directory.js';
+import { MemoryRunStreams } from './memory-run-streams.js';
+import { type MemoryRun, RunDirectory, touchRun } from './run-directory.js';
 import { RunQueue } from './run-queue.js';
 import { StoredBytes } from './stored-bytes.js';
 
 /**
  * The embedded store (the default): every run of this one process, in memory. Nothing to start;
- * nothing survives the process. A run's log is made here when the run is submitted, and the episode
- * plays into that same log, so appending an event costs nothing beyond the log itself and a
- * subscriber of a queued run follows it from its first event.
+ * nothing survives the process. A run's log is made here when the run is submitted; its live side,
+ * {@link MemoryRunStreams} (`streams`), shares the runs and the queue.
  */
 export class MemoryRunStore implements RunStore {
   readonly #limits: StoreLimits;
@@ -37,7 +33,8 @@ export class MemoryRunStore implements RunStore {
   readonly #stored: StoredBytes;
   readonly #keys = new IdempotencyKeys();
   readonly #queue: RunQueue;
-  #executor: RunExecutor | undefined;
+  /** The live side of these runs: their logs as they are written and followed, and their control messages. */
+  readonly streams: MemoryRunStreams;
 
   /** `stored` counts what the runs hold, and what else shares their budget (the rollout batches' records). */
   constructor(limits: StoreLimits, now: () => number = Date.now, stored = new StoredBytes()) {
@@ -45,10 +42,7 @@ export class MemoryRunStore implements RunStore {
     this.#now = now;
     this.#stored = stored;
     this.#queue = new RunQueue(limits);
-  }
-
-  attach(executor: RunExecutor): void {
-    this.#executor = executor;
+    this.streams = new MemoryRunStreams(this.#directory, this.#queue, now);
   }
 
   async claimKey(owner: string, key: string, hash: string): Promise<KeyClaim> {
@@ -97,27 +91,13 @@ export class MemoryRunStore implements RunStore {
     return this.#queue.unqueue(id);
   }
 
-  track(record: RunRecord, log: EventLog): Promise<boolean> {
-    return new Promise((resolve) => {
-      const done = () => {
-        this.#queue.ended(record.owner);
-        resolve(true);
-      };
-      if (log.terminal) return done();
-      const stop = log.onAppend(() => {
-        if (!log.terminal) return;
-        stop();
-        done();
-      });
-    });
-  }
-
   async queueRoom(owner: string): Promise<number> {
     return this.#queue.room(owner);
   }
 
-  async open(id: string): Promise<OpenedRun | undefined> {
-    return this.#directory.find(id);
+  /** Never calls `listener`: only this instance queues and ends the runs of its own queue, and it wakes itself. */
+  onClaimable(_listener: () => void): () => void {
+    return () => undefined;
   }
 
   async snapshot(id: string): Promise<StoredSnapshot | undefined> {
@@ -131,27 +111,12 @@ export class MemoryRunStore implements RunStore {
 
   async touch(id: string): Promise<void> {
     const run = this.#directory.find(id);
-    if (run) touch(run, this.#now());
-  }
-
-  watch(id: string): () => void {
-    const run = this.#directory.find(id);
-    if (!run) return () => undefined;
-    const release = run.subscribers.add();
-    touch(run, this.#now());
-    return () => {
-      release();
-      touch(run, this.#now());
-    };
+    if (run) touchRun(run, this.#now());
   }
 
   async forget(id: string): Promise<void> {
     // A queued or running run stays: its executor still writes to it, and its slot is still counted.
     if (this.#directory.find(id)?.log.terminal) this.#forget(id);
-  }
-
-  async control(id: string, message: ControlMessage): Promise<ControlOutcome> {
-    return this.#executor?.control(id, message) ?? 'gone';
   }
 
   async sweep(): Promise<{ orphans: string[] }> {
@@ -177,18 +142,14 @@ export class MemoryRunStore implements RunStore {
 
   async ping(): Promise<void> {}
 
-  async stats(): Promise<RunStats> {
-    return this.localStats();
+  async stats(): Promise<RunCounts> {
+    return this.localCounts();
   }
 
-  localStats(): RunStats {
+  localCounts(): RunCounts {
     let finished = 0;
-    let subscribers = 0;
-    for (const run of this.#directory.values()) {
-      if (run.log.terminal) finished++;
-      subscribers += run.subscribers.count;
-    }
-    return { running: this.#queue.running, queued: this.#queue.length, finished, subscribers };
+    for (const run of this.#directory.values()) if (run.log.terminal) finished++;
+    return { running: this.#queue.running, queued: this.#queue.length, finished };
   }
 
   async abandon(): Promise<ClaimedRun[]> {
@@ -229,8 +190,4 @@ export class MemoryRunStore implements RunStore {
 /** What a run holds: its request and every entry of its log, in characters of JSON (`RUNBRIDGE_MAX_STORED_BYTES`). */
 function storedBytes(run: MemoryRun): number {
   return run.recordBytes + run.log.bytes;
-}
-
-function touch(run: MemoryRun, now: number): void {
-  run.touchedAt = Math.max(run.touchedAt, now);
 }

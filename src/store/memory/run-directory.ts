@@ -17,6 +17,11 @@ export interface MemoryRun {
   readonly subscribers: SubscriberCount;
 }
 
+/** Records that someone looked at `run` at `now` (a touch never moves its time back). */
+export function touchRun(run: MemoryRun, now: number): void {
+  run.touchedAt = Math.max(run.touchedAt, now);
+}
+
 /** The runs of one process by id, in creation order, and the list pages of `GET /v1/runs`. */
 export class RunDirectory {
   readonly #runs = new Map<string, MemoryRun>();

@@ -1,6 +1,7 @@
 import type { CancelReason, RunEventInput, RunEventOf } from '../../protocol/run-events.js';
 import type { EventLog } from '../../runs/event-log.js';
 import { newRunLog, type RunRecord } from '../../runs/run-record.js';
+import type { EndedRun } from '../../runs/run-streams.js';
 import { listItemOf } from '../../runs/snapshot-of.js';
 import type { RedisConnection } from './redis-connection.js';
 import type { RedisKeys } from './redis-keys.js';
@@ -11,13 +12,6 @@ import type { StreamEntry } from './stream-follower.js';
 export type RunEnding =
   | { event: 'run.failed'; code: 'instance_lost'; error: string }
   | { event: 'run.cancelled'; reason: CancelReason };
-
-/** A run {@link endStoredRun} ended: its record, its whole log, and the seq of its first closing event. */
-export interface EndedRun {
-  record: RunRecord;
-  log: EventLog;
-  from: number;
-}
 
 export interface EndStoredRunDeps {
   connection: RedisConnection;

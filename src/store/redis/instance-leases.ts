@@ -1,6 +1,7 @@
+import type { EndedRun } from '../../runs/run-streams.js';
 import type { Logger } from '../../telemetry/logger.js';
 import { runLogFields } from '../../telemetry/run-log-fields.js';
-import { type EndedRun, endStoredRun, type RunEnding } from './end-stored-run.js';
+import { endStoredRun, type RunEnding } from './end-stored-run.js';
 import type { RedisConnection } from './redis-connection.js';
 import type { RedisKeys } from './redis-keys.js';
 

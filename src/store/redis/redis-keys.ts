@@ -1,85 +1,143 @@
 import { createHash } from 'node:crypto';
 
+/** What a key of the layout is in Redis, as `docs/deployment.md` names it. */
+export type KeyType = 'hash' | 'stream' | 'string' | 'counter' | 'sorted set' | 'set' | 'list';
+
+/** One key of the layout: its name after the prefix, `{…}` for the part that varies; its type; what it holds (Markdown). */
+export interface KeyEntry {
+  key: string;
+  type: KeyType;
+  holds: string;
+}
+
 /**
  * Every key of the Redis store, by name: what comes after the prefix (`RUNBRIDGE_REDIS_PREFIX`, so several
  * bridges can share one Redis without meeting), with `{…}` for the part that varies. The TypeScript side
  * reads keys through {@link RedisKeys}, the Lua scripts through the functions {@link luaKeyFunctions}
- * writes from this same table, so a key name is written once. `docs/deployment.md` lists what each holds.
- * One Redis, not a Cluster: the scripts touch keys of many runs at once.
+ * writes from this same table, and `npm run docs` writes the table of `docs/deployment.md` from it, so a
+ * key is written once. One Redis, not a Cluster: the scripts touch keys of many runs at once.
  */
 export const KEY_LAYOUT = {
-  /** Hash: a run's record, snapshot, queue state, holder (and who ended it), last seq, byte counts and times. */
-  run: 'run:{id}',
-  /** Stream: a run's log, one entry per event (id `0-(seq+1)`, fields `e` event JSON and `d` detail JSON). */
-  log: 'run:{id}:log',
-  /** String: a queued run's sealed secrets, until the run has started. */
-  secrets: 'run:{id}:secrets',
-  /** Sorted set: an owner's runs by creation time. */
-  owner: 'owner:{owner}',
-  /** String: an idempotency key — `pending:<hash>` while its run is created, then `run:<hash>:<id>`. */
-  idempotency: 'idem:{digest}',
-  /** String (with an expiry): an instance's lease; its runs are lost once it is gone. */
-  lease: 'lease:{instance}',
-  /** Stream: control messages for the runs an instance executes. */
-  control: 'ctl:{instance}',
-  /** Sorted set: queued run ids by arrival. */
-  queue: 'queue',
-  /** Counter: the arrival order of the next queued run. */
-  queueOrder: 'queue:seq',
-  /** Hash: runs waiting in the queue, by owner. */
-  queuedByOwner: 'queued:keys',
-  /** Counter: bytes of the queued requests. */
-  queuedBytes: 'queued:bytes',
-  /** Hash: running run id → the instance executing it. */
-  running: 'running',
-  /** Hash: runs running, by owner. */
-  runningByOwner: 'running:keys',
-  /** Sorted set: finished run ids by when they finished. */
-  finished: 'finished',
-  /** Sorted set: an owner's finished run ids by when they finished (what a new run of theirs may make room from). */
-  ownerFinished: 'finished:{owner}',
-  /** Counter: bytes every stored run and batch record holds together. */
-  storedBytes: 'bytes',
-  /** Hash: bytes each owner's stored runs hold. */
-  ownerBytes: 'bytes:owners',
-  /** Hash: run id → the bytes it holds. */
-  runBytes: 'sizes',
-  /** Sorted set: pending webhook deliveries by when they are due (or their lease ends). */
-  webhooksDue: 'wh:due',
-  /** Sorted set: the same, of one key's runs only (the keys take turns at them). */
-  ownerWebhooksDue: 'wh:due:{owner}',
-  /** Set: the keys that have pending webhook deliveries. */
-  webhookOwners: 'wh:owners',
-  /** Hash: pending delivery id → the key whose queue holds it. */
-  webhookOwnerOf: 'wh:owner',
-  /** String: one webhook delivery, JSON (it expires a retention after it settled). */
-  webhook: 'wh:d:{id}',
-  /** List: the ids of a run's webhook deliveries, oldest first. */
-  runWebhooks: 'wh:run:{id}',
-  /** String: the secret shared by every instance when `RUNBRIDGE_SECRET` is not set. */
-  secret: 'secret',
-  /** String: written by every health check (`/health`, `/ready`), so a Redis that refuses writes is seen; expires in a minute. */
-  health: 'health',
-  /** Hash: a rollout batch's owner, record, pair count, records so far and their bytes, cancel and end times, why it stopped, idempotency key. */
-  rollout: 'ro:{id}',
-  /** Hash: a batch's pairs by number — `<run id>:<attempt>:<open|done>`. */
-  rolloutPairs: 'ro:{id}:pairs',
-  /** List: a batch's trajectory records (JSON), in the order they were settled; a record's seq is its index. */
-  rolloutRecords: 'ro:{id}:records',
-  /** List: each record's compact outcome (JSON), at the same index. */
-  rolloutOutcomes: 'ro:{id}:outcomes',
-  /** Sorted set: an owner's batches by creation time. */
-  ownerRollouts: 'ro-owner:{owner}',
-  /** Set: the batches that have not ended. */
-  rolloutsOpen: 'ro-open',
-  /** Sorted set: ended batches by when they ended. */
-  rolloutsEnded: 'ro-ended',
-  /** String: a batch's idempotency key — `<hash>:<batch id>`. */
-  rolloutIdempotency: 'ro-idem:{digest}',
-} as const;
+  run: {
+    key: 'run:{id}',
+    type: 'hash',
+    holds:
+      "the run's record (request without secrets), its snapshot as `GET /v1/runs` lists it (waiting calls summarised, " +
+      '[protocol §2.6](protocol.md#26-lists-summarise-the-calls-a-run-waits-on)), queue state, holder instance (and, ' +
+      'once ended, whether by its holder), last seq, byte count, times',
+  },
+  log: {
+    key: 'run:{id}:log',
+    type: 'stream',
+    holds:
+      "the event log: one entry per event, entry id `0-<seq+1>`, field `e` the event's JSON, `d` its detail " +
+      '([events](events.md#the-record-events-and-their-details))',
+  },
+  secrets: {
+    key: 'run:{id}:secrets',
+    type: 'string',
+    holds: "a queued run's `secrets`, sealed (AES-256-GCM); deleted once the run has written its first event",
+  },
+  owner: { key: 'owner:{owner}', type: 'sorted set', holds: "a key's runs by creation time, for `GET /v1/runs`" },
+  idempotency: {
+    key: 'idem:{digest}',
+    type: 'string',
+    holds:
+      "an `Idempotency-Key` (the digest of the API key's owner and the key): `pending:<hash>` while its run is " +
+      'created, then `run:<hash>:<id>`',
+  },
+  lease: {
+    key: 'lease:{instance}',
+    type: 'string',
+    holds: "an instance's lease, expiring after `RUNBRIDGE_LEASE_SECONDS`: its runs are lost once it is gone",
+  },
+  control: {
+    key: 'ctl:{instance}',
+    type: 'stream',
+    holds: 'control messages for the runs an instance executes: cancels, decisions, messages',
+  },
+  queue: { key: 'queue', type: 'sorted set', holds: 'the shared queue: queued run ids by arrival, oldest first' },
+  queueOrder: { key: 'queue:seq', type: 'counter', holds: 'the arrival order of the next queued run' },
+  queuedByOwner: { key: 'queued:keys', type: 'hash', holds: 'runs waiting in the queue, by owner (the per-key quota)' },
+  queuedBytes: { key: 'queued:bytes', type: 'counter', holds: 'bytes of the queued requests (their byte budget)' },
+  running: { key: 'running', type: 'hash', holds: 'running run id → the instance executing it' },
+  runningByOwner: { key: 'running:keys', type: 'hash', holds: "each key's running runs, on all instances" },
+  finished: { key: 'finished', type: 'sorted set', holds: 'finished run ids by when they finished (retention)' },
+  ownerFinished: {
+    key: 'finished:{owner}',
+    type: 'sorted set',
+    holds: "an owner's finished run ids by when they finished: what a new run of theirs may make room from",
+  },
+  storedBytes: {
+    key: 'bytes',
+    type: 'counter',
+    holds: 'bytes every stored run and batch record holds together (the byte budget)',
+  },
+  ownerBytes: { key: 'bytes:owners', type: 'hash', holds: "bytes each owner's stored runs hold (the key's share)" },
+  runBytes: { key: 'sizes', type: 'hash', holds: 'run id → the bytes it holds' },
+  webhooksDue: {
+    key: 'wh:due',
+    type: 'sorted set',
+    holds: 'pending [webhook](webhooks.md) deliveries by when they are due (or their lease ends)',
+  },
+  ownerWebhooksDue: {
+    key: 'wh:due:{owner}',
+    type: 'sorted set',
+    holds: "the same, of one key's runs only (the keys take turns at them)",
+  },
+  webhookOwners: { key: 'wh:owners', type: 'set', holds: 'the keys that have pending webhook deliveries' },
+  webhookOwnerOf: { key: 'wh:owner', type: 'hash', holds: 'pending delivery id → the key whose queue holds it' },
+  webhook: {
+    key: 'wh:d:{id}',
+    type: 'string',
+    holds: 'one webhook delivery, JSON (it expires a retention after it settled)',
+  },
+  runWebhooks: { key: 'wh:run:{id}', type: 'list', holds: "the ids of a run's webhook deliveries, oldest first" },
+  secret: {
+    key: 'secret',
+    type: 'string',
+    holds: 'the secret every instance shares when `RUNBRIDGE_SECRET` is not set',
+  },
+  health: {
+    key: 'health',
+    type: 'string',
+    holds:
+      'written by every `/health` and `/ready` check, expiring a minute later: a Redis that refuses writes fails the check',
+  },
+  rollout: {
+    key: 'ro:{id}',
+    type: 'hash',
+    holds:
+      'a [rollout batch](rollouts.md#the-service): its owner, record, pair count, records so far and the bytes they hold, ' +
+      'cancel and end times, why it was stopped, idempotency key',
+  },
+  rolloutPairs: {
+    key: 'ro:{id}:pairs',
+    type: 'hash',
+    holds: 'where each pair of the batch stands, by number: `<run id>:<attempt>:<open|done>`',
+  },
+  rolloutRecords: {
+    key: 'ro:{id}:records',
+    type: 'list',
+    holds: "the batch's trajectory records (JSON) in the order they were settled; a record's seq is its index",
+  },
+  rolloutOutcomes: {
+    key: 'ro:{id}:outcomes',
+    type: 'list',
+    holds: "each record's compact outcome (JSON) at the same index, for the batch's statistics",
+  },
+  ownerRollouts: { key: 'ro-owner:{owner}', type: 'sorted set', holds: "an owner's batches by creation time" },
+  rolloutsOpen: { key: 'ro-open', type: 'set', holds: 'the batches that have not ended (the sweep mends their pairs)' },
+  rolloutsEnded: { key: 'ro-ended', type: 'sorted set', holds: 'ended batches by when they ended (retention)' },
+  rolloutIdempotency: {
+    key: 'ro-idem:{digest}',
+    type: 'string',
+    holds: "a batch's `Idempotency-Key`: `<hash>:<batch id>`",
+  },
+} as const satisfies Record<string, KeyEntry>;
 
 type Layout = typeof KEY_LAYOUT;
-type Fixed = { [K in keyof Layout]: Layout[K] extends `${string}{${string}` ? never : K }[keyof Layout];
+type Fixed = { [K in keyof Layout]: Layout[K]['key'] extends `${string}{${string}` ? never : K }[keyof Layout];
 type Varying = Exclude<keyof Layout, Fixed>;
 
 /** The keys of the Redis store under one prefix (see {@link KEY_LAYOUT}). */
@@ -88,12 +146,12 @@ export class RedisKeys {
 
   /** The key `name` of the layout with its varying part `part` (for keys that have one). */
   #key(name: Varying, part: string): string {
-    return this.prefix + KEY_LAYOUT[name].replace(/\{\w+\}/, part);
+    return this.prefix + KEY_LAYOUT[name].key.replace(/\{\w+\}/, part);
   }
 
   /** A key of the layout without a varying part. */
   fixed(name: Fixed): string {
-    return this.prefix + KEY_LAYOUT[name];
+    return this.prefix + KEY_LAYOUT[name].key;
   }
 
   run(id: string): string {
@@ -169,7 +227,7 @@ export class RedisKeys {
  */
 export function luaKeyFunctions(prefixVariable: string): string {
   const lines = ['local K = {}'];
-  for (const [name, layout] of Object.entries(KEY_LAYOUT)) {
+  for (const [name, { key: layout }] of Object.entries(KEY_LAYOUT)) {
     const parts = layout.split(/\{\w+\}/);
     if (parts.length === 1) {
       lines.push(`K.${name} = ${prefixVariable} .. '${layout}'`);

@@ -62,10 +62,12 @@ export class RedisRolloutStore implements RolloutBatchStore {
         createdAt: batch.created_at,
         idemKey: idempotency === undefined ? '' : keys.rolloutIdempotency(batch.owner, idempotency.key),
         idemHash: idempotency?.hash ?? '',
+        ...this.#budgets(),
       },
       runs,
     )) as string[];
     if (reply[0] === 'existing') return { kind: 'existing', id: reply[1]! };
+    if (reply[0] === 'full') return { kind: 'full', budget: reply[1] as StoreBudget };
     return reply[0] === 'conflict' ? { kind: 'conflict' } : { kind: 'created' };
   }
 
@@ -131,10 +133,20 @@ export class RedisRolloutStore implements RolloutBatchStore {
       next: settlement.kind === 'record' ? '' : settlement.next,
       now,
       expireMs,
-      // Redis takes no Infinity: the largest number a Lua double holds exactly stands for "no bound".
-      maxStoredBytes: this.#o.limits?.maxStoredBytes ?? Number.MAX_SAFE_INTEGER,
-      maxStoredBytesPerKey: this.#o.limits?.maxStoredBytesPerKey ?? Number.MAX_SAFE_INTEGER,
+      ...this.#budgets(),
     })) as SettleOutcome;
+  }
+
+  /** The byte budgets as script arguments. */
+  #budgets(): { maxStoredBytes: number; maxStoredBytesPerKey: number } {
+    // Redis takes no Infinity: the largest number a Lua double holds exactly stands for "no bound".
+    return {
+      maxStoredBytes: Math.min(this.#o.limits?.maxStoredBytes ?? Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER),
+      maxStoredBytesPerKey: Math.min(
+        this.#o.limits?.maxStoredBytesPerKey ?? Number.MAX_SAFE_INTEGER,
+        Number.MAX_SAFE_INTEGER,
+      ),
+    };
   }
 
   async cancel(id: string, now: number): Promise<void> {

@@ -1,39 +1,36 @@
 import type { RunListItem } from '../../protocol/run-snapshot.js';
 import { isWaitingStatus } from '../../protocol/run-status.js';
-import type { ControlMessage, ControlOutcome } from '../../runs/control-message.js';
 import type { EventLog } from '../../runs/event-log.js';
-import { MAX_WAITING_MESSAGES } from '../../runs/run-inbox.js';
 import { newRunLog, type RunRecord, recordBytes } from '../../runs/run-record.js';
 import type {
   Admission,
   ClaimedRun,
   KeyClaim,
   NewRun,
-  OpenedRun,
-  RunExecutor,
+  RunCounts,
   RunListQuery,
   RunPage,
-  RunStats,
   RunStore,
   StoredSnapshot,
   StoreLimits,
 } from '../../runs/run-store.js';
+import type { EndedRun } from '../../runs/run-streams.js';
 import { listItemOf, snapshotOf } from '../../runs/snapshot-of.js';
 import { StoreUnavailableError } from '../../runs/store-unavailable-error.js';
 import { type Logger, silentLogger } from '../../telemetry/logger.js';
 import { runLogFields } from '../../telemetry/run-log-fields.js';
+import { Listeners } from '../listeners.js';
 import { keyQueueFull, keyStoreFull, queueBytesFull, queueFull, type Refusal, storeFull } from '../refusals.js';
-import { SubscriberCount } from '../subscriber-count.js';
-import { type EndStoredRunDeps, endStoredRun } from './end-stored-run.js';
 import { InstanceLeases } from './instance-leases.js';
 import { listRuns } from './list-runs.js';
+import { LocalRuns } from './local-runs.js';
 import type { RedisConnection } from './redis-connection.js';
 import { RedisKeys } from './redis-keys.js';
-import { RunLogWriter } from './run-log-writer.js';
+import { RedisRunStreams } from './redis-run-streams.js';
 import { RunMirrors } from './run-mirrors.js';
 import type { SealedSecrets } from './sealed-secrets.js';
 import type { SharedSecret } from './shared-secret.js';
-import { type StreamEntry, StreamFollower } from './stream-follower.js';
+import { StreamFollower } from './stream-follower.js';
 
 export interface RedisRunStoreOptions {
   connection: RedisConnection;
@@ -56,15 +53,13 @@ export interface RedisRunStoreOptions {
 export const EXPIRY_MARGIN_MS = 60_000;
 /** How long an idempotency key stays pending while its run is created. */
 const PENDING_KEY_MS = 60_000;
-/** Touches of one run are passed to Redis at most this often from one instance. */
-const TOUCH_EVERY_MS = 1000;
 
 /**
  * The shared store (docs/protocol.md §8): runs, logs, keys, queue, quotas, control messages and leases in
- * one Redis, so any number of instances serve any run. The runs this instance executes are written
- * through by {@link RunLogWriter}; runs it only serves are read through {@link RunMirrors}; control
- * messages for its runs arrive on its own control Stream; {@link InstanceLeases} ends the runs of
- * instances that died. `docs/deployment.md` tells what survives which failure.
+ * one Redis, so any number of instances serve any run. This is its record side; its live side,
+ * {@link RedisRunStreams} (`streams`), writes and follows the logs and carries the control messages.
+ * {@link InstanceLeases} ends the runs no live instance executes. `docs/deployment.md` tells what survives
+ * which failure.
  */
 export class RedisRunStore implements RunStore {
   readonly #o: RedisRunStoreOptions;
@@ -75,11 +70,12 @@ export class RedisRunStore implements RunStore {
   readonly #follower: StreamFollower;
   readonly #mirrors: RunMirrors;
   readonly #leases: InstanceLeases;
-  /** Runs this instance executes, with their writers, their subscribers here and their last touch. */
-  readonly #active = new Map<string, ActiveRun>();
-  readonly #touched = new Map<string, number>();
+  /** The runs this instance executes, and its touches of others. */
+  readonly #local: LocalRuns;
+  readonly #claimable = new Listeners<[]>();
   readonly #poll: NodeJS.Timeout;
-  #executor: RunExecutor | undefined;
+  /** The live side of these runs: their logs as they are written and followed, and their control messages. */
+  readonly streams: RedisRunStreams;
 
   constructor(options: RedisRunStoreOptions) {
     this.#o = options;
@@ -95,6 +91,8 @@ export class RedisRunStore implements RunStore {
       now: this.#now,
       wakeMs: options.limits.streamFlushMs,
     });
+    this.#local = new LocalRuns({ connection: this.#connection, keys: this.#keys, now: this.#now });
+    const ended = new Listeners<[EndedRun]>();
     this.#leases = new InstanceLeases({
       connection: this.#connection,
       keys: this.#keys,
@@ -104,27 +102,29 @@ export class RedisRunStore implements RunStore {
       now: this.#now,
       log: this.#log,
       onRenewed: () => this.#writeBackRunsWithoutRecord(),
-      executes: (id) => this.#active.has(id),
-      onEnded: (ended) => this.#executor?.endedElsewhere(ended.record, ended.log, ended.from),
+      executes: (id) => this.#local.executed.has(id),
+      onEnded: (run) => ended.tell(run),
     });
-    this.#follower.follow(this.#keys.control(options.instance), '0-0', (entries) => this.#onControl(entries), true);
-    this.#poll = setInterval(() => {
-      if (this.#executor && this.#executor.freeSlots() > 0) this.#executor.wake();
-    }, options.queuePollMs);
+    this.streams = new RedisRunStreams({
+      connection: this.#connection,
+      keys: this.#keys,
+      instance: options.instance,
+      expireMs: this.#expireMs,
+      now: this.#now,
+      log: this.#log,
+      follower: this.#follower,
+      mirrors: this.#mirrors,
+      local: this.#local,
+      ended,
+    });
+    // Others queue runs and free their keys' quotas without telling anyone: look again every so often.
+    this.#poll = setInterval(() => this.#claimable.tell(), options.queuePollMs);
     this.#poll.unref();
+    void this.#leases.renew().catch(() => undefined);
   }
 
   get #expireMs(): number {
     return this.#o.limits.retentionMs + EXPIRY_MARGIN_MS;
-  }
-
-  get #endDeps(): EndStoredRunDeps {
-    return { connection: this.#connection, keys: this.#keys, expireMs: this.#expireMs, now: this.#now };
-  }
-
-  attach(executor: RunExecutor): void {
-    this.#executor = executor;
-    void this.#leases.renew().catch(() => undefined);
   }
 
   async claimKey(owner: string, key: string, hash: string): Promise<KeyClaim> {
@@ -199,26 +199,6 @@ export class RedisRunStore implements RunStore {
     return reply.length === 0 ? undefined : this.#claimed(reply);
   }
 
-  track(record: RunRecord, log: EventLog): Promise<boolean> {
-    const writer = new RunLogWriter(record, log, {
-      connection: this.#connection,
-      keys: this.#keys,
-      instance: this.#o.instance,
-      expireMs: this.#expireMs,
-      // Its end is the one that instance wrote, which it logs and counts; the episode here only stops.
-      onFenced: () => this.#executor?.abandon(record.id),
-      log: this.#log,
-    });
-    const active: ActiveRun = { record, log, writer, touchedAt: record.createdAt, subscribers: new SubscriberCount() };
-    this.#active.set(record.id, active);
-    return writer.done.then((outcome) => {
-      this.#active.delete(record.id);
-      // Only a log the store holds whole is a faithful copy; a refused one ended differently there.
-      if (outcome === 'stored') this.#mirrors.adopt(record, log, active.subscribers);
-      return outcome === 'stored';
-    });
-  }
-
   async queueRoom(owner: string): Promise<number> {
     const { maxQueuedRuns, maxQueuedPerKey } = this.#o.limits;
     const [queued, mine] = await this.#connection.run(() =>
@@ -230,13 +210,18 @@ export class RedisRunStore implements RunStore {
     return Math.max(0, Math.min(maxQueuedRuns - queued, maxQueuedPerKey - Number(mine ?? 0)));
   }
 
-  async open(id: string): Promise<OpenedRun | undefined> {
-    return this.#active.get(id) ?? this.#mirrors.open(id);
+  onClaimable(listener: () => void): () => void {
+    return this.#claimable.add(listener);
+  }
+
+  async abandon(): Promise<ClaimedRun[]> {
+    // Queued runs stay in the shared queue: another instance starts them.
+    return [];
   }
 
   async snapshot(id: string): Promise<StoredSnapshot | undefined> {
-    const active = this.#active.get(id);
-    if (active) return { owner: active.record.owner, snapshot: snapshotOf(active.record, active.log) };
+    const executed = this.#local.executed.get(id);
+    if (executed) return { owner: executed.record.owner, snapshot: snapshotOf(executed.record, executed.log) };
     const [owner, json] = await this.#connection.run(() =>
       this.#connection.command.hmget(this.#keys.run(id), 'owner', 'snapshot'),
     );
@@ -253,61 +238,25 @@ export class RedisRunStore implements RunStore {
     return listRuns(this.#connection, this.#keys, owner, query);
   }
 
-  async touch(id: string): Promise<void> {
-    const now = this.#now();
-    const active = this.#active.get(id);
-    if (active) {
-      active.touchedAt = Math.max(active.touchedAt, now);
-      return;
-    }
-    // A stream touches its run at every keep-alive; Redis hears of it once a second at most.
-    if (now - (this.#touched.get(id) ?? 0) < TOUCH_EVERY_MS) return;
-    this.#touched.set(id, now);
-    await this.#connection.script('rbTouch', this.#keys.prefix, { id, at: now });
-  }
-
-  watch(id: string): () => void {
-    const touch = () => void this.touch(id).catch(() => undefined);
-    const active = this.#active.get(id);
-    const release = active ? active.subscribers.add() : this.#mirrors.watch(id);
-    touch();
-    return () => {
-      release?.();
-      touch();
-    };
+  touch(id: string): Promise<void> {
+    return this.#local.touch(id);
   }
 
   async forget(id: string): Promise<void> {
     // A run that just ended here may still be on its way to Redis, where it still reads as running and
     // the script would keep it: forget it once its whole log is stored. One still running here stays.
-    const active = this.#active.get(id);
-    if (active && !active.log.terminal) return;
-    await active?.writer.done;
+    const executed = this.#local.executed.get(id);
+    if (executed && !executed.log.terminal) return;
+    await executed?.writer.done;
     await this.#connection.script('rbForget', this.#keys.prefix, { id });
     this.#mirrors.forget(id);
-  }
-
-  async control(id: string, message: ControlMessage): Promise<ControlOutcome> {
-    // Through Redis even for a run executing here: a person's message is counted there, so every
-    // instance refuses the one past the bound alike, and none is accepted for a run whose record is gone.
-    const outcome = String(
-      await this.#connection.script('rbControl', this.#keys.prefix, {
-        id,
-        instance: this.#o.instance,
-        payload: JSON.stringify(message),
-        isMessage: message.type === 'message' ? 1 : 0,
-        maxWaiting: MAX_WAITING_MESSAGES,
-      }),
-    );
-    if (outcome === 'here') return this.#deliver(id, message);
-    return outcome === 'full' || outcome === 'gone' ? outcome : 'sent';
   }
 
   async sweep(): Promise<{ orphans: string[] }> {
     const now = this.#now();
     const { retentionMs } = this.#o.limits;
     this.#mirrors.sweep();
-    for (const [id, at] of this.#touched) if (now - at > TOUCH_EVERY_MS) this.#touched.delete(id);
+    this.#local.sweep();
     await this.#connection.script('rbSweep', this.#keys.prefix, { finishedBy: now - retentionMs, most: 1000 });
     await this.#leases.endLostRuns();
     // A run watched here is no orphan, wherever it runs or waits: its touch tells every instance so,
@@ -322,7 +271,7 @@ export class RedisRunStore implements RunStore {
     if (problem !== undefined) throw new StoreUnavailableError(problem);
   }
 
-  async stats(): Promise<RunStats> {
+  async stats(): Promise<RunCounts> {
     const keys = this.#keys;
     const [running, queued, finished] = await this.#connection.run(() =>
       Promise.all([
@@ -331,26 +280,17 @@ export class RedisRunStore implements RunStore {
         this.#connection.command.zcard(keys.fixed('finished')),
       ]),
     );
-    return { running, queued, finished, subscribers: this.localStats().subscribers };
+    return { running, queued, finished };
   }
 
-  localStats(): RunStats {
-    let subscribers = this.#mirrors.subscribers;
-    for (const active of this.#active.values()) subscribers += active.subscribers.count;
-    return { running: this.#active.size, queued: 0, finished: 0, subscribers };
-  }
-
-  async abandon(): Promise<ClaimedRun[]> {
-    // Queued runs stay in the shared queue: another instance starts them.
-    return [];
+  localCounts(): RunCounts {
+    return { running: this.#local.executed.size, queued: 0, finished: 0 };
   }
 
   async close(): Promise<void> {
     clearInterval(this.#poll);
-    for (const { writer } of this.#active.values()) writer.close();
+    await this.streams.close();
     await this.#leases.release();
-    await this.#follower.stop();
-    this.#mirrors.interruptAll();
     await this.#connection.close();
   }
 
@@ -391,51 +331,20 @@ export class RedisRunStore implements RunStore {
     return { record, secrets, log: this.#newLog(record) };
   }
 
-  #onControl(entries: StreamEntry[]): void {
-    for (const [, fields] of entries) {
-      const values = new Map<string, string>();
-      for (let i = 0; i < fields.length; i += 2) values.set(fields[i]!, fields[i + 1]!);
-      const id = values.get('run');
-      const message = values.get('message');
-      if (id && message) void this.#deliver(id, JSON.parse(message) as ControlMessage).catch(() => undefined);
-    }
-  }
-
-  /**
-   * Hands a control message for a run this instance holds to its executor. A cancel of a run held here
-   * that nothing executes (it was stranded) ends it in Redis at once, as cancelled, so the caller's
-   * answer is how it ended rather than a wait for a run that will not move.
-   */
-  async #deliver(id: string, message: ControlMessage): Promise<ControlOutcome> {
-    const outcome = this.#executor?.control(id, message) ?? 'gone';
-    if (outcome !== 'gone' || message.type !== 'cancel' || this.#active.has(id)) return outcome;
-    const ended = await endStoredRun(this.#endDeps, id, this.#o.instance, {
-      event: 'run.cancelled',
-      reason: message.reason,
-    });
-    if (ended === undefined) return 'gone';
-    this.#log.warn(
-      { ...runLogFields(ended.record), reason: message.reason },
-      `run ${id} was held by this instance but no longer executed: the cancel ended it.`,
-    );
-    this.#executor?.endedElsewhere(ended.record, ended.log, ended.from);
-    return 'sent';
-  }
-
   /**
    * Writes back the runs executing here whose record is gone from Redis (it restarted without its data,
    * or evicted them): a run that waits on a person writes nothing, so without this check it would go on
    * as a run no other instance knows. Its writer puts the record and the whole log back, and goes on.
    */
   async #writeBackRunsWithoutRecord(): Promise<void> {
-    const ids = [...this.#active.keys()];
+    const ids = [...this.#local.executed.keys()];
     if (ids.length === 0) return;
     const pipeline = this.#connection.command.pipeline();
     for (const id of ids) pipeline.exists(this.#keys.run(id));
     const replies = (await this.#connection.run(() => pipeline.exec())) ?? [];
     for (const [position, id] of ids.entries()) {
       const [error, exists] = replies[position] ?? [];
-      if (!error && exists === 0) this.#active.get(id)?.writer.writeBack();
+      if (!error && exists === 0) this.#local.executed.get(id)?.writer.writeBack();
     }
   }
 
@@ -447,7 +356,7 @@ export class RedisRunStore implements RunStore {
     const ttl = this.#o.limits.orphanTtlMs;
     const orphans: string[] = [];
     // A rollout batch's pair (not listed among its owner's runs) is kept by its batch, never orphaned.
-    const candidates = [...this.#active.values()].filter(
+    const candidates = [...this.#local.executed.values()].filter(
       ({ record, log, subscribers, touchedAt }) =>
         record.rollout === undefined &&
         !log.terminal &&
@@ -465,18 +374,11 @@ export class RedisRunStore implements RunStore {
       const [touchedAt, listed] = (replies[position]?.[1] ?? []) as Array<string | null>;
       if (listed === '0') continue;
       const touched = Number(touchedAt ?? 0);
-      const local = this.#active.get(id);
+      const local = this.#local.executed.get(id);
       // Another instance's stream or request touched it: it is watched.
       if (local) local.touchedAt = Math.max(local.touchedAt, touched);
       if (now - Math.max(touched, local?.touchedAt ?? 0) >= ttl) orphans.push(id);
     }
     return orphans;
   }
-}
-
-/** A run this instance executes: its record, its log, its writer, its subscribers here and its last touch. */
-interface ActiveRun extends OpenedRun {
-  writer: RunLogWriter;
-  touchedAt: number;
-  subscribers: SubscriberCount;
 }

@@ -42,15 +42,40 @@ local function forget_batch(id)
   redis.call('ZREM', K.rolloutsEnded, id)
   redis.call('DEL', batch, K.rolloutPairs(id), K.rolloutRecords(id), K.rolloutOutcomes(id))
 end
+-- Forgets owner's own ended batches but keep, oldest first, until bytes more fit in its share and the
+-- total; returns the budget still full ('key_store_full', 'store_full'), or nil.
+local function make_room(owner, bytes, keep)
+  local function full()
+    if num(redis.call('HGET', K.ownerBytes, owner)) + bytes > num(A.maxStoredBytesPerKey) then return 'key_store_full' end
+    if num(redis.call('GET', K.storedBytes)) + bytes > num(A.maxStoredBytes) then return 'store_full' end
+    return nil
+  end
+  if not full() then return nil end
+  for _, other in ipairs(redis.call('ZRANGE', K.ownerRollouts(owner), 0, -1)) do
+    local ended = redis.call('HGET', K.rollout(other), 'finished_at')
+    if other ~= keep and ended and ended ~= '' then
+      forget_batch(other)
+      if not full() then return nil end
+    end
+  end
+  return full()
+end
+-- Counts bytes more held by batch id of owner.
+local function count_bytes(id, owner, bytes)
+  redis.call('INCRBY', K.storedBytes, bytes)
+  redis.call('HINCRBY', K.ownerBytes, owner, bytes)
+  redis.call('HINCRBY', K.rollout(id), 'bytes', bytes)
+end
 `;
 
 /**
  * Stores batch `id` whose pair n is first played by the run named n-th in the list after the arguments,
- * binding idempotency key `idemKey` (or '') to it. Returns `{created}`, `{existing, id}` (the key names a
- * batch that still exists, made with the same body hash) or `{conflict}` (with another).
+ * binding idempotency key `idemKey` (or '') to it, its record counted in the stored bytes. Returns
+ * `{created}`, `{existing, id}` (the key names a batch that still exists, made with the same body hash),
+ * `{conflict}` (with another) or `{full, budget}` (its record does not fit, as `SETTLE` judges a record).
  */
 const CREATE = define(
-  ['id', 'owner', 'record', 'total', 'createdAt', 'idemKey', 'idemHash'],
+  ['id', 'owner', 'record', 'total', 'createdAt', 'idemKey', 'idemHash', 'maxStoredBytes', 'maxStoredBytesPerKey'],
   `${ROLLOUT_HELPERS}
 if A.idemKey ~= '' then
   local value = redis.call('GET', A.idemKey)
@@ -61,10 +86,14 @@ if A.idemKey ~= '' then
       return { 'conflict' }
     end
   end
-  redis.call('SET', A.idemKey, A.idemHash .. ':' .. A.id)
 end
+local bytes = string.len(A.record)
+local budget = make_room(A.owner, bytes, A.id)
+if budget then return { 'full', budget } end
+if A.idemKey ~= '' then redis.call('SET', A.idemKey, A.idemHash .. ':' .. A.id) end
 redis.call('HSET', K.rollout(A.id), 'owner', A.owner, 'record', A.record, 'total', A.total, 'recorded', 0,
   'cancelled_at', '', 'finished_at', '', 'idem', A.idemKey)
+count_bytes(A.id, A.owner, bytes)
 local slots = K.rolloutPairs(A.id)
 for i = REST, #ARGV do redis.call('HSET', slots, i - REST, ARGV[i] .. ':1:open') end
 redis.call('ZADD', K.ownerRollouts(A.owner), A.createdAt, A.id)
@@ -117,27 +146,13 @@ end
 redis.call('HSET', slots, A.pair, A.run .. ':' .. A.attempt .. ':done')
 local owner = redis.call('HGET', batch, 'owner')
 local bytes = string.len(A.record) + string.len(A.outcome)
-local function full()
-  if num(redis.call('HGET', K.ownerBytes, owner)) + bytes > num(A.maxStoredBytesPerKey) then return 'key_store_full' end
-  if num(redis.call('GET', K.storedBytes)) + bytes > num(A.maxStoredBytes) then return 'store_full' end
-  return nil
-end
-if full() then
-  for _, other in ipairs(redis.call('ZRANGE', K.ownerRollouts(owner), 0, -1)) do
-    if not full() then break end
-    local ended = redis.call('HGET', K.rollout(other), 'finished_at')
-    if other ~= A.id and ended and ended ~= '' then forget_batch(other) end
-  end
-end
-local budget = full()
+local budget = make_room(owner, bytes, A.id)
 if budget then
   redis.call('HSET', batch, 'cancelled_at', A.now, 'stopped', budget)
   end_batch(A.id, A.now, A.expireMs)
   return 'refused'
 end
-redis.call('INCRBY', K.storedBytes, bytes)
-redis.call('HINCRBY', K.ownerBytes, owner, bytes)
-redis.call('HINCRBY', batch, 'bytes', bytes)
+count_bytes(A.id, owner, bytes)
 redis.call('RPUSH', K.rolloutRecords(A.id), A.record)
 redis.call('RPUSH', K.rolloutOutcomes(A.id), A.outcome)
 local recorded = redis.call('HINCRBY', batch, 'recorded', 1)

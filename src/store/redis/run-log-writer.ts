@@ -15,8 +15,6 @@ export interface RunLogWriterOptions {
   instance: string;
   /** How long a finished run's keys live in Redis (the store's retention, plus a margin). */
   expireMs: number;
-  /** The store refused the appends for good: another instance ended the run (this one was taken for lost). */
-  onFenced: () => void;
   log: Logger;
 }
 
@@ -50,7 +48,7 @@ export function detailJson(entry: LoggedEvent): string {
  * may have landed: the store answers the next one with what it holds, and the writer goes on from there
  * — each entry is stored once, by seq, and counted once. A record that vanished (Redis restarted without
  * its data) is written back whole, with the log so far. Only when another instance ended the run (it
- * took this one for lost) does writing stop, and `onFenced` says so (docs/protocol.md §8.4).
+ * took this one for lost) does writing stop, and `done` says so: `fenced` (docs/protocol.md §8.4).
  */
 export class RunLogWriter {
   readonly #o: RunLogWriterOptions;
@@ -114,7 +112,6 @@ export class RunLogWriter {
       while (!this.#closed && (this.#lost || this.#stored < this.#log.length)) {
         if (this.#lost) await this.#writeRecordBack();
         else if (!this.#take(await this.#appendBatch())) {
-          this.#o.onFenced();
           this.#finish('fenced');
           return;
         }

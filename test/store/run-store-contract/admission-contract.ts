@@ -45,7 +45,7 @@ export function admissionContract(h: StoreHarness): void {
       expect(() => log.append({ event: 'message.delta', delta: 'c', turn: 1 })).toThrow(EventLogFullError);
       play(log, completed());
       await tracked;
-      expect((await here.store.open(record.id))?.log.length).toBe(4);
+      expect((await here.streams.join(record.id))?.log.length).toBe(4);
     });
   });
 
@@ -157,7 +157,7 @@ export function admissionContract(h: StoreHarness): void {
       // Its place in the queue is free again.
       await h.queue(here, 'beta');
 
-      const tracked = here.store.track(taken!.record, taken!.log);
+      const { tracked } = h.publish(here, taken!);
       play(taken!.log, started(record), { event: 'run.cancelled', reason: 'client' });
       await tracked;
       expect((await here.store.snapshot(record.id))?.snapshot).toMatchObject({ status: 'cancelled', last_seq: 1 });

@@ -1,67 +1,39 @@
 import { describe, expect, it } from 'vitest';
-import type { ControlMessage } from '../../../src/runs/control-message.js';
 import { trackSourceTimers } from '../../support/track-source-timers.js';
 import { completed, play, type StoreHarness, started } from './store-harness.js';
 
-const CANCEL: ControlMessage = { type: 'cancel', reason: 'client' };
-const MESSAGE: ControlMessage = { type: 'message', message_id: 'msg_1', content: 'Go on.' };
-
-/** What concerns the instances: `control`, `stats`, `localStats`, `abandon` and `close` (docs/protocol.md §7, §8). */
+/** What concerns the instances: `stats`, `localCounts`, `onClaimable`, `abandon` and `close` (docs/protocol.md §8). */
 export function instanceContract(h: StoreHarness): void {
-  describe('delivers a control message', () => {
-    it('to the executor of this instance, for a run it executes', async () => {
-      const here = await h.open();
-      const run = await h.start(here, 'alpha');
-      play(run.log, started(run.record));
-      await here.store.control(run.record.id, CANCEL);
-      expect(here.executor.controls).toEqual([{ runId: run.record.id, message: CANCEL }]);
-    });
-
-    // A store of one process has one instance: the test above says it all.
-    it.runIf(h.kind.shared)('to the instance that executes the run, whichever instance it is sent from', async () => {
-      const sender = await h.open();
-      const executing = await h.open();
-      const run = await h.start(executing, 'alpha');
-      play(run.log, started(run.record));
-      await sender.store.control(run.record.id, CANCEL);
-      await sender.store.control(run.record.id, MESSAGE);
-      await expect.poll(() => executing.executor.controls, { timeout: 10_000 }).toHaveLength(2);
-      expect(executing.executor.controls).toEqual([
-        { runId: run.record.id, message: CANCEL },
-        { runId: run.record.id, message: MESSAGE },
-      ]);
-      expect(sender.executor.controls).toEqual([]);
-    });
-  });
-
   describe('counts', () => {
-    it('the running, queued and finished runs (stats), and the subscribers on this instance', async () => {
+    it('the running, queued and finished runs, on every instance together (stats)', async () => {
+      const here = await h.open({ maxRunningPerKey: 5 });
+      await h.finished(here, 'alpha');
+      await h.start(here, 'alpha');
+      await h.queue(here, 'alpha');
+      expect(await here.store.stats()).toEqual({ running: 1, queued: 1, finished: 1 });
+      if (h.kind.shared) expect(await (await h.open()).store.stats()).toEqual({ running: 1, queued: 1, finished: 1 });
+    });
+
+    it("what this instance alone executes (localCounts); the queue and finished runs too, when they are this process's alone", async () => {
       const here = await h.open({ maxRunningPerKey: 5 });
       await h.finished(here, 'alpha');
       const running = await h.start(here, 'alpha');
       await h.queue(here, 'alpha');
-      await here.store.open(running.record.id);
-      const leave = here.store.watch(running.record.id);
-      expect(await here.store.stats()).toEqual({ running: 1, queued: 1, finished: 1, subscribers: 1 });
-      leave();
-      expect((await here.store.stats()).subscribers).toBe(0);
-    });
-
-    it("what this instance alone executes and who watches here (localStats); the queue too, when it is this process's alone", async () => {
-      const here = await h.open({ maxRunningPerKey: 5 });
-      const running = await h.start(here, 'alpha');
-      await h.queue(here, 'alpha');
-      await here.store.open(running.record.id);
-      const leave = here.store.watch(running.record.id);
-      expect(here.store.localStats()).toMatchObject({
-        running: 1,
-        queued: h.kind.shared ? 0 : 1,
-        subscribers: 1,
-      });
-      leave();
+      const alone = h.kind.shared ? 0 : 1;
+      expect(here.store.localCounts()).toEqual({ running: 1, queued: alone, finished: alone });
       play(running.log, started(running.record), completed());
       await running.tracked;
-      expect(here.store.localStats()).toMatchObject({ running: 0, subscribers: 0 });
+      expect(here.store.localCounts()).toMatchObject({ running: 0 });
+    });
+  });
+
+  describe('says when queued runs may have become claimable (onClaimable)', () => {
+    // A queue of one process changes only by its own hand: there is nothing to be told.
+    it.runIf(h.kind.shared)('to an instance that did not queue them, within the queue poll', async () => {
+      const here = await h.open();
+      const other = await h.open();
+      await h.queue(other, 'alpha');
+      await expect.poll(() => here.claimable, { timeout: 10_000 }).toBeGreaterThan(0);
     });
   });
 

@@ -20,7 +20,7 @@ export function rolloutPairContract(h: StoreHarness): void {
       const listed = await h.queue(here, 'alpha');
       const pair = h.newRun('alpha', { startHere: false, rollout: PAIR });
       expect(await here.store.submit(pair)).toEqual({ kind: 'queued' });
-      expect((await here.store.open(pair.record.id))?.record.rollout).toEqual(PAIR);
+      expect((await here.streams.join(pair.record.id))?.record.rollout).toEqual(PAIR);
       expect((await here.store.list('alpha', { limit: 10 })).data.map((run) => run.run_id)).toEqual([listed.id]);
       expect(await here.store.stats()).toMatchObject({ queued: 2 });
     });

@@ -1,23 +1,24 @@
 import { randomBytes } from 'node:crypto';
-import { afterEach, beforeEach, expect } from 'vitest';
+import { afterEach, beforeEach, describe, expect } from 'vitest';
 import { loadConfig } from '../../../src/config/index.js';
 import type { RunEvent, RunEventInput } from '../../../src/protocol/run-events.js';
 import { type RunRequestInput, RunRequestSchema } from '../../../src/protocol/run-request.js';
-import type { ControlMessage, ControlOutcome } from '../../../src/runs/control-message.js';
+import type { ControlMessage } from '../../../src/runs/control-message.js';
 import type { EventLog } from '../../../src/runs/event-log.js';
 import { requestHasher } from '../../../src/runs/request-hasher.js';
 import { newRunLog, type RolloutPairRef, type RunRecord, recordBytes } from '../../../src/runs/run-record.js';
-import type { Admission, NewRun, RunExecutor, RunStore, StoreLimits } from '../../../src/runs/run-store.js';
+import type { Admission, ClaimedRun, NewRun, RunStore, StoreLimits } from '../../../src/runs/run-store.js';
+import type { RunStreams } from '../../../src/runs/run-streams.js';
 
-/** A kind of store the contract is run against, as its test file opens it. */
+/** A kind of store the contracts are run against, as its test file opens it. */
 export interface StoreKind {
   /**
    * True when instances share the store (Redis): each sees every run, and the queue is everyone's.
-   * False for a store of one process alone (memory): the contract then opens one instance per test.
+   * False for a store of one process alone (memory): the contracts then open one instance per test.
    */
   shared: boolean;
-  /** Opens an instance on the current test's data: instances opened in one test share it when `shared`. */
-  open(options: { limits: StoreLimits; now: () => number }): Promise<RunStore>;
+  /** Opens an instance — both its ports — on the current test's data: instances opened in one test share it when `shared`. */
+  open(options: { limits: StoreLimits; now: () => number }): Promise<{ store: RunStore; streams: RunStreams }>;
 }
 
 /** Small bounds, so a test reaches each of them with a few runs. */
@@ -41,36 +42,19 @@ const hashRequest = requestHasher(randomBytes(32));
 export const BODY = hashRequest(RunRequestSchema.parse({ input: 'one body' }));
 export const OTHER_BODY = hashRequest(RunRequestSchema.parse({ input: 'another body' }));
 
-/** The executor of a test instance: it executes nothing, and records what the store tells it. */
-export class RecordingExecutor implements RunExecutor {
-  readonly controls: Array<{ runId: string; message: ControlMessage }> = [];
-  readonly abandoned: string[] = [];
-  /** Runs of lost instances this one ended. */
-  readonly endedHere: string[] = [];
-  /** No free slot, so a shared store's queue poll never wakes it. */
-  freeSlots(): number {
-    return 0;
-  }
-  control(runId: string, message: ControlMessage): ControlOutcome {
-    this.controls.push({ runId, message });
-    return 'sent';
-  }
-  abandon(runId: string): void {
-    this.abandoned.push(runId);
-  }
-  endedElsewhere(record: RunRecord): void {
-    this.endedHere.push(record.id);
-  }
-  wake(): void {}
-}
-
-/** One instance of the store under test, with its executor. */
+/** One instance of the store under test, its two ports, and what they told it. */
 export interface Instance {
   store: RunStore;
-  executor: RecordingExecutor;
+  streams: RunStreams;
+  /** The control messages that reached the inboxes of the runs this instance published, in order. */
+  controls: Array<{ runId: string; message: ControlMessage }>;
+  /** The runs this instance ended for an executor that no longer ran them (`onEnded`). */
+  ended: string[];
+  /** How often the store said queued runs may have become claimable (`onClaimable`). */
+  claimable: number;
 }
 
-/** A run this instance executes: its record, the log it plays into, and the store's `track` of it. */
+/** A run this instance executes: its record, the log it plays into, and the streams' `publish` of it. */
 export interface ExecutedRun {
   record: RunRecord;
   log: EventLog;
@@ -84,8 +68,8 @@ let runs = 0;
 
 /**
  * What every contract test works with: a clock it moves by hand (so retention and orphans need no
- * sleeping), instances of the store attached to recording executors (closed after the test), and
- * runs made and played as the scheduler makes and plays them.
+ * sleeping), instances of the store that record what it tells them (closed after the test), and runs
+ * made, published and played as the scheduler makes, publishes and plays them.
  */
 export class StoreHarness {
   readonly kind: StoreKind;
@@ -112,12 +96,12 @@ export class StoreHarness {
     this.#now += ms;
   }
 
-  /** Opens an instance of the store with {@link LIMITS} changed by `limits`, attached to a new {@link RecordingExecutor}. */
+  /** Opens an instance of the store with {@link LIMITS} changed by `limits`, recording what it is told. */
   async open(limits: Partial<StoreLimits> = {}): Promise<Instance> {
-    const store = await this.kind.open({ limits: { ...LIMITS, ...limits }, now: this.now });
-    const executor = new RecordingExecutor();
-    store.attach(executor);
-    const instance = { store, executor };
+    const { store, streams } = await this.kind.open({ limits: { ...LIMITS, ...limits }, now: this.now });
+    const instance: Instance = { store, streams, controls: [], ended: [], claimable: 0 };
+    streams.onEnded(({ record }) => instance.ended.push(record.id));
+    store.onClaimable(() => instance.claimable++);
     this.#instances.push(instance);
     return instance;
   }
@@ -163,13 +147,33 @@ export class StoreHarness {
     };
   }
 
-  /** Submits a run of `owner` that `instance` has a slot for, expects it started, and tracks it as the scheduler does. */
+  /** Submits a run of `owner` that `instance` has a slot for, expects it started, and publishes it as the scheduler does. */
   async start(instance: Instance, owner: string, options: Parameters<StoreHarness['newRun']>[1] = {}) {
     const run = this.newRun(owner, { ...options, startHere: true });
     const admission = await instance.store.submit(run);
     expect(admission.kind).toBe('started');
     const { log } = admission as Extract<Admission, { kind: 'started' }>;
-    return { record: run.record, log, tracked: instance.store.track(run.record, log) } satisfies ExecutedRun;
+    return this.publish(instance, { record: run.record, secrets: run.secrets, log });
+  }
+
+  /** {@link start}s a run of `owner` on `instance` and plays its first event: a run under way. */
+  async running(instance: Instance, owner: string, options: Parameters<StoreHarness['newRun']>[1] = {}) {
+    const run = await this.start(instance, owner, options);
+    play(run.log, started(run.record));
+    return run;
+  }
+
+  /** Publishes a run `instance` executes (submitted, claimed or unqueued), its inbox recording what reaches it. */
+  publish(instance: Instance, { record, log }: ClaimedRun): ExecutedRun {
+    const tracked = instance.streams.publish({
+      record,
+      log,
+      control: (message) => {
+        instance.controls.push({ runId: record.id, message });
+        return 'sent';
+      },
+    });
+    return { record, log, tracked };
   }
 
   /** Submits a run of `owner` that no instance has a slot for, and expects it queued. */
@@ -194,6 +198,17 @@ export class StoreHarness {
     play(log, started(record), completed());
     return recordBytes(record) + log.bytes;
   }
+}
+
+/**
+ * A contract suite named `title`: `setup` is called inside it, so the hooks it registers (a Redis server,
+ * a fresh key prefix per test) belong to it, and each of `parts` adds its tests on one harness.
+ */
+export function describeContract(title: string, setup: () => StoreKind, parts: Array<(h: StoreHarness) => void>) {
+  describe(title, () => {
+    const h = new StoreHarness(setup());
+    for (const part of parts) part(h);
+  });
 }
 
 /** Appends `inputs` to `log`, as an episode writes them. */

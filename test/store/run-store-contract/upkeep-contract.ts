@@ -39,8 +39,8 @@ export function upkeepContract(h: StoreHarness): void {
       const queued = await h.queue(here, 'beta');
       const leave = [];
       for (const id of [running.record.id, queued.id]) {
-        await here.store.open(id);
-        leave.push(here.store.watch(id));
+        await here.streams.join(id);
+        leave.push(here.streams.watch(id));
       }
       h.advance(3 * TTL);
       expect(await here.store.sweep()).toEqual({ orphans: [] });
@@ -58,8 +58,8 @@ export function upkeepContract(h: StoreHarness): void {
         const watching = await h.open();
         const run = await h.start(executing, 'alpha');
         play(run.log, started(run.record));
-        await watching.store.open(run.record.id);
-        const leave = watching.store.watch(run.record.id);
+        await watching.streams.join(run.record.id);
+        const leave = watching.streams.watch(run.record.id);
         h.advance(3 * TTL);
         expect(await watching.store.sweep()).toEqual({ orphans: [] });
         expect(await executing.store.sweep()).toEqual({ orphans: [] });
@@ -115,7 +115,7 @@ export function upkeepContract(h: StoreHarness): void {
       h.advance(1000);
       await here.store.sweep();
       expect(await here.store.snapshot(record.id)).toBeUndefined();
-      expect(await here.store.open(record.id)).toBeUndefined();
+      expect(await here.streams.join(record.id)).toBeUndefined();
       expect((await here.store.list('alpha', { limit: 10 })).data).toEqual([]);
       expect(await here.store.claimKey('alpha', 'key-1', BODY)).toEqual({ kind: 'claimed' });
       expect(await here.store.stats()).toMatchObject({ finished: 0 });

@@ -1,6 +1,7 @@
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { type FloodReport, writeFlood } from '../flood-writer.js';
 import { renderChat, type TemplateMessage, type TemplateTool } from './fake-chat-template.js';
 import { decode, encode, logprobOf, sampleIds, TOKEN, tokenText } from './fake-tokenizer.js';
 import { parseQwenOutput } from './parse-qwen-output.js';
@@ -19,6 +20,9 @@ import { parseQwenOutput } from './parse-qwen-output.js';
  * model writes comes from a {@link FakePolicy}, the same for both endpoints.
  */
 
+/** Token ids a chunk of a flood (`FakeCompletion.floodTokenIds`) carries. */
+const FLOOD_IDS_PER_CHUNK = 64;
+
 /** What the fake model writes in one turn. */
 export interface FakeCompletion {
   /** The completion as text, without the end-of-turn token (which the model samples after it). */
@@ -32,10 +36,10 @@ export interface FakeCompletion {
   /** Stream this many tokens, then an error frame, as vLLM does when a generation fails midway. */
   errorAfterTokens?: number;
   /**
-   * A hostile server: after the first chunk, a `data:` line of this many bytes that never ends, or
-   * (`ids`) chunks of token ids without text, far past `max_tokens`, until the client goes away.
+   * A hostile server: instead of the completion, stream this many token ids without any text (no
+   * logprobs, no finish), then hold the stream open until the client goes away. See `FakeGeneration.flood`.
    */
-  flood?: { kind: 'line' | 'ids'; bytes: number };
+  floodTokenIds?: number;
 }
 
 /** The prompt a turn is written for. */
@@ -61,6 +65,8 @@ export interface FakeGeneration {
   /** The `token_ids` of each streamed chunk, in order (empty when the client did not ask for them). */
   chunkTokenIds: number[][];
   finishReason: 'stop' | 'length' | null;
+  /** For a completion that was a flood of token ids, how it went, once the client closed it. */
+  flood?: FloodReport;
 }
 
 /** A request the fake received. */
@@ -102,32 +108,7 @@ export interface FakeVllmServer {
   failNext(path: string, status: number, message: string, times?: number): void;
   /** Resolves once a stream held open by `hangAfterTokens` has been closed by the client. */
   hungStreamClosed(): Promise<void>;
-  /** Bytes of each `flood` written before the client went away or took all of it, in order. */
-  readonly floods: readonly number[];
   close(): Promise<void>;
-}
-
-/** Writes `flood` until it is all written or the client goes away; resolves to the bytes written. */
-async function floodStream(
-  res: ServerResponse,
-  flood: NonNullable<FakeCompletion['flood']>,
-  head: Record<string, unknown>,
-): Promise<number> {
-  const piece =
-    flood.kind === 'line'
-      ? 'x'.repeat(64 * 1024)
-      : `data: ${JSON.stringify({ ...head, choices: [{ index: 0, text: '', token_ids: Array.from({ length: 4096 }, () => 7), finish_reason: null }] })}\n\n`;
-  let written = 0;
-  if (flood.kind === 'line') {
-    res.write('data: ');
-    written += 6;
-  }
-  while (written < flood.bytes && !res.destroyed) {
-    written += piece.length;
-    if (!res.write(piece)) await Promise.race([once(res, 'drain'), once(res, 'close')]);
-  }
-  res.end();
-  return written;
 }
 
 /** Starts the fake on a free loopback port. */
@@ -137,7 +118,6 @@ export async function startFakeVllmServer(options: FakeVllmOptions): Promise<Fak
   const perChunk = options.tokensPerChunk ?? 2;
   const requests: FakeVllmRequest[] = [];
   const generations: FakeGeneration[] = [];
-  const floods: number[] = [];
   const failures = new Map<string, Array<{ status: number; message: string }>>();
   let hungClosed: () => void = () => undefined;
   const hung = new Promise<void>((resolve) => {
@@ -218,10 +198,6 @@ export async function startFakeVllmServer(options: FakeVllmOptions): Promise<Fak
       res.write(
         `data: ${JSON.stringify({ ...stream.head, ...chunkOf(slice, from, from + perChunk >= ids.length) })}\n\n`,
       );
-      if (stream.completion.flood !== undefined) {
-        floods.push(await floodStream(res, stream.completion.flood, stream.head));
-        return;
-      }
       // Lets the client read each chunk as it comes, as a real server's pace would.
       await new Promise((resolve) => setImmediate(resolve));
     }
@@ -265,6 +241,10 @@ export async function startFakeVllmServer(options: FakeVllmOptions): Promise<Fak
     };
     generations.push(generation);
     const head = { id: `cmpl-fake${generations.length}`, object: 'text_completion', created: 1_764_000_000, model };
+    if (completion.floodTokenIds !== undefined) {
+      generation.finishReason = null;
+      return floodIds(res, generation, head, completion.floodTokenIds);
+    }
     const stream = { completion, head, withIds, body };
     await streamChunks(req, res, generation, stream, (slice, from, last) => ({
       choices: [
@@ -286,6 +266,32 @@ export async function startFakeVllmServer(options: FakeVllmOptions): Promise<Fak
       ],
       usage: null,
     }));
+  }
+
+  /**
+   * Streams `count` token ids, {@link FLOOD_IDS_PER_CHUNK} a chunk and no text, as fast as the client
+   * reads them (`writeFlood`: the next chunk only once the socket took the last), then holds the
+   * stream open until the client goes away; `generation.flood` says how far it got, once it has.
+   */
+  async function floodIds(
+    res: ServerResponse,
+    generation: FakeGeneration,
+    head: Record<string, unknown>,
+    count: number,
+  ): Promise<void> {
+    const ids = new Array<number>(FLOOD_IDS_PER_CHUNK).fill(encode('x')[0]!);
+    const chunkOf = (extra: Record<string, unknown>) => {
+      const choice = { index: 0, text: '', logprobs: null, finish_reason: null, token_ids: ids, ...extra };
+      return `data: ${JSON.stringify({ ...head, choices: [choice], usage: null })}\n\n`;
+    };
+    const opening = chunkOf({ prompt_token_ids: generation.promptIds });
+    const piece = chunkOf({});
+    const all = opening.length + (Math.ceil(count / FLOOD_IDS_PER_CHUNK) - 1) * piece.length;
+    const closed = once(res, 'close').then(() => undefined);
+    res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' });
+    // Held once every chunk is sent, with room for one more: the stream never ends by itself.
+    const hold = { after: all, until: closed, reached: () => undefined };
+    generation.flood = await writeFlood(res, { head: opening, piece, bytes: all + piece.length, hold });
   }
 
   async function chatCompletions(req: IncomingMessage, res: ServerResponse, body: Record<string, unknown>) {
@@ -431,7 +437,6 @@ export async function startFakeVllmServer(options: FakeVllmOptions): Promise<Fak
       );
     },
     hungStreamClosed: () => hung,
-    floods,
     close: async () => {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));

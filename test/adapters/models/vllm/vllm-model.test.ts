@@ -77,7 +77,7 @@ function answerCalls(messages: Message[], output: string): void {
   }
 }
 
-/** The turn's token data, its parts added up as the episode adds them (`ModelPart`). */
+/** The turn's token data, as the episode adds up its parts. */
 function tokenDataOf(parts: readonly ModelPart[]): TokenData {
   let sum: TokenData | undefined;
   for (const part of parts) if (part.type === 'token-data') sum = addTokenData(sum, part.data);

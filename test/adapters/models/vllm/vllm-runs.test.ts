@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { LOCAL_OWNER } from '../../../../src/http/authenticate.js';
 import { STREAM_FORMATS } from '../../../../src/http/formats/stream-formats.js';
 import type { RunEvent } from '../../../../src/protocol/run-events.js';
@@ -285,6 +285,34 @@ describe('a vllm: run that cannot go on', () => {
       expectServerIds(record, generations);
     } finally {
       fake.setMaxModelLen(4096);
+    }
+  });
+
+  it('fails model_error when the server streams more token ids than max_tokens, having read a bounded amount', async () => {
+    const { events, generations } = await play({ sampling: { max_tokens: 256 } }, () => ({
+      text: '',
+      floodTokenIds: 10_000_000,
+    }));
+    assertEventOrder(events);
+    expect(events.at(-1)).toMatchObject({ event: 'run.failed', code: 'model_error' });
+    expect((events.at(-1) as Extract<RunEvent, { event: 'run.failed' }>).error).toMatch(/max_tokens is 256/);
+    // 10 million ids are some 65 MB; the bridge read 256 and what the sockets held.
+    await vi.waitFor(() => expect(generations[0]!.flood).toMatchObject({ closedEarly: true }));
+    expect(generations[0]!.flood!.written).toBeLessThan(16 * 1024 * 1024);
+  });
+
+  it('fails model_output_too_large as token ids without text pass the turn’s cap, though the stream never ends', async () => {
+    const tight = await startTestBridge({ VLLM_BASE_URL: fake.url, RUNBRIDGE_MAX_TURN_OUTPUT_CHARS: '4000' });
+    try {
+      policy = () => ({ text: '', floodTokenIds: 2048 });
+      const runId = await tight.startRun({ env: 'arith', task: TASK, model: MODEL, sampling: { max_tokens: 3000 } });
+      const events = await tight.readEvents(runId);
+      assertEventOrder(events);
+      expect(events.at(-1)).toMatchObject({ event: 'run.failed', code: 'model_output_too_large' });
+      const generation = fake.generations.at(-1)!;
+      await vi.waitFor(() => expect(generation.flood).toMatchObject({ closedEarly: true }));
+    } finally {
+      await tight.shutdown();
     }
   });
 
