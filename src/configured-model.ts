@@ -10,7 +10,8 @@ const LOADERS = new Map<string, (options: ProviderOptions) => Promise<ModelProvi
   [
     'openai',
     async ({ openai }) =>
-      openai && (await import('../adapters/models/openai-chat/openai-chat-provider.js')).createOpenAiChatProvider(openai),
+      openai &&
+      (await import('../adapters/models/openai-chat/openai-chat-provider.js')).createOpenAiChatProvider(openai),
   ],
   [
     'openai-responses',
@@ -23,9 +24,13 @@ const LOADERS = new Map<string, (options: ProviderOptions) => Promise<ModelProvi
   [
     'anthropic',
     async ({ anthropic }) =>
-      anthropic && (await import('../adapters/models/anthropic/anthropic-provider.js')).createAnthropicProvider(anthropic),
+      anthropic &&
+      (await import('../adapters/models/anthropic/anthropic-provider.js')).createAnthropicProvider(anthropic),
   ],
-  ['vllm', async ({ vllm }) => vllm && (await import('../adapters/models/vllm/vllm-provider.js')).createVllmProvider(vllm)],
+  [
+    'vllm',
+    async ({ vllm }) => vllm && (await import('../adapters/models/vllm/vllm-provider.js')).createVllmProvider(vllm),
+  ],
 ]);
 
 /**

@@ -26,9 +26,9 @@ import { DEFAULT_PASS_THRESHOLD, summarizeOutcomes } from './rollout-stats.js';
 import type { RolloutStore } from './rollout-store.js';
 import type { TrajectoryRecord } from './trajectory-schema.js';
 import { type RolloutResult, withRolloutFile } from './with-rollout-file.js';
+import { rolloutThreads } from './workers/rollout-threads.js';
 import { RolloutWorkerPool } from './workers/rollout-worker-pool.js';
 import type { RolloutWorkers } from './workers/rollout-worker-setup.js';
-import { rolloutThreads } from './workers/rollout-threads.js';
 
 export type { RolloutProgress } from './rollout-batch.js';
 
