@@ -11,12 +11,11 @@ import { generateRollouts, type RolloutProgress } from '../rollouts/generate-rol
 import { formatDuration, ProgressDisplay, type ProgressOutput } from '../rollouts/progress-display.js';
 import { remoteRollouts } from '../rollouts/remote-rollouts.js';
 import type { RolloutResult } from '../rollouts/with-rollout-file.js';
-import type { RolloutWorkers } from '../rollouts/workers/rollout-worker-setup.js';
 import { EnvCatalog } from '../runs/env-catalog.js';
 import { exitCodeForSignal, onStopSignal } from './on-stop-signal.js';
 import { parseFlags } from './parse-flags.js';
 import { rolloutExportCommand } from './rollout-export-command.js';
-import type { RolloutCommandWorkerData } from './set-up-rollout-worker.js';
+import { rolloutWorkersOf } from './rollout-workers-of.js';
 
 const USAGE = `runbridge rollout — play many ORS episodes and write one JSONL trajectory record per episode
 
@@ -31,8 +30,8 @@ Options:
   --samples N              episodes per task (default 1)
   --model REF              provider:name, e.g. offline, openai:gpt-4.1-mini (default: RUNBRIDGE_MODEL)
   --concurrency N          episodes in flight at most (default 8)
-  --workers N              worker threads playing the episodes (default: RUNBRIDGE_ROLLOUT_WORKERS, the number
-                           of cores); 1 plays them in this thread. The records are the same either way
+  --workers N              worker threads playing the episodes (default: RUNBRIDGE_ROLLOUT_WORKERS, else one a core,
+                           started only as the batch can use them); 1 plays them in this thread. The records are the same either way
   --out FILE               the JSONL file (required); its manifest goes beside it (FILE.manifest.json)
   --max-turns N            model turns per episode at most (default 20)
   --temperature X          sampling temperature (default: 1 with --samples above 1, else the provider's)
@@ -215,7 +214,13 @@ export async function runRolloutCommand(args: string[], io: RolloutCommandIo): P
           redact: bridgeSecretsOf(config, providers),
           env: flags.env ?? (await new EnvCatalog(ors, { defaultEnv: config.defaultEnv }).defaultEnv()),
           retryFailed: flags['retry-failed'],
-          workers: workersOf(flags.workers ?? config.rolloutWorkers, io, { env, model: flags.model }),
+          workers: rolloutWorkersOf({
+            flag: flags.workers,
+            env: io.env,
+            configured: config.rolloutWorkers,
+            playsHere: io.providers !== undefined || io.environments !== undefined,
+            data: { env, model: flags.model },
+          }),
           signal,
           onProgress,
         });
@@ -290,17 +295,6 @@ function parse(args: string[]) {
       help: { type: 'boolean' },
     },
   });
-}
-
-/**
- * The worker threads of the batch: each builds the command's model and ORS client again from the same
- * configuration (`set-up-rollout-worker.ts`). Providers and environments passed in `io` exist only in this
- * thread, so with them every episode is played here.
- */
-function workersOf(count: number, io: RolloutCommandIo, data: RolloutCommandWorkerData): RolloutWorkers | undefined {
-  if (count <= 1 || io.providers !== undefined || io.environments !== undefined) return undefined;
-  const extension = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
-  return { count, setup: new URL(`./set-up-rollout-worker${extension}`, import.meta.url), data };
 }
 
 /** A mistake in what the caller asked for (bad value, unknown environment, model or split): exit 2. */
