@@ -169,6 +169,7 @@ export async function startBridge(
   const rollouts = new RolloutService({
     registry,
     ors,
+    catalog,
     models,
     store: batches,
     ...(secret ? { secret } : {}),

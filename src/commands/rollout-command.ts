@@ -206,13 +206,15 @@ export async function runRolloutCommand(args: string[], io: RolloutCommandIo): P
       const { model, providers } = await configuredModel(config, flags.model, io.providers);
       const { ors, orsServer } = await connectOrs(config, io.environments);
       closeOrs = async () => orsServer?.close();
+      const catalog = new EnvCatalog(ors, { defaultEnv: config.defaultEnv });
       play = async (signal, onProgress) =>
         generateRollouts({
           ...settings,
           ors,
+          catalog,
           model,
           redact: bridgeSecretsOf(config, providers),
-          env: flags.env ?? (await new EnvCatalog(ors, { defaultEnv: config.defaultEnv }).defaultEnv()),
+          env: flags.env ?? (await catalog.defaultEnv()),
           retryFailed: flags['retry-failed'],
           workers: rolloutWorkersOf({
             flag: flags.workers,

@@ -4,6 +4,7 @@ import type { Model } from '../models/model.js';
 import type { OrsClient } from '../ors/client/ors-client.js';
 import type { EpisodeCaps } from '../protocol/episode-caps.js';
 import type { RewardReduction, Sampling } from '../protocol/run-request.js';
+import { EnvCatalog } from '../runs/env-catalog.js';
 import { type EpisodePlayer, playRolloutEpisode } from './play-rollout-episode.js';
 import { RolloutBatch, type RolloutProgress, startingProgress } from './rollout-batch.js';
 import {
@@ -36,6 +37,8 @@ export type { RolloutProgress } from './rollout-batch.js';
 export interface GenerateRolloutsOptions {
   /** The ORS server the episodes run against. */
   ors: OrsClient;
+  /** What the environment and tasks are checked against; default a catalog of `ors` of this batch's own. */
+  catalog?: EnvCatalog;
   /** The model every episode uses (resolve a `provider:name` with a `ModelRegistry`, or pass any `Model`). */
   model: Model;
   /**
@@ -139,7 +142,12 @@ export async function generateRollouts(options: GenerateRolloutsOptions): Promis
   const settings = parseSettings(options);
   const now = options.now ?? Date.now;
   const startedAt = now();
-  const { split, indices } = await resolveRolloutTasks(options.ors, settings, options.signal);
+  const { split, indices } = await resolveRolloutTasks(
+    options.catalog ?? new EnvCatalog(options.ors),
+    options.ors,
+    settings,
+    options.signal,
+  );
   const plan = planRollouts({
     env: settings.env,
     split,
