@@ -1,3 +1,4 @@
+import { availableParallelism, loadavg } from 'node:os';
 import { z } from 'zod';
 import { bridgeSecretsOf } from '../bridge-secrets-of.js';
 import { ConfigError, episodeCaps, loadConfig } from '../config/index.js';
@@ -221,6 +222,7 @@ export async function runRolloutCommand(args: string[], io: RolloutCommandIo): P
             env: io.env,
             configured: config.rolloutWorkers,
             playsHere: io.providers !== undefined || io.environments !== undefined,
+            idleCores: availableParallelism() - loadavg()[0]!,
             data: { env, model: flags.model },
           }),
           signal,

@@ -11,15 +11,17 @@ export interface RolloutWorkersChoice {
   configured: number;
   /** Whether the providers or environments the command was given live only in this thread. */
   playsHere: boolean;
+  /** The machine's cores less its load average, as the batch starts: what the default count may use. */
+  idleCores: number;
   data: RolloutCommandWorkerData;
 }
 
 /**
  * The worker threads of a batch: each builds the command's model and ORS client again from the same
  * configuration (`set-up-rollout-worker.ts`). A count asked for (`--workers`, `RUNBRIDGE_ROLLOUT_WORKERS`)
- * is started before the batch plays; the default, one a core, only as the batch can use them
- * (`rolloutThreads`), so that it never loses to one thread on a batch too small to win back a thread's
- * start. Providers and environments that live only in this thread keep every episode here.
+ * is started before the batch plays; the default, one a core, only as the batch and the machine can use
+ * them (`rolloutThreads`), so that it never loses to one thread on a batch too small to win back a
+ * thread's start, or on cores other processes keep busy. Providers and environments that live only in this thread keep every episode here.
  */
 export function rolloutWorkersOf(choice: RolloutWorkersChoice): RolloutWorkers | undefined {
   const count = choice.flag ?? choice.configured;
@@ -28,6 +30,7 @@ export function rolloutWorkersOf(choice: RolloutWorkersChoice): RolloutWorkers |
   return {
     count,
     asNeeded: choice.flag === undefined && choice.env.RUNBRIDGE_ROLLOUT_WORKERS === undefined,
+    idleCores: choice.idleCores,
     setup: new URL(`./set-up-rollout-worker${extension}`, import.meta.url),
     data: choice.data,
   };

@@ -117,6 +117,7 @@ const SettingsSchema = RolloutSettingsSchema.extend({
       count: z.number().int().positive().max(1024),
       asNeeded: z.boolean().default(false),
       episodesPerThread: z.number().int().positive().optional(),
+      idleCores: z.number().finite().optional(),
     })
     .optional(),
   retryFailed: z.boolean().default(false),

@@ -40,4 +40,14 @@ describe('rolloutThreads', () => {
       here: true,
     });
   });
+
+  it('as needed, adds a worker thread only for a whole core that no other process keeps busy', () => {
+    const big = 100 * EPISODES_PER_THREAD;
+    expect(rolloutThreads({ count: 2, asNeeded: true, idleCores: 1.9 }, 256, big)).toEqual({ workers: 1, here: true });
+    expect(rolloutThreads({ count: 2, asNeeded: true, idleCores: 0.7 }, 256, big)).toEqual({ workers: 0, here: true });
+    expect(rolloutThreads({ count: 8, asNeeded: true, idleCores: 3.2 }, 256, big)).toEqual({ workers: 3, here: true });
+    expect(rolloutThreads({ count: 2, asNeeded: true, idleCores: -2 }, 256, big)).toEqual({ workers: 0, here: true });
+    // Asked for, the threads are started whatever the load.
+    expect(rolloutThreads({ count: 2, idleCores: 0 }, 256, big)).toEqual({ workers: 2, here: false });
+  });
 });

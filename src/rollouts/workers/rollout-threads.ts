@@ -20,16 +20,19 @@ export interface RolloutThreads {
  * one thread, in the calling thread. With `count` threads, in that many worker threads, started before
  * the batch plays; the calling thread only writes. As needed (`asNeeded`), the calling thread plays from
  * the start and a worker thread is added beside it for each further `episodesPerThread` pending episodes
- * (default {@link EPISODES_PER_THREAD}), `count` threads in all at most, this one among them.
+ * (default {@link EPISODES_PER_THREAD}) and each whole core no other process keeps busy (`idleCores`),
+ * `count` threads in all at most, this one among them.
  */
 export function rolloutThreads(
-  workers: Pick<RolloutWorkers, 'count' | 'asNeeded' | 'episodesPerThread'> | undefined,
+  workers: Pick<RolloutWorkers, 'count' | 'asNeeded' | 'episodesPerThread' | 'idleCores'> | undefined,
   concurrency: number,
   pending: number,
 ): RolloutThreads {
   if (workers === undefined) return { workers: 0, here: true };
   if (workers.asNeeded) {
-    const wanted = Math.floor(pending / (workers.episodesPerThread ?? EPISODES_PER_THREAD));
+    // A thread without a core of its own only slows the others: one more only for each whole idle core.
+    const cores = workers.idleCores === undefined ? Number.POSITIVE_INFINITY : 1 + Math.floor(workers.idleCores);
+    const wanted = Math.min(Math.floor(pending / (workers.episodesPerThread ?? EPISODES_PER_THREAD)), cores);
     return { workers: Math.max(0, Math.min(workers.count, concurrency, wanted) - 1), here: true };
   }
   const threads = Math.min(workers.count, concurrency, pending);

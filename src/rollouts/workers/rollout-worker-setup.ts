@@ -33,6 +33,11 @@ export interface RolloutWorkers {
   asNeeded?: boolean;
   /** With `asNeeded`: the pending episodes that make a thread worth starting; default `EPISODES_PER_THREAD` (512). */
   episodesPerThread?: number;
+  /**
+   * With `asNeeded`: the cores no other process keeps busy as the batch starts (the machine's cores less
+   * its load average); a worker thread is added only for a whole one. Default: as many as the threads.
+   */
+  idleCores?: number;
   /** A module (file URL) whose `setUpRolloutWorker` export is a {@link RolloutWorkerSetup}. */
   setup: URL;
   /** Handed to `setUpRolloutWorker` in each worker; anything `structuredClone` copies. */
