@@ -4,16 +4,8 @@ import { FinishReasonSchema } from '../../src/protocol/run-events.js';
 import { wireFinishReason } from '../../src/runs/wire-finish-reason.js';
 
 describe('wireFinishReason', () => {
-  it("puts each of the model contract's finish reasons on the wire of turn.completed", () => {
+  it("puts each of the model contract's finish reasons on the wire of turn.completed in the same word", () => {
     const reasons: ModelFinishReason[] = ['stop', 'tool_calls', 'length', 'content_filter', 'error', 'other'];
-    expect(Object.fromEntries(reasons.map((reason) => [reason, wireFinishReason(reason)]))).toEqual({
-      stop: 'stop',
-      tool_calls: 'tool_calls',
-      length: 'length',
-      content_filter: 'content_filter',
-      error: 'error',
-      other: 'other',
-    });
     for (const reason of reasons) expect(FinishReasonSchema.parse(wireFinishReason(reason))).toBe(reason);
   });
 });
