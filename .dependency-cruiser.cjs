@@ -90,6 +90,14 @@ module.exports = {
       to: { path: under('http', 'runs', 'store', 'webhooks', 'rollouts', 'commands', 'client', 'ui', 'main.ts') },
     },
     {
+      name: 'model-contract-owns-its-types',
+      comment:
+        'The model contract (src/models) and its adapters speak their own types; the run events are the wire, which src/runs maps them to.',
+      severity: 'error',
+      from: { path: '^(src/models|adapters/models)/' },
+      to: { path: '^src/protocol/run-events[.]ts$' },
+    },
+    {
       name: 'ui-through-the-client',
       comment:
         'The chat page talks to the bridge through runbridge/client; of the server it may use only src/protocol.',

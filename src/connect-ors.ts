@@ -1,8 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { builtinEnvironments } from '../adapters/environments/builtin-environments.js';
 import type { Config } from './config/index.js';
 import { OrsClient } from './ors/client/ors-client.js';
-import { createOrsServer, type OrsServer } from './ors/server/create-ors-server.js';
+import type { OrsServer } from './ors/server/create-ors-server.js';
 import type { AnyEnvironment } from './ors/server/environment-registry.js';
 
 /** The ORS side of a bridge or a rollout batch: a client, and the built-in server when it is the one in use. */
@@ -19,19 +18,19 @@ export interface OrsConnection {
  * A client of the ORS server at `config.orsUrl` or, with none configured, of the built-in server
  * (serving `environments`, default the built-in ones) started on a free loopback port. The built-in
  * server takes only requests that bear a secret made for this process and known to its client alone,
- * so no other local process can open sessions on it (docs/security.md).
+ * so no other local process can open sessions on it (docs/security.md). The server and the built-in
+ * environments are imported only then: with `ORS_URL`, a rollout's worker thread loads no server.
  */
-export async function connectOrs(
-  config: Config,
-  environments: AnyEnvironment[] = builtinEnvironments,
-): Promise<OrsConnection> {
+export async function connectOrs(config: Config, environments?: AnyEnvironment[]): Promise<OrsConnection> {
   let orsServer: OrsServer | undefined;
   let orsUrl = config.orsUrl;
   let bearerToken: string | undefined;
   if (orsUrl === undefined) {
     bearerToken = randomBytes(32).toString('base64url');
+    const { createOrsServer } = await import('./ors/server/create-ors-server.js');
     orsServer = createOrsServer({
-      environments,
+      environments:
+        environments ?? (await import('../adapters/environments/builtin-environments.js')).builtinEnvironments,
       pingIntervalMs: config.orsPingMs,
       accessToken: bearerToken,
       maxSessions: config.orsMaxSessions,

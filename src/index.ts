@@ -11,6 +11,7 @@ export { type Runbridge, type StartOptions, startRunbridge } from './main.js';
 export type { ContentPart, Message, ReasoningBlock, ToolCall, ToolDefinition } from './models/conversation.js';
 export type {
   Model,
+  ModelFinishReason,
   ModelPart,
   ModelProvider,
   ModelRequest,

@@ -3,9 +3,10 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createA2aPush } from './a2a/push/push-methods.js';
 import { PushNotifier, withPushNotifications } from './a2a/push/push-notifier.js';
-import { type Config, ConfigError } from './config/index.js';
+import { bridgeSecretsOf } from './bridge-secrets-of.js';
+import { type Config, ConfigError, episodeCaps } from './config/index.js';
 import { openFileLimit } from './config/open-file-limit.js';
-import { bridgeSecretsOf, configuredProviders, PROVIDER_SETUP } from './configured-providers.js';
+import { configuredProviders } from './configured-providers.js';
 import { connectOrs } from './connect-ors.js';
 import { NotFoundError } from './errors.js';
 import { limitConnectionsPerAddress } from './http/address-connections.js';
@@ -21,7 +22,7 @@ import { ModelCatalog } from './models/model-catalog.js';
 import { ModelRegistry } from './models/model-registry.js';
 import type { OrsServer } from './ors/server/create-ors-server.js';
 import type { AnyEnvironment } from './ors/server/environment-registry.js';
-import type { EpisodeCaps } from './protocol/episode-caps.js';
+import { PROVIDER_SETUP } from './provider-options.js';
 import { RolloutService } from './rollouts/rollout-service.js';
 import { EnvCatalog } from './runs/env-catalog.js';
 import { RunRegistry } from './runs/run-registry.js';
@@ -194,6 +195,7 @@ export async function startBridge(
   const rollouts = new RolloutService({
     registry,
     ors,
+    catalog,
     models,
     store: batches,
     ...(secret ? { secret } : {}),
@@ -344,15 +346,6 @@ async function checkDefaultEnv(
     );
     return configured;
   }
-}
-
-/** The caps of every episode as the settings give them (docs/protocol.md §1.5–§1.7). */
-export function episodeCaps(config: Config): EpisodeCaps {
-  return {
-    maxTurnOutputChars: config.maxTurnOutputChars,
-    maxToolCallsPerTurn: config.maxToolCallsPerTurn,
-    toolOutputStoredChars: config.toolOutputStoredChars,
-  };
 }
 
 function listen(server: Server, port: number, host: string): Promise<void> {

@@ -1,4 +1,7 @@
+import { execFile } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { startTestRedis } from '../../test/support/redis-server.js';
 import {
   EVERY_CORE_CONCURRENCY as CONCURRENCY,
@@ -14,6 +17,8 @@ import { type ServeProcess, startServeProcess } from '../support/start-serve-pro
 const ROLLOUT_TARGET_WORKERS = 1.6;
 const ROLLOUT_TARGET_RAW = 1.0;
 const SERVE_TARGET = 1.5;
+/** A worker thread of `runbridge rollout`, from `new Worker` to set up, ms (issue 44: it took about 2 s). */
+const THREAD_START_TARGET_MS = 1000;
 /** The scale workload of benchmark 3: runs of 5 turns, a 50 ms model call each. */
 const SCALE_MODEL = 'openai:solve-in-5-after-50ms';
 
@@ -26,6 +31,7 @@ const SCALE_MODEL = 'openai:solve-in-5-after-50ms';
  *   `runbridge serve` process on Redis and by `runbridge serve --workers 2` on the same Redis.
  */
 export async function benchEveryCore(ctx: BenchContext): Promise<BenchResult> {
+  const threads = await threadStarts(ctx);
   const rollouts = await rolloutRows(ctx);
   const serve = await serveRows(ctx);
   return {
@@ -43,7 +49,7 @@ export async function benchEveryCore(ctx: BenchContext): Promise<BenchResult> {
       `${serve.runs} runs at ${CONCURRENCY} at once, driven by the load client through one port, against one \`runbridge serve\` ` +
       'on Redis and against `runbridge serve --workers 2` on the same Redis. Rounds alternate; ratios are medians of paired rounds.',
     tables: [rollouts.table, serve.table],
-    verdicts: [...rollouts.verdicts, serve.verdict],
+    verdicts: [threads.verdict, ...rollouts.verdicts, serve.verdict],
     notes: [
       `This machine has ${MACHINE_CORES} cores, shared with the fake model, the fake ORS server, the load client, Redis and ` +
         'whatever else runs on it: two workers get two cores only when nothing else wants them.',
@@ -55,7 +61,40 @@ export async function benchEveryCore(ctx: BenchContext): Promise<BenchResult> {
         "episode's CPU that the fakes take on the same cores falls.",
       `Two worker threads' first record came ${formatNumber(rollouts.toFirstMs)} ms after their batch started (the threads' start, ` +
         "which here also loads tsx for the benchmark's worker set-up).",
+      threads.note,
     ],
+  };
+}
+
+/**
+ * How long a worker thread of `runbridge rollout` takes to start, as an installed runbridge starts it
+ * (`bench/every-core/rollout-thread-start.mjs`, in a plain `node` process): it loads only what playing
+ * an episode needs, and its start is what a batch must win back before a second thread pays.
+ */
+async function threadStarts(ctx: BenchContext) {
+  const rounds = ctx.quick ? 3 : 10;
+  ctx.progress(`every-core: a rollout worker thread's start, ${rounds} rounds`);
+  const script = fileURLToPath(new URL('../every-core/rollout-thread-start.mjs', import.meta.url));
+  const { stdout } = await promisify(execFile)(process.execPath, [
+    script,
+    String(rounds),
+    ctx.modelBaseUrl,
+    ctx.orsUrl,
+  ]);
+  const times = JSON.parse(stdout) as { ors_url: number[]; builtin_ors: number[] };
+  const onOrsUrl = median(times.ors_url);
+  const withBuiltin = median(times.builtin_ors);
+  return {
+    verdict: {
+      target: `a worker thread of runbridge rollout set up in < ${THREAD_START_TARGET_MS} ms (median, ORS_URL)`,
+      measured: `${formatNumber(onOrsUrl)} ms (with a built-in ORS server of its own: ${formatNumber(withBuiltin)} ms)`,
+      met: onOrsUrl < THREAD_START_TARGET_MS,
+    },
+    note:
+      `A worker thread of \`runbridge rollout\` (its own set-up, from dist/, in a plain \`node\` process) was set up ` +
+      `${formatNumber(onOrsUrl)} ms after \`new Worker\` on ORS_URL and ${formatNumber(withBuiltin)} ms with the built-in ORS ` +
+      `server it then starts (medians of ${rounds}); the default worker count starts a second thread only for a batch that ` +
+      'wins that back (`rolloutThreads`).',
   };
 }
 

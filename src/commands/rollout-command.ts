@@ -1,23 +1,22 @@
+import { availableParallelism, loadavg } from 'node:os';
 import { z } from 'zod';
-import { ConfigError, loadConfig } from '../config/index.js';
-import { bridgeSecretsOf, configuredProviders, PROVIDER_SETUP } from '../configured-providers.js';
+import { bridgeSecretsOf } from '../bridge-secrets-of.js';
+import { ConfigError, episodeCaps, loadConfig } from '../config/index.js';
+import { configuredModel } from '../configured-model.js';
 import { connectOrs } from '../connect-ors.js';
 import { RunbridgeError } from '../errors.js';
-import { episodeCaps } from '../main.js';
 import type { ModelProvider } from '../models/model.js';
-import { ModelRegistry } from '../models/model-registry.js';
 import type { AnyEnvironment } from '../ors/server/environment-registry.js';
 import { EnvNameSchema, ModelRefSchema, RewardReductionSchema } from '../protocol/run-request.js';
 import { generateRollouts, type RolloutProgress } from '../rollouts/generate-rollouts.js';
 import { formatDuration, ProgressDisplay, type ProgressOutput } from '../rollouts/progress-display.js';
 import { remoteRollouts } from '../rollouts/remote-rollouts.js';
 import type { RolloutResult } from '../rollouts/with-rollout-file.js';
-import type { RolloutWorkers } from '../rollouts/workers/rollout-worker-setup.js';
 import { EnvCatalog } from '../runs/env-catalog.js';
 import { exitCodeForSignal, onStopSignal } from './on-stop-signal.js';
 import { parseFlags } from './parse-flags.js';
 import { rolloutExportCommand } from './rollout-export-command.js';
-import type { RolloutCommandWorkerData } from './set-up-rollout-worker.js';
+import { rolloutWorkersOf } from './rollout-workers-of.js';
 
 const USAGE = `runbridge rollout — play many ORS episodes and write one JSONL trajectory record per episode
 
@@ -32,8 +31,8 @@ Options:
   --samples N              episodes per task (default 1)
   --model REF              provider:name, e.g. offline, openai:gpt-4.1-mini (default: RUNBRIDGE_MODEL)
   --concurrency N          episodes in flight at most (default 8)
-  --workers N              worker threads playing the episodes (default: RUNBRIDGE_ROLLOUT_WORKERS, the number
-                           of cores); 1 plays them in this thread. The records are the same either way
+  --workers N              worker threads playing the episodes (default: RUNBRIDGE_ROLLOUT_WORKERS, else one a core,
+                           started only as the batch can use them); 1 plays them in this thread. The records are the same either way
   --out FILE               the JSONL file (required); its manifest goes beside it (FILE.manifest.json)
   --max-turns N            model turns per episode at most (default 20)
   --temperature X          sampling temperature (default: 1 with --samples above 1, else the provider's)
@@ -205,19 +204,27 @@ export async function runRolloutCommand(args: string[], io: RolloutCommandIo): P
           onProgress,
         });
     } else {
-      const providers = [...configuredProviders(config), ...(io.providers ?? [])];
-      const model = new ModelRegistry(providers, config.defaultModel, PROVIDER_SETUP).resolve(flags.model);
+      const { model, providers } = await configuredModel(config, flags.model, io.providers);
       const { ors, orsServer } = await connectOrs(config, io.environments);
       closeOrs = async () => orsServer?.close();
+      const catalog = new EnvCatalog(ors, { defaultEnv: config.defaultEnv });
       play = async (signal, onProgress) =>
         generateRollouts({
           ...settings,
           ors,
+          catalog,
           model,
           redact: bridgeSecretsOf(config, providers),
-          env: flags.env ?? (await new EnvCatalog(ors, { defaultEnv: config.defaultEnv }).defaultEnv()),
+          env: flags.env ?? (await catalog.defaultEnv()),
           retryFailed: flags['retry-failed'],
-          workers: workersOf(flags.workers ?? config.rolloutWorkers, io, { env, model: flags.model }),
+          workers: rolloutWorkersOf({
+            flag: flags.workers,
+            env: io.env,
+            configured: config.rolloutWorkers,
+            playsHere: io.providers !== undefined || io.environments !== undefined,
+            idleCores: availableParallelism() - loadavg()[0]!,
+            data: { env, model: flags.model },
+          }),
           signal,
           onProgress,
         });
@@ -292,17 +299,6 @@ function parse(args: string[]) {
       help: { type: 'boolean' },
     },
   });
-}
-
-/**
- * The worker threads of the batch: each builds the command's model and ORS client again from the same
- * configuration (`set-up-rollout-worker.ts`). Providers and environments passed in `io` exist only in this
- * thread, so with them every episode is played here.
- */
-function workersOf(count: number, io: RolloutCommandIo, data: RolloutCommandWorkerData): RolloutWorkers | undefined {
-  if (count <= 1 || io.providers !== undefined || io.environments !== undefined) return undefined;
-  const extension = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
-  return { count, setup: new URL(`./set-up-rollout-worker${extension}`, import.meta.url), data };
 }
 
 /** A mistake in what the caller asked for (bad value, unknown environment, model or split): exit 2. */

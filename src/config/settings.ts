@@ -427,7 +427,8 @@ export const settings = {
     derive: (own) => own ?? availableParallelism(),
     description:
       'worker threads `runbridge rollout` plays its episodes in (`--workers` overrides it); `1` plays them in ' +
-      "the command's own thread. The records are the same whatever the number ([rollouts](rollouts.md))",
+      "the command's own thread. Unset, one a core, started only as the batch can use them. The records are " +
+      'the same whatever the number ([rollouts](rollouts.md))',
   }),
   redisPrefix: setting({
     variable: 'RUNBRIDGE_REDIS_PREFIX',

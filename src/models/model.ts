@@ -1,6 +1,13 @@
-import type { FinishReason } from '../protocol/run-events.js';
 import type { Sampling } from '../protocol/run-request.js';
 import type { Message, ReasoningBlock, ToolCall, ToolDefinition } from './conversation.js';
+
+/**
+ * Why a model call ended, in the model contract's words: its answer is done (`stop`), it waits for the
+ * results of its tool calls (`tool_calls`), it hit its output limit (`length`), the provider's filter cut
+ * it (`content_filter`), the provider reported an error (`error`), or a reason none of these names
+ * (`other`; the provider's own word goes in `rawReason`). `src/runs` maps it to the run events' wire.
+ */
+export type ModelFinishReason = 'stop' | 'tool_calls' | 'length' | 'content_filter' | 'error' | 'other';
 
 /** Token counts of one model call, in the provider's own accounting. */
 export interface ModelUsage {
@@ -62,7 +69,7 @@ export type ModelPart =
   | { type: 'tool-call'; call: ToolCall }
   | { type: 'usage'; usage: ModelUsage }
   | { type: 'token-data'; data: TokenData }
-  | { type: 'finish'; reason: FinishReason; rawReason?: string };
+  | { type: 'finish'; reason: ModelFinishReason; rawReason?: string };
 
 /**
  * A piece of a tool call's arguments as the model streams them, before the call's `tool-call` part.

@@ -4,6 +4,7 @@ import type { Model } from '../models/model.js';
 import type { OrsClient } from '../ors/client/ors-client.js';
 import type { EpisodeCaps } from '../protocol/episode-caps.js';
 import type { RewardReduction, Sampling } from '../protocol/run-request.js';
+import { EnvCatalog } from '../runs/env-catalog.js';
 import { type EpisodePlayer, playRolloutEpisode } from './play-rollout-episode.js';
 import { resolveRolloutTasks } from './resolve-rollout-tasks.js';
 import { RolloutBatch, type RolloutProgress, startingProgress } from './rollout-batch.js';
@@ -22,6 +23,7 @@ import { DEFAULT_PASS_THRESHOLD, summarizeOutcomes } from './rollout-stats.js';
 import type { RolloutStore } from './rollout-store.js';
 import type { TrajectoryRecord } from './trajectory-schema.js';
 import { type RolloutResult, withRolloutFile } from './with-rollout-file.js';
+import { rolloutThreads } from './workers/rollout-threads.js';
 import { RolloutWorkerPool } from './workers/rollout-worker-pool.js';
 import type { RolloutWorkers } from './workers/rollout-worker-setup.js';
 
@@ -31,6 +33,8 @@ export type { RolloutProgress } from './rollout-batch.js';
 export interface GenerateRolloutsOptions {
   /** The ORS server the episodes run against. */
   ors: OrsClient;
+  /** What the environment and tasks are checked against; default a catalog of `ors` of this batch's own. */
+  catalog?: EnvCatalog;
   /** The model every episode uses (resolve a `provider:name` with a `ModelRegistry`, or pass any `Model`). */
   model: Model;
   /**
@@ -53,7 +57,8 @@ export interface GenerateRolloutsOptions {
   concurrency?: number;
   /**
    * Plays the episodes in worker threads, each with a model and ORS client its setup module builds
-   * (`runbridge rollout --workers`); the records are the same as without. This thread alone writes the
+   * (`runbridge rollout --workers`), all started before the batch plays, or as the batch can use them
+   * beside this thread (`asNeeded`); the records are the same as without. This thread alone writes the
    * file and the manifest and reports progress. Default: every episode in this thread.
    */
   workers?: RolloutWorkers;
@@ -103,7 +108,14 @@ export interface GenerateRolloutsOptions {
 const SettingsSchema = RolloutSettingsSchema.extend({
   out: z.string().min(1),
   concurrency: z.number().int().positive().max(100_000).default(8),
-  workers: z.object({ count: z.number().int().positive().max(1024) }).optional(),
+  workers: z
+    .object({
+      count: z.number().int().positive().max(1024),
+      asNeeded: z.boolean().default(false),
+      episodesPerThread: z.number().int().positive().optional(),
+      idleCores: z.number().finite().optional(),
+    })
+    .optional(),
   retryFailed: z.boolean().default(false),
   passThreshold: z.number().finite().default(DEFAULT_PASS_THRESHOLD),
   manifestIntervalMs: z.number().nonnegative().default(1000),
@@ -127,7 +139,12 @@ export async function generateRollouts(options: GenerateRolloutsOptions): Promis
   const settings = parseSettings(options);
   const now = options.now ?? Date.now;
   const startedAt = now();
-  const { split, indices } = await resolveRolloutTasks(options.ors, settings, options.signal);
+  const { split, indices } = await resolveRolloutTasks(
+    options.catalog ?? new EnvCatalog(options.ors),
+    options.ors,
+    settings,
+    options.signal,
+  );
   const plan = planRollouts({
     env: settings.env,
     split,
@@ -143,20 +160,20 @@ export async function generateRollouts(options: GenerateRolloutsOptions): Promis
     if (settings.retryFailed) await store.dropFailed();
     const pending = plan.filter((rollout) => store.outcome(rollout.key) === undefined);
     const specs = await fetchSpecs(options.ors, settings.env, split, pending, options.signal);
-    const threads = Math.min(options.workers?.count ?? 1, settings.concurrency, pending.length);
+    const here: EpisodePlayer = (episode, signal) =>
+      playRolloutEpisode(
+        { ors: options.ors, model: options.model, now: options.now, redact: options.redact },
+        episode,
+        signal,
+      );
+    const threads = rolloutThreads(settings.workers, settings.concurrency, pending.length);
     const pool =
-      options.workers !== undefined && threads > 1
-        ? await RolloutWorkerPool.start({ ...options.workers, count: threads }, options.model.id)
-        : undefined;
-    const play: EpisodePlayer =
-      pool === undefined
-        ? (episode, signal) =>
-            playRolloutEpisode(
-              { ors: options.ors, model: options.model, now: options.now, redact: options.redact },
-              episode,
-              signal,
-            )
-        : (episode, signal) => pool.play(episode, signal);
+      options.workers === undefined || threads.workers === 0
+        ? undefined
+        : threads.here
+          ? RolloutWorkerPool.beside({ ...options.workers, count: threads.workers }, options.model.id, here)
+          : await RolloutWorkerPool.start({ ...options.workers, count: threads.workers }, options.model.id);
+    const play: EpisodePlayer = pool === undefined ? here : (episode, signal) => pool.play(episode, signal);
     const progress = startingProgress(plan.length, plan.length - pending.length, startedAt);
     const manifestOf = (status: RolloutManifest['status']): RolloutManifest =>
       buildManifest({ status, out: settings.out, config, plan, store, progress, startedAt, now: now() });

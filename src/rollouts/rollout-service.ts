@@ -4,6 +4,7 @@ import { CapacityError, ConflictError, DrainingError, NotFoundError } from '../e
 import type { ModelRegistry } from '../models/model-registry.js';
 import type { OrsClient } from '../ors/client/ors-client.js';
 import { isFinishedStatus } from '../protocol/run-status.js';
+import { EnvCatalog } from '../runs/env-catalog.js';
 import { requestHasher } from '../runs/request-hasher.js';
 import { newRunId, type RunRegistry } from '../runs/run-registry.js';
 import type { BridgeMetrics } from '../telemetry/bridge-metrics.js';
@@ -20,6 +21,8 @@ import { type RolloutSnapshot, snapshotOfBatch } from './rollout-snapshot-of.js'
 export interface RolloutServiceOptions {
   registry: RunRegistry;
   ors: OrsClient;
+  /** What the batches' environments and tasks are checked against: the bridge's, shared with its runs; default one of the service's own. */
+  catalog?: EnvCatalog;
   models: ModelRegistry;
   store: RolloutBatchStore;
   /** The secret every instance shares (idempotency hashes), as the runs' registry has it. */
@@ -79,9 +82,11 @@ export class RolloutService {
   readonly #hash: (body: RolloutRequest) => string;
   /** Settles the batches' pairs as their runs end, and sweeps what an instance's death cut short. */
   readonly settler: PairSettler;
+  readonly #catalog: EnvCatalog;
 
   constructor(options: RolloutServiceOptions) {
     this.#o = options;
+    this.#catalog = options.catalog ?? new EnvCatalog(options.ors);
     this.#now = options.now ?? Date.now;
     this.#store = options.store;
     const hash = requestHasher(options.secret ?? randomBytes(32));
@@ -116,7 +121,7 @@ export class RolloutService {
     const named = idempotency === undefined ? undefined : await this.#store.named(owner, idempotency);
     if (named !== undefined) return this.#named(named);
     const model = this.#o.models.resolve(request.model).id;
-    const { split, indices } = await resolveRolloutTasks(this.#o.ors, settings, undefined, {
+    const { split, indices } = await resolveRolloutTasks(this.#catalog, this.#o.ors, settings, undefined, {
       tasks: Math.floor(this.#o.maxPairs / settings.samples),
       why: `${settings.samples} sample(s) each, within the ${this.#o.maxPairs} pairs the queue holds of one key: RUNBRIDGE_MAX_QUEUED_RUNS, RUNBRIDGE_MAX_QUEUED_PER_KEY`,
     });

@@ -1,7 +1,7 @@
 import { RunbridgeError } from '../errors.js';
 import { addTokenData } from '../models/add-token-data.js';
 import type { Message, ReasoningBlock, ToolCall } from '../models/conversation.js';
-import type { Model, TokenData } from '../models/model.js';
+import type { Model, ModelFinishReason, TokenData } from '../models/model.js';
 import type { OrsClient } from '../ors/client/ors-client.js';
 import type { OrsSession } from '../ors/client/ors-session.js';
 import type { ToolOutput } from '../ors/ors-schemas.js';
@@ -41,6 +41,7 @@ import { type RunDataRedactor, runDataRedactor, type StreamRedactor } from './ru
 import type { RunInbox } from './run-inbox.js';
 import { withToolProgress } from './tool-progress.js';
 import { TurnOutputMeter } from './turn-output-meter.js';
+import { wireFinishReason } from './wire-finish-reason.js';
 
 export interface EpisodeOptions {
   ors: OrsClient;
@@ -299,7 +300,7 @@ class Episode {
     const reasoning: ReasoningBlock[] = [];
     const calls: ToolCall[] = [];
     let usage = { inputTokens: 0, outputTokens: 0 };
-    let finish: { reason: FinishReason; raw?: string } | undefined;
+    let finish: { reason: ModelFinishReason; raw?: string } | undefined;
     let tokenData: TokenData | undefined;
     // Counted before each part is published: a turn over the cap throws here, which closes the stream.
     const meter = new TurnOutputMeter(this.#caps.maxTurnOutputChars, turn);
@@ -376,7 +377,8 @@ class Episode {
       if (delta !== '') this.#emit({ event: 'tool.arguments.delta', tool, tool_call_id, delta, turn, call_index });
     }
     const durationMs = this.#now() - started;
-    const finishReason = finish?.reason ?? (calls.length > 0 ? 'tool_calls' : 'stop');
+    const finishReason: FinishReason =
+      finish === undefined ? (calls.length > 0 ? 'tool_calls' : 'stop') : wireFinishReason(finish.reason);
     result.inputTokens = usage.inputTokens;
     result.outputTokens = usage.outputTokens;
     result.finishReason = finishReason;

@@ -1,7 +1,9 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import type { Model } from '../../src/models/model.js';
 import { generateRollouts } from '../../src/rollouts/generate-rollouts.js';
 import { planRollouts } from '../../src/rollouts/rollout-plan.js';
+import { eventually } from '../support/eventually.js';
 import type { OfflineWorkerData } from './offline-rollout-worker.js';
 import { keysOf, offlineModel, played, readRecords, useRolloutRig } from './rollout-rig.js';
 
@@ -47,6 +49,59 @@ describe('generateRollouts with worker threads', () => {
     const records = readRecords(out);
     expect(new Set(keysOf(records)).size).toBe(24);
     expect(played(records)).toEqual(played(readRecords(rig.path('one.jsonl'))));
+  });
+
+  /** The lines the worker threads wrote to `journal` (see `OfflineWorkerData`), none when no thread started. */
+  const journalOf = (path: string) => (existsSync(path) ? readFileSync(path, 'utf8').trim().split('\n') : []);
+
+  it('as needed, plays a batch too small for a second thread in this one, starting none', async () => {
+    const journal = rig.path('small.journal');
+    const result = await generateRollouts({
+      ors: rig.ors,
+      model: offlineModel(),
+      ...batch,
+      out: rig.path('small.jsonl'),
+      workers: { count: 2, setup: SETUP, data: { journal } satisfies OfflineWorkerData, asNeeded: true },
+    });
+    expect(result.manifest.progress).toMatchObject({ planned: 24, completed: 24 });
+    expect(journalOf(journal)).toEqual([]);
+    expect(played(readRecords(rig.path('small.jsonl')))).toEqual(played(readRecords(rig.path('one.jsonl'))));
+  });
+
+  it('as needed, plays a batch that can use a second thread here from the start and in a worker thread once it is set up', async () => {
+    const journal = rig.path('grown.journal');
+    const seeds = new Set<number | undefined>();
+    const offline = offlineModel();
+    // This thread's episodes wait for the worker thread, so that it gets some of its own.
+    const here: Model = {
+      id: offline.id,
+      async *stream(request) {
+        seeds.add(request.sampling.seed);
+        await eventually(() => journalOf(journal).includes('set up'), 'the worker thread set up');
+        yield* offline.stream(request);
+      },
+    };
+    const result = await generateRollouts({
+      ors: rig.ors,
+      model: here,
+      ...batch,
+      out: rig.path('grown.jsonl'),
+      workers: {
+        count: 2,
+        setup: SETUP,
+        data: { journal } satisfies OfflineWorkerData,
+        asNeeded: true,
+        episodesPerThread: 12,
+      },
+    });
+    expect(result.manifest.progress).toMatchObject({ planned: 24, completed: 24, retried: 0 });
+    const lines = journalOf(journal);
+    expect(lines).toHaveLength(2);
+    const inWorker = Number(lines[1]!.replace('played ', ''));
+    expect(seeds.size).toBeGreaterThan(0);
+    expect(inWorker).toBeGreaterThan(0);
+    expect(seeds.size + inWorker).toBe(24);
+    expect(played(readRecords(rig.path('grown.jsonl')))).toEqual(played(readRecords(rig.path('one.jsonl'))));
   });
 
   /** Plays the batch in 2 threads, the one that gets the `nth` pair's first model call dying then. */

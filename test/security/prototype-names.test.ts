@@ -4,10 +4,10 @@ import { builtinEnvironments } from '../../adapters/environments/builtin-environ
 import { workspaceTask, workspaceTasks } from '../../adapters/environments/workspace/workspace-tasks.js';
 import { createOfflineProvider } from '../../adapters/models/offline/offline-provider.js';
 import { main } from '../../src/cli.js';
-import { PROVIDER_SETUP } from '../../src/configured-providers.js';
 import { ModelRegistry } from '../../src/models/model-registry.js';
 import { taskList } from '../../src/ors/environment.js';
 import { createOrsServer, type OrsServer } from '../../src/ors/server/create-ors-server.js';
+import { PROVIDER_SETUP } from '../../src/provider-options.js';
 import { PROTOTYPE_NAMES, showsInheritedMember } from '../support/prototype-names.js';
 import { startTestBridge, type TestBridge } from '../support/start-test-bridge.js';
 

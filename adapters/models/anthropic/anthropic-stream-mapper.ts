@@ -1,6 +1,5 @@
 import type { RawMessageStreamEvent, StopReason } from '@anthropic-ai/sdk/resources/messages';
-import type { ModelPart, ModelUsage } from '../../../src/models/model.js';
-import type { FinishReason } from '../../../src/protocol/run-events.js';
+import type { ModelFinishReason, ModelPart, ModelUsage } from '../../../src/models/model.js';
 import type { StreamMapper } from '../common/stream-model-parts.js';
 import { vendorFailureToModelError } from '../common/vendor-failure.js';
 import { ANTHROPIC_VENDOR } from './anthropic-error-to-model-error.js';
@@ -180,7 +179,7 @@ export class AnthropicStreamMapper implements StreamMapper<RawMessageStreamEvent
  * `tool_calls`, `max_tokens` and `model_context_window_exceeded` are `length`, `refusal` is
  * `content_filter`, anything else (`pause_turn`, reasons added later) is `other`.
  */
-export function mapAnthropicStopReason(reason: string): FinishReason {
+export function mapAnthropicStopReason(reason: string): ModelFinishReason {
   switch (reason) {
     case 'end_turn':
     case 'stop_sequence':

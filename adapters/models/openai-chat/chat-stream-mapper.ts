@@ -1,7 +1,6 @@
 import { nanoid } from 'nanoid';
 import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
-import type { ModelPart, ModelUsage, TokenData } from '../../../src/models/model.js';
-import type { FinishReason } from '../../../src/protocol/run-events.js';
+import type { ModelFinishReason, ModelPart, ModelUsage, TokenData } from '../../../src/models/model.js';
 import { OPENAI_VENDOR } from '../common/openai-error-to-model-error.js';
 import type { StreamMapper } from '../common/stream-model-parts.js';
 import { type VendorInfo, vendorFailureToModelError } from '../common/vendor-failure.js';
@@ -60,7 +59,7 @@ export class ChatStreamMapper implements StreamMapper<CompatChatChunk> {
   readonly #vendor: VendorInfo;
   readonly #calls = new Map<number, PendingCall>();
   #reasoning = '';
-  #finish: { reason: FinishReason; raw: string } | undefined;
+  #finish: { reason: ModelFinishReason; raw: string } | undefined;
   #usage: ModelUsage | undefined;
 
   /** A mapper for one stream; `vendor` names the server in the interruption error. */
@@ -187,7 +186,7 @@ function withTokenData(parts: ModelPart[], data: TokenData): ModelPart[] {
  * (also the legacy `function_call`) map by name, anything else is `other`. A `stop` on a turn that
  * made tool calls is `tool_calls` — some compatible servers say `stop` there.
  */
-export function mapChatFinishReason(raw: string, madeToolCalls: boolean): FinishReason {
+export function mapChatFinishReason(raw: string, madeToolCalls: boolean): ModelFinishReason {
   switch (raw) {
     case 'stop':
       return madeToolCalls ? 'tool_calls' : 'stop';

@@ -1,6 +1,5 @@
 import type { Response, ResponseStreamEvent } from 'openai/resources/responses/responses';
-import type { ModelPart, ModelUsage } from '../../../src/models/model.js';
-import type { FinishReason } from '../../../src/protocol/run-events.js';
+import type { ModelFinishReason, ModelPart, ModelUsage } from '../../../src/models/model.js';
 import { OPENAI_VENDOR } from '../common/openai-error-to-model-error.js';
 import type { StreamMapper } from '../common/stream-model-parts.js';
 import { vendorFailureToModelError } from '../common/vendor-failure.js';
@@ -38,7 +37,7 @@ export class ResponsesStreamMapper implements StreamMapper<ResponseStreamEvent> 
   readonly #output: OutputEntry[] = [];
   #streamedReasoning = false;
   #madeCalls = false;
-  #end: { reason: FinishReason; raw: string; usage: ModelUsage | undefined } | undefined;
+  #end: { reason: ModelFinishReason; raw: string; usage: ModelUsage | undefined } | undefined;
 
   /** The parts one event produces. */
   push(event: ResponseStreamEvent): ModelPart[] {
@@ -180,7 +179,7 @@ export class ResponsesStreamMapper implements StreamMapper<ResponseStreamEvent> 
     }
   }
 
-  #finish(response: Response, finish: { reason: FinishReason; raw: string }): ModelPart[] {
+  #finish(response: Response, finish: { reason: ModelFinishReason; raw: string }): ModelPart[] {
     this.#end = {
       ...finish,
       usage: response.usage
@@ -218,7 +217,7 @@ export class ResponsesStreamMapper implements StreamMapper<ResponseStreamEvent> 
 }
 
 /** Why a response stopped early → ours: `max_output_tokens` is `length`, `content_filter` stays, else `other`. */
-export function mapIncompleteReason(reason: string): FinishReason {
+export function mapIncompleteReason(reason: string): ModelFinishReason {
   if (reason === 'max_output_tokens') return 'length';
   if (reason === 'content_filter') return 'content_filter';
   return 'other';

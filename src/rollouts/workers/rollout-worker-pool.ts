@@ -5,7 +5,7 @@ import { RunbridgeError } from '../../errors.js';
 import type { CancelReason } from '../../protocol/run-events.js';
 import type { EpisodeRecord } from '../../runs/episode-record.js';
 import { RunCancelledError } from '../../runs/run-cancelled-error.js';
-import type { RolloutEpisode } from '../play-rollout-episode.js';
+import type { EpisodePlayer, RolloutEpisode } from '../play-rollout-episode.js';
 import { RolloutWorkerExitedError } from './rollout-worker-exited-error.js';
 import type { RolloutWorkers } from './rollout-worker-setup.js';
 import type { FromWorker, ToWorker, WorkerStart } from './worker-messages.js';
@@ -18,6 +18,8 @@ interface Pending {
 interface Thread {
   worker: Worker;
   pending: Map<number, Pending>;
+  /** Set once it is set up. */
+  ready: boolean;
   /** Set once the parent asked it to close: its exit is then no crash. */
   closing: boolean;
   /** Why it died, when an uncaught error ended it. */
@@ -30,18 +32,23 @@ interface Thread {
  * with the fewest in flight. A thread that dies fails only its episodes in flight — each rejects with
  * a {@link RolloutWorkerExitedError}, which the batch retries like any failed episode — and a new
  * thread takes its place; one that fails its setup makes every later episode reject with that error.
+ * Beside the calling thread ({@link RolloutWorkerPool.beside}), that thread plays too, alone until a
+ * worker thread is set up, and from then on as one of them.
  */
 export class RolloutWorkerPool {
   readonly #options: RolloutWorkers;
   readonly #modelId: string;
   readonly #threads = new Set<Thread>();
+  /** The calling thread's player and its episodes in flight, when it plays too. */
+  readonly #here: { play: EpisodePlayer; inFlight: number } | undefined;
   /** Set when a thread could not set itself up: the batch cannot go on. */
   #broken: Error | undefined;
   #nextId = 0;
 
-  private constructor(options: RolloutWorkers, modelId: string) {
+  private constructor(options: RolloutWorkers, modelId: string, here?: EpisodePlayer) {
     this.#options = options;
     this.#modelId = modelId;
+    this.#here = here === undefined ? undefined : { play: here, inFlight: 0 };
   }
 
   /**
@@ -60,10 +67,26 @@ export class RolloutWorkerPool {
     return pool;
   }
 
+  /**
+   * Starts `options.count` threads beside the calling thread, which plays with `here` meanwhile, and
+   * returns at once; each thread takes episodes once it is set up. One that is not, or whose model is
+   * not `modelId`, makes the next `play` reject with why (the batch stops; what it wrote stays).
+   */
+  static beside(options: RolloutWorkers, modelId: string, here: EpisodePlayer): RolloutWorkerPool {
+    const pool = new RolloutWorkerPool(options, modelId, here);
+    for (let started = 0; started < options.count; started++) {
+      pool.#spawn().catch((error: Error) => {
+        pool.#broken ??= error;
+      });
+    }
+    return pool;
+  }
+
   /** Plays `episode` in the least busy thread; aborting `signal` cancels it there with the signal's reason. */
   play(episode: RolloutEpisode, signal: AbortSignal): Promise<EpisodeRecord> {
     if (this.#broken !== undefined) return Promise.reject(this.#broken);
     const thread = this.#leastBusy();
+    if (thread === undefined) return this.#playHere(this.#here!, episode, signal);
     const id = this.#nextId++;
     return new Promise<EpisodeRecord>((resolve, reject) => {
       const onAbort = () => {
@@ -108,13 +131,29 @@ export class RolloutWorkerPool {
     this.#threads.clear();
   }
 
-  #leastBusy(): Thread {
+  async #playHere(
+    here: { play: EpisodePlayer; inFlight: number },
+    episode: RolloutEpisode,
+    signal: AbortSignal,
+  ): Promise<EpisodeRecord> {
+    here.inFlight++;
+    try {
+      return await here.play(episode, signal);
+    } finally {
+      here.inFlight--;
+    }
+  }
+
+  /** The worker thread with the fewest episodes in flight, or undefined when the calling thread has fewer. */
+  #leastBusy(): Thread | undefined {
     let best: Thread | undefined;
     for (const thread of this.#threads) {
-      if (thread.closing) continue;
+      // Without the calling thread, a replacement not yet set up takes episodes: they wait in its port.
+      if (thread.closing || (this.#here !== undefined && !thread.ready)) continue;
       if (best === undefined || thread.pending.size < best.pending.size) best = thread;
     }
-    // A dead thread is replaced at once, in the same turn, so there is always one.
+    if (this.#here !== undefined && (best === undefined || this.#here.inFlight < best.pending.size)) return undefined;
+    // A dead thread is replaced at once, in the same turn, so without the calling thread there is always one.
     return best!;
   }
 
@@ -123,10 +162,9 @@ export class RolloutWorkerPool {
     const entry = workerEntry();
     const start: WorkerStart = { setup: this.#options.setup.href, data: this.#options.data };
     const worker = new Worker(entry.file, { workerData: start, eval: entry.eval });
-    const thread: Thread = { worker, pending: new Map(), closing: false, error: undefined };
+    const thread: Thread = { worker, pending: new Map(), ready: false, closing: false, error: undefined };
     this.#threads.add(thread);
     return new Promise<void>((resolve, reject) => {
-      let ready = false;
       worker.on('message', (message: FromWorker) => {
         switch (message.kind) {
           case 'ready':
@@ -139,7 +177,7 @@ export class RolloutWorkerPool {
               );
               return;
             }
-            ready = true;
+            thread.ready = true;
             resolve();
             return;
           case 'setup-failed':
@@ -167,7 +205,7 @@ export class RolloutWorkerPool {
         this.#threads.delete(thread);
         if (thread.closing) return;
         const cause = thread.error?.message ?? `exit code ${code}`;
-        if (!ready) {
+        if (!thread.ready) {
           const error = new RunbridgeError(`A rollout worker exited while setting itself up (${cause}).`, {
             code: 'rollout_worker_failed',
           });

@@ -20,8 +20,24 @@ export type RolloutWorkerSetup = (data: unknown) => Promise<RolloutWorkerRuntime
 
 /** Where the worker threads of a batch come from (see `GenerateRolloutsOptions.workers`). */
 export interface RolloutWorkers {
-  /** Worker threads; 1 plays the episodes in the calling thread, as without this option. */
+  /**
+   * Worker threads, started before the batch plays; 1 plays the episodes in the calling thread, as
+   * without this option. With `asNeeded`, the most threads the batch plays in, the calling thread among them.
+   */
   count: number;
+  /**
+   * Start worker threads only as the batch can use them (`runbridge rollout` without `--workers`): the
+   * calling thread plays from the start, and a worker thread is added beside it for each further
+   * `episodesPerThread` pending episodes, each taking episodes once it is set up (`rolloutThreads`).
+   */
+  asNeeded?: boolean;
+  /** With `asNeeded`: the pending episodes that make a thread worth starting; default `EPISODES_PER_THREAD` (512). */
+  episodesPerThread?: number;
+  /**
+   * With `asNeeded`: the cores no other process keeps busy as the batch starts (the machine's cores less
+   * its load average); a worker thread is added only for a whole one. Default: as many as the threads.
+   */
+  idleCores?: number;
   /** A module (file URL) whose `setUpRolloutWorker` export is a {@link RolloutWorkerSetup}. */
   setup: URL;
   /** Handed to `setUpRolloutWorker` in each worker; anything `structuredClone` copies. */
