@@ -19,6 +19,9 @@ const PAGE_SIDE = [
   /^src\/http-client\/(backoff|network-failure)\.ts$/,
   // The one rule of which event moves a run to which status, shared with the server.
   /^src\/protocol\/run-status\.ts$/,
+  // The list of event types the client knows, and `fillPath` of the route declarations: neither loads zod.
+  /^src\/protocol\/run-event-types\.ts$/,
+  /^src\/http\/routes\/route\.ts$/,
   /^node_modules\/eventsource-parser\//,
   /^node_modules\/preact\//,
   /^node_modules\/marked\//,
