@@ -10,7 +10,7 @@ const CONTROLS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2
 const NAMED: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
 
 /**
- * `text` with each control character written as its escape (`\n`, `\r`, `\t`, else `\uXXXX`), so that
+ * `text` with each control character written as its escape (`\n`, `\r`, `\t`, else `\u` and four hex digits), so that
  * a name or message from outside — an ORS tool's name, a model's error — stays on its one line of a
  * readable log and cannot forge another. `keep` lists characters left as they are.
  */

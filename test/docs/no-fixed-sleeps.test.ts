@@ -12,9 +12,9 @@ const ROOT = join(import.meta.dirname, '..');
 
 /** The shapes of a fixed wait or a wall-clock bound, each with what to do instead. */
 const SHAPES: Array<{ name: string; pattern: RegExp }> = [
-  // `new Promise((resolve) => setTimeout(resolve, 100))`, `setTimeout(() => resolve('late'), ms)`.
+  // A promise resolved by a timer, directly or through an arrow that calls its resolve.
   { name: 'a promise settled by a timer', pattern: /setTimeout\(\s*(\(\)\s*=>\s*)?(resolve|res|r|wake|done)\b/ },
-  // `await sleep(100)` with Node's promise timers.
+  // Node's promise-returning timers, imported to sleep.
   { name: "Node's promise timers", pattern: /from 'node:timers\/promises'/ },
   // `expect(performance.now() - started).toBeLessThan(…)`.
   { name: 'a wall-clock duration asserted', pattern: /expect\([^;]*\b(performance|Date)\.now\(\)\s*-/ },
@@ -33,11 +33,6 @@ const ALLOWED: Array<{ file: string; line: string; reason: string }> = [
     reason: 'the pause between two looks of the one helper that waits for a condition',
   },
   {
-    file: 'support/fake-vendor-server.ts',
-    line: 'reply.paceMs',
-    reason: 'a vendor server that streams its chunks slowly, when a test asks for one',
-  },
-  {
     file: 'support/probe-environment.ts',
     line: 'setTimeout(resolve, ms)',
     reason: "the probe environment's `sleep` tool: a tool of a remote environment that takes `ms` to answer",
@@ -46,21 +41,6 @@ const ALLOWED: Array<{ file: string; line: string; reason: string }> = [
     file: 'support/redis-server.ts',
     line: 'setTimeout(resolve, downMs)',
     reason: 'Redis away for a given time: the outage a test asks for',
-  },
-  {
-    file: 'runs/concurrency-bound.test.ts',
-    line: 'setTimeout(resolve, delayMs)',
-    reason: 'a vendor that takes a while to answer, so that calls overlap',
-  },
-  {
-    file: 'reliability/subscriber-faults.test.ts',
-    line: 'setTimeout(resolve, 5)',
-    reason: 'a vendor that streams a small delta every 5 ms while the reader is far behind',
-  },
-  {
-    file: 'multi-instance/instance-cut-off.test.ts',
-    line: "from 'node:timers/promises'",
-    reason: 'a vendor that streams a word every 100 ms: a run that writes all along',
   },
   {
     file: 'multi-instance/redis-stall-while-writing.test.ts',
@@ -126,7 +106,7 @@ describe('the tests', () => {
 
   it('are found by the scan (it catches the shapes it names)', () => {
     const samples = [
-      'await new Promise((resolve) => setTimeout(resolve, 300));',
+      'await new Promise((resolve) => setTimeout(resolve, PAUSE_MS));',
       "new Promise<'late'>((resolve) => setTimeout(() => resolve('late'), ms)),",
       "import { setTimeout as sleep } from 'node:timers/promises';",
       'expect(performance.now() - started).toBeLessThan(500);',

@@ -1,4 +1,3 @@
-import { setTimeout as delay } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunSnapshot } from '../../src/protocol/run-snapshot.js';
 import { assertEventOrder } from '../../src/protocol/verify-event-order.js';
@@ -8,13 +7,13 @@ import { followRun } from '../support/follow-run.js';
 import { type HoldingTcpProxy, startHoldingTcpProxy } from '../support/holding-tcp-proxy.js';
 import { readScrape } from '../support/read-scrape.js';
 import { startTestRedis, type TestRedis } from '../support/redis-server.js';
-import { singleModelProvider } from '../support/scripted-model.js';
+import { singleModelProvider, vendorPause } from '../support/scripted-model.js';
 import { startTestBridge, type TestBridge } from '../support/start-test-bridge.js';
 
 /** A model that streams a word every 100 ms, for a minute: a run that writes all along. */
 const streaming = singleModelProvider('streaming', async function* (request) {
   for (let word = 0; word < 600; word++) {
-    await delay(100, undefined, { signal: request.signal });
+    await vendorPause(100, request.signal);
     yield { type: 'text-delta', delta: `word${word} ` };
   }
   yield { type: 'finish', reason: 'stop' };

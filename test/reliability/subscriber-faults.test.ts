@@ -8,7 +8,7 @@ import { type RunEvent, RunEventSchema } from '../../src/protocol/run-events.js'
 import { assertEventOrder } from '../../src/protocol/verify-event-order.js';
 import { eventually } from '../support/eventually.js';
 import { parseSseText } from '../support/parse-sse-text.js';
-import { singleModelProvider } from '../support/scripted-model.js';
+import { singleModelProvider, vendorPause } from '../support/scripted-model.js';
 import { startTestBridge, type TestBridge } from '../support/start-test-bridge.js';
 
 /**
@@ -132,8 +132,7 @@ describe('a subscriber that stops reading', () => {
       }
       backlogWritten();
       while (!done) {
-        await new Promise((resolve) => setTimeout(resolve, 5));
-        request.signal.throwIfAborted();
+        await vendorPause(5, request.signal);
         yield { type: 'text-delta', delta: '.' };
       }
       yield { type: 'usage', usage: { inputTokens: 1, outputTokens: 801 } };

@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ModelPart } from '../../src/models/model.js';
 import { probeEnvironment } from '../support/probe-environment.js';
 import { startTestRedis, type TestRedis } from '../support/redis-server.js';
-import { singleModelProvider } from '../support/scripted-model.js';
+import { singleModelProvider, vendorPause } from '../support/scripted-model.js';
 import { startTestBridge, type TestBridge } from '../support/start-test-bridge.js';
 
 const BOUND = 2;
@@ -16,7 +16,7 @@ function countingModel(delayMs: number) {
     counter.calls++;
     counter.most = Math.max(counter.most, ++counter.inFlight);
     try {
-      await new Promise((resolve) => setTimeout(resolve, delayMs));
+      await vendorPause(delayMs);
     } finally {
       counter.inFlight--;
     }

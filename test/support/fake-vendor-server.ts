@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type { EventSourceMessage } from 'eventsource-parser';
 import { type Flood, type FloodReport, writeFlood } from './flood-writer.js';
 import { parseSseText } from './parse-sse-text.js';
+import { vendorPause } from './scripted-model.js';
 
 /**
  * A loopback stand-in for an LLM vendor's HTTP API (OpenAI, Anthropic, an OpenAI-compatible
@@ -150,7 +151,7 @@ export async function startFakeVendorServer(): Promise<FakeVendorServer> {
         res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' });
         res.flushHeaders();
         for (const frame of frames.slice(0, reply.stopAfterFrames ?? frames.length)) {
-          if (reply.paceMs !== undefined) await new Promise((resolve) => setTimeout(resolve, reply.paceMs));
+          if (reply.paceMs !== undefined) await vendorPause(reply.paceMs);
           if (res.destroyed) return;
           res.write(frame);
         }

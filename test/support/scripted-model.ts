@@ -31,6 +31,26 @@ export function scriptedProvider(scripts: Record<string, ScriptedTurn[]>): Model
 }
 
 /**
+ * A vendor's pause of `ms` before its next chunk, cut short when `signal` aborts: the pace of a slow
+ * server a test models (a run that writes all along, calls that overlap), never a wait for the code
+ * under test to do something — for that, wait for its event (test/support/eventually.ts).
+ */
+export function vendorPause(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    signal?.throwIfAborted();
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal!.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/**
  * A provider named `name` whose one model (id `name`) streams with `stream`: for a test model no
  * script can express (one that breaks mid-stream, waits on the test, or floods).
  */
