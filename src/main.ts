@@ -153,16 +153,21 @@ export async function startBridge(
     // A deleted A2A push config is sent nothing more, whichever instance deleted it.
     pushWanted: async ({ taskId, configId }) => (await a2a.pushConfigs(taskId)).some(({ id }) => id === configId),
   });
-  const pushNotifier = new PushNotifier(a2a, webhooks, (error) =>
-    log.error({ err: error }, 'A2A push: could not queue the deliveries of an event'),
-  );
+  // Push notifications are signed as webhooks are: without the webhook secret, the card offers none, and
+  // no run's events are watched for them (a listener and a read of the configs per burst, for nothing).
+  const pushNotifier =
+    config.webhooks.secret === undefined
+      ? undefined
+      : new PushNotifier(a2a, webhooks, (error) =>
+          log.error({ err: error }, 'A2A push: could not queue the deliveries of an event'),
+        );
   const registry = new RunRegistry({
     ors,
     models,
     store,
     streams,
     catalog,
-    webhooks: withPushNotifications(webhooks, pushNotifier),
+    webhooks: pushNotifier === undefined ? webhooks : withPushNotifications(webhooks, pushNotifier),
     telemetry,
     ...(config.tracing.traceUrl === undefined ? {} : { traceUrl: config.tracing.traceUrl }),
     ...(secret ? { secret } : {}),
@@ -178,9 +183,8 @@ export async function startBridge(
     },
   });
   telemetry.metrics.countQueued(async () => (await registry.stats()).queued);
-  // Push notifications are signed as webhooks are: without the webhook secret, the card offers none.
   const a2aPush =
-    config.webhooks.secret === undefined
+    pushNotifier === undefined
       ? undefined
       : createA2aPush({
           registry,
