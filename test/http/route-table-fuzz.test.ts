@@ -90,7 +90,10 @@ const GOOD: Record<BridgeRouteKey, (fixtures: Fixtures) => Request> = {
   'GET /v1/openapi.json': () => ({}),
   'GET /': () => ({}),
   'GET /ui/:file': ({ uiFile }) =>
-    uiFile === undefined ? { params: { file: 'app.js' }, refusedWith: 'not_found' } : { params: { file: uiFile } },
+    // Without a build, a name no build makes: another lane may build the page while this file runs.
+    uiFile === undefined
+      ? { params: { file: 'no-build-makes-this.js' }, refusedWith: 'not_found' }
+      : { params: { file: uiFile } },
   'POST /v1/rollouts': () => ({ body: ROLLOUT }),
   'GET /v1/rollouts': () => ({}),
   'GET /v1/rollouts/:id': ({ rolloutId }) => ({ params: { id: rolloutId } }),
