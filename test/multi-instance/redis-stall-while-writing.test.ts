@@ -88,6 +88,30 @@ describe.each<{ setup: string; env: Record<string, string> }>([
     );
     await stall();
     const logs = await Promise.all(streams.map((stream) => stream.done));
+    for (const [index, log] of logs.entries()) {
+      const { runId } = runs[index]!;
+      assertEventOrder(log);
+      const end = log.at(-1)!;
+      expect(end.event).toMatch(TERMINAL);
+      // Every reader agrees with the stream: the snapshot, and the log read again whole. A run Redis lost
+      // is unknown to the other workers until the one executing it writes it back, as Redis answers again.
+      const ended = { status: end.event.replace('run.', ''), last_seq: end.seq };
+      const snapshot = await eventually(async () => {
+        const read = await snapshotOf(bridge, runId);
+        return read.status === ended.status && read;
+      }, `the snapshot of ${runId} to say it ended`, OVER_HTTP);
+      expect(snapshot).toMatchObject(ended);
+      expect(await readEvents(bridge, runId)).toEqual(log);
+      // One true line per ending (written once Redis holds the end), and no run given up on.
+      const endLines = await eventually(() => {
+        const lines = linesAbout(bridge.output(), runId).filter((line) => line.msg === 'run ended');
+        return lines.length > 0 && lines;
+      }, `the end line of ${runId}`);
+      expect(endLines).toHaveLength(1);
+      expect(
+        linesAbout(bridge.output(), runId).filter((line) => /can no longer be stored|elsewhere/.test(line.msg)),
+      ).toEqual([]);
+    }
     await eventually(
       async () => {
         const health = (await (await fetch(`${bridge.url}/health`)).json()) as { runs?: { running: number } };
@@ -96,27 +120,6 @@ describe.each<{ setup: string; env: Record<string, string> }>([
       '/health to count no running run',
       OVER_HTTP,
     );
-    for (const [index, log] of logs.entries()) {
-      const { runId } = runs[index]!;
-      assertEventOrder(log);
-      const end = log.at(-1)!;
-      expect(end.event).toMatch(TERMINAL);
-      // Every reader agrees with the stream: the snapshot, and the log read again whole.
-      expect(await snapshotOf(bridge, runId)).toMatchObject({
-        status: end.event.replace('run.', ''),
-        last_seq: end.seq,
-      });
-      expect(await readEvents(bridge, runId)).toEqual(log);
-      // One true line per ending (written once Redis holds the end), and no run given up on.
-      const ended = await eventually(() => {
-        const lines = linesAbout(bridge.output(), runId).filter((line) => line.msg === 'run ended');
-        return lines.length > 0 && lines;
-      }, `the end line of ${runId}`);
-      expect(ended).toHaveLength(1);
-      expect(
-        linesAbout(bridge.output(), runId).filter((line) => /can no longer be stored|elsewhere/.test(line.msg)),
-      ).toEqual([]);
-    }
     const next = await postRun(bridge, { env: 'arith', model: 'offline' });
     expect(next.status).toBe(202);
     expect((await followRun(bridge.url, next.runId).done).at(-1)?.event).toBe('run.completed');
