@@ -10,7 +10,9 @@ import { sseFrames } from '../../test/support/fake-vendor-server.js';
  * - `solve-in-<T>` or `solve-in-<T>-after-<L>ms` (Chat Completions): a model that "solves" the bench
  *   environment in exactly T turns — on turn k < T it calls `step {"n": k}`, on turn T it calls
  *   `submit` — after waiting L ms (default 0), so every run makes the same exchanges and the numbers
- *   stay comparable. The turn is the number of assistant messages in the request, plus one.
+ *   stay comparable. The turn is the number of tool calls in the request's assistant messages, plus
+ *   one (every turn makes one): not its assistant messages, as a client may send a turn's text and
+ *   its tool calls as two of them (`@openai/agents` before 0.15 does), both valid Chat Completions.
  * - `replay-<name>` (Chat Completions, Responses or Messages): the recorded stream
  *   `test/fixtures/<api>/<name>.sse`, byte for byte.
  *
@@ -55,7 +57,7 @@ export async function startFakeModelServer(): Promise<FakeModelServer> {
       return sendError(res, 404, `No route ${req.method} ${req.url} on the fake model.`);
     const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
       model?: string;
-      messages?: Array<{ role?: string }>;
+      messages?: Array<{ role?: string; tool_calls?: unknown[] }>;
     };
     const model = body.model ?? '';
 
@@ -74,7 +76,11 @@ export async function startFakeModelServer(): Promise<FakeModelServer> {
     if (!solver) return sendError(res, 404, `The fake model does not know model "${model}" on ${req.url}.`);
     const turns = Number(solver[1]);
     const latencyMs = Number(solver[2] ?? 0);
-    const turn = (body.messages ?? []).filter((message) => message.role === 'assistant').length + 1;
+    const turn =
+      (body.messages ?? []).reduce(
+        (calls, message) => calls + (message.role === 'assistant' ? (message.tool_calls?.length ?? 0) : 0),
+        0,
+      ) + 1;
     const text = solverStream(model, turn, turns, served++);
     if (latencyMs > 0) await new Promise((resolve) => setTimeout(resolve, latencyMs));
     sendStream(res, text);
