@@ -96,10 +96,14 @@ describe.each<{ setup: string; env: Record<string, string> }>([
       // Every reader agrees with the stream: the snapshot, and the log read again whole. A run Redis lost
       // is unknown to the other workers until the one executing it writes it back, as Redis answers again.
       const ended = { status: end.event.replace('run.', ''), last_seq: end.seq };
-      const snapshot = await eventually(async () => {
-        const read = await snapshotOf(bridge, runId);
-        return read.status === ended.status && read;
-      }, `the snapshot of ${runId} to say it ended`, OVER_HTTP);
+      const snapshot = await eventually(
+        async () => {
+          const read = await snapshotOf(bridge, runId);
+          return read.status === ended.status && read;
+        },
+        `the snapshot of ${runId} to say it ended`,
+        OVER_HTTP,
+      );
       expect(snapshot).toMatchObject(ended);
       expect(await readEvents(bridge, runId)).toEqual(log);
       // One true line per ending (written once Redis holds the end), and no run given up on.
