@@ -1,9 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { assertEventOrder } from '../../src/protocol/verify-event-order.js';
 import { readSseEvents } from '../../src/sse/read-sse-events.js';
 import { eventually } from '../support/eventually.js';
 import {
-  type Cluster,
   cancel,
   type Instance,
   OVER_HTTP,
@@ -11,6 +10,7 @@ import {
   readEvents,
   snapshotOf,
   startCluster,
+  useCluster,
 } from './serve-cluster.js';
 
 /**
@@ -26,12 +26,8 @@ async function cancelledOn(instance: Instance): Promise<string[]> {
 }
 
 describe('three instances on one Redis', () => {
-  let cluster: Cluster;
-  beforeAll(async () => {
-    // A low running quota per key lets a test queue a run without filling 3 × 64 slots.
-    cluster = await startCluster(3, { RUNBRIDGE_MAX_RUNNING_PER_KEY: '2' });
-  }, 60_000);
-  afterAll(() => cluster?.stop());
+  // A low running quota per key lets a test queue a run without filling 3 × 64 slots.
+  const cluster = useCluster(3, { RUNBRIDGE_MAX_RUNNING_PER_KEY: '2' });
 
   it('plays a run started on A the same for subscribers on A, B and C, resumed anywhere, listed everywhere', async () => {
     const [a, b, c] = cluster.instances as [Instance, Instance, Instance];

@@ -1,17 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { type RunEvent, RunEventSchema } from '../../src/protocol/run-events.js';
 import { assertEventOrder } from '../../src/protocol/verify-event-order.js';
 import { readSseEvents } from '../../src/sse/read-sse-events.js';
 import { eventually } from '../support/eventually.js';
-import {
-  type Cluster,
-  type Instance,
-  OVER_HTTP,
-  postRun,
-  readEvents,
-  snapshotOf,
-  startCluster,
-} from './serve-cluster.js';
+import { type Instance, OVER_HTTP, postRun, readEvents, snapshotOf, useCluster } from './serve-cluster.js';
 
 /**
  * Redis going away and coming back (docs/protocol.md §8): routes that need it answer 503
@@ -22,11 +14,7 @@ import {
 const LEASE_SECONDS = 1;
 
 describe('Redis restarting under two instances', () => {
-  let cluster: Cluster;
-  beforeAll(async () => {
-    cluster = await startCluster(2, { RUNBRIDGE_LEASE_SECONDS: String(LEASE_SECONDS) });
-  }, 60_000);
-  afterAll(() => cluster?.stop());
+  const cluster = useCluster(2, { RUNBRIDGE_LEASE_SECONDS: String(LEASE_SECONDS) });
 
   it('answers 503 while it is down, ends the streams it fed, and resumes every run where it was once it is back', async () => {
     const [a, b] = cluster.instances as [Instance, Instance];

@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { RunEvent } from '../../src/protocol/run-events.js';
 import { assertEventOrder } from '../../src/protocol/verify-event-order.js';
 import { runEventsOf } from '../support/run-events-of.js';
-import { type Cluster, type Instance, postRun, readEvents, startCluster } from './serve-cluster.js';
+import { type Instance, postRun, readEvents, useCluster } from './serve-cluster.js';
 
 /** A seeded generator, so a failure can be replayed. */
 function random(seed: number): () => number {
@@ -30,11 +30,7 @@ async function readSome(instance: Instance, runId: string, after: number, count:
 }
 
 describe('three instances on one Redis, under many clients', () => {
-  let cluster: Cluster;
-  beforeAll(async () => {
-    cluster = await startCluster(3);
-  }, 60_000);
-  afterAll(() => cluster?.stop());
+  const cluster = useCluster(3);
 
   it('joins a log read in pieces at 1,000 random resume points on random instances into exactly the log, nothing lost or doubled', async () => {
     const next = random(20251124);

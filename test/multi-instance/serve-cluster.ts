@@ -9,6 +9,7 @@ import type { RunEvent } from '../../src/protocol/run-events.js';
 import { startTestRedis, type TestRedis } from '../support/redis-server.js';
 import { runEventsOf } from '../support/run-events-of.js';
 import { spawnRunbridge } from '../support/spawn-runbridge.js';
+import { useStarted } from '../support/use-started.js';
 
 /** One `runbridge serve` process of a cluster. */
 export interface Instance {
@@ -163,6 +164,22 @@ export async function startCluster(count: number, env: Record<string, string> = 
     throw error;
   }
   return cluster;
+}
+
+/** Starting instances one at a time from the sources: three take longer than a hook's default on a busy machine. */
+const CLUSTER_START_MS = 60_000;
+
+/**
+ * A cluster of `count` instances (with `env`) shared by the tests of the enclosing `describe`: started
+ * before them, stopped after them; what it returns stands for the cluster (test/support/use-started.ts).
+ */
+export function useCluster(count: number, env: Record<string, string> = {}): Cluster {
+  return useStarted(
+    'the cluster',
+    () => startCluster(count, env),
+    (cluster) => cluster.stop(),
+    CLUSTER_START_MS,
+  );
 }
 
 const json = { 'Content-Type': 'application/json' };

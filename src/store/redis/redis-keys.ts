@@ -151,13 +151,36 @@ type Layout = typeof KEY_LAYOUT;
 type Fixed = { [K in keyof Layout]: Layout[K]['key'] extends `${string}{${string}` ? never : K }[keyof Layout];
 type Varying = Exclude<keyof Layout, Fixed>;
 
-/** The keys of the Redis store under one prefix (see {@link KEY_LAYOUT}). */
-export class RedisKeys {
-  constructor(readonly prefix: string) {}
+/** Keys whose varying part is a digest of the caller's text: {@link RedisKeys} hashes it, with a method each. */
+const HASHED = ['idempotency', 'rolloutIdempotency'] as const;
+type Hashed = (typeof HASHED)[number];
 
-  /** The key `name` of the layout with its varying part `part` (for keys that have one). */
-  #key(name: Varying, part: string): string {
-    return this.prefix + KEY_LAYOUT[name].key.replace(/\{\w+\}/, part);
+/** For each other key of the layout that varies, the function that names it from its part: `keys.run(id)`. */
+type KeyNamers = { readonly [Name in Exclude<Varying, Hashed>]: (part: string) => string };
+type KeyNamersClass = new (prefix: string) => KeyNamers;
+
+/** Key `layout` of the table under `prefix`, its `{…}` part filled with `part`. */
+function keyWith(prefix: string, layout: string, part: string): string {
+  return prefix + layout.replace(/\{\w+\}/, part);
+}
+
+/**
+ * Writes {@link KeyNamers} from the layout, as {@link luaKeyFunctions} writes the scripts' own, so a key
+ * added to `KEY_LAYOUT` is named alike on both sides without a method written for it by hand.
+ */
+const LayoutKeyNamers = class {
+  constructor(prefix: string) {
+    for (const [name, { key }] of Object.entries(KEY_LAYOUT)) {
+      if (!key.includes('{') || (HASHED as readonly string[]).includes(name)) continue;
+      Object.defineProperty(this, name, { value: (part: string) => keyWith(prefix, key, part) });
+    }
+  }
+} as KeyNamersClass;
+
+/** The keys of the Redis store under one prefix (see {@link KEY_LAYOUT}). */
+export class RedisKeys extends LayoutKeyNamers {
+  constructor(readonly prefix: string) {
+    super(prefix);
   }
 
   /** A key of the layout without a varying part. */
@@ -165,78 +188,19 @@ export class RedisKeys {
     return this.prefix + KEY_LAYOUT[name].key;
   }
 
-  run(id: string): string {
-    return this.#key('run', id);
-  }
-
-  log(id: string): string {
-    return this.#key('log', id);
-  }
-
-  secrets(id: string): string {
-    return this.#key('secrets', id);
-  }
-
-  owner(owner: string): string {
-    return this.#key('owner', owner);
-  }
-
   /** Hashed: idempotency keys are the caller's text, and a key name must not grow with it. */
   idempotency(owner: string, key: string): string {
-    return this.#key('idempotency', createHash('sha256').update(`${owner}\0${key}`).digest('base64url'));
+    return this.#hashed('idempotency', owner, key);
   }
 
   /** As {@link idempotency}, for the keys of `POST /v1/rollouts`: a caller's key names a run and a batch apart. */
   rolloutIdempotency(owner: string, key: string): string {
-    return this.#key('rolloutIdempotency', createHash('sha256').update(`${owner}\0${key}`).digest('base64url'));
+    return this.#hashed('rolloutIdempotency', owner, key);
   }
 
-  rollout(id: string): string {
-    return this.#key('rollout', id);
-  }
-
-  rolloutPairs(id: string): string {
-    return this.#key('rolloutPairs', id);
-  }
-
-  rolloutRecords(id: string): string {
-    return this.#key('rolloutRecords', id);
-  }
-
-  rolloutOutcomes(id: string): string {
-    return this.#key('rolloutOutcomes', id);
-  }
-
-  ownerRollouts(owner: string): string {
-    return this.#key('ownerRollouts', owner);
-  }
-
-  lease(instance: string): string {
-    return this.#key('lease', instance);
-  }
-
-  control(instance: string): string {
-    return this.#key('control', instance);
-  }
-
-  ownerWebhooksDue(owner: string): string {
-    return this.#key('ownerWebhooksDue', owner);
-  }
-
-  webhook(id: string): string {
-    return this.#key('webhook', id);
-  }
-
-  runWebhooks(runId: string): string {
-    return this.#key('runWebhooks', runId);
-  }
-
-  a2aPush(taskId: string): string {
-    return this.#key('a2aPush', taskId);
-  }
-
-  a2aPushOrder(taskId: string): string {
-    return this.#key('a2aPushOrder', taskId);
+  #hashed(name: Hashed, owner: string, key: string): string {
+    const digest = createHash('sha256').update(`${owner}\0${key}`).digest('base64url');
+    return keyWith(this.prefix, KEY_LAYOUT[name].key, digest);
   }
 }
 
