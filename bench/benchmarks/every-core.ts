@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { EPISODES_PER_THREAD } from '../../src/rollouts/workers/rollout-threads.js';
 import { startTestRedis } from '../../test/support/redis-server.js';
 import {
   EVERY_CORE_CONCURRENCY as CONCURRENCY,
@@ -17,6 +18,11 @@ import { type ServeProcess, startServeProcess } from '../support/start-serve-pro
 const ROLLOUT_TARGET_WORKERS = 1.6;
 const ROLLOUT_TARGET_RAW = 1.0;
 const SERVE_TARGET = 1.5;
+/**
+ * The default worker count against one thread, batch by batch (issue 44: "never loses"), with the
+ * benchmark's round-to-round noise of a few percent allowed for.
+ */
+const DEFAULT_TARGET = 0.95;
 /** A worker thread of `runbridge rollout`, from `new Worker` to set up, ms (issue 44: it took about 2 s). */
 const THREAD_START_TARGET_MS = 1000;
 /** The scale workload of benchmark 3: runs of 5 turns, a 50 ms model call each. */
@@ -32,6 +38,7 @@ const SCALE_MODEL = 'openai:solve-in-5-after-50ms';
  */
 export async function benchEveryCore(ctx: BenchContext): Promise<BenchResult> {
   const threads = await threadStarts(ctx);
+  const defaults = await defaultCountRows(ctx);
   const rollouts = await rolloutRows(ctx);
   const serve = await serveRows(ctx);
   return {
@@ -48,8 +55,8 @@ export async function benchEveryCore(ctx: BenchContext): Promise<BenchResult> {
       'the whole batch, as is how busy the machine was. Serve: the scale workload — runs of 5 turns, a 50 ms model call each — ' +
       `${serve.runs} runs at ${CONCURRENCY} at once, driven by the load client through one port, against one \`runbridge serve\` ` +
       'on Redis and against `runbridge serve --workers 2` on the same Redis. Rounds alternate; ratios are medians of paired rounds.',
-    tables: [rollouts.table, serve.table],
-    verdicts: [threads.verdict, ...rollouts.verdicts, serve.verdict],
+    tables: [rollouts.table, defaults.table, serve.table],
+    verdicts: [threads.verdict, defaults.verdict, ...rollouts.verdicts, serve.verdict],
     notes: [
       `This machine has ${MACHINE_CORES} cores, shared with the fake model, the fake ORS server, the load client, Redis and ` +
         'whatever else runs on it: two workers get two cores only when nothing else wants them.',
@@ -62,6 +69,7 @@ export async function benchEveryCore(ctx: BenchContext): Promise<BenchResult> {
       `Two worker threads' first record came ${formatNumber(rollouts.toFirstMs)} ms after their batch started (the threads' start, ` +
         "which here also loads tsx for the benchmark's worker set-up).",
       threads.note,
+      defaults.note,
     ],
   };
 }
@@ -98,6 +106,68 @@ async function threadStarts(ctx: BenchContext) {
   };
 }
 
+/**
+ * `runbridge rollout` without `--workers` (one thread a core at most, each started only for a batch and
+ * machine that can use it) against `--workers 1`, on batches from smaller than a thread is worth to
+ * several times that: what a user waits for the whole batch, the threads' start included.
+ */
+async function defaultCountRows(ctx: BenchContext) {
+  // Whole samples of the 256 tasks: a few hundred episodes (two threads lost to one on 600, issue 44),
+  // then just past where the default starts a second thread, then a long batch.
+  const pastSecond = 2 * EPISODES_PER_THREAD + CONCURRENCY;
+  const sizes = ctx.quick ? [CONCURRENCY, pastSecond] : [CONCURRENCY, CONCURRENCY * 3, pastSecond, CONCURRENCY * 16];
+  const rounds = ctx.quick ? 1 : 3;
+  const rates = await RolloutRatesProcess.start({ modelBaseUrl: ctx.modelBaseUrl, orsUrl: ctx.orsUrl });
+  try {
+    ctx.progress(`every-core: the default worker count against --workers 1, warm-up`);
+    await rates.rollouts({ workers: 1, episodes: CONCURRENCY * 4 });
+    const rows: string[][] = [];
+    const ratios: number[] = [];
+    for (const episodes of sizes) {
+      ctx.progress(
+        `every-core: the default worker count against --workers 1, ${rounds} rounds of ${episodes} episodes`,
+      );
+      const samples = await alternate(rounds, {
+        one: () => rates.rollouts({ workers: 1, episodes }),
+        default: () => rates.rollouts({ workers: MACHINE_CORES, episodes, asNeeded: true }),
+      });
+      const one = samples.one.map((batch) => batch.batch);
+      const byDefault = samples.default.map((batch) => batch.batch);
+      const ratio = pairedRatio(byDefault, one);
+      ratios.push(ratio);
+      rows.push([
+        formatNumber(episodes),
+        formatNumber(median(one), 1),
+        formatNumber(median(byDefault), 1),
+        formatRatio(ratio),
+      ]);
+    }
+    const worst = Math.min(...ratios);
+    return {
+      table: {
+        columns: [
+          'episodes in the batch',
+          '--workers 1 episodes/s',
+          'default count episodes/s',
+          'default vs --workers 1',
+        ],
+        rows,
+      },
+      verdict: {
+        target: `rollouts with the default worker count ≥ ${DEFAULT_TARGET}× --workers 1 on every batch size (the whole batch)`,
+        measured: `${formatRatio(worst)} at worst`,
+        met: worst >= DEFAULT_TARGET,
+      },
+      note:
+        `The default worker count against \`--workers 1\`: batches of ${sizes.join(', ')} one-turn episodes at ${CONCURRENCY} in ` +
+        `flight, rates from each batch's start to its last record (a thread's start included), medians of ${rounds} ` +
+        `alternating rounds. Below ${formatNumber(2 * EPISODES_PER_THREAD)} pending episodes the default plays in one thread, as --workers 1 does.`,
+    };
+  } finally {
+    await rates.stop();
+  }
+}
+
 /** One batch as the table shows it: its rates and CPU, and what the fakes and the machine spent over it. */
 interface Batch extends RolloutRates {
   /** The fake model's and the fake ORS server's CPU µs per episode, over the whole batch. */
@@ -123,7 +193,7 @@ async function rolloutRows(ctx: BenchContext) {
     const raw = (count = episodes) =>
       batch(count, async () => {
         const { rate, cpuUs } = await rates.raw({ episodes: count });
-        return { steady: rate, whole: rate, toFirstMs: 0, cpuUs };
+        return { steady: rate, whole: rate, toFirstMs: 0, batch: rate, cpuUs };
       });
     ctx.progress(`every-core: rollouts at ${CONCURRENCY}, warm-up`);
     await rollouts(1, warmUpEpisodes);

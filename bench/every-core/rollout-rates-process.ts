@@ -1,5 +1,5 @@
 import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createOpenAiChatProvider } from '../../adapters/models/openai-chat/openai-chat-provider.js';
@@ -25,7 +25,7 @@ const dir = await mkdtemp(join(tmpdir(), 'runbridge-bench-'));
 let file = 0;
 
 async function rollouts(params: unknown): Promise<RolloutRates> {
-  const { workers, episodes } = RolloutRatesParamsSchema.parse(params);
+  const { workers, episodes, asNeeded } = RolloutRatesParamsSchema.parse(params);
   const times: number[] = [];
   // The steady half starts at this record: its CPU is read there, every thread of the process.
   const half = Math.floor(episodes / 2);
@@ -43,7 +43,15 @@ async function rollouts(params: unknown): Promise<RolloutRates> {
     concurrency: EVERY_CORE_CONCURRENCY,
     retries: 0,
     ...(workers > 1
-      ? { workers: { count: workers, setup: new URL('../fakes/bench-rollout-worker.ts', import.meta.url), data } }
+      ? {
+          workers: {
+            count: workers,
+            setup: new URL('../fakes/bench-rollout-worker.ts', import.meta.url),
+            data,
+            // What the command's default gives it (`rolloutWorkersOf`): the cores no other process keeps busy.
+            ...(asNeeded ? { asNeeded, idleCores: availableParallelism() - loadavg()[0]! } : {}),
+          },
+        }
       : {}),
     onRecord: () => {
       if (times.push(performance.now()) === half + 1) cpuAtHalf = process.cpuUsage();
@@ -57,6 +65,7 @@ async function rollouts(params: unknown): Promise<RolloutRates> {
     steady: rateFrom(half),
     whole: rateFrom(0),
     toFirstMs: times[0]! - t0,
+    batch: episodes / ((times.at(-1)! - t0) / 1000),
     cpuUs: (cpu.user + cpu.system) / (times.length - 1 - half),
   };
 }

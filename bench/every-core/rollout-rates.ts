@@ -5,6 +5,11 @@ export const RolloutRatesParamsSchema = z.object({
   /** Worker threads of the batch; 1 plays it in the process's own thread, as `--workers 1` does. */
   workers: z.number().int().positive(),
   episodes: z.number().int().positive(),
+  /**
+   * As `runbridge rollout` without `--workers` does: `workers` threads at most, each started only as the
+   * batch and the machine's idle cores can use it (`rolloutThreads`).
+   */
+  asNeeded: z.boolean().default(false),
 });
 
 export const RolloutRatesSchema = z.object({
@@ -14,6 +19,8 @@ export const RolloutRatesSchema = z.object({
   whole: z.number(),
   /** From the batch's start to its first record, ms (the worker threads' start, with `workers` above 1). */
   toFirstMs: z.number(),
+  /** Episodes per second from the batch's start to its last record: what a user waits, threads' start included. */
+  batch: z.number(),
   /** CPU µs per episode of the process, every thread, over the same second half. */
   cpuUs: z.number(),
 });
