@@ -173,7 +173,7 @@ function cardMaker(deps: AppDeps) {
 function asEnvelopeError(error: unknown): unknown {
   if (!(error instanceof RunbridgeError)) return error;
   const rpcCode = error.code === 'invalid_json' ? RPC_CODES.parseError : RPC_CODES.invalidRequest;
-  // A body over the cap keeps its 413: proxies and clients act on it.
-  const status = error.code === 'body_too_large' ? 413 : 200;
+  // A body over the cap keeps its status (413): proxies and clients act on it.
+  const status = error.code === 'body_too_large' ? error.status : 200;
   return new A2aError(rpcCode, error.message, { code: error.code, status, cause: error });
 }
