@@ -140,6 +140,7 @@ async function defaultCountRows(ctx: BenchContext) {
         formatNumber(median(one), 1),
         formatNumber(median(byDefault), 1),
         formatRatio(ratio),
+        samples.default.map((batch) => batch.threads).join(', '),
       ]);
     }
     const worst = Math.min(...ratios);
@@ -150,6 +151,7 @@ async function defaultCountRows(ctx: BenchContext) {
           '--workers 1 episodes/s',
           'default count episodes/s',
           'default vs --workers 1',
+          "default's threads, by round",
         ],
         rows,
       },
@@ -161,7 +163,8 @@ async function defaultCountRows(ctx: BenchContext) {
       note:
         `The default worker count against \`--workers 1\`: batches of ${sizes.join(', ')} one-turn episodes at ${CONCURRENCY} in ` +
         `flight, rates from each batch's start to its last record (a thread's start included), medians of ${rounds} ` +
-        `alternating rounds. Below ${formatNumber(2 * EPISODES_PER_THREAD)} pending episodes the default plays in one thread, as --workers 1 does.`,
+        `alternating rounds. Below ${formatNumber(2 * EPISODES_PER_THREAD)} pending episodes the default plays in one thread, as --workers 1 does; ` +
+        "above, it adds a thread only for a whole core the load average leaves idle, which the benchmark's own rounds before may not.",
     };
   } finally {
     await rates.stop();
@@ -193,7 +196,7 @@ async function rolloutRows(ctx: BenchContext) {
     const raw = (count = episodes) =>
       batch(count, async () => {
         const { rate, cpuUs } = await rates.raw({ episodes: count });
-        return { steady: rate, whole: rate, toFirstMs: 0, batch: rate, cpuUs };
+        return { steady: rate, whole: rate, toFirstMs: 0, batch: rate, cpuUs, threads: 1 };
       });
     ctx.progress(`every-core: rollouts at ${CONCURRENCY}, warm-up`);
     await rollouts(1, warmUpEpisodes);

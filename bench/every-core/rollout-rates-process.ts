@@ -5,6 +5,8 @@ import { performance } from 'node:perf_hooks';
 import { createOpenAiChatProvider } from '../../adapters/models/openai-chat/openai-chat-provider.js';
 import { OrsClient } from '../../src/ors/client/ors-client.js';
 import { generateRollouts } from '../../src/rollouts/generate-rollouts.js';
+import { rolloutThreads } from '../../src/rollouts/workers/rollout-threads.js';
+import type { RolloutWorkers } from '../../src/rollouts/workers/rollout-worker-setup.js';
 import { playHandWrittenEpisodes } from '../baselines/hand-written-episode.js';
 import { BENCH_ENV } from '../fakes/bench-environment.js';
 import type { BenchWorkerData } from '../fakes/bench-rollout-worker.js';
@@ -30,6 +32,17 @@ async function rollouts(params: unknown): Promise<RolloutRates> {
   // The steady half starts at this record: its CPU is read there, every thread of the process.
   const half = Math.floor(episodes / 2);
   let cpuAtHalf = process.cpuUsage();
+  const options: RolloutWorkers | undefined =
+    workers > 1
+      ? {
+          count: workers,
+          setup: new URL('../fakes/bench-rollout-worker.ts', import.meta.url),
+          data,
+          // What the command's default gives it (`rolloutWorkersOf`): the cores no other process keeps busy.
+          ...(asNeeded ? { asNeeded, idleCores: availableParallelism() - loadavg()[0]! } : {}),
+        }
+      : undefined;
+  const played = rolloutThreads(options, EVERY_CORE_CONCURRENCY, episodes);
   const t0 = performance.now();
   const result = await generateRollouts({
     ors,
@@ -42,17 +55,7 @@ async function rollouts(params: unknown): Promise<RolloutRates> {
     out: join(dir, `r${file++}.jsonl`),
     concurrency: EVERY_CORE_CONCURRENCY,
     retries: 0,
-    ...(workers > 1
-      ? {
-          workers: {
-            count: workers,
-            setup: new URL('../fakes/bench-rollout-worker.ts', import.meta.url),
-            data,
-            // What the command's default gives it (`rolloutWorkersOf`): the cores no other process keeps busy.
-            ...(asNeeded ? { asNeeded, idleCores: availableParallelism() - loadavg()[0]! } : {}),
-          },
-        }
-      : {}),
+    ...(options ? { workers: options } : {}),
     onRecord: () => {
       if (times.push(performance.now()) === half + 1) cpuAtHalf = process.cpuUsage();
     },
@@ -66,6 +69,7 @@ async function rollouts(params: unknown): Promise<RolloutRates> {
     whole: rateFrom(0),
     toFirstMs: times[0]! - t0,
     batch: episodes / ((times.at(-1)! - t0) / 1000),
+    threads: played.workers + (played.here ? 1 : 0),
     cpuUs: (cpu.user + cpu.system) / (times.length - 1 - half),
   };
 }

@@ -23,6 +23,8 @@ export const RolloutRatesSchema = z.object({
   batch: z.number(),
   /** CPU µs per episode of the process, every thread, over the same second half. */
   cpuUs: z.number(),
+  /** The threads that played episodes, the process's own among them when it played (`rolloutThreads`). */
+  threads: z.number(),
 });
 export type RolloutRates = z.infer<typeof RolloutRatesSchema>;
 
