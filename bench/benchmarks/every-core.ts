@@ -164,7 +164,9 @@ async function defaultCountRows(ctx: BenchContext) {
         `The default worker count against \`--workers 1\`: batches of ${sizes.join(', ')} one-turn episodes at ${CONCURRENCY} in ` +
         `flight, rates from each batch's start to its last record (a thread's start included), medians of ${rounds} ` +
         `alternating rounds. Below ${formatNumber(2 * EPISODES_PER_THREAD)} pending episodes the default plays in one thread, as --workers 1 does; ` +
-        "above, it adds a thread only for a whole core the load average leaves idle, which the benchmark's own rounds before may not.",
+        `above, a thread for each further ${EPISODES_PER_THREAD} and each idle core. Its idle cores are taken as the machine's: ` +
+        "the load average, which the default reads in `runbridge rollout`, here counts the benchmark's own fakes and rounds " +
+        'before, and kept it at one thread in every round.',
     };
   } finally {
     await rates.stop();

@@ -1,5 +1,5 @@
 import { mkdtemp, rm } from 'node:fs/promises';
-import { availableParallelism, loadavg, tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createOpenAiChatProvider } from '../../adapters/models/openai-chat/openai-chat-provider.js';
@@ -38,8 +38,9 @@ async function rollouts(params: unknown): Promise<RolloutRates> {
           count: workers,
           setup: new URL('../fakes/bench-rollout-worker.ts', import.meta.url),
           data,
-          // What the command's default gives it (`rolloutWorkersOf`): the cores no other process keeps busy.
-          ...(asNeeded ? { asNeeded, idleCores: availableParallelism() - loadavg()[0]! } : {}),
+          // The command's default (`rolloutWorkersOf`) on a machine nothing else keeps busy: here the load
+          // average counts the benchmark's own fakes and rounds, and would keep the default at one thread.
+          ...(asNeeded ? { asNeeded, idleCores: availableParallelism() } : {}),
         }
       : undefined;
   const played = rolloutThreads(options, EVERY_CORE_CONCURRENCY, episodes);

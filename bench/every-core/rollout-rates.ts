@@ -6,8 +6,8 @@ export const RolloutRatesParamsSchema = z.object({
   workers: z.number().int().positive(),
   episodes: z.number().int().positive(),
   /**
-   * As `runbridge rollout` without `--workers` does: `workers` threads at most, each started only as the
-   * batch and the machine's idle cores can use it (`rolloutThreads`).
+   * As `runbridge rollout` without `--workers` does on an idle machine: `workers` threads at most, each
+   * started only as the batch can use it (`rolloutThreads`).
    */
   asNeeded: z.boolean().default(false),
 });
