@@ -113,10 +113,13 @@ async function threadStarts(ctx: BenchContext) {
  */
 async function defaultCountRows(ctx: BenchContext) {
   // Whole samples of the 256 tasks: a few hundred episodes (two threads lost to one on 600, issue 44),
-  // then just past where the default starts a second thread, then a long batch.
+  // 1,280 (a second thread at 512 a thread lost there), just past where the default starts a second
+  // thread, and a long batch. The short batches last a second or two: more rounds keep their noise down.
   const pastSecond = 2 * EPISODES_PER_THREAD + CONCURRENCY;
-  const sizes = ctx.quick ? [CONCURRENCY, pastSecond] : [CONCURRENCY, CONCURRENCY * 3, pastSecond, CONCURRENCY * 16];
-  const rounds = ctx.quick ? 1 : 3;
+  const sizes = ctx.quick
+    ? [CONCURRENCY, pastSecond]
+    : [CONCURRENCY, CONCURRENCY * 3, CONCURRENCY * 5, pastSecond, CONCURRENCY * 32];
+  const rounds = ctx.quick ? 1 : 5;
   const rates = await RolloutRatesProcess.start({ modelBaseUrl: ctx.modelBaseUrl, orsUrl: ctx.orsUrl });
   try {
     ctx.progress(`every-core: the default worker count against --workers 1, warm-up`);

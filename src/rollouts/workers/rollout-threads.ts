@@ -2,10 +2,11 @@ import type { RolloutWorkers } from './rollout-worker-setup.js';
 
 /**
  * Pending episodes that make a thread worth starting, when a batch starts its threads as needed: a thread
- * takes a few hundred milliseconds of a core to load and set itself up, which a batch of a few hundred
- * fast episodes, over in a second or two, does not win back (`bench/`, benchmark 13).
+ * takes a few hundred milliseconds of a core to load and set itself up, and V8 optimises the bridge's
+ * code in it over its first thousand or so episodes. Benchmark 13 measured a second thread at 512 a
+ * thread: 0.82× one thread on a batch of 1,280 fast episodes, 1.15× on 4,096.
  */
-export const EPISODES_PER_THREAD = 512;
+export const EPISODES_PER_THREAD = 2048;
 
 /** The threads a batch plays its episodes in. */
 export interface RolloutThreads {
