@@ -1,12 +1,11 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunEvent } from '../../src/protocol/run-events.js';
 import { chatProvider, echo, echoBothThen, startHitlBridge } from '../hitl/hitl-support.js';
 import { eventually } from '../support/eventually.js';
 import { scriptedProvider } from '../support/scripted-model.js';
-import { FROM_SOURCES } from '../support/spawn-runbridge.js';
+import { runbridgeArgv } from '../support/spawn-runbridge.js';
 import type { TestBridge } from '../support/start-test-bridge.js';
 
 /**
@@ -15,7 +14,6 @@ import type { TestBridge } from '../support/start-test-bridge.js';
  * (`capture-pane`); the bridge it talks to runs here, so the test also sees what the run did.
  */
 
-const CLI_FROM_SOURCES = fileURLToPath(new URL('../support/runbridge-from-sources.ts', import.meta.url));
 /** A tmux server of this test's own, so no other tmux session is touched. */
 const SOCKET = `runbridge-hitl-${process.pid}`;
 
@@ -27,10 +25,8 @@ const quote = (text: string) => `'${text.replaceAll("'", `'\\''`)}'`;
 
 /** Starts `runbridge run ARGS` in a new tmux window `name`; the pane stays after it exits, showing its exit code. */
 function startInTerminal(name: string, args: string[]): void {
-  const env = Object.entries({ ...FROM_SOURCES.env, NO_COLOR: '1', RUNBRIDGE_API_KEYS: '' }).map(
-    ([key, value]) => `${key}=${quote(value)}`,
-  );
-  const command = [process.execPath, ...FROM_SOURCES.execArgv, CLI_FROM_SOURCES, 'run', ...args].map(quote);
+  const env = Object.entries({ NO_COLOR: '1', RUNBRIDGE_API_KEYS: '' }).map(([key, value]) => `${key}=${quote(value)}`);
+  const command = [process.execPath, ...runbridgeArgv(['run', ...args])].map(quote);
   const shell = `env ${env.join(' ')} ${command.join(' ')}; echo "[exit $?]"; sleep 600`;
   tmux('new-session', '-d', '-s', name, '-x', '200', '-y', '60', shell);
 }
@@ -167,11 +163,10 @@ describe('runbridge run in a terminal, with a person in the loop', () => {
   }, 60_000);
 
   it('--chat takes input piped all at once as typed input, line by line, each when the run asks for it', async () => {
-    const child = spawn(
-      process.execPath,
-      [...FROM_SOURCES.execArgv, CLI_FROM_SOURCES, 'run', '--server', bridge.url, '--model', 'chat', '--chat'],
-      { env: { ...process.env, ...FROM_SOURCES.env, NO_COLOR: '1', RUNBRIDGE_API_KEYS: '' }, stdio: 'pipe' },
-    );
+    const child = spawn(process.execPath, runbridgeArgv(['run', '--server', bridge.url, '--model', 'chat', '--chat']), {
+      env: { ...process.env, NO_COLOR: '1', RUNBRIDGE_API_KEYS: '' },
+      stdio: 'pipe',
+    });
     child.stdin.end('Hello there.\nAnd again.\n/exit\n');
     let stdout = '';
     child.stdout.setEncoding('utf8').on('data', (text: string) => (stdout += text));

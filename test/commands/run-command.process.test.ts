@@ -8,12 +8,11 @@ import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { type RunEvent, RunEventSchema } from '../../src/protocol/run-events.js';
 import { scriptedProvider } from '../support/scripted-model.js';
-import { FROM_SOURCES, spawnRunbridge } from '../support/spawn-runbridge.js';
+import { runbridgeArgv, spawnRunbridge } from '../support/spawn-runbridge.js';
 import { startTestBridge } from '../support/start-test-bridge.js';
 import { createTestEnvironment, deferred } from '../support/test-environment.js';
 import { unusedPort } from '../support/unused-port.js';
 
-const CLI_FROM_SOURCES = fileURLToPath(new URL('../support/runbridge-from-sources.ts', import.meta.url));
 const LOADED_PACKAGES_HOOK = fileURLToPath(new URL('../support/loaded-packages/register.mjs', import.meta.url));
 
 /** `runbridge run ARGS` as a process, from the sources; resolves to its exit code and output, whatever the code. */
@@ -22,11 +21,9 @@ async function runbridgeRun(
   env: Record<string, string> = {},
 ): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const command = [...FROM_SOURCES.execArgv, CLI_FROM_SOURCES, 'run', ...args];
-    const { stdout, stderr } = await promisify(execFile)(process.execPath, command, {
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, runbridgeArgv(['run', ...args]), {
       env: {
         ...process.env,
-        ...FROM_SOURCES.env,
         ORS_URL: '',
         RUNBRIDGE_API_KEYS: '',
         RUNBRIDGE_MODEL: 'offline',

@@ -5,11 +5,10 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { type RunEvent, RunEventSchema } from '../../src/protocol/run-events.js';
-import { FROM_SOURCES } from '../support/spawn-runbridge.js';
+import { FROM_SOURCES, runbridgeArgv } from '../support/spawn-runbridge.js';
 
 const EXAMPLE = fileURLToPath(new URL('../../examples/ors/backwards.ts', import.meta.url));
 const DOC = fileURLToPath(new URL('../../docs/ors.md', import.meta.url));
-const CLI_FROM_SOURCES = fileURLToPath(new URL('../support/runbridge-from-sources.ts', import.meta.url));
 
 /**
  * The environment docs/ors.md shows a reader how to write (examples/ors/backwards.ts), served as the
@@ -32,11 +31,10 @@ describe('the ORS environment example', () => {
       expect(orsUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
       const { stdout } = await promisify(execFile)(
         process.execPath,
-        [...FROM_SOURCES.execArgv, CLI_FROM_SOURCES, 'run', '--env', 'backwards', '--json'],
+        runbridgeArgv(['run', '--env', 'backwards', '--json']),
         {
           env: {
             ...process.env,
-            ...FROM_SOURCES.env,
             ORS_URL: orsUrl,
             RUNBRIDGE_MODEL: 'offline',
             RUNBRIDGE_API_KEYS: '',

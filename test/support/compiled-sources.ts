@@ -1,0 +1,75 @@
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { buildSync } from 'esbuild';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+/** Inside the repository, so the compiled files find its node_modules as the sources do. */
+const CACHE = join(ROOT, 'node_modules/.cache/runbridge-tests');
+/** What a child process runs: `src/` and `adapters/` (the chat page's sources are built for browsers, not here), and the CLI's entry. */
+const INPUTS = ['src', 'adapters'];
+const ENTRY = 'test/support/runbridge-from-sources.ts';
+/** Builds of earlier sources kept beside the current one (another checkout's run, a file edited mid-run). */
+const KEPT = 3;
+
+/**
+ * The file that runs `runbridge` from the sources as they are now, compiled to JavaScript: each
+ * TypeScript file transpiled by esbuild (as tsx does it, one file to one file, so worker threads and
+ * `import.meta.url` find their neighbours), into a folder named by a hash of every input's path and
+ * text. A child process started from it never runs a stale build, and skips the loader thread tsx
+ * would run in it: `runbridge serve` reached listening on about half the CPU.
+ *
+ * The first caller for a given state of the sources builds it (about half a second); every other
+ * process and worker reuses it. Two builders at once each write their own folder and the first
+ * rename wins, so a reader never sees half a build.
+ */
+export function compiledCli(): string {
+  const files = [...INPUTS.flatMap(typeScriptUnder), ENTRY];
+  const hash = createHash('sha256');
+  for (const file of files)
+    hash
+      .update(`${file}\0`)
+      .update(readFileSync(join(ROOT, file)))
+      .update('\0');
+  const dir = join(CACHE, hash.digest('hex').slice(0, 16));
+  const cli = join(dir, ENTRY.replace(/\.ts$/, '.js'));
+  if (existsSync(cli)) return cli;
+
+  const building = `${dir}.${process.pid}-${Date.now()}.partial`;
+  buildSync({
+    absWorkingDir: ROOT,
+    entryPoints: files,
+    outdir: building,
+    outbase: '.',
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    logLevel: 'error',
+  });
+  try {
+    renameSync(building, dir);
+  } catch {
+    // Another process finished the same build first: theirs is used and ours goes.
+    rmSync(building, { recursive: true, force: true });
+  }
+  forgetOldBuilds(dir);
+  return cli;
+}
+
+function typeScriptUnder(folder: string): string[] {
+  return readdirSync(join(ROOT, folder), { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile() && /\.tsx?$/.test(entry.name) && !entry.name.endsWith('.d.ts'))
+    .map((entry) => relative(ROOT, join(entry.parentPath, entry.name)))
+    .filter((file) => !file.startsWith('src/ui/'))
+    .sort();
+}
+
+function forgetOldBuilds(current: string): void {
+  const builds = readdirSync(CACHE)
+    .filter((name) => !name.endsWith('.partial'))
+    .map((name) => join(CACHE, name))
+    .filter((dir) => dir !== current)
+    .sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs);
+  for (const old of builds.slice(KEPT)) rmSync(old, { recursive: true, force: true });
+}
