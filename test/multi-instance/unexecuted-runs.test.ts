@@ -163,8 +163,12 @@ describe('runs no live instance executes', () => {
     }
     const health = (await (await b.fetch('/health')).json()) as { runs: { running: number } };
     expect(health.runs.running).toBe(0);
-    // A ended it: A logs its one end line and counts it as failed; B does neither.
-    const ended = logA.lines().filter((line) => line.run_id === runId && line.msg === 'run ended');
+    // A ended it: A logs its one end line and counts it as failed; B does neither. A does both once
+    // its append is answered, which may come after the readers saw the event it appended.
+    const ended = await eventually(() => {
+      const lines = logA.lines().filter((line) => line.run_id === runId && line.msg === 'run ended');
+      return lines.length > 0 && lines;
+    }, "A's end line");
     expect(ended).toMatchObject([{ status: 'failed', code: 'instance_lost' }]);
     expect([await finishedCount(a, 'failed'), await finishedCount(b, 'failed')]).toEqual([
       failedBefore[0]! + 1,
@@ -180,6 +184,8 @@ describe('runs no live instance executes', () => {
     const log = await b.readEvents(runId);
     assertEventOrder(log);
     expect(log.at(-1)).toMatchObject({ event: 'run.failed', code: 'instance_lost' });
+    // The ender counts the run once its append is answered, which may come after this reader saw the event.
+    await eventually(async () => (await failed()) > before, 'the end counted');
     expect(await failed()).toBe(before + 1);
   });
 
