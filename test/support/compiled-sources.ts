@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { buildSync } from 'esbuild';
+import { buildSync, version as esbuildVersion } from 'esbuild';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 /** Inside the repository, so the compiled files find its node_modules as the sources do. */
@@ -17,8 +17,9 @@ const KEPT = 3;
  * The file that runs `runbridge` from the sources as they are now, compiled to JavaScript: each
  * TypeScript file transpiled by esbuild (as tsx does it, one file to one file, so worker threads and
  * `import.meta.url` find their neighbours), into a folder named by a hash of every input's path and
- * text. A child process started from it never runs a stale build, and skips the loader thread tsx
- * would run in it: `runbridge serve` reached listening on about half the CPU.
+ * text, the compiler options and esbuild's version. A child process started from it never runs a
+ * stale build, and skips the loader thread tsx would run in it: `runbridge serve` reached listening
+ * on about half the CPU.
  *
  * The first caller for a given state of the sources builds it (about half a second); every other
  * process and worker reuses it. Two builders at once each write their own folder and the first
@@ -26,17 +27,18 @@ const KEPT = 3;
  */
 export function compiledCli(): string {
   const files = [...INPUTS.flatMap(typeScriptUnder), ENTRY];
-  const hash = createHash('sha256');
-  for (const file of files)
+  const hash = createHash('sha256').update(`esbuild ${esbuildVersion}\0`);
+  for (const file of [...files, 'tsconfig.json']) {
     hash
       .update(`${file}\0`)
       .update(readFileSync(join(ROOT, file)))
       .update('\0');
+  }
   const dir = join(CACHE, hash.digest('hex').slice(0, 16));
   const cli = join(dir, ENTRY.replace(/\.ts$/, '.js'));
   if (existsSync(cli)) return cli;
 
-  const building = `${dir}.${process.pid}-${Date.now()}.partial`;
+  const building = `${dir}.${process.pid}.${Date.now()}.partial`;
   buildSync({
     absWorkingDir: ROOT,
     entryPoints: files,
@@ -65,11 +67,32 @@ function typeScriptUnder(folder: string): string[] {
     .sort();
 }
 
+/** Removes all but the {@link KEPT} newest other builds, and what builders that died left half-written. */
 function forgetOldBuilds(current: string): void {
-  const builds = readdirSync(CACHE)
+  const names = readdirSync(CACHE);
+  for (const name of names) {
+    const builder = /\.(\d+)\.\d+\.partial$/.exec(name)?.[1];
+    if (builder !== undefined && !isAlive(Number(builder))) rmSync(join(CACHE, name), { recursive: true, force: true });
+  }
+  const builds = names
     .filter((name) => !name.endsWith('.partial'))
     .map((name) => join(CACHE, name))
     .filter((dir) => dir !== current)
-    .sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs);
+    // A build another process removes meanwhile sorts last, as the oldest.
+    .sort((a, b) => builtAt(b) - builtAt(a));
   for (const old of builds.slice(KEPT)) rmSync(old, { recursive: true, force: true });
+}
+
+function builtAt(dir: string): number {
+  return statSync(dir, { throwIfNoEntry: false })?.mtimeMs ?? 0;
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: it lives, as another user's.
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }
