@@ -57,7 +57,7 @@ const lanes: TestProjectInlineConfiguration[] = [
  * Files at once. Most tests wait (on loopback, on a child process, on Chromium) more than they
  * compute, so the unit lane's threads are as many as the cores, not vitest's default of one less
  * (1 on 2 cores), and the other lanes' processes one more: one of them spends its first minute or
- * more on the load lane's 5,000 runs (test/support/load-first-sequencer.ts).
+ * more on the load lane's thousands of runs (test/support/load-first-sequencer.ts).
  */
 const CORES = availableParallelism();
 

@@ -2,7 +2,7 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /**
  * Orders test files as vitest does (the slowest of the last run first, files it has not timed yet
- * before them), but the `load` lane first of all: its 5,000-run file is the longest of the suite by
+ * before them), but the `load` lane first of all: its retention file is the longest of the suite by
  * far, and on a checkout with no timings yet (CI) it would otherwise start late and end the run alone.
  */
 export class LoadFirstSequencer extends BaseSequencer {
